@@ -1,0 +1,243 @@
+//! The `--dist NAME:key=value,...` syntax (SPEC §2) and its canonical form.
+//!
+//! `Display` writes the canonical string, which `FromStr` reads back to the
+//! same value: `exp:rate=1,p_slow=0.05,slowdown=8`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use thiserror::Error;
+
+use super::{Base, Dist, Stragglers};
+
+/// Why a distribution could not be built.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum DistError {
+    /// The name before the `:` is not a known law.
+    #[error("unknown distribution `{0}`; accepted: exp, shifted-exp, pareto (e.g. `exp:rate=1`)")]
+    UnknownName(String),
+    /// A key the law does not take.
+    #[error("unknown key `{key}` for `{dist}`; accepted: {accepted}")]
+    UnknownKey {
+        /// The distribution name.
+        dist: &'static str,
+        /// The key as given.
+        key: String,
+        /// The keys the law takes.
+        accepted: &'static str,
+    },
+    /// A required key is absent.
+    #[error("`{dist}` needs the key `{key}` (e.g. `{example}`)")]
+    MissingKey {
+        /// The distribution name.
+        dist: &'static str,
+        /// The missing key.
+        key: &'static str,
+        /// A complete example.
+        example: &'static str,
+    },
+    /// The same key twice (aliases count as the same key).
+    #[error("key `{0}` is given twice")]
+    DuplicateKey(String),
+    /// A value that does not parse as a number.
+    #[error("`{key}={value}` is not a number")]
+    NotANumber {
+        /// The key.
+        key: String,
+        /// The value as given.
+        value: String,
+    },
+    /// A number outside the accepted range.
+    #[error("`{key}={value}` is out of range; accepted: {accepted}")]
+    OutOfRange {
+        /// The key.
+        key: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// The accepted range.
+        accepted: &'static str,
+    },
+    /// A parameter that is not of the form `key=value`.
+    #[error("`{0}` is not of the form key=value (e.g. `exp:rate=1`)")]
+    Malformed(String),
+}
+
+/// Canonical key names and the aliases that map to them.
+fn canonical(key: &str) -> &str {
+    match key {
+        "mu" => "rate",
+        other => other,
+    }
+}
+
+struct Params {
+    dist: &'static str,
+    accepted: &'static str,
+    values: Vec<(&'static str, f64)>,
+}
+
+impl Params {
+    fn parse(
+        dist: &'static str,
+        keys: &'static [&'static str],
+        accepted: &'static str,
+        text: &str,
+    ) -> Result<Self, DistError> {
+        let mut values: Vec<(&'static str, f64)> = Vec::new();
+        for item in text.split(',').filter(|s| !s.trim().is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| DistError::Malformed(item.trim().to_string()))?;
+            let (key, value) = (key.trim(), value.trim());
+            let known = keys
+                .iter()
+                .chain(["p_slow", "slowdown"].iter())
+                .find(|k| **k == canonical(key))
+                .copied()
+                .ok_or_else(|| DistError::UnknownKey {
+                    dist,
+                    key: key.to_string(),
+                    accepted,
+                })?;
+            if values.iter().any(|(k, _)| *k == known) {
+                return Err(DistError::DuplicateKey(known.to_string()));
+            }
+            let number: f64 = value.parse().map_err(|_| DistError::NotANumber {
+                key: key.to_string(),
+                value: value.to_string(),
+            })?;
+            values.push((known, number));
+        }
+        Ok(Self { dist, accepted, values })
+    }
+
+    fn get(&self, key: &'static str) -> Option<f64> {
+        self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    fn require(&self, key: &'static str, example: &'static str) -> Result<f64, DistError> {
+        self.get(key).ok_or(DistError::MissingKey {
+            dist: self.dist,
+            key,
+            example,
+        })
+    }
+
+    fn stragglers(&self, dist: Dist) -> Result<Dist, DistError> {
+        match (self.get("p_slow"), self.get("slowdown")) {
+            (None, None) => Ok(dist),
+            (Some(p), Some(s)) => dist.with_stragglers(p, s),
+            (Some(_), None) => Err(DistError::MissingKey {
+                dist: self.dist,
+                key: "slowdown",
+                example: "exp:rate=1,p_slow=0.05,slowdown=8",
+            }),
+            (None, Some(_)) => Err(DistError::MissingKey {
+                dist: self.dist,
+                key: "p_slow",
+                example: "exp:rate=1,p_slow=0.05,slowdown=8",
+            }),
+        }
+    }
+}
+
+impl FromStr for Dist {
+    type Err = DistError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+        let params = |dist, keys, accepted| Params::parse(dist, keys, accepted, rest);
+        let (params, dist) = match name.trim() {
+            "exp" => {
+                let p = params("exp", &["rate"], "rate (alias mu), p_slow, slowdown")?;
+                let d = Dist::exp(p.require("rate", "exp:rate=1")?)?;
+                (p, d)
+            }
+            "shifted-exp" => {
+                let p = params(
+                    "shifted-exp",
+                    &["shift", "rate"],
+                    "shift, rate (alias mu), p_slow, slowdown",
+                )?;
+                let example = "shifted-exp:shift=1,rate=1";
+                let d = Dist::shifted_exp(p.require("shift", example)?, p.require("rate", example)?)?;
+                (p, d)
+            }
+            "pareto" => {
+                let p = params("pareto", &["scale", "shape"], "scale, shape, p_slow, slowdown")?;
+                let example = "pareto:scale=1,shape=2.5";
+                let d = Dist::pareto(p.require("scale", example)?, p.require("shape", example)?)?;
+                (p, d)
+            }
+            other => return Err(DistError::UnknownName(other.to_string())),
+        };
+        debug_assert!(!params.accepted.is_empty());
+        params.stragglers(dist)
+    }
+}
+
+impl fmt::Display for Dist {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.base {
+            Base::Exp { rate } => write!(f, "exp:rate={rate}")?,
+            Base::ShiftedExp { shift, rate } => write!(f, "shifted-exp:shift={shift},rate={rate}")?,
+            Base::Pareto { scale, shape } => write!(f, "pareto:scale={scale},shape={shape}")?,
+        }
+        if let Some(Stragglers { p_slow, slowdown }) = self.stragglers {
+            write!(f, ",p_slow={p_slow},slowdown={slowdown}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_law_and_round_trips() {
+        for text in [
+            "exp:rate=1",
+            "exp:rate=0.25,p_slow=0.05,slowdown=8",
+            "shifted-exp:shift=1,rate=2",
+            "pareto:scale=1,shape=2.5",
+            "pareto:scale=0.5,shape=1.1,p_slow=0,slowdown=1",
+        ] {
+            let d: Dist = text.parse().unwrap();
+            assert_eq!(d.to_string(), text);
+            assert_eq!(d.to_string().parse::<Dist>().unwrap(), d);
+        }
+    }
+
+    #[test]
+    fn alias_and_spacing() {
+        let d: Dist = "exp: mu = 2".parse().unwrap();
+        assert_eq!(d, Dist::exp(2.0).unwrap());
+    }
+
+    #[test]
+    fn errors_name_what_is_wrong() {
+        let cases = [
+            ("gauss:mean=1", "unknown distribution `gauss`"),
+            ("exp:rate=1,lambda=2", "unknown key `lambda`"),
+            ("exp", "needs the key `rate`"),
+            ("exp:rate=1,mu=2", "given twice"),
+            ("exp:rate=fast", "`rate=fast` is not a number"),
+            ("exp:rate=-1", "`rate=-1` is out of range"),
+            ("exp:rate=inf", "`rate=inf` is out of range"),
+            ("exp:rate=NaN", "`rate=NaN` is out of range"),
+            ("exp:rate", "not of the form key=value"),
+            ("shifted-exp:rate=1", "needs the key `shift`"),
+            ("shifted-exp:shift=-0.5,rate=1", "`shift=-0.5` is out of range"),
+            ("pareto:scale=1,shape=0", "`shape=0` is out of range"),
+            ("pareto:scale=0,shape=2", "`scale=0` is out of range"),
+            ("exp:rate=1,p_slow=2,slowdown=3", "`p_slow=2` is out of range"),
+            ("exp:rate=1,p_slow=0.1,slowdown=0.5", "`slowdown=0.5` is out of range"),
+            ("exp:rate=1,p_slow=0.1", "needs the key `slowdown`"),
+        ];
+        for (text, expected) in cases {
+            let err = text.parse::<Dist>().unwrap_err().to_string();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! gcsim: a Monte Carlo straggler-latency simulator for coded distributed
+//! computing.
+//!
+//! One iteration of synchronous distributed gradient descent on n workers
+//! ends when the set of finished workers satisfies the scheme's recovery
+//! rule. The library draws worker times from a [`dist::Dist`], applies a
+//! [`load::LoadModel`] and each [`scheme::Scheme`]'s rule on a per-trial event
+//! timeline, and summarises the iteration time over many trials.
+#![warn(missing_docs)]
+
+pub mod dist;
+pub mod load;
+pub mod scheme;

@@ -1,0 +1,422 @@
+//! Coding schemes as plain data (SPEC §1 table).
+//!
+//! Each scheme fixes, for its parameters, the per-worker load (in units of the
+//! uncoded share), the message size (fraction of one full gradient), the
+//! recovery rule and whether the decoded gradient is exact:
+//!
+//! | scheme | load | message | recovery rule |
+//! |---|---|---|---|
+//! | `uncoded` | 1 | 1 | all n |
+//! | `ignore` | 1 | 1 | any n−s (drops s/n of the data) |
+//! | `frc` (Tandon et al. 2017, §4.1) | s+1 | 1 | one worker of each of the n/(s+1) groups |
+//! | `crc` (Tandon et al. 2017, §4.2) | s+1 | 1 | any n−s |
+//! | `comm-efficient` (Ye & Abbe 2018) | s+m | 1/m | any n−s |
+//! | `mds` (Lee et al. 2017) | n/k | 1 | any k |
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// The closed set of schemes that `--scheme` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchemeKind {
+    /// Every worker computes its own share; the master waits for all n.
+    Uncoded,
+    /// Wait for the fastest n−s workers and drop the rest (inexact).
+    Ignore,
+    /// Fractional repetition gradient code.
+    Frc,
+    /// Cyclic repetition gradient code.
+    Crc,
+    /// Communication-efficient gradient code with message size 1/m.
+    CommEfficient,
+    /// MDS-coded matrix–vector multiplication (linear models).
+    Mds,
+}
+
+impl SchemeKind {
+    /// Every scheme, in the order `--help` lists them.
+    pub const ALL: [SchemeKind; 6] = [
+        SchemeKind::Uncoded,
+        SchemeKind::Ignore,
+        SchemeKind::Frc,
+        SchemeKind::Crc,
+        SchemeKind::CommEfficient,
+        SchemeKind::Mds,
+    ];
+
+    /// The name used on the command line and in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemeKind::Uncoded => "uncoded",
+            SchemeKind::Ignore => "ignore",
+            SchemeKind::Frc => "frc",
+            SchemeKind::Crc => "crc",
+            SchemeKind::CommEfficient => "comm-efficient",
+            SchemeKind::Mds => "mds",
+        }
+    }
+}
+
+impl fmt::Display for SchemeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SchemeKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown scheme `{s}`; accepted: uncoded, ignore, frc, crc, comm-efficient, mds"))
+    }
+}
+
+/// Why a scheme cannot be built with the given parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SchemeError {
+    /// A parameter the scheme needs is absent.
+    #[error("{scheme} needs {flag} (e.g. {example})")]
+    Missing {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The flag that supplies the parameter.
+        flag: &'static str,
+        /// An example value.
+        example: &'static str,
+    },
+    /// A parameter outside its range for this n.
+    #[error("{flag} {value} is out of range for {scheme} with n={n}; accepted: {accepted}")]
+    OutOfRange {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The flag.
+        flag: &'static str,
+        /// The rejected value.
+        value: usize,
+        /// The number of workers.
+        n: usize,
+        /// The accepted values.
+        accepted: String,
+    },
+    /// A valid parameter combination that this scheme's construction does not
+    /// admit (`frc` with (s+1) ∤ n, `comm-efficient` with s+m > n). A sweep
+    /// skips these values; `run` reports them.
+    #[error("{scheme} does not admit {what} with n={n}; {hint}")]
+    NotAdmitted {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The parameters, e.g. `s=6`.
+        what: String,
+        /// The number of workers.
+        n: usize,
+        /// What would be admitted.
+        hint: String,
+    },
+}
+
+/// Parameters as a user gives them; which ones a scheme reads depends on it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Params {
+    /// Straggler tolerance s.
+    pub s: Option<usize>,
+    /// Message split m (comm-efficient).
+    pub m: Option<usize>,
+    /// Recovery threshold k (mds).
+    pub k: Option<usize>,
+}
+
+/// A validated scheme for a cluster of `n` workers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scheme {
+    kind: SchemeKind,
+    n: usize,
+    s: usize,
+    m: Option<usize>,
+    k: usize,
+}
+
+/// When the master can decode, as a function of which workers have finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// Any `k` finished workers suffice.
+    KOfN(usize),
+    /// Workers form consecutive groups of `size` (worker i is in group
+    /// i / size); one finished worker in every group suffices.
+    Groups {
+        /// Workers per group (s+1 for frc).
+        size: usize,
+    },
+}
+
+impl Rule {
+    /// Whether the set of finished workers (`finished[i]` for worker i) lets
+    /// the master decode. This is the definition every faster evaluation of
+    /// the rule is tested against.
+    pub fn decodable(&self, finished: &[bool]) -> bool {
+        match *self {
+            Rule::KOfN(k) => finished.iter().filter(|&&f| f).count() >= k,
+            Rule::Groups { size } => finished.chunks(size).all(|g| g.iter().any(|&f| f)),
+        }
+    }
+}
+
+fn out_of_range(kind: SchemeKind, flag: &'static str, value: usize, n: usize, accepted: String) -> SchemeError {
+    SchemeError::OutOfRange {
+        scheme: kind,
+        flag,
+        value,
+        n,
+        accepted,
+    }
+}
+
+impl Scheme {
+    /// Builds `kind` for `n` workers from the parameters it reads.
+    ///
+    /// `uncoded` takes no parameter (s = 0 is accepted); `ignore`, `frc` and
+    /// `crc` read s; `comm-efficient` reads s and m; `mds` reads k, or s as
+    /// k = n − s when k is absent.
+    pub fn new(kind: SchemeKind, n: usize, params: Params) -> Result<Self, SchemeError> {
+        assert!(n >= 1, "the cluster size is validated before schemes are built");
+        let need_s = || {
+            params.s.ok_or(SchemeError::Missing {
+                scheme: kind,
+                flag: "--s",
+                example: "--s 20",
+            })
+        };
+        let check_s = |s: usize| {
+            if s < n {
+                Ok(s)
+            } else {
+                Err(out_of_range(kind, "--s", s, n, format!("0..{}", n - 1)))
+            }
+        };
+        let scheme = |s, m, k| Self { kind, n, s, m, k };
+        match kind {
+            SchemeKind::Uncoded => match params.s {
+                None | Some(0) => Ok(scheme(0, None, n)),
+                Some(s) => Err(out_of_range(
+                    kind,
+                    "--s",
+                    s,
+                    n,
+                    "0 (uncoded tolerates no straggler)".into(),
+                )),
+            },
+            SchemeKind::Ignore | SchemeKind::Crc => {
+                let s = check_s(need_s()?)?;
+                Ok(scheme(s, None, n - s))
+            }
+            SchemeKind::Frc => {
+                let s = check_s(need_s()?)?;
+                if n % (s + 1) != 0 {
+                    let admitted: Vec<String> = (1..=n).filter(|d| n % d == 0).map(|d| (d - 1).to_string()).collect();
+                    return Err(SchemeError::NotAdmitted {
+                        scheme: kind,
+                        what: format!("s={s}"),
+                        n,
+                        hint: format!("s+1 must divide n; accepted s: {}", admitted.join(", ")),
+                    });
+                }
+                Ok(scheme(s, None, n - s))
+            }
+            SchemeKind::CommEfficient => {
+                let s = check_s(need_s()?)?;
+                let m = params.m.ok_or(SchemeError::Missing {
+                    scheme: kind,
+                    flag: "--m",
+                    example: "--m 2",
+                })?;
+                if m == 0 {
+                    return Err(out_of_range(kind, "--m", m, n, format!("1..{}", n - s)));
+                }
+                if s + m > n {
+                    return Err(SchemeError::NotAdmitted {
+                        scheme: kind,
+                        what: format!("s={s}, m={m}"),
+                        n,
+                        hint: format!("s+m must be at most n; with s={s}, m can be 1..{}", n - s),
+                    });
+                }
+                Ok(scheme(s, Some(m), n - s))
+            }
+            SchemeKind::Mds => {
+                let k = match (params.k, params.s) {
+                    (Some(k), _) => k,
+                    (None, Some(s)) => n - check_s(s)?,
+                    (None, None) => {
+                        return Err(SchemeError::Missing {
+                            scheme: kind,
+                            flag: "--k (or --s, as k = n - s)",
+                            example: "--k 80",
+                        });
+                    }
+                };
+                if k == 0 || k > n {
+                    return Err(out_of_range(kind, "--k", k, n, format!("1..{n}")));
+                }
+                Ok(scheme(n - k, None, k))
+            }
+        }
+    }
+
+    /// The scheme.
+    pub fn kind(&self) -> SchemeKind {
+        self.kind
+    }
+
+    /// Number of workers.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Straggler tolerance (n − k for mds).
+    pub fn s(&self) -> usize {
+        self.s
+    }
+
+    /// Message split m, for comm-efficient.
+    pub fn m(&self) -> Option<usize> {
+        self.m
+    }
+
+    /// The guaranteed threshold: a number of finished workers that always suffices.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Work per worker, in units of the uncoded share (1/n of the data).
+    pub fn load(&self) -> f64 {
+        match self.kind {
+            SchemeKind::Uncoded | SchemeKind::Ignore => 1.0,
+            SchemeKind::Frc | SchemeKind::Crc => (self.s + 1) as f64,
+            SchemeKind::CommEfficient => (self.s + self.m.unwrap_or(1)) as f64,
+            SchemeKind::Mds => self.n as f64 / self.k as f64,
+        }
+    }
+
+    /// Size of one worker's message, as a fraction of one full gradient.
+    pub fn message(&self) -> f64 {
+        match self.m {
+            Some(m) => 1.0 / m as f64,
+            None => 1.0,
+        }
+    }
+
+    /// Whether the decoded gradient is the exact full gradient.
+    pub fn exact(&self) -> bool {
+        self.kind != SchemeKind::Ignore || self.s == 0
+    }
+
+    /// The recovery rule.
+    pub fn rule(&self) -> Rule {
+        match self.kind {
+            SchemeKind::Frc => Rule::Groups { size: self.s + 1 },
+            _ => Rule::KOfN(self.k),
+        }
+    }
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            SchemeKind::Uncoded => write!(f, "uncoded"),
+            SchemeKind::Mds => write!(f, "mds k={}", self.k),
+            SchemeKind::CommEfficient => write!(f, "comm-efficient s={} m={}", self.s, self.m.unwrap_or(1)),
+            kind => write!(f, "{kind} s={}", self.s),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(
+        kind: SchemeKind,
+        n: usize,
+        s: Option<usize>,
+        m: Option<usize>,
+        k: Option<usize>,
+    ) -> Result<Scheme, SchemeError> {
+        Scheme::new(kind, n, Params { s, m, k })
+    }
+
+    #[test]
+    fn spec_table() {
+        let u = build(SchemeKind::Uncoded, 10, None, None, None).unwrap();
+        assert_eq!((u.load(), u.message(), u.k(), u.exact()), (1.0, 1.0, 10, true));
+        let i = build(SchemeKind::Ignore, 10, Some(3), None, None).unwrap();
+        assert_eq!((i.load(), i.k(), i.exact()), (1.0, 7, false));
+        let f = build(SchemeKind::Frc, 10, Some(4), None, None).unwrap();
+        assert_eq!((f.load(), f.k(), f.rule()), (5.0, 6, Rule::Groups { size: 5 }));
+        let c = build(SchemeKind::Crc, 10, Some(4), None, None).unwrap();
+        assert_eq!((c.load(), c.k(), c.rule()), (5.0, 6, Rule::KOfN(6)));
+        let ce = build(SchemeKind::CommEfficient, 10, Some(2), Some(4), None).unwrap();
+        assert_eq!((ce.load(), ce.message(), ce.k()), (6.0, 0.25, 8));
+        let mds = build(SchemeKind::Mds, 10, None, None, Some(4)).unwrap();
+        assert_eq!((mds.load(), mds.k(), mds.s()), (2.5, 4, 6));
+        let mds_s = build(SchemeKind::Mds, 10, Some(6), None, None).unwrap();
+        assert_eq!(mds_s, mds);
+    }
+
+    #[test]
+    fn inadmissible_parameters() {
+        let err = build(SchemeKind::Frc, 10, Some(2), None, None).unwrap_err();
+        assert!(matches!(err, SchemeError::NotAdmitted { .. }));
+        assert!(err.to_string().contains("accepted s: 0, 1, 4, 9"), "{err}");
+        assert!(matches!(
+            build(SchemeKind::CommEfficient, 10, Some(5), Some(6), None),
+            Err(SchemeError::NotAdmitted { .. })
+        ));
+        assert!(matches!(
+            build(SchemeKind::Crc, 10, Some(10), None, None),
+            Err(SchemeError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            build(SchemeKind::Mds, 10, None, None, Some(0)),
+            Err(SchemeError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            build(SchemeKind::Mds, 10, None, None, Some(11)),
+            Err(SchemeError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            build(SchemeKind::CommEfficient, 10, Some(1), Some(0), None),
+            Err(SchemeError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            build(SchemeKind::CommEfficient, 10, Some(1), None, None),
+            Err(SchemeError::Missing { .. })
+        ));
+        assert!(matches!(
+            build(SchemeKind::Uncoded, 10, Some(1), None, None),
+            Err(SchemeError::OutOfRange { .. })
+        ));
+    }
+
+    #[test]
+    fn decodable_rules() {
+        let f = [true, false, false, false, true, false];
+        assert!(Rule::KOfN(2).decodable(&f));
+        assert!(!Rule::KOfN(3).decodable(&f));
+        assert!(Rule::Groups { size: 3 }.decodable(&f));
+        assert!(!Rule::Groups { size: 2 }.decodable(&f));
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for k in SchemeKind::ALL {
+            assert_eq!(k.name().parse::<SchemeKind>().unwrap(), k);
+        }
+        assert!("lrc".parse::<SchemeKind>().unwrap_err().contains("accepted"));
+    }
+}

@@ -9,5 +9,10 @@
 #![warn(missing_docs)]
 
 pub mod dist;
+pub mod engine;
+pub mod export;
 pub mod load;
+pub mod report;
 pub mod scheme;
+pub mod stats;
+pub mod study;

@@ -1,1 +1,40 @@
-fn main() {}
+//! The `gcsim` binary: parse, validate, run, report.
+
+mod cli;
+
+use std::io;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Exit status for invalid input (as clap uses for usage errors).
+const EXIT_USAGE: u8 = 2;
+/// Exit status for a failure while running or writing.
+const EXIT_FAILURE: u8 = 1;
+
+/// A closed stdout (`gcsim ... | head`) is a normal way to stop reading.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|e| e.downcast_ref::<io::Error>())
+        .any(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+fn fail(err: anyhow::Error, code: u8) -> ExitCode {
+    if is_broken_pipe(&err) {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("Error: {err:#}");
+    ExitCode::from(code)
+}
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let job = match cli::prepare(cli) {
+        Ok(job) => job,
+        Err(err) => return fail(err, EXIT_USAGE),
+    };
+    match job.execute() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => fail(err, EXIT_FAILURE),
+    }
+}

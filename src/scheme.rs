@@ -108,7 +108,7 @@ pub enum SchemeError {
     /// A valid parameter combination that this scheme's construction does not
     /// admit (`frc` with (s+1) ∤ n, `comm-efficient` with s+m > n). A sweep
     /// skips these values; `run` reports them.
-    #[error("{scheme} does not admit {what} with n={n}; {hint}")]
+    #[error("{scheme} does not admit {what} with n={n}: {rule}; {hint}")]
     NotAdmitted {
         /// The scheme.
         scheme: SchemeKind,
@@ -116,6 +116,8 @@ pub enum SchemeError {
         what: String,
         /// The number of workers.
         n: usize,
+        /// The condition that fails, e.g. `s+1 must divide n`.
+        rule: &'static str,
         /// What would be admitted.
         hint: String,
     },
@@ -223,7 +225,8 @@ impl Scheme {
                         scheme: kind,
                         what: format!("s={s}"),
                         n,
-                        hint: format!("s+1 must divide n; accepted s: {}", admitted.join(", ")),
+                        rule: "s+1 must divide n",
+                        hint: format!("accepted s: {}", admitted.join(", ")),
                     });
                 }
                 Ok(scheme(s, None, n - s))
@@ -243,7 +246,8 @@ impl Scheme {
                         scheme: kind,
                         what: format!("s={s}, m={m}"),
                         n,
-                        hint: format!("s+m must be at most n; with s={s}, m can be 1..{}", n - s),
+                        rule: "s+m must be at most n",
+                        hint: format!("with s={s}, m can be 1..{}", n - s),
                     });
                 }
                 Ok(scheme(s, Some(m), n - s))

@@ -1,0 +1,127 @@
+//! The command line: clap types, converted once into the library's validated
+//! types (fd's `Opts` → `Config`).
+
+pub mod common;
+pub mod job;
+pub mod progress;
+pub mod range;
+pub mod run;
+pub mod sweep;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use gcsim::report::RunConfig;
+use gcsim::scheme::SchemeKind;
+use gcsim::study::Study;
+
+/// Monte Carlo straggler-latency simulator for coded distributed computing.
+///
+/// Draws per-worker times, applies each gradient-coding scheme's load and
+/// recovery rule, and reports the iteration time (mean with its 95% interval,
+/// p50/p90/p99/p999) and the speedup over uncoded on the same draws.
+#[derive(Debug, Parser)]
+#[command(
+    name = "gcsim",
+    version,
+    propagate_version = true,
+    after_help = "Examples:
+  gcsim sweep --n 100 --s 0..50
+  gcsim run --n 100 --scheme crc --s 20 --dist exp:rate=1 --load-model scaled
+  gcsim sweep --n 100 --s 0..10 --scheme uncoded,frc,crc --format csv --out results.csv
+
+Run `gcsim <command> --help` for every option of a command."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate one configuration.
+    Run(run::RunArgs),
+    /// Simulate schemes over ranges of s, m, k on common random numbers.
+    Sweep(sweep::SweepArgs),
+}
+
+/// `--scheme` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemeArg {
+    /// No coding: wait for all n workers.
+    Uncoded,
+    /// Wait for the fastest n-s workers and drop the rest (inexact).
+    Ignore,
+    /// Fractional repetition (Tandon et al. 2017): load s+1, s+1 must divide n.
+    Frc,
+    /// Cyclic repetition (Tandon et al. 2017): load s+1, any n-s suffice.
+    Crc,
+    /// Communication-efficient (Ye & Abbe 2018): load s+m, message 1/m, any n-s.
+    CommEfficient,
+    /// MDS-coded matrix-vector (Lee et al. 2017): load n/k, any k suffice.
+    Mds,
+}
+
+impl From<SchemeArg> for SchemeKind {
+    fn from(a: SchemeArg) -> Self {
+        match a {
+            SchemeArg::Uncoded => SchemeKind::Uncoded,
+            SchemeArg::Ignore => SchemeKind::Ignore,
+            SchemeArg::Frc => SchemeKind::Frc,
+            SchemeArg::Crc => SchemeKind::Crc,
+            SchemeArg::CommEfficient => SchemeKind::CommEfficient,
+            SchemeArg::Mds => SchemeKind::Mds,
+        }
+    }
+}
+
+/// A whole number >= 0, with an error that says so.
+pub fn parse_count(s: &str) -> Result<usize, String> {
+    s.trim().parse::<usize>().map_err(|_| {
+        if s.trim().starts_with('-') {
+            format!("`{s}` is negative; accepted: a whole number >= 0")
+        } else {
+            format!("`{s}` is not a whole number; accepted: a whole number >= 0")
+        }
+    })
+}
+
+/// The output's description of `study`.
+pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>) -> RunConfig {
+    RunConfig {
+        gcsim: env!("CARGO_PKG_VERSION"),
+        command,
+        n: study.n(),
+        dist: study.dist().to_string(),
+        load_model: study.load_model().name(),
+        unit_time: study.load_model().unit_time(),
+        schemes,
+        s: None,
+        m: None,
+        k: None,
+        trials: study.trials(),
+        seed: study.seed(),
+        quantile_definition: "inverse empirical CDF (type 1)",
+        skipped: Vec::new(),
+    }
+}
+
+/// Converts the parsed command line into a job, validating everything.
+pub fn prepare(cli: Cli) -> anyhow::Result<job::Job> {
+    match cli.command {
+        Command::Run(args) => args.try_into(),
+        Command::Sweep(args) => args.try_into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

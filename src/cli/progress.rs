@@ -1,0 +1,64 @@
+//! The progress bar: an indicatif implementation of the engine's `Progress`
+//! observer. It stays hidden under `--quiet`, when stderr is not a terminal,
+//! and during the first second, so quick runs print nothing.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use gcsim::engine::Progress;
+
+/// Shows trials done, rate and ETA on stderr.
+pub struct Bar {
+    bar: Option<ProgressBar>,
+    started: Instant,
+}
+
+impl Bar {
+    /// A bar for `trials` trials, or none.
+    pub fn new(quiet: bool, trials: u64) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(trials), ProgressDrawTarget::hidden());
+            let style = ProgressStyle::with_template(
+                "{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} trials ({per_sec}, ETA {eta})",
+            )
+            .expect("the template is valid");
+            bar.set_style(style);
+            bar
+        });
+        Self {
+            bar,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Progress for Bar {
+    fn pass(&self, pass: u32, trials: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_prefix(if pass == 1 {
+                "simulating".to_string()
+            } else {
+                format!("refining quantiles (pass {pass})")
+            });
+            bar.set_length(trials);
+            bar.set_position(0);
+        }
+    }
+
+    fn advance(&self, trials: u64) {
+        if let Some(bar) = &self.bar {
+            if bar.is_hidden() && self.started.elapsed() > Duration::from_secs(1) {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
+            bar.inc(trials);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! `gcsim run`: one configuration.
+
+use std::io::IsTerminal;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use gcsim::report::RunConfig;
+use gcsim::scheme::{Params, Scheme};
+use gcsim::study::Study;
+
+use super::common::CommonArgs;
+use super::job::Job;
+use super::{SchemeArg, parse_count, run_config};
+
+/// Simulate one scheme on one cluster.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "Examples:
+  gcsim run --n 100 --scheme crc --s 20
+  gcsim run --n 100 --scheme frc --s 19 --load-model scaled --trials 1000000
+  gcsim run --n 50 --scheme mds --k 40 --dist shifted-exp:shift=1,rate=2 --load-model scaled
+  gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --format json --out result.json")]
+pub struct RunArgs {
+    /// Number of workers.
+    #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
+    pub n: usize,
+
+    /// The scheme.
+    #[arg(long, value_enum, value_name = "SCHEME")]
+    pub scheme: SchemeArg,
+
+    /// Straggler tolerance s, 0 <= s < n (ignore, frc, crc, comm-efficient; mds as k = n - s).
+    #[arg(long, value_name = "S", value_parser = parse_count, allow_negative_numbers = true)]
+    pub s: Option<usize>,
+
+    /// Message split m >= 1 with s + m <= n (comm-efficient).
+    #[arg(long, value_name = "M", value_parser = parse_count, allow_negative_numbers = true)]
+    pub m: Option<usize>,
+
+    /// Recovery threshold k, 1 <= k <= n (mds).
+    #[arg(long, value_name = "K", value_parser = parse_count, allow_negative_numbers = true)]
+    pub k: Option<usize>,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl TryFrom<RunArgs> for Job {
+    type Error = anyhow::Error;
+
+    fn try_from(args: RunArgs) -> Result<Self> {
+        let common = args.common;
+        common.check_counts()?;
+        let load_model = common.load_model()?;
+        if args.n == 0 {
+            anyhow::bail!("--n 0 is out of range; accepted: a whole number >= 1");
+        }
+        let kind = args.scheme.into();
+        let params = Params {
+            s: args.s,
+            m: args.m,
+            k: args.k,
+        };
+        let scheme = Scheme::new(kind, args.n, params).context("invalid configuration")?;
+        let study = Study::new(
+            args.n,
+            common.dist,
+            load_model,
+            vec![scheme],
+            common.trials,
+            common.seed,
+        )?;
+        let mut config: RunConfig = run_config("run", &study, vec![kind]);
+        config.s = args.s.map(|v| v.to_string());
+        config.m = args.m.map(|v| v.to_string());
+        config.k = args.k.map(|v| v.to_string());
+        let output = common.output(std::io::stdout().is_terminal())?;
+        Ok(Job {
+            study,
+            config,
+            output,
+            common,
+        })
+    }
+}

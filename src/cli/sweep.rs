@@ -1,0 +1,146 @@
+//! `gcsim sweep`: every scheme × parameter value, on the same draws.
+
+use std::io::IsTerminal;
+
+use anyhow::{Result, bail};
+use clap::Args;
+
+use gcsim::scheme::{Params, Scheme, SchemeError, SchemeKind};
+use gcsim::study::Study;
+
+use super::common::CommonArgs;
+use super::job::Job;
+use super::range::{self, IntList};
+use super::{SchemeArg, parse_count, run_config};
+
+/// Simulate schemes over ranges of s, m and k; every configuration sees the
+/// same worker draws, so speedups are paired comparisons.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Ranges are A..B (both ends included), comma lists, or both: 0..10,20,30.
+A scheme skips the values it does not admit (frc where s+1 does not divide n,
+comm-efficient where s+m > n) and says so.
+
+Examples:
+  gcsim sweep --n 100 --s 0..50
+  gcsim sweep --n 100 --s 0..10 --scheme uncoded,ignore,frc,crc --dist exp:rate=1,p_slow=0.05,slowdown=8
+  gcsim sweep --n 20 --s 2 --m 1..10 --scheme comm-efficient,crc --load-model affine --unit-time 0.145
+  gcsim sweep --n 50 --k 1..50 --scheme mds --dist shifted-exp:shift=1,rate=1 --load-model scaled --out mds.csv"
+)]
+pub struct SweepArgs {
+    /// Number of workers.
+    #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
+    pub n: usize,
+
+    /// Schemes to compare, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "crc",
+        value_name = "SCHEMES"
+    )]
+    pub scheme: Vec<SchemeArg>,
+
+    /// Straggler tolerances, e.g. 0..50 or 0,5,10 (ignore, frc, crc, comm-efficient; mds as k = n - s).
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
+    pub s: Option<IntList>,
+
+    /// Message splits for comm-efficient, e.g. 1..10.
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
+    pub m: Option<IntList>,
+
+    /// Recovery thresholds for mds, e.g. 1..100 (instead of k = n - s).
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
+    pub k: Option<IntList>,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// The parameter combinations `kind` reads from the sweep's lists.
+fn combos(kind: SchemeKind, args: &SweepArgs) -> Result<Vec<Params>> {
+    let values = |l: &Option<IntList>| l.as_ref().map(|l| l.values.clone());
+    let need_s = || match values(&args.s) {
+        Some(s) => Ok(s),
+        None => bail!("scheme {kind} needs --s (e.g. --s 0..50)"),
+    };
+    let params = |s, m, k| Params { s, m, k };
+    Ok(match kind {
+        SchemeKind::Uncoded => vec![Params::default()],
+        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc => {
+            need_s()?.into_iter().map(|s| params(Some(s), None, None)).collect()
+        }
+        SchemeKind::CommEfficient => {
+            let Some(ms) = values(&args.m) else {
+                bail!("scheme comm-efficient needs --m (e.g. --m 1..10)");
+            };
+            need_s()?
+                .into_iter()
+                .flat_map(|s| ms.iter().map(move |&m| params(Some(s), Some(m), None)))
+                .collect()
+        }
+        SchemeKind::Mds => match (values(&args.k), values(&args.s)) {
+            (Some(ks), _) => ks.into_iter().map(|k| params(None, None, Some(k))).collect(),
+            (None, Some(ss)) => ss.into_iter().map(|s| params(Some(s), None, None)).collect(),
+            (None, None) => bail!("scheme mds needs --k (e.g. --k 1..100) or --s (as k = n - s)"),
+        },
+    })
+}
+
+impl TryFrom<SweepArgs> for Job {
+    type Error = anyhow::Error;
+
+    fn try_from(args: SweepArgs) -> Result<Self> {
+        let common = args.common.clone();
+        common.check_counts()?;
+        let load_model = common.load_model()?;
+        if args.n == 0 {
+            bail!("--n 0 is out of range; accepted: a whole number >= 1");
+        }
+        let mut kinds: Vec<SchemeKind> = Vec::new();
+        for k in args.scheme.iter().map(|&a| a.into()) {
+            if !kinds.contains(&k) {
+                kinds.push(k);
+            }
+        }
+        if args.m.is_some() && !kinds.contains(&SchemeKind::CommEfficient) {
+            bail!("--m applies only to --scheme comm-efficient, which is not in --scheme");
+        }
+        if args.k.is_some() && !kinds.contains(&SchemeKind::Mds) {
+            bail!("--k applies only to --scheme mds, which is not in --scheme");
+        }
+        let mut schemes = Vec::new();
+        let mut skipped: Vec<(SchemeKind, &'static str, Vec<String>)> = Vec::new();
+        for &kind in &kinds {
+            for params in combos(kind, &args)? {
+                match Scheme::new(kind, args.n, params) {
+                    Ok(s) => schemes.push(s),
+                    Err(SchemeError::NotAdmitted { what, rule, .. }) => {
+                        match skipped.iter_mut().find(|(k, r, _)| *k == kind && *r == rule) {
+                            Some(entry) => entry.2.push(what),
+                            None => skipped.push((kind, rule, vec![what])),
+                        }
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        let study = Study::new(args.n, common.dist, load_model, schemes, common.trials, common.seed)?;
+        let mut config = run_config("sweep", &study, kinds);
+        config.s = args.s.map(|l| l.text);
+        config.m = args.m.map(|l| l.text);
+        config.k = args.k.map(|l| l.text);
+        config.skipped = skipped
+            .into_iter()
+            .map(|(kind, rule, whats)| format!("{kind} at {} ({rule}, n={})", whats.join("; "), args.n))
+            .collect();
+        let output = common.output(std::io::stdout().is_terminal())?;
+        Ok(Job {
+            study,
+            config,
+            output,
+            common,
+        })
+    }
+}

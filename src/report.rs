@@ -1,0 +1,203 @@
+//! Result rows and the run configuration, as written to CSV, JSON and tables
+//! (SPEC §5).
+//!
+//! Times are in the unit of the base distribution D. Non-finite numbers are
+//! written as `inf` (a string in JSON, which has no infinity); a statistic
+//! that does not exist is empty in CSV and `null` in JSON, never NaN.
+
+use serde::{Serialize, Serializer};
+
+use crate::engine::{Outcome, Summary};
+use crate::scheme::{Scheme, SchemeKind};
+use crate::study::Study;
+
+fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    match *x {
+        x if x.is_finite() => s.serialize_f64(x),
+        x if x > 0.0 => s.serialize_str("inf"),
+        x if x < 0.0 => s.serialize_str("-inf"),
+        _ => s.serialize_none(),
+    }
+}
+
+fn opt_num<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => num(x, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// One configuration's results: the columns of SPEC §5, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// Scheme name (`uncoded`, `ignore`, `frc`, `crc`, `comm-efficient`, `mds`).
+    pub scheme: SchemeKind,
+    /// Number of workers.
+    pub n: usize,
+    /// Straggler tolerance s (n − k for mds, 0 for uncoded).
+    pub s: usize,
+    /// Message split m (comm-efficient only; empty otherwise).
+    pub m: Option<usize>,
+    /// Guaranteed recovery threshold: finished workers that always suffice.
+    pub k: usize,
+    /// Work per worker, in units of the uncoded share (1/n of the data).
+    #[serde(serialize_with = "num")]
+    pub load: f64,
+    /// Message size, as a fraction of one full gradient.
+    #[serde(serialize_with = "num")]
+    pub message: f64,
+    /// Whether the decoded gradient is the exact full gradient.
+    pub exact: bool,
+    /// Monte Carlo trials.
+    pub trials: u64,
+    /// Mean iteration time (unit of D).
+    #[serde(serialize_with = "num")]
+    pub mean: f64,
+    /// Standard error of the mean (unit of D).
+    #[serde(serialize_with = "opt_num")]
+    pub std_err: Option<f64>,
+    /// Lower end of the 95% confidence interval of the mean (unit of D).
+    #[serde(serialize_with = "opt_num")]
+    pub ci95_low: Option<f64>,
+    /// Upper end of the 95% confidence interval of the mean (unit of D).
+    #[serde(serialize_with = "opt_num")]
+    pub ci95_high: Option<f64>,
+    /// Median iteration time (unit of D).
+    #[serde(serialize_with = "num")]
+    pub p50: f64,
+    /// 90th percentile of the iteration time (unit of D).
+    #[serde(serialize_with = "num")]
+    pub p90: f64,
+    /// 99th percentile of the iteration time (unit of D).
+    #[serde(serialize_with = "num")]
+    pub p99: f64,
+    /// 99.9th percentile of the iteration time (unit of D).
+    #[serde(serialize_with = "num")]
+    pub p999: f64,
+    /// Mean of uncoded on the same draws divided by this mean (dimensionless).
+    #[serde(serialize_with = "opt_num")]
+    pub speedup: Option<f64>,
+    /// p99 of uncoded on the same draws divided by this p99 (dimensionless).
+    #[serde(serialize_with = "opt_num")]
+    pub p99_speedup: Option<f64>,
+    /// Exact mean iteration time where the theory gives one (unit of D).
+    #[serde(serialize_with = "opt_num")]
+    pub analytic_mean: Option<f64>,
+    /// Exact 99th percentile where the theory gives one (unit of D).
+    #[serde(serialize_with = "opt_num")]
+    pub analytic_p99: Option<f64>,
+}
+
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    let r = a / b;
+    (!r.is_nan()).then_some(r)
+}
+
+impl Row {
+    /// The row of `scheme` from its simulated summary and the baseline's.
+    pub fn new(scheme: &Scheme, summary: &Summary, baseline: &Summary) -> Self {
+        let [p50, p90, p99, p999] = summary.quantiles;
+        Self {
+            scheme: scheme.kind(),
+            n: scheme.n(),
+            s: scheme.s(),
+            m: scheme.m(),
+            k: scheme.k(),
+            load: scheme.load(),
+            message: scheme.message(),
+            exact: scheme.exact(),
+            trials: summary.trials,
+            mean: summary.mean.mean,
+            std_err: summary.mean.std_err,
+            ci95_low: summary.mean.ci95.map(|c| c.0),
+            ci95_high: summary.mean.ci95.map(|c| c.1),
+            p50,
+            p90,
+            p99,
+            p999,
+            speedup: ratio(baseline.mean.mean, summary.mean.mean),
+            p99_speedup: ratio(baseline.quantiles[2], p99),
+            analytic_mean: None,
+            analytic_p99: None,
+        }
+    }
+}
+
+/// The rows of a simulated study, one per scheme, in the study's order.
+pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
+    study
+        .schemes()
+        .iter()
+        .zip(&outcome.configs)
+        .map(|(s, summary)| Row::new(s, summary, &outcome.baseline))
+        .collect()
+}
+
+/// Everything that determines a result, written beside the rows (JSON
+/// `config`, the table's header). The thread count is not in it: it does not
+/// change the result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunConfig {
+    /// gcsim version that produced the result.
+    pub gcsim: &'static str,
+    /// The subcommand (`run` or `sweep`).
+    pub command: &'static str,
+    /// Number of workers.
+    pub n: usize,
+    /// Worker-time law for one uncoded share, in `--dist` syntax.
+    pub dist: String,
+    /// Load model name.
+    pub load_model: &'static str,
+    /// Compute time per unit of work, for the `affine` load model.
+    #[serde(serialize_with = "opt_num")]
+    pub unit_time: Option<f64>,
+    /// Schemes requested, in order.
+    pub schemes: Vec<SchemeKind>,
+    /// `--s` as given, if any.
+    pub s: Option<String>,
+    /// `--m` as given, if any.
+    pub m: Option<String>,
+    /// `--k` as given, if any.
+    pub k: Option<String>,
+    /// Monte Carlo trials per configuration.
+    pub trials: u64,
+    /// Master seed; trial t draws from its own stream of it.
+    pub seed: u64,
+    /// How percentiles are defined.
+    pub quantile_definition: &'static str,
+    /// Parameter values a scheme does not admit, skipped with the reason.
+    pub skipped: Vec<String>,
+}
+
+impl RunConfig {
+    /// The parameters that describe the study, one `key=value` each, for headers.
+    pub fn header_fields(&self) -> Vec<(&'static str, String)> {
+        let mut f = vec![
+            ("n", self.n.to_string()),
+            ("dist", self.dist.clone()),
+            ("load-model", self.load_model.to_string()),
+        ];
+        if let Some(c) = self.unit_time {
+            f.push(("unit-time", c.to_string()));
+        }
+        let schemes: Vec<&str> = self.schemes.iter().map(|s| s.name()).collect();
+        f.push(("scheme", schemes.join(",")));
+        for (k, v) in [("s", &self.s), ("m", &self.m), ("k", &self.k)] {
+            if let Some(v) = v {
+                f.push((k, v.clone()));
+            }
+        }
+        f.push(("trials", self.trials.to_string()));
+        f.push(("seed", self.seed.to_string()));
+        f
+    }
+}
+
+/// A complete result: the configuration and its rows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// What was run.
+    pub config: RunConfig,
+    /// One row per configuration.
+    pub rows: Vec<Row>,
+}

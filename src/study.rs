@@ -1,0 +1,173 @@
+//! A validated study: one cluster, one law, one load model, the schemes to
+//! compare, and how many trials with which seed.
+
+use thiserror::Error;
+
+use crate::dist::Dist;
+use crate::load::LoadModel;
+use crate::scheme::{Params, Scheme, SchemeKind};
+
+/// Most worker draws one trial may hold in memory (additive loads draw one
+/// value per unit of work per worker): 2²⁴ values, 128 MiB per thread.
+pub const MAX_DRAWS_PER_TRIAL: u64 = 1 << 24;
+
+/// Most worker draws a whole study may make: about a day on two cores.
+pub const MAX_TOTAL_DRAWS: u64 = 20_000_000_000_000;
+
+/// Most configurations one study compares.
+pub const MAX_CONFIGS: usize = 10_000;
+
+/// Why a study is not valid.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum StudyError {
+    /// n = 0.
+    #[error("--n 0 is out of range; accepted: a whole number >= 1")]
+    NoWorkers,
+    /// trials = 0.
+    #[error("--trials 0 is out of range; accepted: a whole number >= 1")]
+    NoTrials,
+    /// Nothing to simulate.
+    #[error("no configuration to simulate: every value of the sweep was skipped")]
+    Empty,
+    /// Too many configurations.
+    #[error("{0} configurations is more than the limit of {MAX_CONFIGS}; narrow --s, --m or --k")]
+    TooManyConfigs(usize),
+    /// One trial would not fit in memory.
+    #[error(
+        "additive load {load} on n={n} workers needs {draws} draws per trial, more than the limit of {MAX_DRAWS_PER_TRIAL}; use a smaller load (larger --k) or another --load-model"
+    )]
+    TrialTooLarge {
+        /// The largest load.
+        load: f64,
+        /// The number of workers.
+        n: usize,
+        /// Draws per trial.
+        draws: u64,
+    },
+    /// The whole study would run for days.
+    #[error(
+        "{draws} worker draws ({trials} trials x {per_trial} per trial) is more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower --trials"
+    )]
+    TooMuchWork {
+        /// Total draws.
+        draws: u128,
+        /// Trials.
+        trials: u64,
+        /// Draws per trial.
+        per_trial: u64,
+    },
+}
+
+/// Everything one simulation needs, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Study {
+    n: usize,
+    dist: Dist,
+    load_model: LoadModel,
+    schemes: Vec<Scheme>,
+    trials: u64,
+    seed: u64,
+}
+
+impl Study {
+    /// Validates a study. Every scheme must be built for the same `n`.
+    pub fn new(
+        n: usize,
+        dist: Dist,
+        load_model: LoadModel,
+        schemes: Vec<Scheme>,
+        trials: u64,
+        seed: u64,
+    ) -> Result<Self, StudyError> {
+        if n == 0 {
+            return Err(StudyError::NoWorkers);
+        }
+        if trials == 0 {
+            return Err(StudyError::NoTrials);
+        }
+        if schemes.is_empty() {
+            return Err(StudyError::Empty);
+        }
+        if schemes.len() > MAX_CONFIGS {
+            return Err(StudyError::TooManyConfigs(schemes.len()));
+        }
+        assert!(
+            schemes.iter().all(|s| s.n() == n),
+            "schemes are built for the study's n"
+        );
+        let study = Self {
+            n,
+            dist,
+            load_model,
+            schemes,
+            trials,
+            seed,
+        };
+        let per_trial = study.draws_per_trial();
+        if per_trial > MAX_DRAWS_PER_TRIAL {
+            return Err(StudyError::TrialTooLarge {
+                load: study.max_load(),
+                n,
+                draws: per_trial,
+            });
+        }
+        let draws = per_trial as u128 * trials as u128;
+        if draws > MAX_TOTAL_DRAWS as u128 {
+            return Err(StudyError::TooMuchWork {
+                draws,
+                trials,
+                per_trial,
+            });
+        }
+        Ok(study)
+    }
+
+    /// Number of workers.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The worker-time law for one uncoded share.
+    pub fn dist(&self) -> &Dist {
+        &self.dist
+    }
+
+    /// The load model.
+    pub fn load_model(&self) -> &LoadModel {
+        &self.load_model
+    }
+
+    /// The configurations, in output order.
+    pub fn schemes(&self) -> &[Scheme] {
+        &self.schemes
+    }
+
+    /// Number of trials.
+    pub fn trials(&self) -> u64 {
+        self.trials
+    }
+
+    /// The master seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The uncoded scheme on this cluster: the baseline of every speedup.
+    pub fn baseline(&self) -> Scheme {
+        Scheme::new(SchemeKind::Uncoded, self.n, Params::default()).expect("uncoded is valid for every n >= 1")
+    }
+
+    /// The largest per-worker load of any configuration (at least 1, the baseline's).
+    pub fn max_load(&self) -> f64 {
+        self.schemes.iter().map(Scheme::load).fold(1.0, f64::max)
+    }
+
+    /// Worker draws per trial: n, or n per unit of the largest load under `additive`.
+    pub fn draws_per_trial(&self) -> u64 {
+        let units = match self.load_model {
+            LoadModel::Additive => self.max_load().ceil() as u64,
+            _ => 1,
+        };
+        self.n as u64 * units
+    }
+}

@@ -33,6 +33,12 @@ impl Job {
         let bar = Bar::new(self.common.quiet, self.study.trials());
         let pool = self.common.pool()?;
         let outcome = pool.install(|| engine::simulate(&self.study, &bar));
+        if outcome.passes > 1 {
+            eprintln!(
+                "note: the percentiles needed {} passes over the trials to reach their resolution",
+                outcome.passes
+            );
+        }
         let report = Report {
             rows: report::rows(&self.study, &outcome),
             config: self.config,

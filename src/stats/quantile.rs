@@ -14,7 +14,8 @@
 //!    quantile lies unless the pilot was a one-in-10⁹ draw.
 //! 2. The full run counts values below each window and bins the values inside
 //!    it into uniform bins, sized so that the bin that holds order statistic j
-//!    holds at most 0.05·√(q(1−q)N) values: the estimate is then off by less
+//!    is expected to hold at most 0.05·√(q(1−q)N) values (N·f(x_q)·width,
+//!    estimated from the neighbouring bins): the estimate is then off by less
 //!    than a twentieth of the quantile's own standard error
 //!    (√(q(1−q)/N)/f(x_q) in value, √(q(1−q)N) in rank).
 //! 3. [`judge`] checks that criterion on the counts. Where it fails (the rank
@@ -31,6 +32,9 @@ pub const QUANTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 /// Allowed count in the bin that holds the target, as a fraction of the
 /// quantile's standard error in rank units, √(q(1−q)N).
 const RANK_TOLERANCE: f64 = 0.05;
+
+/// Bins on each side of the target's bin that estimate its expected count.
+const NEIGHBOURS: usize = 16;
 
 /// Bins of a refinement window.
 pub const REFINE_BINS: usize = 4096;
@@ -108,7 +112,7 @@ pub fn pilot_window(pilot: &[f64], q: f64, total: u64) -> Window {
     // Expected count inside the window is about 2·half·N; aim for bins holding
     // a quarter of the allowed count at the target, to absorb density changes.
     let allowed = RANK_TOLERANCE * (q * (1.0 - q) * total as f64).sqrt();
-    let bins = (4.0 * 2.0 * half * total as f64 / allowed.max(1.0)).ceil();
+    let bins = (4.0 * 2.0 * half * total as f64 / allowed).ceil();
     Window {
         lo,
         hi: hi.next_up(),
@@ -182,13 +186,19 @@ pub fn judge(q: f64, total: u64, window: &Window, tally: &Tally, range: (f64, f6
     if tally.min_in == tally.max_in {
         return Verdict::Resolved(tally.min_in);
     }
+    let allowed = RANK_TOLERANCE * (q * (1.0 - q) * total as f64).sqrt();
     let mut before = tally.below;
     for (b, &c) in tally.counts.iter().enumerate() {
         if j < before + c {
             let (lo, hi) = window.edges(b);
-            let allowed = (RANK_TOLERANCE * (q * (1.0 - q) * total as f64).sqrt()).max(1.0);
+            // The expected count of the bin (local density × width), from the
+            // bins around it: what bounds the error, rather than the Poisson
+            // count of the one bin. A bin far above it is an atom to isolate.
+            let near = &tally.counts[b.saturating_sub(NEIGHBOURS)..=(b + NEIGHBOURS).min(window.bins - 1)];
+            let expected = near.iter().sum::<u64>() as f64 / near.len() as f64;
+            let coarse = expected > allowed || c as f64 > 8.0 * allowed.max(1.0);
             let unresolvable = hi - lo <= 4.0 * (lo.abs().max(hi.abs()) * f64::EPSILON);
-            if c as f64 > allowed && !unresolvable {
+            if coarse && !unresolvable {
                 return Verdict::Refine(Window {
                     lo,
                     hi,

@@ -1,0 +1,416 @@
+//! Monte Carlo against exact values, at fixed seeds, with tolerances in
+//! standard errors.
+//!
+//! References are computed here, independently of the engine: the
+//! iteration-time CDF as a binomial tail, P(X_(k) ≤ t) = P(Bin(n, G(t)) ≥ k)
+//! (David & Nagaraja, Order Statistics, §2.1), frc's group formula
+//! (1 − (1 − G)^r)^g, harmonic numbers, the Pareto Gamma ratio, and means by
+//! integrating the survival function.
+//!
+//! The mean must lie within Z standard errors of the exact value; a percentile
+//! estimate x̂ must satisfy |P(T ≤ x̂) − q| ≤ Z·√(q(1−q)/N). With Z = 4.5 and
+//! about a hundred checks, a correct engine fails with probability < 10⁻³;
+//! an engine off by one worker misses by tens of standard errors.
+
+use gcsim::dist::Dist;
+use gcsim::engine::{self, Outcome, RulePath, Silent, Summary, TrialPlan};
+use gcsim::load::LoadModel;
+use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
+use gcsim::stats::QUANTILES;
+use gcsim::study::Study;
+use statrs::distribution::{Binomial, DiscreteCDF};
+use statrs::function::gamma::{gamma_lr, ln_gamma};
+
+const Z: f64 = 4.5;
+const TRIALS: u64 = 100_000;
+
+fn scheme(kind: SchemeKind, n: usize, s: Option<usize>, m: Option<usize>, k: Option<usize>) -> Scheme {
+    Scheme::new(kind, n, Params { s, m, k }).unwrap()
+}
+
+fn harmonic(n: usize) -> f64 {
+    (1..=n).map(|j| 1.0 / j as f64).sum()
+}
+
+/// The CDF of one worker's time at load ℓ.
+fn worker_cdf(dist: &Dist, model: LoadModel, load: f64) -> impl Fn(f64) -> f64 + '_ {
+    move |t: f64| match model {
+        LoadModel::Fixed => dist.cdf(t),
+        LoadModel::Scaled => dist.cdf(t / load),
+        LoadModel::Affine { unit_time } => dist.cdf(t - unit_time * load),
+        LoadModel::Additive => {
+            // Exponential units only: Gamma(ℓ, μ) for integer ℓ.
+            let rate = 1.0 / dist.mean();
+            assert_eq!(load.fract(), 0.0);
+            if t <= 0.0 { 0.0 } else { gamma_lr(load, rate * t) }
+        }
+    }
+}
+
+/// The iteration-time CDF of `scheme`, from the worker CDF.
+fn iteration_cdf(scheme: &Scheme, g: impl Fn(f64) -> f64) -> impl Fn(f64) -> f64 {
+    let n = scheme.n();
+    let rule = scheme.rule();
+    move |t| {
+        let p = g(t).clamp(0.0, 1.0);
+        match rule {
+            Rule::KOfN(k) => {
+                // P(Bin(n, p) >= k)
+                if k == 0 {
+                    1.0
+                } else {
+                    Binomial::new(p, n as u64).unwrap().sf(k as u64 - 1)
+                }
+            }
+            Rule::Groups { size } => (1.0 - (1.0 - p).powi(size as i32)).powi((n / size) as i32),
+        }
+    }
+}
+
+/// ∫ (1 − F(t)) dt by composite Simpson on [lo, hi], where F(hi) ≈ 1.
+fn mean_from_cdf(f: &impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
+    let steps = 20_000;
+    let h = (hi - lo) / steps as f64;
+    let sf = |t: f64| 1.0 - f(t);
+    let mut sum = sf(lo) + sf(hi);
+    for i in 1..steps {
+        sum += if i % 2 == 1 { 4.0 } else { 2.0 } * sf(lo + i as f64 * h);
+    }
+    lo + sum * h / 3.0
+}
+
+fn simulate(n: usize, dist: Dist, model: LoadModel, schemes: Vec<Scheme>, trials: u64, seed: u64) -> (Study, Outcome) {
+    let study = Study::new(n, dist, model, schemes, trials, seed).unwrap();
+    let outcome = engine::simulate(&study, &Silent);
+    (study, outcome)
+}
+
+fn check_mean(label: &str, s: &Summary, exact: f64) {
+    let se = s.mean.std_err.unwrap();
+    let z = (s.mean.mean - exact) / se;
+    assert!(
+        z.abs() < Z,
+        "{label}: mean {} vs exact {exact}: z = {z:.2}",
+        s.mean.mean
+    );
+}
+
+fn check_quantiles(label: &str, s: &Summary, cdf: &impl Fn(f64) -> f64) {
+    for (q, &x) in QUANTILES.iter().zip(&s.quantiles) {
+        let z = (cdf(x) - q) / (q * (1.0 - q) / s.trials as f64).sqrt();
+        assert!(z.abs() < Z, "{label}: p{q} = {x}: F(x) = {}: z = {z:.2}", cdf(x));
+    }
+}
+
+/// Checks every configuration of one study: quantiles always, the mean
+/// against `exact_mean` where given or else against the integrated CDF.
+fn check_all(n: usize, dist: Dist, model: LoadModel, schemes: Vec<Scheme>, exact_means: Vec<Option<f64>>, seed: u64) {
+    let (study, outcome) = simulate(n, dist, model, schemes, TRIALS, seed);
+    for ((scheme, summary), exact) in study.schemes().iter().zip(&outcome.configs).zip(exact_means) {
+        let label = format!("{scheme} {dist} {model}");
+        let cdf = iteration_cdf(scheme, worker_cdf(&dist, model, scheme.load()));
+        check_quantiles(&label, summary, &cdf);
+        let exact = exact.unwrap_or_else(|| {
+            let hi = (1..).map(|i| i as f64).find(|&t| cdf(t) > 1.0 - 1e-13).unwrap();
+            mean_from_cdf(&cdf, 0.0, hi)
+        });
+        check_mean(&label, summary, exact);
+    }
+}
+
+#[test]
+fn spec_worked_example_n100() {
+    // SPEC §3: uncoded 5.187, s=20 1.590 (speedup 3.26), s=50 0.688 (speedup 7.54).
+    let n = 100;
+    let schemes = vec![
+        scheme(SchemeKind::Crc, n, Some(0), None, None),
+        scheme(SchemeKind::Crc, n, Some(20), None, None),
+        scheme(SchemeKind::Crc, n, Some(50), None, None),
+    ];
+    let (_, out) = simulate(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, TRIALS, 1);
+    let exact = [
+        harmonic(100),
+        harmonic(100) - harmonic(20),
+        harmonic(100) - harmonic(50),
+    ];
+    assert!((exact[0] - 5.187).abs() < 5e-4 && (exact[1] - 1.590).abs() < 5e-4 && (exact[2] - 0.688).abs() < 5e-4);
+    for (s, e) in out.configs.iter().zip(exact) {
+        check_mean("crc n=100", s, e);
+    }
+    // Speedup = baseline mean / mean; its standard error bounded by the sum of
+    // relative errors (no credit taken for the positive pairing).
+    let base = &out.baseline;
+    for (s, e, printed) in [(&out.configs[1], exact[1], 3.26), (&out.configs[2], exact[2], 7.54)] {
+        let r = base.mean.mean / s.mean.mean;
+        let exact_r = exact[0] / e;
+        assert!((exact_r - printed).abs() < 0.005);
+        let se_r = r * (base.mean.std_err.unwrap() / base.mean.mean + s.mean.std_err.unwrap() / s.mean.mean);
+        assert!(((r - exact_r) / se_r).abs() < Z, "speedup {r} vs {exact_r}");
+    }
+    // s = 0 is uncoded: the same draws give exactly the same numbers.
+    assert_eq!(out.configs[0], out.baseline);
+}
+
+#[test]
+fn k_of_n_exponential_every_monotone_load_model() {
+    let n = 20;
+    let rate = 2.0;
+    let dist = Dist::exp(rate).unwrap();
+    let schemes = || {
+        vec![
+            scheme(SchemeKind::Uncoded, n, None, None, None),
+            scheme(SchemeKind::Ignore, n, Some(5), None, None),
+            scheme(SchemeKind::Crc, n, Some(1), None, None),
+            scheme(SchemeKind::Crc, n, Some(19), None, None),
+            scheme(SchemeKind::CommEfficient, n, Some(4), Some(3), None),
+            scheme(SchemeKind::Mds, n, None, None, Some(8)),
+            scheme(SchemeKind::Mds, n, None, None, Some(1)),
+        ]
+    };
+    for (i, model) in [
+        LoadModel::Fixed,
+        LoadModel::Scaled,
+        LoadModel::Affine { unit_time: 0.3 },
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let means = schemes()
+            .iter()
+            .map(|s| {
+                let base = (harmonic(n) - harmonic(n - s.k())) / rate;
+                Some(match model {
+                    LoadModel::Fixed => base,
+                    LoadModel::Scaled => s.load() * base,
+                    LoadModel::Affine { unit_time } => unit_time * s.load() + base,
+                    LoadModel::Additive => unreachable!(),
+                })
+            })
+            .collect();
+        check_all(n, dist, model, schemes(), means, 10 + i as u64);
+    }
+}
+
+#[test]
+fn frc_group_formula() {
+    // E[T] = H_g/(rμ) under fixed, H_g/μ under scaled (SPEC §3).
+    let (n, rate) = (24, 1.5);
+    let dist = Dist::exp(rate).unwrap();
+    let sizes = [1usize, 2, 3, 4, 6, 12, 24];
+    for (model, scale) in [(LoadModel::Fixed, false), (LoadModel::Scaled, true)] {
+        let schemes: Vec<Scheme> = sizes
+            .iter()
+            .map(|&r| scheme(SchemeKind::Frc, n, Some(r - 1), None, None))
+            .collect();
+        let means = sizes
+            .iter()
+            .map(|&r| {
+                let g = n / r;
+                Some(if scale {
+                    harmonic(g) / rate
+                } else {
+                    harmonic(g) / (r as f64 * rate)
+                })
+            })
+            .collect();
+        check_all(n, dist, model, schemes, means, 20);
+    }
+}
+
+#[test]
+fn shifted_exponential_and_pareto() {
+    let n = 30;
+    let shifted = Dist::shifted_exp(1.0, 0.5).unwrap();
+    let schemes = vec![
+        scheme(SchemeKind::Mds, n, None, None, Some(10)),
+        scheme(SchemeKind::Mds, n, None, None, Some(30)),
+        scheme(SchemeKind::Crc, n, Some(3), None, None),
+    ];
+    let means = schemes
+        .iter()
+        .map(|s| Some(s.load() * (1.0 + (harmonic(n) - harmonic(n - s.k())) / 0.5)))
+        .collect();
+    check_all(n, shifted, LoadModel::Scaled, schemes, means, 30);
+
+    // Pareto: E[X_(k:n)] = x_m Γ(n+1)Γ(n−k+1−1/α) / (Γ(n−k+1)Γ(n+1−1/α)).
+    let (xm, alpha) = (2.0, 3.5);
+    let pareto = Dist::pareto(xm, alpha).unwrap();
+    let ks = [1usize, 15, 28, 30];
+    let schemes: Vec<Scheme> = ks
+        .iter()
+        .map(|&k| scheme(SchemeKind::Mds, n, None, None, Some(k)))
+        .collect();
+    let means = ks
+        .iter()
+        .map(|&k| {
+            let (nf, kf) = (n as f64, k as f64);
+            Some(
+                xm * (ln_gamma(nf + 1.0) + ln_gamma(nf - kf + 1.0 - 1.0 / alpha)
+                    - ln_gamma(nf - kf + 1.0)
+                    - ln_gamma(nf + 1.0 - 1.0 / alpha))
+                .exp(),
+            )
+        })
+        .collect();
+    check_all(n, pareto, LoadModel::Fixed, schemes, means, 31);
+}
+
+#[test]
+fn straggler_mixtures_by_integration() {
+    let n = 40;
+    let dist = Dist::exp(1.0).unwrap().with_stragglers(0.05, 8.0).unwrap();
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Ignore, n, Some(2), None, None),
+        scheme(SchemeKind::Frc, n, Some(3), None, None),
+        scheme(SchemeKind::Crc, n, Some(3), None, None),
+    ];
+    check_all(n, dist, LoadModel::Fixed, schemes.clone(), vec![None; 4], 40);
+    check_all(n, dist, LoadModel::Scaled, schemes, vec![None; 4], 41);
+}
+
+#[test]
+fn additive_loads_are_gamma() {
+    // Each worker's time is Gamma(ℓ, μ) for integer ℓ (SPEC §3).
+    let n = 12;
+    let dist = Dist::exp(1.0).unwrap();
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Crc, n, Some(2), None, None),
+        scheme(SchemeKind::Frc, n, Some(3), None, None),
+        scheme(SchemeKind::CommEfficient, n, Some(2), Some(3), None),
+        scheme(SchemeKind::Mds, n, None, None, Some(4)),
+    ];
+    check_all(n, dist, LoadModel::Additive, schemes, vec![None; 5], 50);
+}
+
+/// Non-integer additive loads (mds with k ∤ n) against a brute-force
+/// simulation written another way: rand_distr's Gamma for the whole units.
+#[test]
+fn additive_fractional_load_against_brute_force() {
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, Exp1, Gamma};
+    let n = 10;
+    let k = 4; // load 2.5
+    let (_, out) = simulate(
+        n,
+        Dist::exp(1.0).unwrap(),
+        LoadModel::Additive,
+        vec![scheme(SchemeKind::Mds, n, None, None, Some(k))],
+        TRIALS,
+        60,
+    );
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
+    let gamma = Gamma::new(2.0, 1.0).unwrap();
+    let (mut sum, mut sum2) = (0.0, 0.0);
+    let reps = 200_000;
+    for _ in 0..reps {
+        let mut t: Vec<f64> = (0..n)
+            .map(|_| gamma.sample(&mut rng) + 0.5 * <Exp1 as Distribution<f64>>::sample(&Exp1, &mut rng))
+            .collect();
+        t.sort_by(f64::total_cmp);
+        sum += t[k - 1];
+        sum2 += t[k - 1] * t[k - 1];
+    }
+    let m = sum / reps as f64;
+    let se_ref = ((sum2 / reps as f64 - m * m) / reps as f64).sqrt();
+    let s = &out.configs[0];
+    let z = (s.mean.mean - m) / (s.mean.std_err.unwrap().powi(2) + se_ref * se_ref).sqrt();
+    assert!(z.abs() < Z, "engine {} vs brute force {m}: z = {z:.2}", s.mean.mean);
+}
+
+/// The general discrete-event path and the closed-form fast path give the
+/// same bits for every scheme and load model.
+#[test]
+fn event_path_equals_fast_path() {
+    let n = 12;
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Ignore, n, Some(3), None, None),
+        scheme(SchemeKind::Frc, n, Some(2), None, None),
+        scheme(SchemeKind::Crc, n, Some(2), None, None),
+        scheme(SchemeKind::CommEfficient, n, Some(2), Some(2), None),
+        scheme(SchemeKind::Mds, n, None, None, Some(5)),
+    ];
+    for model in [
+        LoadModel::Fixed,
+        LoadModel::Scaled,
+        LoadModel::Additive,
+        LoadModel::Affine { unit_time: 1.0 },
+    ] {
+        let study = Study::new(n, Dist::pareto(1.0, 2.0).unwrap(), model, schemes.clone(), 3000, 5).unwrap();
+        let fast = engine::simulate_with(&TrialPlan::new(&study, RulePath::Fast), &study, &Silent);
+        let events = engine::simulate_with(&TrialPlan::new(&study, RulePath::Events), &study, &Silent);
+        assert_eq!(fast, events, "{model}");
+    }
+}
+
+/// Percentiles from the bounded-memory estimator against the exact sample
+/// quantiles of the same trials, recomputed by storing every value: within a
+/// twentieth of a standard error.
+#[test]
+fn percentiles_match_exact_sample_quantiles() {
+    let n = 50;
+    let schemes = vec![
+        scheme(SchemeKind::Crc, n, Some(5), None, None),
+        scheme(SchemeKind::Frc, n, Some(4), None, None),
+    ];
+    let trials = 300_000; // beyond the pilot, so the windows and bins are used
+    let study = Study::new(
+        n,
+        Dist::exp(1.0).unwrap(),
+        LoadModel::Affine { unit_time: 2.0 },
+        schemes,
+        trials,
+        7,
+    )
+    .unwrap();
+    let outcome = engine::simulate(&study, &Silent);
+    let plan = TrialPlan::new(&study, RulePath::Fast);
+    let mut scratch = plan.scratch();
+    let mut out = vec![0.0; plan.slots()];
+    let mut columns = vec![Vec::with_capacity(trials as usize); plan.slots()];
+    for t in 0..trials {
+        plan.run(study.seed(), t, &mut scratch, &mut out);
+        for (c, v) in columns.iter_mut().zip(&out) {
+            c.push(*v);
+        }
+    }
+    let summaries: Vec<&Summary> = outcome
+        .configs
+        .iter()
+        .chain(std::iter::once(&outcome.baseline))
+        .collect();
+    for (col, summary) in columns.iter_mut().zip(summaries) {
+        col.sort_by(f64::total_cmp);
+        let mean = col.iter().sum::<f64>() / trials as f64;
+        assert!((summary.mean.mean - mean).abs() < 1e-9 * mean);
+        for (q, &est) in QUANTILES.iter().zip(&summary.quantiles) {
+            let exact = gcsim::stats::quantile::exact_quantile(col, *q);
+            let j = gcsim::stats::quantile::target_index(*q, trials) as usize;
+            let d = (q * (1.0 - q) * trials as f64).sqrt() as usize + 1;
+            let se = (col[(j + d).min(col.len() - 1)] - col[j.saturating_sub(d)]) / 2.0;
+            assert!(
+                (est - exact).abs() <= 0.05 * se,
+                "q={q}: {est} vs exact {exact}, se {se}"
+            );
+        }
+    }
+}
+
+/// Same seed, one thread or two: identical results.
+#[test]
+fn thread_count_does_not_change_results() {
+    let n = 30;
+    let schemes = vec![
+        scheme(SchemeKind::Crc, n, Some(4), None, None),
+        scheme(SchemeKind::Frc, n, Some(4), None, None),
+    ];
+    let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, 150_000, 3).unwrap();
+    let run = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| engine::simulate(&study, &Silent))
+    };
+    assert_eq!(run(1), run(2));
+    assert_eq!(run(1), run(3));
+}

@@ -54,7 +54,7 @@ fn short(x: Option<f64>) -> String {
     match x {
         None => "-".into(),
         Some(x) if x.is_infinite() => if x > 0.0 { "inf" } else { "-inf" }.into(),
-        Some(x) if x == 0.0 => "0".into(),
+        Some(0.0) => "0".into(),
         Some(x) => {
             let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
             if x.abs() >= 1e6 || x.abs() < 1e-4 {

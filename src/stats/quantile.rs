@@ -273,7 +273,8 @@ mod tests {
     fn agrees_with_exact_sample_quantiles() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let n = 400_000;
-        let laws: [(&str, Box<dyn Fn(f64) -> f64>); 3] = [
+        type Law = Box<dyn Fn(f64) -> f64>;
+        let laws: [(&str, Law); 3] = [
             ("exp", Box::new(|e| e)),
             ("narrow", Box::new(|e| 1000.0 + 0.001 * e)),
             ("bimodal", Box::new(|e: f64| if e.fract() < 0.3 { 8.0 * e } else { e })),

@@ -199,7 +199,7 @@ fn out_writes_the_file_in_the_extension_format() {
         .arg(&path)
         .assert()
         .success()
-        .stderr(predicate::str::contains("wrote 1 rows"));
+        .stderr(predicate::str::contains("wrote 1 row to"));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["rows"][0]["k"], 7);
     // No temporary file is left behind.

@@ -54,7 +54,12 @@ impl Job {
                 if stdout.is_terminal() {
                     export::write(&report, Format::Table, &mut stdout.lock())?;
                 }
-                eprintln!("wrote {} rows to {}", report.rows.len(), path.display());
+                let rows = report.rows.len();
+                eprintln!(
+                    "wrote {rows} row{} to {}",
+                    if rows == 1 { "" } else { "s" },
+                    path.display()
+                );
             }
             None => {
                 let mut out = io::BufWriter::new(stdout.lock());

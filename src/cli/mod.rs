@@ -27,7 +27,7 @@ use gcsim::study::Study;
     after_help = "Examples:
   gcsim sweep --n 100 --s 0..50
   gcsim run --n 100 --scheme crc --s 20 --dist exp:rate=1 --load-model scaled
-  gcsim sweep --n 100 --s 0..10 --scheme uncoded,frc,crc --format csv --out results.csv
+  gcsim sweep --n 100 --s 0..10 --scheme uncoded,frc,crc --out results.csv
 
 Run `gcsim <command> --help` for every option of a command."
 )]

@@ -18,8 +18,9 @@ use super::{SchemeArg, parse_count, run_config};
 #[command(after_help = "Examples:
   gcsim run --n 100 --scheme crc --s 20
   gcsim run --n 100 --scheme frc --s 19 --load-model scaled --trials 1000000
-  gcsim run --n 50 --scheme mds --k 40 --dist shifted-exp:shift=1,rate=2 --load-model scaled
-  gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --format json --out result.json")]
+  gcsim run --n 50 --scheme mds --k 40 --dist shifted-exp:shift=1,rate=2 \\
+      --load-model scaled
+  gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --out result.json")]
 pub struct RunArgs {
     /// Number of workers.
     #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
@@ -29,7 +30,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "SCHEME")]
     pub scheme: SchemeArg,
 
-    /// Straggler tolerance s, 0 <= s < n (ignore, frc, crc, comm-efficient; mds as k = n - s).
+    /// Straggler tolerance s, 0 <= s < n (ignore, frc, crc, comm-efficient; mds reads it as k=n-s).
     #[arg(long, value_name = "S", value_parser = parse_count, allow_negative_numbers = true)]
     pub s: Option<usize>,
 

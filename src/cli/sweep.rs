@@ -23,9 +23,12 @@ comm-efficient where s+m > n) and says so.
 
 Examples:
   gcsim sweep --n 100 --s 0..50
-  gcsim sweep --n 100 --s 0..10 --scheme uncoded,ignore,frc,crc --dist exp:rate=1,p_slow=0.05,slowdown=8
-  gcsim sweep --n 20 --s 2 --m 1..10 --scheme comm-efficient,crc --load-model affine --unit-time 0.145
-  gcsim sweep --n 50 --k 1..50 --scheme mds --dist shifted-exp:shift=1,rate=1 --load-model scaled --out mds.csv"
+  gcsim sweep --n 100 --s 0..10 --scheme uncoded,ignore,frc,crc \\
+      --dist exp:rate=1,p_slow=0.05,slowdown=8
+  gcsim sweep --n 20 --s 2 --m 1..10 --scheme comm-efficient,crc \\
+      --load-model affine --unit-time 0.145
+  gcsim sweep --n 50 --k 1..50 --scheme mds --dist shifted-exp:shift=1,rate=1 \\
+      --load-model scaled --out mds.csv"
 )]
 pub struct SweepArgs {
     /// Number of workers.
@@ -42,7 +45,7 @@ pub struct SweepArgs {
     )]
     pub scheme: Vec<SchemeArg>,
 
-    /// Straggler tolerances, e.g. 0..50 or 0,5,10 (ignore, frc, crc, comm-efficient; mds as k = n - s).
+    /// Straggler tolerances, e.g. 0..50 or 0,5,10 (ignore, frc, crc, comm-efficient; mds reads them as k=n-s).
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
     pub s: Option<IntList>,
 
@@ -50,7 +53,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
     pub m: Option<IntList>,
 
-    /// Recovery thresholds for mds, e.g. 1..100 (instead of k = n - s).
+    /// Recovery thresholds for mds, e.g. 1..100 (instead of k=n-s).
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
     pub k: Option<IntList>,
 

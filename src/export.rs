@@ -125,6 +125,9 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for note in &c.skipped {
         writeln!(out, "# skipped: {note}")?;
     }
+    for warning in &c.warnings {
+        writeln!(out, "# warning: {warning}")?;
+    }
     let mut cells = vec![TABLE_HEADER.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     cells.extend(report.rows.iter().map(table_cells));
     let widths: Vec<usize> = (0..TABLE_HEADER.len())

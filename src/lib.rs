@@ -16,3 +16,4 @@ pub mod report;
 pub mod scheme;
 pub mod stats;
 pub mod study;
+pub mod verify;

@@ -33,8 +33,15 @@ fn main() -> ExitCode {
         Ok(job) => job,
         Err(err) => return fail(err, EXIT_USAGE),
     };
-    match job.execute() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => fail(err, EXIT_FAILURE),
+    match job {
+        cli::Prepared::Job(job) => match job.execute() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => fail(err, EXIT_FAILURE),
+        },
+        cli::Prepared::Verify(args) => match args.execute() {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(EXIT_FAILURE),
+            Err(err) => fail(err, EXIT_USAGE),
+        },
     }
 }

@@ -7,8 +7,10 @@
 
 use serde::{Serialize, Serializer};
 
+use crate::analytic::{IterationLaw, iteration_law};
 use crate::engine::{Outcome, Summary};
 use crate::scheme::{Scheme, SchemeKind};
+use crate::stats::QUANTILES;
 use crate::study::Study;
 
 fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -123,13 +125,84 @@ impl Row {
     }
 }
 
-/// The rows of a simulated study, one per scheme, in the study's order.
+/// The exact law of `scheme` in `study`, where the theory gives one.
+fn law(study: &Study, scheme: &Scheme) -> Option<IterationLaw> {
+    iteration_law(study.dist(), study.load_model(), scheme)
+}
+
+/// The rows of a simulated study, one per scheme, in the study's order, with
+/// `analytic_mean` and `analytic_p99` filled where an exact law exists.
 pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
     study
         .schemes()
         .iter()
         .zip(&outcome.configs)
-        .map(|(s, summary)| Row::new(s, summary, &outcome.baseline))
+        .map(|(s, summary)| {
+            let mut row = Row::new(s, summary, &outcome.baseline);
+            if let Some(law) = law(study, s) {
+                row.analytic_mean = Some(law.mean());
+                row.analytic_p99 = Some(law.quantile(0.99));
+            }
+            row
+        })
+        .collect()
+}
+
+/// Rows from the exact laws alone (`--analytic`): no Monte Carlo, `trials`
+/// 0, no standard error. Schemes without an exact law are returned apart.
+pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
+    let baseline = law(study, &study.baseline()).map(|l| (l.mean(), l.quantile(0.99)));
+    let mut rows = Vec::new();
+    let mut missing = Vec::new();
+    for scheme in study.schemes() {
+        let Some(law) = law(study, scheme) else {
+            missing.push(*scheme);
+            continue;
+        };
+        let mean = law.mean();
+        let [p50, p90, p99, p999] = QUANTILES.map(|q| law.quantile(q));
+        rows.push(Row {
+            scheme: scheme.kind(),
+            n: scheme.n(),
+            s: scheme.s(),
+            m: scheme.m(),
+            k: scheme.k(),
+            load: scheme.load(),
+            message: scheme.message(),
+            exact: scheme.exact(),
+            trials: 0,
+            mean,
+            std_err: None,
+            ci95_low: None,
+            ci95_high: None,
+            p50,
+            p90,
+            p99,
+            p999,
+            speedup: baseline.and_then(|b| ratio(b.0, mean)),
+            p99_speedup: baseline.and_then(|b| ratio(b.1, p99)),
+            analytic_mean: Some(mean),
+            analytic_p99: Some(p99),
+        });
+    }
+    (rows, missing)
+}
+
+/// Warnings for rows whose exact mean is infinite: their sample mean does not
+/// converge, however many trials.
+pub fn infinite_mean_warnings(rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.analytic_mean.is_some_and(f64::is_infinite))
+        .map(|r| {
+            let params = match r.m {
+                Some(m) => format!("s={} m={m}", r.s),
+                None => format!("s={} k={}", r.s, r.k),
+            };
+            format!(
+                "{} {params}: the exact mean is infinite (heavy tail); its sample mean and std_err do not converge, use the percentiles",
+                r.scheme
+            )
+        })
         .collect()
 }
 
@@ -142,6 +215,8 @@ pub struct RunConfig {
     pub gcsim: &'static str,
     /// The subcommand (`run` or `sweep`).
     pub command: &'static str,
+    /// `monte-carlo`, or `analytic` for exact values only.
+    pub mode: &'static str,
     /// Number of workers.
     pub n: usize,
     /// Worker-time law for one uncoded share, in `--dist` syntax.
@@ -167,6 +242,8 @@ pub struct RunConfig {
     pub quantile_definition: &'static str,
     /// Parameter values a scheme does not admit, skipped with the reason.
     pub skipped: Vec<String>,
+    /// What the reader must know to read the rows (e.g. infinite means).
+    pub warnings: Vec<String>,
 }
 
 impl RunConfig {
@@ -187,8 +264,12 @@ impl RunConfig {
                 f.push((k, v.clone()));
             }
         }
-        f.push(("trials", self.trials.to_string()));
-        f.push(("seed", self.seed.to_string()));
+        if self.mode == "analytic" {
+            f.push(("mode", "analytic".to_string()));
+        } else {
+            f.push(("trials", self.trials.to_string()));
+            f.push(("seed", self.seed.to_string()));
+        }
         f
     }
 }

@@ -83,6 +83,12 @@ pub struct CommonArgs {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 
+    /// Exact values only, no Monte Carlo: mean and percentiles from the
+    /// order-statistic formulas, for the configurations that have them
+    /// (answers in seconds even for n = 10^6).
+    #[arg(long)]
+    pub analytic: bool,
+
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

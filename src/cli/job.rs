@@ -2,11 +2,11 @@
 
 use std::io::{self, IsTerminal, Write};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use gcsim::engine;
 use gcsim::export::{self, Format};
-use gcsim::report::{self, Report, RunConfig};
+use gcsim::report::{self, Report, Row, RunConfig};
 use gcsim::study::Study;
 
 use super::common::{CommonArgs, Output};

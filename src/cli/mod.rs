@@ -7,6 +7,7 @@ pub mod progress;
 pub mod range;
 pub mod run;
 pub mod sweep;
+pub mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -44,6 +45,16 @@ pub enum Command {
     Run(run::RunArgs),
     /// Simulate schemes over ranges of s, m, k on common random numbers.
     Sweep(sweep::SweepArgs),
+    /// Check the Monte Carlo engine against every exact formula; exit 1 on a mismatch.
+    Verify(verify::VerifyArgs),
+}
+
+/// A validated command, ready to execute.
+pub enum Prepared {
+    /// `run` or `sweep`.
+    Job(Box<job::Job>),
+    /// `verify`.
+    Verify(verify::VerifyArgs),
 }
 
 /// `--scheme` values.
@@ -92,6 +103,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
     RunConfig {
         gcsim: env!("CARGO_PKG_VERSION"),
         command,
+        mode: "monte-carlo",
         n: study.n(),
         dist: study.dist().to_string(),
         load_model: study.load_model().name(),
@@ -104,15 +116,17 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         seed: study.seed(),
         quantile_definition: "inverse empirical CDF (type 1)",
         skipped: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 
 /// Converts the parsed command line into a job, validating everything.
-pub fn prepare(cli: Cli) -> anyhow::Result<job::Job> {
-    match cli.command {
-        Command::Run(args) => args.try_into(),
-        Command::Sweep(args) => args.try_into(),
-    }
+pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
+    Ok(match cli.command {
+        Command::Run(args) => Prepared::Job(Box::new(args.try_into()?)),
+        Command::Sweep(args) => Prepared::Job(Box::new(args.try_into()?)),
+        Command::Verify(args) => Prepared::Verify(args),
+    })
 }
 
 #[cfg(test)]

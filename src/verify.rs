@@ -1,0 +1,248 @@
+//! `gcsim verify`: the Monte Carlo engine against every exact answer.
+//!
+//! For each configuration of a built-in grid (every distribution × load
+//! model × scheme whose iteration time has an exact law, plus the worked
+//! numbers of SPEC §3) the engine's estimates are compared with the theory:
+//!
+//! - the mean by z = (x̄ − E[T]) / SE(x̄);
+//! - p50 and p99 by z = (F(x̂_q) − q) / √(q(1−q)/N): the exact CDF at the
+//!   estimated quantile is Beta(⌈qN⌉, N−⌈qN⌉+1)-distributed, with that mean
+//!   and standard deviation up to O(1/N).
+//!
+//! With M z-checks, each fails when |z| exceeds Φ⁻¹(1 − α/(2M)) with
+//! α = 10⁻³ (Bonferroni), so a correct engine fails the whole grid with
+//! probability below 10⁻³, while an engine that waits for one worker too many
+//! is off by tens of standard errors.
+
+use statrs::distribution::{ContinuousCDF, Normal};
+
+use crate::analytic::iteration_law;
+use crate::dist::Dist;
+use crate::engine::Outcome;
+use crate::load::LoadModel;
+use crate::scheme::{Params, Scheme, SchemeKind};
+use crate::study::Study;
+
+/// The family-wise false-alarm probability of the whole grid.
+pub const FAMILY_ALPHA: f64 = 1e-3;
+
+/// One study of the grid: a cluster, a law, a load model and its schemes.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Workers.
+    pub n: usize,
+    /// The worker law.
+    pub dist: Dist,
+    /// The load model.
+    pub model: LoadModel,
+    /// The schemes, simulated together on common draws.
+    pub schemes: Vec<Scheme>,
+}
+
+/// A number that the theory or the literature prints, to check as printed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Printed {
+    /// What it is.
+    pub what: String,
+    /// The value as printed.
+    pub printed: f64,
+    /// Half a unit of the last printed digit.
+    pub tolerance: f64,
+    /// The exact value gcsim computes.
+    pub exact: f64,
+}
+
+/// The outcome of one check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    /// The configuration: law, load model, scheme and parameters.
+    pub config: String,
+    /// `mean`, `p50` or `p99`.
+    pub stat: &'static str,
+    /// The exact value.
+    pub exact: f64,
+    /// The Monte Carlo estimate.
+    pub estimate: f64,
+    /// The z-score, or `None` where the check does not apply (an infinite mean).
+    pub z: Option<f64>,
+    /// Whether the check passed.
+    pub pass: bool,
+}
+
+/// Everything `verify` found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdicts {
+    /// Monte Carlo against exact values.
+    pub checks: Vec<Check>,
+    /// Exact values against the numbers SPEC §3 prints.
+    pub printed: Vec<(Printed, bool)>,
+    /// The |z| beyond which a check fails.
+    pub threshold: f64,
+    /// Trials per configuration.
+    pub trials: u64,
+}
+
+impl Verdicts {
+    /// Checks that passed.
+    pub fn passed(&self) -> usize {
+        self.checks.iter().filter(|c| c.pass).count() + self.printed.iter().filter(|p| p.1).count()
+    }
+
+    /// Checks that failed.
+    pub fn failed(&self) -> usize {
+        self.checks.len() + self.printed.len() - self.passed()
+    }
+}
+
+fn scheme(kind: SchemeKind, n: usize, s: Option<usize>, m: Option<usize>, k: Option<usize>) -> Scheme {
+    Scheme::new(kind, n, Params { s, m, k }).expect("the built-in grid holds valid schemes")
+}
+
+/// The built-in grid: five laws (exponential, shifted exponential, Pareto
+/// with finite variance, Pareto with an infinite mean, a straggler mixture)
+/// × four load models × all six schemes on n = 20, and the SPEC §3 example on
+/// n = 100. Configurations without an exact law are left out when run.
+pub fn grid() -> Vec<Case> {
+    let n = 20;
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Ignore, n, Some(3), None, None),
+        scheme(SchemeKind::Frc, n, Some(3), None, None),
+        scheme(SchemeKind::Crc, n, Some(3), None, None),
+        scheme(SchemeKind::Crc, n, Some(n - 1), None, None),
+        scheme(SchemeKind::CommEfficient, n, Some(3), Some(2), None),
+        scheme(SchemeKind::Mds, n, None, None, Some(10)),
+        scheme(SchemeKind::Mds, n, None, None, Some(1)),
+    ];
+    let dists = [
+        Dist::exp(1.0),
+        Dist::shifted_exp(1.0, 2.0),
+        Dist::pareto(1.0, 4.5),
+        Dist::pareto(1.0, 0.8),
+        Dist::exp(1.0).and_then(|d| d.with_stragglers(0.05, 8.0)),
+    ];
+    let models = [LoadModel::Fixed, LoadModel::Scaled, LoadModel::Additive, LoadModel::Affine { unit_time: 0.5 }];
+    let mut cases = Vec::new();
+    for dist in dists {
+        for model in models {
+            cases.push(Case {
+                n,
+                dist: dist.clone().expect("valid built-in law"),
+                model,
+                schemes: schemes.clone(),
+            });
+        }
+    }
+    let big = 100;
+    cases.push(Case {
+        n: big,
+        dist: Dist::exp(1.0).expect("valid"),
+        model: LoadModel::Fixed,
+        schemes: [0, 20, 50].map(|s| scheme(SchemeKind::Crc, big, Some(s), None, None)).to_vec(),
+    });
+    cases
+}
+
+/// The SPEC §3 worked numbers, as computed by the analytic layer.
+pub fn printed_numbers() -> Vec<Printed> {
+    let dist = Dist::exp(1.0).expect("valid");
+    let mean = |s: usize| {
+        let scheme = scheme(SchemeKind::Crc, 100, Some(s), None, None);
+        iteration_law(&dist, &LoadModel::Fixed, &scheme).expect("exponential k-of-n is exact").mean()
+    };
+    let (u, s20, s50) = (mean(0), mean(20), mean(50));
+    let p = |what: &str, printed: f64, tolerance: f64, exact: f64| Printed {
+        what: what.to_string(),
+        printed,
+        tolerance,
+        exact,
+    };
+    vec![
+        p("n=100 exp uncoded mean", 5.187, 5e-4, u),
+        p("n=100 exp crc s=20 mean", 1.590, 5e-4, s20),
+        p("n=100 exp crc s=20 speedup", 3.26, 5e-3, u / s20),
+        p("n=100 exp crc s=50 mean", 0.688, 5e-4, s50),
+        p("n=100 exp crc s=50 speedup", 7.54, 5e-3, u / s50),
+    ]
+}
+
+/// Runs every case with `trials` trials from `seed` on `engine`, and judges.
+pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Outcome) -> Verdicts {
+    struct Pending {
+        config: String,
+        stat: &'static str,
+        exact: f64,
+        estimate: f64,
+        z: Option<f64>,
+    }
+    let mut pending = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let exact: Vec<(Scheme, _)> = case
+            .schemes
+            .iter()
+            .filter_map(|s| iteration_law(&case.dist, &case.model, s).map(|law| (*s, law)))
+            .collect();
+        if exact.is_empty() {
+            continue;
+        }
+        let schemes = exact.iter().map(|(s, _)| *s).collect();
+        let study = Study::new(case.n, case.dist, case.model, schemes, trials, seed.wrapping_add(i as u64))
+            .expect("the built-in grid is a valid study");
+        let outcome = engine(&study);
+        for ((scheme, law), summary) in exact.iter().zip(&outcome.configs) {
+            let config = format!("{} {} n={} {scheme}", case.dist, case.model, case.n);
+            let mean = law.mean();
+            pending.push(Pending {
+                config: config.clone(),
+                stat: "mean",
+                exact: mean,
+                estimate: summary.mean.mean,
+                z: match summary.mean.std_err {
+                    Some(se) if mean.is_finite() && se > 0.0 => Some((summary.mean.mean - mean) / se),
+                    _ => None,
+                },
+            });
+            for (stat, q, qi) in [("p50", 0.5, 0), ("p99", 0.99, 2)] {
+                let x = summary.quantiles[qi];
+                pending.push(Pending {
+                    config: config.clone(),
+                    stat,
+                    exact: law.quantile(q),
+                    estimate: x,
+                    z: Some((law.cdf(x) - q) / (q * (1.0 - q) / trials as f64).sqrt()),
+                });
+            }
+        }
+    }
+    let tests = pending.iter().filter(|p| p.z.is_some()).count().max(1);
+    let threshold = Normal::standard().inverse_cdf(1.0 - FAMILY_ALPHA / (2.0 * tests as f64));
+    let checks = pending
+        .into_iter()
+        .map(|p| Check {
+            pass: match p.z {
+                Some(z) => z.abs() <= threshold,
+                // An infinite mean cannot be checked by its sample mean; it passes
+                // only if the sample mean did not come out as a finite "exact" match.
+                None => p.exact.is_infinite(),
+            },
+            config: p.config,
+            stat: p.stat,
+            exact: p.exact,
+            estimate: p.estimate,
+            z: p.z,
+        })
+        .collect();
+    let printed = printed_numbers()
+        .into_iter()
+        .map(|p| {
+            let ok = (p.exact - p.printed).abs() <= p.tolerance;
+            (p, ok)
+        })
+        .collect();
+    Verdicts {
+        checks,
+        printed,
+        threshold,
+        trials,
+    }
+}

@@ -8,6 +8,7 @@
 //! timeline, and summarises the iteration time over many trials.
 #![warn(missing_docs)]
 
+pub mod analytic;
 pub mod dist;
 pub mod engine;
 pub mod export;

@@ -36,6 +36,7 @@ fn main() -> ExitCode {
     match job {
         cli::Prepared::Job(job) => match job.execute() {
             Ok(()) => ExitCode::SUCCESS,
+            Err(err) if err.is::<cli::UsageError>() => fail(err, EXIT_USAGE),
             Err(err) => fail(err, EXIT_FAILURE),
         },
         cli::Prepared::Verify(args) => match args.execute() {

@@ -125,6 +125,22 @@ impl Row {
     }
 }
 
+/// Whether the iteration time of `scheme` has an infinite mean, from the
+/// worker law's tail index α alone (so it holds for every load model): the
+/// k-th order statistic of n has tail index α(n−k+1); frc's maximum of group
+/// minima has tail index α·(s+1). Only Pareto laws have polynomial tails.
+pub fn mean_is_infinite(study: &Study, scheme: &Scheme) -> bool {
+    let alpha = match study.dist().base() {
+        crate::dist::Base::Pareto { shape, .. } => shape,
+        _ => return false,
+    };
+    let multiplicity = match scheme.rule() {
+        crate::scheme::Rule::KOfN(k) => scheme.n() - k + 1,
+        crate::scheme::Rule::Groups { size } => size,
+    };
+    alpha * multiplicity as f64 <= 1.0
+}
+
 /// The exact law of `scheme` in `study`, where the theory gives one.
 fn law(study: &Study, scheme: &Scheme) -> Option<IterationLaw> {
     iteration_law(study.dist(), study.load_model(), scheme)
@@ -132,7 +148,12 @@ fn law(study: &Study, scheme: &Scheme) -> Option<IterationLaw> {
 
 /// The rows of a simulated study, one per scheme, in the study's order, with
 /// `analytic_mean` and `analytic_p99` filled where an exact law exists.
+///
+/// Where the exact mean is infinite, the sample mean estimates nothing: the
+/// row's `mean` is `inf`, its standard error and interval are empty, and the
+/// speedup compares the true means (∞/x = ∞, x/∞ = 0, ∞/∞ undefined).
 pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
+    let base_inf = mean_is_infinite(study, &study.baseline());
     study
         .schemes()
         .iter()
@@ -142,6 +163,22 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
             if let Some(law) = law(study, s) {
                 row.analytic_mean = Some(law.mean());
                 row.analytic_p99 = Some(law.quantile(0.99));
+            }
+            let row_inf = mean_is_infinite(study, s);
+            if row_inf {
+                row.mean = f64::INFINITY;
+                row.std_err = None;
+                row.ci95_low = None;
+                row.ci95_high = None;
+                row.analytic_mean = row.analytic_mean.map(|_| f64::INFINITY);
+            }
+            if row_inf || base_inf {
+                let base = if base_inf {
+                    f64::INFINITY
+                } else {
+                    outcome.baseline.mean.mean
+                };
+                row.speedup = ratio(base, row.mean);
             }
             row
         })
@@ -192,14 +229,14 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
 /// converge, however many trials.
 pub fn infinite_mean_warnings(rows: &[Row]) -> Vec<String> {
     rows.iter()
-        .filter(|r| r.analytic_mean.is_some_and(f64::is_infinite))
+        .filter(|r| r.mean.is_infinite())
         .map(|r| {
             let params = match r.m {
                 Some(m) => format!("s={} m={m}", r.s),
                 None => format!("s={} k={}", r.s, r.k),
             };
             format!(
-                "{} {params}: the exact mean is infinite (heavy tail); its sample mean and std_err do not converge, use the percentiles",
+                "{} {params}: the exact mean is infinite (heavy tail); the sample mean does not converge however many trials, so mean is written inf; use the percentiles",
                 r.scheme
             )
         })

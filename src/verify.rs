@@ -121,7 +121,12 @@ pub fn grid() -> Vec<Case> {
         Dist::pareto(1.0, 0.8),
         Dist::exp(1.0).and_then(|d| d.with_stragglers(0.05, 8.0)),
     ];
-    let models = [LoadModel::Fixed, LoadModel::Scaled, LoadModel::Additive, LoadModel::Affine { unit_time: 0.5 }];
+    let models = [
+        LoadModel::Fixed,
+        LoadModel::Scaled,
+        LoadModel::Additive,
+        LoadModel::Affine { unit_time: 0.5 },
+    ];
     let mut cases = Vec::new();
     for dist in dists {
         for model in models {
@@ -138,7 +143,9 @@ pub fn grid() -> Vec<Case> {
         n: big,
         dist: Dist::exp(1.0).expect("valid"),
         model: LoadModel::Fixed,
-        schemes: [0, 20, 50].map(|s| scheme(SchemeKind::Crc, big, Some(s), None, None)).to_vec(),
+        schemes: [0, 20, 50]
+            .map(|s| scheme(SchemeKind::Crc, big, Some(s), None, None))
+            .to_vec(),
     });
     cases
 }
@@ -148,7 +155,9 @@ pub fn printed_numbers() -> Vec<Printed> {
     let dist = Dist::exp(1.0).expect("valid");
     let mean = |s: usize| {
         let scheme = scheme(SchemeKind::Crc, 100, Some(s), None, None);
-        iteration_law(&dist, &LoadModel::Fixed, &scheme).expect("exponential k-of-n is exact").mean()
+        iteration_law(&dist, &LoadModel::Fixed, &scheme)
+            .expect("exponential k-of-n is exact")
+            .mean()
     };
     let (u, s20, s50) = (mean(0), mean(20), mean(50));
     let p = |what: &str, printed: f64, tolerance: f64, exact: f64| Printed {
@@ -186,8 +195,15 @@ pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Ou
             continue;
         }
         let schemes = exact.iter().map(|(s, _)| *s).collect();
-        let study = Study::new(case.n, case.dist, case.model, schemes, trials, seed.wrapping_add(i as u64))
-            .expect("the built-in grid is a valid study");
+        let study = Study::new(
+            case.n,
+            case.dist,
+            case.model,
+            schemes,
+            trials,
+            seed.wrapping_add(i as u64),
+        )
+        .expect("the built-in grid is a valid study");
         let outcome = engine(&study);
         for ((scheme, law), summary) in exact.iter().zip(&outcome.configs) {
             let config = format!("{} {} n={} {scheme}", case.dist, case.model, case.n);

@@ -43,7 +43,9 @@ fn csv_has_the_spec_columns() {
     for r in &rows {
         assert_eq!(r.len(), 21);
         assert_eq!(r[8], "2000");
-        assert_eq!(r[19], "", "analytic_mean is empty until the analytic layer fills it");
+        let (mean, analytic): (f64, f64) = (r[9].parse().unwrap(), r[19].parse().unwrap());
+        let se: f64 = r[10].parse().unwrap();
+        assert!((mean - analytic).abs() < 5.0 * se, "{r:?}");
         assert!(!r.iter().any(|c| c.contains("NaN")));
     }
     assert_eq!(
@@ -105,8 +107,116 @@ fn json_has_config_and_rows() {
     assert_eq!(keys_sorted, expected);
     assert_eq!(rows[0]["scheme"], "frc");
     assert_eq!(rows[0]["m"], serde_json::Value::Null);
-    assert_eq!(rows[0]["analytic_p99"], serde_json::Value::Null);
+    assert!(rows[0]["analytic_p99"].as_f64().unwrap() > 0.0);
     assert_eq!(rows[0]["load"], 3.0);
+}
+
+#[test]
+fn analytic_columns_are_empty_where_no_theory_exists() {
+    let csv = stdout_of(&[
+        "run",
+        "--n",
+        "6",
+        "--scheme",
+        "crc",
+        "--s",
+        "1",
+        "--trials",
+        "500",
+        "--load-model",
+        "additive",
+        "--dist",
+        "pareto:scale=1,shape=3",
+    ]);
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[19], row[20]), ("", ""));
+}
+
+#[test]
+fn analytic_mode_gives_exact_values_without_trials() {
+    let csv = stdout_of(&["sweep", "--n", "100", "--s", "0,20,50", "--analytic", "--format", "csv"]);
+    let rows: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    let h = |n: usize| (1..=n).map(|j| 1.0 / j as f64).sum::<f64>();
+    for (row, s) in rows.iter().zip([0usize, 20, 50]) {
+        assert_eq!(row[8], "0", "no trials");
+        assert_eq!(row[10], "", "no standard error");
+        let mean: f64 = row[9].parse().unwrap();
+        assert!((mean - (h(100) - h(s))).abs() < 1e-12, "{row:?}");
+        assert_eq!(row[9], row[19]);
+    }
+    let speedup: f64 = rows[1][17].parse().unwrap();
+    assert!((speedup - 3.26).abs() < 0.005);
+    let json = stdout_of(&[
+        "run",
+        "--n",
+        "10",
+        "--scheme",
+        "crc",
+        "--s",
+        "1",
+        "--analytic",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["config"]["mode"], "analytic");
+    // No exact law: a clear error naming the flag.
+    gcsim()
+        .args([
+            "run",
+            "--n",
+            "10",
+            "--scheme",
+            "crc",
+            "--s",
+            "1",
+            "--analytic",
+            "--load-model",
+            "additive",
+            "--dist",
+            "pareto:scale=1,shape=2",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--analytic: no exact law for crc s=1"));
+}
+
+#[test]
+fn infinite_means_are_inf_with_a_warning() {
+    let args = [
+        "run",
+        "--n",
+        "10",
+        "--scheme",
+        "crc",
+        "--s",
+        "1",
+        "--dist",
+        "pareto:scale=1,shape=0.5",
+        "--trials",
+        "3000",
+    ];
+    let out = gcsim().args(args).args(["--format", "csv"]).output().unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: crc s=1 k=9: the exact mean is infinite"),
+        "{stderr}"
+    );
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[9], row[10], row[11], row[19]), ("inf", "", "", "inf"));
+    assert!(!csv.contains("NaN"));
+    let json = String::from_utf8(gcsim().args(args).args(["--format", "json"]).output().unwrap().stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["rows"][0]["mean"], "inf");
+    assert_eq!(v["rows"][0]["analytic_mean"], "inf");
+    assert_eq!(v["rows"][0]["std_err"], serde_json::Value::Null);
+    assert!(v["config"]["warnings"][0].as_str().unwrap().contains("infinite"));
 }
 
 #[test]

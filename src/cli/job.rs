@@ -2,13 +2,14 @@
 
 use std::io::{self, IsTerminal, Write};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use gcsim::engine;
 use gcsim::export::{self, Format};
 use gcsim::report::{self, Report, Row, RunConfig};
 use gcsim::study::Study;
 
+use super::UsageError;
 use super::common::{CommonArgs, Output};
 use super::progress::Bar;
 
@@ -20,15 +21,33 @@ pub struct Job {
     pub config: RunConfig,
     /// Where the results go.
     pub output: Output,
-    /// Threads, progress.
+    /// Threads, progress, `--analytic`.
     pub common: CommonArgs,
 }
 
 impl Job {
-    /// Simulates, then writes the report to the file and/or stdout.
-    pub fn execute(self) -> Result<()> {
-        for note in &self.config.skipped {
-            eprintln!("note: skipped {note}");
+    /// The rows: exact values under `--analytic`, else a simulation.
+    fn rows(&mut self) -> Result<Vec<Row>> {
+        if self.common.analytic {
+            self.config.mode = "analytic";
+            self.config.quantile_definition = "exact quantiles of the iteration-time law";
+            let (rows, missing) = report::analytic_rows(&self.study);
+            let missing: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+            if rows.is_empty() {
+                return Err(UsageError(format!(
+                    "--analytic: no exact law for {} under --load-model {} with --dist {}; run without --analytic to simulate",
+                    missing.join(", "),
+                    self.study.load_model(),
+                    self.study.dist()
+                ))
+                .into());
+            }
+            if !missing.is_empty() {
+                let note = format!("{} (no exact law; run without --analytic)", missing.join("; "));
+                eprintln!("note: skipped {note}");
+                self.config.skipped.push(note);
+            }
+            return Ok(rows);
         }
         let bar = Bar::new(self.common.quiet, self.study.trials());
         let pool = self.common.pool()?;
@@ -39,8 +58,21 @@ impl Job {
                 outcome.passes
             );
         }
+        Ok(report::rows(&self.study, &outcome))
+    }
+
+    /// Simulates (or evaluates), then writes the report to the file and/or stdout.
+    pub fn execute(mut self) -> Result<()> {
+        for note in &self.config.skipped {
+            eprintln!("note: skipped {note}");
+        }
+        let rows = self.rows()?;
+        self.config.warnings.extend(report::infinite_mean_warnings(&rows));
+        for warning in &self.config.warnings {
+            eprintln!("warning: {warning}");
+        }
         let report = Report {
-            rows: report::rows(&self.study, &outcome),
+            rows,
             config: self.config,
         };
         let stdout = io::stdout();

@@ -87,6 +87,12 @@ impl From<SchemeArg> for SchemeKind {
     }
 }
 
+/// An input error found after validation (e.g. `--analytic` on a
+/// configuration without an exact law): exits with the usage status.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
 /// A whole number >= 0, with an error that says so.
 pub fn parse_count(s: &str) -> Result<usize, String> {
     s.trim().parse::<usize>().map_err(|_| {

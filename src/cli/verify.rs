@@ -10,7 +10,8 @@ use gcsim::verify::{self, Verdicts};
 
 /// Check the simulator against the exact order-statistic formulas.
 #[derive(Debug, Clone, Args)]
-#[command(after_help = "Runs a built-in grid (exp, shifted-exp, two Pareto laws and a straggler
+#[command(
+    after_help = "Runs a built-in grid (exp, shifted-exp, two Pareto laws and a straggler
 mixture; fixed, scaled, additive and affine loads; all six schemes; and the
 SPEC worked example on n=100) and compares each Monte Carlo mean, p50 and p99
 with its exact value by a z-score. The threshold is set so that a correct
@@ -19,7 +20,8 @@ engine fails the whole grid with probability below 0.001. Prints a table and
 
 Examples:
   gcsim verify
-  gcsim verify --trials 1000000 --seed 7")]
+  gcsim verify --trials 1000000 --seed 7"
+)]
 pub struct VerifyArgs {
     /// Monte Carlo trials per configuration.
     #[arg(long, default_value_t = 200_000, value_name = "N")]
@@ -42,7 +44,10 @@ impl VerifyArgs {
     /// Runs the grid and prints it; `Ok(false)` if any check failed.
     pub fn execute(&self) -> Result<bool> {
         if self.trials < 1000 {
-            anyhow::bail!("--trials {} is too few for the z-tests; accepted: 1000 or more", self.trials);
+            anyhow::bail!(
+                "--trials {} is too few for the z-tests; accepted: 1000 or more",
+                self.trials
+            );
         }
         if self.threads == Some(0) {
             anyhow::bail!("--threads 0 is out of range; accepted: a whole number >= 1");
@@ -53,7 +58,9 @@ impl VerifyArgs {
         }
         let pool = pool.build()?;
         let verdicts = pool.install(|| {
-            verify::run(&verify::grid(), self.trials, self.seed, &|study| engine::simulate(study, &Silent))
+            verify::run(&verify::grid(), self.trials, self.seed, &|study| {
+                engine::simulate(study, &Silent)
+            })
         });
         let mut out = io::BufWriter::new(io::stdout().lock());
         print(&verdicts, self.failures_only, &mut out)?;
@@ -63,17 +70,33 @@ impl VerifyArgs {
 }
 
 fn print(v: &Verdicts, failures_only: bool, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "# gcsim verify  trials={}  |z| threshold={:.3} (family-wise alpha 0.001)", v.trials, v.threshold)?;
+    writeln!(
+        out,
+        "# gcsim verify  trials={}  |z| threshold={:.3} (family-wise alpha 0.001)",
+        v.trials, v.threshold
+    )?;
     let width = v.checks.iter().map(|c| c.config.len()).max().unwrap_or(6).max(6);
-    writeln!(out, "{:<width$}  {:<4}  {:>12}  {:>12}  {:>7}  result", "config", "stat", "exact", "monte_carlo", "z")?;
+    writeln!(
+        out,
+        "{:<width$}  {:<4}  {:>12}  {:>12}  {:>7}  result",
+        "config", "stat", "exact", "monte_carlo", "z"
+    )?;
     for c in v.checks.iter().filter(|c| !failures_only || !c.pass) {
         let z = c.z.map_or("-".to_string(), |z| format!("{z:.2}"));
         let result = if c.pass { "ok" } else { "FAIL" };
-        writeln!(out, "{:<width$}  {:<4}  {:>12.6}  {:>12.6}  {z:>7}  {result}", c.config, c.stat, c.exact, c.estimate)?;
+        writeln!(
+            out,
+            "{:<width$}  {:<4}  {:>12.6}  {:>12.6}  {z:>7}  {result}",
+            c.config, c.stat, c.exact, c.estimate
+        )?;
     }
     for (p, ok) in v.printed.iter().filter(|p| !failures_only || !p.1) {
         let result = if *ok { "ok" } else { "FAIL" };
-        writeln!(out, "{:<width$}  {:>12.6} exact vs {} as printed (±{})  {result}", p.what, p.exact, p.printed, p.tolerance)?;
+        writeln!(
+            out,
+            "{:<width$}  {:>12.6} exact vs {} as printed (±{})  {result}",
+            p.what, p.exact, p.printed, p.tolerance
+        )?;
     }
     writeln!(out, "{} passed, {} failed", v.passed(), v.failed())
 }

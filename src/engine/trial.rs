@@ -110,6 +110,19 @@ impl TrialPlan {
         }
     }
 
+    /// The same plan with every slot's rule replaced by `f(slot, rule)`: for
+    /// alternative decoders, and for checking that a wrong rule is caught.
+    pub fn map_rules(mut self, f: impl Fn(usize, Rule) -> Rule) -> Self {
+        for class in &mut self.classes {
+            for e in &mut class.evals {
+                e.rule = f(e.slot, e.rule);
+            }
+            class.needs_sort =
+                self.path == RulePath::Fast && class.evals.iter().any(|e| matches!(e.rule, Rule::KOfN(_)));
+        }
+        self
+    }
+
     /// Number of values one trial produces.
     pub fn slots(&self) -> usize {
         self.slots

@@ -92,9 +92,10 @@ fn print(v: &Verdicts, failures_only: bool, out: &mut dyn Write) -> io::Result<(
     }
     for (p, ok) in v.printed.iter().filter(|p| !failures_only || !p.1) {
         let result = if *ok { "ok" } else { "FAIL" };
+        let digits = (-(2.0 * p.tolerance).log10()).round().max(0.0) as usize;
         writeln!(
             out,
-            "{:<width$}  {:>12.6} exact vs {} as printed (±{})  {result}",
+            "{:<width$}  {:>12.6} exact vs {:.digits$} as printed (±{})  {result}",
             p.what, p.exact, p.printed, p.tolerance
         )?;
     }

@@ -538,3 +538,73 @@ fn every_scheme_load_model_and_distribution() {
         }
     }
 }
+
+/// The exact q-quantile of an iteration-time CDF, by bisection.
+fn invert(cdf: &impl Fn(f64) -> f64, q: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while cdf(hi) < q {
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if cdf(mid) < q { lo = mid } else { hi = mid }
+    }
+    hi
+}
+
+/// The 95% percentile intervals cover the exact quantile about 95% of the
+/// time, over 300 independent runs (p50 and p99 each): the coverage must lie
+/// within 4.5 binomial standard errors of 0.95.
+#[test]
+fn quantile_intervals_cover_the_exact_quantile() {
+    let n = 10;
+    let s = scheme(SchemeKind::Crc, n, Some(2), None, None);
+    let dist = Dist::exp(1.0).unwrap();
+    let cdf = iteration_cdf(&s, worker_cdf(&dist, LoadModel::Fixed, s.load()));
+    let exact = [invert(&cdf, 0.5), invert(&cdf, 0.99)];
+    let runs = 300;
+    let mut covered = [0usize; 2];
+    for seed in 0..runs {
+        let (_, out) = simulate(n, dist, LoadModel::Fixed, vec![s], 4000, 10_000 + seed);
+        let c = &out.configs[0];
+        for (i, qi) in [0usize, 2].into_iter().enumerate() {
+            let (lo, hi) = c.quantile_ci95[qi];
+            assert!(lo <= c.quantiles[qi] && c.quantiles[qi] <= hi);
+            covered[i] += usize::from(lo <= exact[i] && exact[i] <= hi);
+        }
+    }
+    let se = (0.95f64 * 0.05 / runs as f64).sqrt();
+    for (i, c) in covered.iter().enumerate() {
+        let coverage = *c as f64 / runs as f64;
+        assert!((coverage - 0.95).abs() < Z * se, "quantile {i}: coverage {coverage}");
+    }
+}
+
+/// The empirical survival function against the exact one, at every point,
+/// within Z binomial standard errors, on both the exact (short) and the
+/// windowed (long) path.
+#[test]
+fn survival_curve_matches_the_exact_survival_function() {
+    let n = 16;
+    let dist = Dist::pareto(1.0, 3.0).unwrap();
+    let s = scheme(SchemeKind::Frc, n, Some(3), None, None);
+    let cdf = iteration_cdf(&s, worker_cdf(&dist, LoadModel::Scaled, s.load()));
+    for trials in [20_000, 150_000] {
+        let study = Study::new(n, dist, LoadModel::Scaled, vec![s], trials, 4).unwrap();
+        let plan = TrialPlan::new(&study, RulePath::Fast);
+        let options = engine::Options { survival_points: 60 };
+        let out = engine::simulate_full(&plan, &study, &Silent, &options);
+        let curve = &out.configs[0].survival;
+        assert_eq!(curve.len(), 61);
+        assert!(
+            curve.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 >= w[1].1),
+            "monotone"
+        );
+        for &(t, sf) in curve {
+            let exact = 1.0 - cdf(t);
+            let se = (exact * (1.0 - exact) / trials as f64).sqrt().max(1.0 / trials as f64);
+            assert!((sf - exact).abs() < Z * se, "t={t}: {sf} vs {exact}");
+        }
+        assert_eq!(out.baseline.survival.len(), 61);
+    }
+}

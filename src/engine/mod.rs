@@ -9,6 +9,7 @@
 //! chunk. A run no longer than the pilot keeps every value and reports exact
 //! sample quantiles.
 
+pub mod pass;
 pub mod rng;
 pub mod timeline;
 pub mod trial;
@@ -16,8 +17,9 @@ pub mod trial;
 use rayon::prelude::*;
 
 use crate::stats::quantile::{self, Tally, Verdict, Window};
-use crate::stats::{MeanEstimate, Moments, QUANTILES};
+use crate::stats::{MeanEstimate, QUANTILES};
 use crate::study::Study;
+use pass::{Counts, LogBins, Pass, PassTotals, Watch};
 pub use trial::{RulePath, Scratch, TrialPlan};
 
 /// Trials per chunk.
@@ -54,6 +56,44 @@ pub struct Summary {
     pub mean: MeanEstimate,
     /// p50, p90, p99 and p999 (see [`QUANTILES`]).
     pub quantiles: [f64; 4],
+    /// A 95% distribution-free interval for each quantile: the order
+    /// statistics at levels q ∓ 1.96·√(q(1−q)/N) (binomial normal approximation).
+    pub quantile_ci95: [(f64, f64); 4],
+    /// The empirical survival function `(t, P(T > t))` on log-spaced points,
+    /// if [`Options::survival_points`] asked for it.
+    pub survival: Vec<(f64, f64)>,
+}
+
+/// What a simulation computes beyond the summary statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Points of the empirical survival function per configuration (0: none).
+    pub survival_points: usize,
+}
+
+impl Summary {
+    /// From the values at [`quantile_levels`].
+    fn new(trials: u64, mean: MeanEstimate, v: [f64; 12]) -> Self {
+        Self {
+            trials,
+            mean,
+            quantiles: [v[0], v[3], v[6], v[9]],
+            quantile_ci95: [(v[1], v[2]), (v[4], v[5]), (v[7], v[8]), (v[10], v[11])],
+            survival: Vec::new(),
+        }
+    }
+}
+
+/// For each reported quantile q: q, then the levels of its interval's ends.
+pub fn quantile_levels(trials: u64) -> [f64; 12] {
+    let mut levels = [0.0; 12];
+    for (i, q) in QUANTILES.into_iter().enumerate() {
+        let half = 1.959_963_984_540_054 * (q * (1.0 - q) / trials as f64).sqrt();
+        levels[3 * i] = q;
+        levels[3 * i + 1] = (q - half).max(0.0);
+        levels[3 * i + 2] = (q + half).min(1.0);
+    }
+    levels
 }
 
 /// The statistics of every configuration of a study, and of its baseline.
@@ -74,6 +114,11 @@ pub fn simulate(study: &Study, progress: &dyn Progress) -> Outcome {
 
 /// Simulates `study` with a given trial plan.
 pub fn simulate_with(plan: &TrialPlan, study: &Study, progress: &dyn Progress) -> Outcome {
+    simulate_full(plan, study, progress, &Options::default())
+}
+
+/// Simulates `study` with a given trial plan and options.
+pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, options: &Options) -> Outcome {
     let runner = Runner {
         plan,
         seed: study.seed(),
@@ -100,24 +145,31 @@ pub fn simulate_with(plan: &TrialPlan, study: &Study, progress: &dyn Progress) -
         })
         .collect();
 
-    let (summaries, passes) = if pilot.len() as u64 == runner.chunks() {
-        let moments = runner
-            .pass(&Pass::new(&refs, Vec::new(), plan.slots()), &pilot, progress)
-            .moments;
+    let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
+    let (mut summaries, passes, totals) = if pilot.len() as u64 == runner.chunks() {
+        let totals = runner.pass(&Pass::new(&refs, Vec::new(), plan.slots(), survival), &pilot, progress);
+        let levels = quantile_levels(runner.total);
         let summaries = columns
             .iter()
-            .zip(&moments)
+            .zip(&totals.moments)
             .zip(&refs)
-            .map(|((c, m), &r)| Summary {
-                trials: runner.total,
-                mean: m.summarize(r),
-                quantiles: QUANTILES.map(|q| quantile::exact_quantile(c, q)),
+            .map(|((c, m), &r)| {
+                Summary::new(
+                    runner.total,
+                    m.summarize(r),
+                    levels.map(|l| quantile::exact_quantile(c, l)),
+                )
             })
             .collect();
-        (summaries, 1)
+        (summaries, 1, totals)
     } else {
-        runner.full(&columns, &refs, &pilot, progress)
+        runner.full(&columns, &refs, &pilot, survival, progress)
     };
+    if let Some(bins) = &survival {
+        for (slot, summary) in summaries.iter_mut().enumerate() {
+            summary.survival = totals.survival(bins, slot, runner.total);
+        }
+    }
     progress.finish();
     let mut configs: Vec<Summary> = summaries;
     let baseline = configs.pop().expect("the baseline slot is always present");
@@ -128,117 +180,23 @@ pub fn simulate_with(plan: &TrialPlan, study: &Study, progress: &dyn Progress) -
     }
 }
 
-/// One window to tally: the slot it watches and its range.
-#[derive(Debug, Clone, Copy)]
-struct Watch {
-    slot: usize,
-    window: Window,
-}
-
-/// What a pass counts: power sums (first pass only) and window tallies.
-struct Pass<'a> {
-    refs: &'a [f64],
-    watches: Vec<Watch>,
-    by_slot: Vec<Vec<usize>>,
-    offsets: Vec<usize>,
-}
-
-impl<'a> Pass<'a> {
-    fn new(refs: &'a [f64], watches: Vec<Watch>, slots: usize) -> Self {
-        let mut by_slot = vec![Vec::new(); slots];
-        let mut offsets = Vec::with_capacity(watches.len());
-        let mut total = 0;
-        for (w, watch) in watches.iter().enumerate() {
-            by_slot[watch.slot].push(w);
-            offsets.push(total);
-            total += watch.window.bins;
-        }
-        Self {
-            refs,
-            watches,
-            by_slot,
-            offsets,
-        }
-    }
-}
-
-/// The counts of one chunk (or of many, merged).
-struct Counts {
-    moments: Vec<Moments>,
-    range: Vec<(f64, f64)>,
-    below: Vec<u64>,
-    hits: Vec<u32>,
-    inside: Vec<(f64, f64)>,
-}
-
-impl Counts {
-    fn new(slots: usize, watches: usize) -> Self {
-        Self {
-            moments: vec![Moments::ZERO; slots],
-            range: vec![(f64::INFINITY, f64::NEG_INFINITY); slots],
-            below: vec![0; watches],
-            hits: Vec::new(),
-            inside: vec![(f64::INFINITY, f64::NEG_INFINITY); watches],
-        }
-    }
-
-    #[inline]
-    fn add_row(&mut self, pass: &Pass, row: &[f64]) {
-        for (j, &v) in row.iter().enumerate() {
-            if !pass.refs.is_empty() {
-                self.moments[j].push(v, pass.refs[j]);
-            }
-            let r = &mut self.range[j];
-            *r = (r.0.min(v), r.1.max(v));
-            for &w in &pass.by_slot[j] {
-                let win = &pass.watches[w].window;
-                if v < win.lo {
-                    self.below[w] += 1;
-                } else if v < win.hi {
-                    self.hits.push((pass.offsets[w] + win.bin(v)) as u32);
-                    let i = &mut self.inside[w];
-                    *i = (i.0.min(v), i.1.max(v));
-                }
-            }
-        }
-    }
-}
-
-/// Totals of a pass.
-struct PassTotals {
-    moments: Vec<Moments>,
-    range: Vec<(f64, f64)>,
-    tallies: Vec<Tally>,
-}
-
-impl PassTotals {
-    fn new(pass: &Pass, slots: usize) -> Self {
-        Self {
-            moments: vec![Moments::ZERO; slots],
-            range: vec![(f64::INFINITY, f64::NEG_INFINITY); slots],
-            tallies: pass.watches.iter().map(|w| Tally::new(&w.window)).collect(),
-        }
-    }
-
-    /// Appends the next chunk's counts (chunks arrive in index order).
-    fn absorb(&mut self, pass: &Pass, c: Counts) {
-        for (m, cm) in self.moments.iter_mut().zip(&c.moments) {
-            m.merge(cm);
-        }
-        for (r, cr) in self.range.iter_mut().zip(&c.range) {
-            *r = (r.0.min(cr.0), r.1.max(cr.1));
-        }
-        for (w, t) in self.tallies.iter_mut().enumerate() {
-            t.below += c.below[w];
-            t.min_in = t.min_in.min(c.inside[w].0);
-            t.max_in = t.max_in.max(c.inside[w].1);
-        }
-        for h in c.hits {
-            let h = h as usize;
-            let w = pass.offsets.partition_point(|&o| o <= h) - 1;
-            self.tallies[w].counts[h - pass.offsets[w]] += 1;
-        }
-    }
+/// Log bins spanning every pilot value with room on both sides.
+fn survival_bins(columns: &[Vec<f64>], points: usize) -> LogBins {
+    let positive = |v: &&f64| **v > 0.0 && v.is_finite();
+    let lo = columns
+        .iter()
+        .filter_map(|c| c.iter().find(positive))
+        .fold(f64::INFINITY, |a, &b| a.min(b));
+    let hi = columns
+        .iter()
+        .filter_map(|c| c.iter().rev().find(positive))
+        .fold(0.0, |a: f64, &b| a.max(b));
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (lo / 2.0, hi * 8.0)
+    } else {
+        (1e-3, 1e3)
+    };
+    LogBins::new(lo, hi, points)
 }
 
 struct Runner<'a> {
@@ -284,7 +242,7 @@ impl Runner<'_> {
     /// One pass over every trial; chunks held in `stored` are read, not simulated.
     fn pass(&self, pass: &Pass, stored: &[Vec<f64>], progress: &dyn Progress) -> PassTotals {
         let slots = self.plan.slots();
-        let mut totals = PassTotals::new(pass, slots);
+        let mut totals = PassTotals::new(pass);
         let chunks = self.chunks();
         let mut start = 0;
         while start < chunks {
@@ -294,7 +252,7 @@ impl Runner<'_> {
                 .map_init(
                     || self.plan.scratch(),
                     |scratch, c| {
-                        let mut counts = Counts::new(slots, pass.watches.len());
+                        let mut counts = Counts::new(pass);
                         match stored.get(c as usize) {
                             Some(values) => values.chunks_exact(slots).for_each(|r| counts.add_row(pass, r)),
                             None => {
@@ -321,8 +279,9 @@ impl Runner<'_> {
         columns: &[Vec<f64>],
         refs: &[f64],
         pilot: &[Vec<f64>],
+        survival: Option<LogBins>,
         progress: &dyn Progress,
-    ) -> (Vec<Summary>, u32) {
+    ) -> (Vec<Summary>, u32, PassTotals) {
         let slots = self.plan.slots();
         let mut watches = Vec::new();
         for (slot, c) in columns.iter().enumerate() {
@@ -333,27 +292,34 @@ impl Runner<'_> {
                 });
             }
         }
-        let first = Pass::new(refs, watches, slots);
-        let totals = self.pass(&first, pilot, progress);
+        let first = Pass::new(refs, watches, slots, survival);
+        let mut totals = self.pass(&first, pilot, progress);
         let range = totals.range.clone();
-        let mut quantiles = vec![[f64::NAN; 4]; slots];
-        // (slot, quantile index, window, tally) still to resolve.
-        let mut open: Vec<(usize, usize, Window, Tally)> = first
+        // Each quantile's window also serves the two order statistics of its
+        // 95% interval, which lie well inside it.
+        let levels = quantile_levels(self.total);
+        let mut values = vec![[f64::NAN; 12]; slots];
+        // (slot, target index, window, tally) still to resolve.
+        let mut open: Vec<(usize, usize, Window, Tally)> = Vec::new();
+        for (w, (watch, tally)) in first
             .watches
             .iter()
-            .zip(totals.tallies)
+            .zip(std::mem::take(&mut totals.tallies))
             .enumerate()
-            .map(|(w, (watch, tally))| (watch.slot, w % QUANTILES.len(), watch.window, tally))
-            .collect();
+        {
+            let qi = w % QUANTILES.len();
+            for t in 3 * qi..3 * qi + 3 {
+                open.push((watch.slot, t, watch.window, tally.clone()));
+            }
+        }
         let mut passes = 1;
         loop {
             let mut next = Vec::new();
-            for (slot, qi, window, tally) in open {
-                let q = QUANTILES[qi];
-                match quantile::judge(q, self.total, &window, &tally, range[slot]) {
-                    Verdict::Resolved(x) => quantiles[slot][qi] = x,
-                    Verdict::Refine(w) if passes < MAX_PASSES => next.push((slot, qi, w)),
-                    Verdict::Refine(w) => quantiles[slot][qi] = 0.5 * (w.lo + w.hi.next_down()),
+            for (slot, t, window, tally) in open {
+                match quantile::judge(levels[t], self.total, &window, &tally, range[slot]) {
+                    Verdict::Resolved(x) => values[slot][t] = x,
+                    Verdict::Refine(w) if passes < MAX_PASSES => next.push((slot, t, w)),
+                    Verdict::Refine(w) => values[slot][t] = 0.5 * (w.lo + w.hi.next_down()),
                 }
             }
             if next.is_empty() {
@@ -362,7 +328,7 @@ impl Runner<'_> {
             passes += 1;
             progress.pass(passes, self.total);
             let watches = next.iter().map(|&(slot, _, window)| Watch { slot, window }).collect();
-            let pass = Pass::new(&[], watches, slots);
+            let pass = Pass::new(&[], watches, slots, None);
             let totals = self.pass(&pass, &[], progress);
             open = next
                 .into_iter()
@@ -374,13 +340,9 @@ impl Runner<'_> {
             .moments
             .iter()
             .zip(refs)
-            .zip(quantiles)
-            .map(|((m, &r), quantiles)| Summary {
-                trials: self.total,
-                mean: m.summarize(r),
-                quantiles,
-            })
+            .zip(values)
+            .map(|((m, &r), v)| Summary::new(self.total, m.summarize(r), v))
             .collect();
-        (summaries, passes)
+        (summaries, passes, totals)
     }
 }

@@ -13,6 +13,7 @@ pub mod dist;
 pub mod engine;
 pub mod export;
 pub mod load;
+pub mod plot;
 pub mod report;
 pub mod scheme;
 pub mod stats;

@@ -11,6 +11,7 @@ use gcsim::study::Study;
 
 use super::UsageError;
 use super::common::{CommonArgs, Output};
+use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
 use super::progress::Bar;
 
 /// A study ready to run, with its description and where its results go.
@@ -23,11 +24,13 @@ pub struct Job {
     pub output: Output,
     /// Threads, progress, `--analytic`.
     pub common: CommonArgs,
+    /// The figure to draw, if any.
+    pub figure: Option<Figure>,
 }
 
 impl Job {
     /// The rows: exact values under `--analytic`, else a simulation.
-    fn rows(&mut self) -> Result<Vec<Row>> {
+    fn rows(&mut self) -> Result<(Vec<Row>, Option<engine::Outcome>)> {
         if self.common.analytic {
             self.config.mode = "analytic";
             self.config.quantile_definition = "exact quantiles of the iteration-time law";
@@ -47,18 +50,25 @@ impl Job {
                 eprintln!("note: skipped {note}");
                 self.config.skipped.push(note);
             }
-            return Ok(rows);
+            return Ok((rows, None));
         }
         let bar = Bar::new(self.common.quiet, self.study.trials());
         let pool = self.common.pool()?;
-        let outcome = pool.install(|| engine::simulate(&self.study, &bar));
+        let options = engine::Options {
+            survival_points: match self.figure.as_ref().map(|f| f.kind) {
+                Some(FigureKind::Survival) => SURVIVAL_POINTS,
+                _ => 0,
+            },
+        };
+        let plan = engine::TrialPlan::new(&self.study, engine::RulePath::Fast);
+        let outcome = pool.install(|| engine::simulate_full(&plan, &self.study, &bar, &options));
         if outcome.passes > 1 {
             eprintln!(
                 "note: the percentiles needed {} passes over the trials to reach their resolution",
                 outcome.passes
             );
         }
-        Ok(report::rows(&self.study, &outcome))
+        Ok((report::rows(&self.study, &outcome), Some(outcome)))
     }
 
     /// Simulates (or evaluates), then writes the report to the file and/or stdout.
@@ -66,7 +76,7 @@ impl Job {
         for note in &self.config.skipped {
             eprintln!("note: skipped {note}");
         }
-        let rows = self.rows()?;
+        let (rows, outcome) = self.rows()?;
         self.config.warnings.extend(report::infinite_mean_warnings(&rows));
         for warning in &self.config.warnings {
             eprintln!("warning: {warning}");
@@ -98,6 +108,9 @@ impl Job {
                 export::write(&report, self.output.format, &mut out)?;
                 out.flush()?;
             }
+        }
+        if let Some(figure) = &self.figure {
+            figure.draw(&self.study, &report.config, &report.rows, outcome.as_ref())?;
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! types (fd's `Opts` → `Config`).
 
 pub mod common;
+pub mod figure;
 pub mod job;
 pub mod progress;
 pub mod range;

@@ -10,6 +10,7 @@ use gcsim::scheme::{Params, Scheme};
 use gcsim::study::Study;
 
 use super::common::CommonArgs;
+use super::figure::{Figure, FigureKind};
 use super::job::Job;
 use super::{SchemeArg, parse_count, run_config};
 
@@ -41,6 +42,11 @@ pub struct RunArgs {
     /// Recovery threshold k, 1 <= k <= n (mds).
     #[arg(long, value_name = "K", value_parser = parse_count, allow_negative_numbers = true)]
     pub k: Option<usize>,
+
+    /// Draw the iteration-time distribution of this configuration against
+    /// uncoded (survival function, log axis) to FILE (.png or .svg).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<std::path::PathBuf>,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -76,11 +82,13 @@ impl TryFrom<RunArgs> for Job {
         config.m = args.m.map(|v| v.to_string());
         config.k = args.k.map(|v| v.to_string());
         let output = common.output(std::io::stdout().is_terminal())?;
+        let figure = args.plot.map(|p| Figure::new(p, FigureKind::Survival)).transpose()?;
         Ok(Job {
             study,
             config,
             output,
             common,
+            figure,
         })
     }
 }

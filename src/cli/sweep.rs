@@ -9,6 +9,8 @@ use gcsim::scheme::{Params, Scheme, SchemeError, SchemeKind};
 use gcsim::study::Study;
 
 use super::common::CommonArgs;
+use super::figure::MetricArg;
+use super::figure::{Figure, FigureKind};
 use super::job::Job;
 use super::range::{self, IntList};
 use super::{SchemeArg, parse_count, run_config};
@@ -56,6 +58,15 @@ pub struct SweepArgs {
     /// Recovery thresholds for mds, e.g. 1..100 (instead of k=n-s).
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
     pub k: Option<IntList>,
+
+    /// Draw the sweep to FILE (.png or .svg): --plot-metric against s (or m),
+    /// one line per scheme, exact curves dashed.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<std::path::PathBuf>,
+
+    /// What the figure shows.
+    #[arg(long, value_enum, default_value_t = MetricArg::Speedup, value_name = "METRIC")]
+    pub plot_metric: MetricArg,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -139,11 +150,16 @@ impl TryFrom<SweepArgs> for Job {
             .map(|(kind, rule, whats)| format!("{kind} at {} ({rule}, n={})", whats.join("; "), args.n))
             .collect();
         let output = common.output(std::io::stdout().is_terminal())?;
+        let figure = args
+            .plot
+            .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric.into())))
+            .transpose()?;
         Ok(Job {
             study,
             config,
             output,
             common,
+            figure,
         })
     }
 }

@@ -1,0 +1,148 @@
+//! `--plot FILE` for `run` and `sweep`: validated before the work starts,
+//! drawn after it, written atomically (a temporary file renamed into place).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
+
+use gcsim::analytic::iteration_law;
+use gcsim::engine::Outcome;
+use gcsim::plot::survival::{Curve, survival_figure};
+use gcsim::plot::sweep::{Metric, SweepData, sweep_figure};
+use gcsim::report::{Row, RunConfig};
+use gcsim::study::Study;
+
+/// `--plot-metric` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// Mean iteration time with its 95% interval.
+    Mean,
+    /// 99th percentile with its 95% interval.
+    P99,
+    /// Speedup of the mean over uncoded.
+    Speedup,
+    /// Speedup of p99 over uncoded.
+    P99Speedup,
+}
+
+impl From<MetricArg> for Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Mean => Metric::Mean,
+            MetricArg::P99 => Metric::P99,
+            MetricArg::Speedup => Metric::Speedup,
+            MetricArg::P99Speedup => Metric::P99Speedup,
+        }
+    }
+}
+
+/// Which figure a command draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FigureKind {
+    /// A sweep: the metric against s or m.
+    Sweep(Metric),
+    /// A run: the survival function against uncoded.
+    Survival,
+}
+
+/// A figure to draw, and where.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// The destination.
+    pub path: PathBuf,
+    /// What to draw.
+    pub kind: FigureKind,
+}
+
+/// Points of a simulated survival curve.
+pub const SURVIVAL_POINTS: usize = 200;
+
+impl Figure {
+    /// Checks the destination: a `.png` or `.svg` file in an existing directory.
+    pub fn new(path: PathBuf, kind: FigureKind) -> Result<Self> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        if !matches!(ext.as_deref(), Some("png" | "svg")) {
+            bail!("--plot {}: the figure must be a .png or .svg file", path.display());
+        }
+        let dir = parent(&path);
+        if !dir.is_dir() {
+            bail!(
+                "--plot {}: the directory {} does not exist",
+                path.display(),
+                dir.display()
+            );
+        }
+        Ok(Self { path, kind })
+    }
+
+    /// Draws the figure of a finished run.
+    pub fn draw(&self, study: &Study, config: &RunConfig, rows: &[Row], outcome: Option<&Outcome>) -> Result<()> {
+        let ext = self.path.extension().and_then(|e| e.to_str()).unwrap_or("png");
+        let tmp = tempfile::Builder::new()
+            .prefix(".gcsim-")
+            .suffix(&format!(".{ext}"))
+            .tempfile_in(parent(&self.path))
+            .with_context(|| format!("--plot {}: cannot write in its directory", self.path.display()))?;
+        match self.kind {
+            FigureKind::Sweep(metric) => {
+                let baseline = iteration_law(study.dist(), study.load_model(), &study.baseline());
+                let p99_ci: Vec<Option<(f64, f64)>> = match outcome {
+                    Some(o) => o.configs.iter().map(|s| Some(s.quantile_ci95[2])).collect(),
+                    None => vec![None; rows.len()],
+                };
+                let data = SweepData {
+                    config,
+                    rows,
+                    p99_ci: &p99_ci,
+                    baseline_exact: baseline.map(|l| (l.mean(), l.quantile(0.99))),
+                };
+                sweep_figure(&data, metric, tmp.path())?;
+            }
+            FigureKind::Survival => {
+                survival_figure(config, &survival_curves(study, outcome), tmp.path())?;
+            }
+        }
+        tmp.persist(&self.path)
+            .with_context(|| format!("--plot {}: cannot write", self.path.display()))?;
+        eprintln!("wrote figure {}", self.path.display());
+        Ok(())
+    }
+}
+
+fn parent(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The run's configuration and uncoded, simulated (if there was a
+/// simulation) and exact (where the theory gives it).
+fn survival_curves(study: &Study, outcome: Option<&Outcome>) -> Vec<Curve> {
+    let scheme = study.schemes()[0];
+    let baseline = study.baseline();
+    let sims = outcome.map(|o| (o.configs[0].survival.clone(), o.baseline.survival.clone()));
+    let mut curves = Vec::new();
+    for (s, simulated) in [
+        (scheme, sims.as_ref().map(|s| s.0.clone())),
+        (baseline, sims.map(|s| s.1)),
+    ] {
+        let law = iteration_law(study.dist(), study.load_model(), &s);
+        let exact = law
+            .map(|law| {
+                let (lo, hi) = (law.quantile(1e-4), law.quantile(1.0 - 1e-7));
+                (0..=300)
+                    .map(|i| lo + (hi - lo) * i as f64 / 300.0)
+                    .map(|t| (t, law.sf(t)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        curves.push(Curve {
+            label: s.to_string(),
+            simulated: simulated.unwrap_or_default(),
+            exact,
+        });
+    }
+    curves
+}

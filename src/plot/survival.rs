@@ -1,0 +1,53 @@
+//! `run --plot`: the survival function P(T > t) of one configuration against
+//! uncoded on a log axis, so the tail is visible; exact curves dashed.
+
+use std::path::Path;
+
+use super::{LineChart, PlotError, Point, Series, draw};
+use crate::report::RunConfig;
+
+/// One curve of a survival figure.
+#[derive(Debug, Clone)]
+pub struct Curve {
+    /// Legend text.
+    pub label: String,
+    /// Simulated `(t, P(T > t))`.
+    pub simulated: Vec<(f64, f64)>,
+    /// Exact `(t, P(T > t))`, if the theory gives it.
+    pub exact: Vec<(f64, f64)>,
+}
+
+/// Draws the survival curves to `path`; probabilities below 1/trials are cut.
+pub fn survival_figure(config: &RunConfig, curves: &[Curve], path: &Path) -> Result<(), PlotError> {
+    let floor = if config.trials > 0 {
+        1.0 / config.trials as f64
+    } else {
+        1e-6
+    };
+    let series = curves
+        .iter()
+        .map(|c| Series {
+            label: c.label.clone(),
+            points: c
+                .simulated
+                .iter()
+                .filter(|p| p.1 > 0.0)
+                .map(|&(x, y)| Point { x, y, band: None })
+                .collect(),
+            exact: c.exact.iter().copied().filter(|p| p.1 >= floor / 10.0).collect(),
+            flat: false,
+        })
+        .collect();
+    let chart = LineChart {
+        title: "Distribution of the iteration time: P(T > t)".into(),
+        caption: super::sweep::caption(config),
+        x_label: "iteration time t (units of D)".into(),
+        y_label: "P(T > t), log scale".into(),
+        series,
+        reference_y: None,
+        log_y: true,
+        y_floor: Some(floor / 2.0),
+        integer_x: false,
+    };
+    draw(&chart, path)
+}

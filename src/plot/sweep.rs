@@ -1,0 +1,165 @@
+//! `sweep --plot`: a metric against s (or against m when only m varies), one
+//! line per scheme, the exact curve dashed where one exists.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::{LineChart, PlotError, Point, Series, draw};
+use crate::report::{Row, RunConfig};
+
+/// What a sweep figure shows on its y axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Mean iteration time, with its 95% interval.
+    Mean,
+    /// 99th percentile, with its 95% interval.
+    P99,
+    /// Mean speedup over uncoded.
+    Speedup,
+    /// p99 speedup over uncoded.
+    P99Speedup,
+}
+
+/// The data of a sweep figure.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepData<'a> {
+    /// What was run.
+    pub config: &'a RunConfig,
+    /// The rows, as exported.
+    pub rows: &'a [Row],
+    /// The 95% interval of each row's p99 (None for exact rows), aligned with `rows`.
+    pub p99_ci: &'a [Option<(f64, f64)>],
+    /// The exact mean and p99 of uncoded, for exact speedups.
+    pub baseline_exact: Option<(f64, f64)>,
+}
+
+/// The caption line that names what produced a figure.
+pub fn caption(config: &RunConfig) -> String {
+    let mut c = format!(
+        "n={}   dist={}   load model={}",
+        config.n, config.dist, config.load_model
+    );
+    if let Some(u) = config.unit_time {
+        c.push_str(&format!(" (unit time {u})"));
+    }
+    if config.mode == "analytic" {
+        c.push_str("   exact values");
+    } else {
+        c.push_str(&format!("   {} trials, seed {}", config.trials, config.seed));
+    }
+    c
+}
+
+/// Draws `metric` of a sweep to `path`.
+pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(), PlotError> {
+    let distinct = |f: fn(&Row) -> Option<usize>| data.rows.iter().filter_map(f).collect::<BTreeSet<_>>().len();
+    let by_m = distinct(|r| Some(r.s)) == 1 && distinct(|r| r.m) > 1;
+    let x_of = |r: &Row| if by_m { r.m.unwrap_or(1) as f64 } else { r.s as f64 };
+    // One line per scheme; a second parameter that varies too splits it.
+    let key = |r: &Row| {
+        let multi_m = data
+            .rows
+            .iter()
+            .filter(|o| o.scheme == r.scheme)
+            .filter_map(|o| o.m)
+            .collect::<BTreeSet<_>>();
+        let multi_s = data
+            .rows
+            .iter()
+            .filter(|o| o.scheme == r.scheme)
+            .map(|o| o.s)
+            .collect::<BTreeSet<_>>();
+        match (by_m, r.m) {
+            (false, Some(m)) if multi_m.len() > 1 => format!("{} m={m}", r.scheme),
+            (true, _) if multi_s.len() > 1 => format!("{} s={}", r.scheme, r.s),
+            _ => r.scheme.to_string(),
+        }
+    };
+    let mut series: Vec<Series> = Vec::new();
+    for (i, r) in data.rows.iter().enumerate() {
+        let label = key(r);
+        let idx = match series.iter().position(|s| s.label == label) {
+            Some(idx) => idx,
+            None => {
+                series.push(Series {
+                    label,
+                    points: Vec::new(),
+                    exact: Vec::new(),
+                    flat: false,
+                });
+                series.len() - 1
+            }
+        };
+        let x = x_of(r);
+        let (y, band, exact) = match metric {
+            Metric::Mean => (r.mean, r.ci95_low.zip(r.ci95_high), r.analytic_mean),
+            Metric::P99 => (r.p99, data.p99_ci.get(i).copied().flatten(), r.analytic_p99),
+            Metric::Speedup => (
+                r.speedup.unwrap_or(f64::NAN),
+                None,
+                ratio(data.baseline_exact.map(|b| b.0), r.analytic_mean),
+            ),
+            Metric::P99Speedup => (
+                r.p99_speedup.unwrap_or(f64::NAN),
+                None,
+                ratio(data.baseline_exact.map(|b| b.1), r.analytic_p99),
+            ),
+        };
+        let s = &mut series[idx];
+        if r.trials > 0 && y.is_finite() {
+            s.points.push(Point { x, y, band });
+        }
+        if let Some(e) = exact.filter(|e| e.is_finite()) {
+            s.exact.push((x, e));
+        }
+    }
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        s.exact.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Uncoded does not depend on s or m: a horizontal line, not a lone point.
+        if s.label == "uncoded" && s.points.len() <= 1 && s.exact.len() <= 1 {
+            s.flat = true;
+        }
+    }
+    let has_mds = data.rows.iter().any(|r| r.scheme == crate::scheme::SchemeKind::Mds);
+    let x_name = match (by_m, has_mds) {
+        (true, _) => "message split m",
+        (false, true) => "straggler tolerance s (mds: s = n - k)",
+        (false, false) => "straggler tolerance s",
+    };
+    let (title, y_label, reference) = match metric {
+        Metric::Mean => ("Mean iteration time", "mean iteration time (units of D)", None),
+        Metric::P99 => (
+            "99th-percentile iteration time",
+            "p99 iteration time (units of D)",
+            None,
+        ),
+        Metric::Speedup => (
+            "Speedup over uncoded",
+            "speedup of the mean over uncoded (x)",
+            Some(1.0),
+        ),
+        Metric::P99Speedup => ("p99 speedup over uncoded", "speedup of p99 over uncoded (x)", Some(1.0)),
+    };
+    let band_note = if matches!(metric, Metric::Mean | Metric::P99) {
+        ", shaded: 95% interval"
+    } else {
+        ""
+    };
+    let chart = LineChart {
+        title: format!("{title} against {}{band_note}", if by_m { "m" } else { "s" }),
+        caption: caption(data.config),
+        x_label: x_name.to_string(),
+        y_label: y_label.to_string(),
+        series,
+        reference_y: reference,
+        log_y: false,
+        y_floor: None,
+        integer_x: true,
+    };
+    draw(&chart, path)
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    Some(a? / b?).filter(|r| r.is_finite())
+}

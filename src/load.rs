@@ -44,6 +44,9 @@ pub enum LoadModelError {
     /// A negative, NaN or infinite unit time.
     #[error("--unit-time {0} is out of range; accepted: a finite number >= 0")]
     BadUnitTime(f64),
+    /// A name that is not a load model.
+    #[error("unknown load model `{0}`; accepted: fixed, scaled, additive, affine")]
+    UnknownName(String),
 }
 
 impl LoadModel {
@@ -53,18 +56,17 @@ impl LoadModel {
     /// Builds a model from its name and the optional `--unit-time`.
     pub fn new(name: &str, unit_time: Option<f64>) -> Result<Self, LoadModelError> {
         let model = match (name, unit_time) {
+            ("fixed", _) => LoadModel::Fixed,
+            ("scaled", _) => LoadModel::Scaled,
+            ("additive", _) => LoadModel::Additive,
             ("affine", None) => return Err(LoadModelError::MissingUnitTime),
             ("affine", Some(c)) if !(c.is_finite() && c >= 0.0) => return Err(LoadModelError::BadUnitTime(c)),
             ("affine", Some(c)) => LoadModel::Affine { unit_time: c },
-            ("fixed", None) => LoadModel::Fixed,
-            ("scaled", None) => LoadModel::Scaled,
-            ("additive", None) => LoadModel::Additive,
-            (other, Some(_)) => {
-                let name = Self::NAMES.into_iter().find(|n| *n == other).unwrap_or("?");
-                return Err(LoadModelError::UnusedUnitTime(name));
-            }
-            (other, None) => unreachable!("clap restricts --load-model to known names, got {other}"),
+            (other, _) => return Err(LoadModelError::UnknownName(other.to_string())),
         };
+        if unit_time.is_some() && model.unit_time().is_none() {
+            return Err(LoadModelError::UnusedUnitTime(model.name()));
+        }
         Ok(model)
     }
 

@@ -281,16 +281,22 @@ pub struct RunConfig {
     pub skipped: Vec<String>,
     /// What the reader must know to read the rows (e.g. infinite means).
     pub warnings: Vec<String>,
+    /// `<scenario>/<label>` for a study run from a scenario file.
+    pub study: Option<String>,
 }
 
 impl RunConfig {
     /// The parameters that describe the study, one `key=value` each, for headers.
     pub fn header_fields(&self) -> Vec<(&'static str, String)> {
-        let mut f = vec![
+        let mut f = Vec::new();
+        if let Some(study) = &self.study {
+            f.push(("study", study.clone()));
+        }
+        f.extend([
             ("n", self.n.to_string()),
             ("dist", self.dist.clone()),
             ("load-model", self.load_model.to_string()),
-        ];
+        ]);
         if let Some(c) = self.unit_time {
             f.push(("unit-time", c.to_string()));
         }

@@ -169,13 +169,4 @@ impl CommonArgs {
             file: Some((path.clone(), tmp)),
         })
     }
-
-    /// Builds the thread pool that --threads asks for.
-    pub fn pool(&self) -> Result<rayon::ThreadPool> {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = self.threads {
-            b = b.num_threads(t);
-        }
-        b.build().context("cannot start the worker threads")
-    }
 }

@@ -1,10 +1,13 @@
-//! Running a validated study and writing its report: what `run` and `sweep` share.
+//! Running a validated study and writing its report: what `run`, `sweep` and
+//! `scenario` share.
 
+use std::fs::File;
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use gcsim::engine;
+use gcsim::engine::{self, Outcome};
 use gcsim::export::{self, Format};
 use gcsim::report::{self, Report, Row, RunConfig};
 use gcsim::study::Study;
@@ -13,6 +16,92 @@ use super::UsageError;
 use super::common::{CommonArgs, Output};
 use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
 use super::progress::Bar;
+
+/// How to run the engine.
+#[derive(Debug, Clone, Copy)]
+pub struct Engine {
+    /// Worker threads (all cores if `None`).
+    pub threads: Option<usize>,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+impl Engine {
+    fn pool(&self) -> Result<rayon::ThreadPool> {
+        let mut b = rayon::ThreadPoolBuilder::new();
+        if let Some(t) = self.threads {
+            b = b.num_threads(t);
+        }
+        b.build().context("cannot start the worker threads")
+    }
+}
+
+/// The rows of `study`: exact values if `analytic`, else a simulation (with
+/// survival curves if asked). Notes on stderr; the config records the mode.
+pub fn evaluate(
+    study: &Study,
+    config: &mut RunConfig,
+    analytic: bool,
+    survival: bool,
+    engine: Engine,
+) -> Result<(Vec<Row>, Option<Outcome>)> {
+    if analytic {
+        config.mode = "analytic";
+        config.quantile_definition = "exact quantiles of the iteration-time law";
+        let (rows, missing) = report::analytic_rows(study);
+        let missing: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+        if rows.is_empty() {
+            return Err(UsageError(format!(
+                "--analytic: no exact law for {} under --load-model {} with --dist {}; run without --analytic to simulate",
+                missing.join(", "),
+                study.load_model(),
+                study.dist()
+            ))
+            .into());
+        }
+        if !missing.is_empty() {
+            let note = format!("{} (no exact law; run without --analytic)", missing.join("; "));
+            eprintln!("note: skipped {note}");
+            config.skipped.push(note);
+        }
+        return Ok((rows, None));
+    }
+    let bar = Bar::new(engine.quiet, study.trials());
+    let options = engine::Options {
+        survival_points: if survival { SURVIVAL_POINTS } else { 0 },
+    };
+    let plan = engine::TrialPlan::new(study, engine::RulePath::Fast);
+    let outcome = engine
+        .pool()?
+        .install(|| engine::simulate_full(&plan, study, &bar, &options));
+    if outcome.passes > 1 {
+        eprintln!(
+            "note: the percentiles needed {} passes over the trials to reach their resolution",
+            outcome.passes
+        );
+    }
+    Ok((report::rows(study, &outcome), Some(outcome)))
+}
+
+/// Writes `path` through a temporary file in its directory, renamed into
+/// place only once complete: an interrupted write leaves any previous file.
+pub fn write_atomically(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".gcsim-")
+        .suffix(".partial")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
+    write(tmp.as_file_mut())
+        .and_then(|()| tmp.as_file_mut().sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
 
 /// A study ready to run, with its description and where its results go.
 pub struct Job {
@@ -29,54 +118,17 @@ pub struct Job {
 }
 
 impl Job {
-    /// The rows: exact values under `--analytic`, else a simulation.
-    fn rows(&mut self) -> Result<(Vec<Row>, Option<engine::Outcome>)> {
-        if self.common.analytic {
-            self.config.mode = "analytic";
-            self.config.quantile_definition = "exact quantiles of the iteration-time law";
-            let (rows, missing) = report::analytic_rows(&self.study);
-            let missing: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
-            if rows.is_empty() {
-                return Err(UsageError(format!(
-                    "--analytic: no exact law for {} under --load-model {} with --dist {}; run without --analytic to simulate",
-                    missing.join(", "),
-                    self.study.load_model(),
-                    self.study.dist()
-                ))
-                .into());
-            }
-            if !missing.is_empty() {
-                let note = format!("{} (no exact law; run without --analytic)", missing.join("; "));
-                eprintln!("note: skipped {note}");
-                self.config.skipped.push(note);
-            }
-            return Ok((rows, None));
-        }
-        let bar = Bar::new(self.common.quiet, self.study.trials());
-        let pool = self.common.pool()?;
-        let options = engine::Options {
-            survival_points: match self.figure.as_ref().map(|f| f.kind) {
-                Some(FigureKind::Survival) => SURVIVAL_POINTS,
-                _ => 0,
-            },
-        };
-        let plan = engine::TrialPlan::new(&self.study, engine::RulePath::Fast);
-        let outcome = pool.install(|| engine::simulate_full(&plan, &self.study, &bar, &options));
-        if outcome.passes > 1 {
-            eprintln!(
-                "note: the percentiles needed {} passes over the trials to reach their resolution",
-                outcome.passes
-            );
-        }
-        Ok((report::rows(&self.study, &outcome), Some(outcome)))
-    }
-
     /// Simulates (or evaluates), then writes the report to the file and/or stdout.
     pub fn execute(mut self) -> Result<()> {
         for note in &self.config.skipped {
             eprintln!("note: skipped {note}");
         }
-        let (rows, outcome) = self.rows()?;
+        let engine = Engine {
+            threads: self.common.threads,
+            quiet: self.common.quiet,
+        };
+        let survival = self.figure.as_ref().is_some_and(|f| f.kind == FigureKind::Survival);
+        let (rows, outcome) = evaluate(&self.study, &mut self.config, self.common.analytic, survival, engine)?;
         self.config.warnings.extend(report::infinite_mean_warnings(&rows));
         for warning in &self.config.warnings {
             eprintln!("warning: {warning}");

@@ -5,8 +5,8 @@ pub mod common;
 pub mod figure;
 pub mod job;
 pub mod progress;
-pub mod range;
 pub mod run;
+pub mod scenario;
 pub mod sweep;
 pub mod verify;
 
@@ -48,6 +48,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Check the Monte Carlo engine against every exact formula; exit 1 on a mismatch.
     Verify(verify::VerifyArgs),
+    /// Run a study from a scenario file; write CSV, JSON and figures to output/<name>/.
+    Scenario(scenario::ScenarioArgs),
 }
 
 /// A validated command, ready to execute.
@@ -56,6 +58,8 @@ pub enum Prepared {
     Job(Box<job::Job>),
     /// `verify`.
     Verify(verify::VerifyArgs),
+    /// `scenario`.
+    Scenario(Box<scenario::ScenarioJob>),
 }
 
 /// `--scheme` values.
@@ -124,6 +128,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         quantile_definition: "inverse empirical CDF (type 1)",
         skipped: Vec::new(),
         warnings: Vec::new(),
+        study: None,
     }
 }
 
@@ -133,6 +138,7 @@ pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
         Command::Run(args) => Prepared::Job(Box::new(args.try_into()?)),
         Command::Sweep(args) => Prepared::Job(Box::new(args.try_into()?)),
         Command::Verify(args) => Prepared::Verify(args),
+        Command::Scenario(args) => Prepared::Scenario(Box::new(args.try_into()?)),
     })
 }
 

@@ -5,15 +5,16 @@ use std::io::IsTerminal;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use gcsim::scheme::{Params, Scheme, SchemeError, SchemeKind};
+use gcsim::scheme::SchemeKind;
 use gcsim::study::Study;
 
 use super::common::CommonArgs;
 use super::figure::MetricArg;
 use super::figure::{Figure, FigureKind};
 use super::job::Job;
-use super::range::{self, IntList};
 use super::{SchemeArg, parse_count, run_config};
+use gcsim::range::{self, IntList};
+use gcsim::sweep::{self, Expanded, Ranges};
 
 /// Simulate schemes over ranges of s, m and k; every configuration sees the
 /// same worker draws, so speedups are paired comparisons.
@@ -72,36 +73,6 @@ pub struct SweepArgs {
     pub common: CommonArgs,
 }
 
-/// The parameter combinations `kind` reads from the sweep's lists.
-fn combos(kind: SchemeKind, args: &SweepArgs) -> Result<Vec<Params>> {
-    let values = |l: &Option<IntList>| l.as_ref().map(|l| l.values.clone());
-    let need_s = || match values(&args.s) {
-        Some(s) => Ok(s),
-        None => bail!("scheme {kind} needs --s (e.g. --s 0..50)"),
-    };
-    let params = |s, m, k| Params { s, m, k };
-    Ok(match kind {
-        SchemeKind::Uncoded => vec![Params::default()],
-        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc => {
-            need_s()?.into_iter().map(|s| params(Some(s), None, None)).collect()
-        }
-        SchemeKind::CommEfficient => {
-            let Some(ms) = values(&args.m) else {
-                bail!("scheme comm-efficient needs --m (e.g. --m 1..10)");
-            };
-            need_s()?
-                .into_iter()
-                .flat_map(|s| ms.iter().map(move |&m| params(Some(s), Some(m), None)))
-                .collect()
-        }
-        SchemeKind::Mds => match (values(&args.k), values(&args.s)) {
-            (Some(ks), _) => ks.into_iter().map(|k| params(None, None, Some(k))).collect(),
-            (None, Some(ss)) => ss.into_iter().map(|s| params(Some(s), None, None)).collect(),
-            (None, None) => bail!("scheme mds needs --k (e.g. --k 1..100) or --s (as k = n - s)"),
-        },
-    })
-}
-
 impl TryFrom<SweepArgs> for Job {
     type Error = anyhow::Error;
 
@@ -112,43 +83,25 @@ impl TryFrom<SweepArgs> for Job {
         if args.n == 0 {
             bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
-        let mut kinds: Vec<SchemeKind> = Vec::new();
-        for k in args.scheme.iter().map(|&a| a.into()) {
-            if !kinds.contains(&k) {
-                kinds.push(k);
-            }
-        }
-        if args.m.is_some() && !kinds.contains(&SchemeKind::CommEfficient) {
-            bail!("--m applies only to --scheme comm-efficient, which is not in --scheme");
-        }
-        if args.k.is_some() && !kinds.contains(&SchemeKind::Mds) {
-            bail!("--k applies only to --scheme mds, which is not in --scheme");
-        }
-        let mut schemes = Vec::new();
-        let mut skipped: Vec<(SchemeKind, &'static str, Vec<String>)> = Vec::new();
-        for &kind in &kinds {
-            for params in combos(kind, &args)? {
-                match Scheme::new(kind, args.n, params) {
-                    Ok(s) => schemes.push(s),
-                    Err(SchemeError::NotAdmitted { what, rule, .. }) => {
-                        match skipped.iter_mut().find(|(k, r, _)| *k == kind && *r == rule) {
-                            Some(entry) => entry.2.push(what),
-                            None => skipped.push((kind, rule, vec![what])),
-                        }
-                    }
-                    Err(e) => return Err(e.into()),
-                }
-            }
-        }
+        let kinds: Vec<SchemeKind> = args.scheme.iter().map(|&a| a.into()).collect();
+        let ranges = Ranges {
+            s: args.s.clone(),
+            m: args.m.clone(),
+            k: args.k.clone(),
+        };
+        let Expanded { schemes, skipped } = sweep::expand(args.n, &kinds, &ranges)?;
         let study = Study::new(args.n, common.dist, load_model, schemes, common.trials, common.seed)?;
-        let mut config = run_config("sweep", &study, kinds);
+        let mut unique: Vec<SchemeKind> = Vec::new();
+        for k in kinds {
+            if !unique.contains(&k) {
+                unique.push(k);
+            }
+        }
+        let mut config = run_config("sweep", &study, unique);
         config.s = args.s.map(|l| l.text);
         config.m = args.m.map(|l| l.text);
         config.k = args.k.map(|l| l.text);
-        config.skipped = skipped
-            .into_iter()
-            .map(|(kind, rule, whats)| format!("{kind} at {} ({rule}, n={})", whats.join("; "), args.n))
-            .collect();
+        config.skipped = skipped;
         let output = common.output(std::io::stdout().is_terminal())?;
         let figure = args
             .plot

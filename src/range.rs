@@ -1,4 +1,4 @@
-//! Integer lists for `--s`, `--m`, `--k`: `A..B` (both ends included), a
+//! Integer lists for `--s`, `--m`, `--k` (and scenario keys): `A..B` (both ends included), a
 //! comma list, or a mix (`0..4,10,20..22`).
 
 /// Most values one list may hold (a guard in the spirit of hyperfine's `RangeStep`).

@@ -1,0 +1,122 @@
+//! `gcsim scenario FILE`: run every study of a scenario file, write its CSV,
+//! JSON and figures into `<out-dir>/<name>/`, and print the tables.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use gcsim::export::{self, Format};
+use gcsim::report::{self, Report};
+use gcsim::scenario::Scenario;
+
+use super::figure::{Figure, FigureKind};
+use super::job::{Engine, evaluate, write_atomically};
+use super::run_config;
+
+/// Run a study described by a scenario file.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "A scenario file (TOML) holds a complete study: n, dist, load_model
+(unit_time), trials, seed, and one [[study]] per sweep with its label, schemes,
+s/m/k lists and figures. See scenarios/ for examples and README.md for every key.
+
+Examples:
+  gcsim scenario scenarios/seed-literature.toml
+  gcsim scenario scenarios/stragglers-100gpu.toml --trials 20000 --out-dir /tmp/out")]
+pub struct ScenarioArgs {
+    /// The scenario file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Override the file's trials (e.g. for a quick look).
+    #[arg(long, value_name = "N")]
+    pub trials: Option<u64>,
+
+    /// Where `<name>/` is created.
+    #[arg(long, default_value = "output", value_name = "DIR")]
+    pub out_dir: PathBuf,
+
+    /// Worker threads [default: all cores].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// A validated scenario and where it goes.
+pub struct ScenarioJob {
+    scenario: Scenario,
+    dir: PathBuf,
+    engine: Engine,
+}
+
+impl TryFrom<ScenarioArgs> for ScenarioJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: ScenarioArgs) -> Result<Self> {
+        if args.trials == Some(0) {
+            anyhow::bail!("--trials 0 is out of range; accepted: a whole number >= 1");
+        }
+        if args.threads == Some(0) {
+            anyhow::bail!("--threads 0 is out of range; accepted: a whole number >= 1");
+        }
+        let scenario = Scenario::from_file(&args.file, args.trials)?;
+        let dir = args.out_dir.join(&scenario.name);
+        std::fs::create_dir_all(&dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;
+        let probe = tempfile::Builder::new().prefix(".gcsim-").tempfile_in(&dir);
+        probe.with_context(|| format!("--out-dir: cannot write in {}", dir.display()))?;
+        Ok(Self {
+            scenario,
+            dir,
+            engine: Engine {
+                threads: args.threads,
+                quiet: args.quiet,
+            },
+        })
+    }
+}
+
+impl ScenarioJob {
+    /// Runs every study in file order.
+    pub fn execute(self) -> Result<()> {
+        let mut stdout = io::stdout().lock();
+        if let Some(d) = &self.scenario.description {
+            writeln!(stdout, "# {}: {d}", self.scenario.name)?;
+        }
+        for st in &self.scenario.studies {
+            let mut config = run_config("scenario", &st.study, st.kinds.clone());
+            config.study = Some(format!("{}/{}", self.scenario.name, st.label));
+            config.s = st.ranges.s.as_ref().map(|l| l.text.clone());
+            config.m = st.ranges.m.as_ref().map(|l| l.text.clone());
+            config.k = st.ranges.k.as_ref().map(|l| l.text.clone());
+            config.skipped = st.skipped.clone();
+            for note in &config.skipped {
+                eprintln!("note: {}: skipped {note}", st.label);
+            }
+            let (rows, outcome) = evaluate(&st.study, &mut config, st.analytic, false, self.engine)?;
+            config.warnings.extend(report::infinite_mean_warnings(&rows));
+            let report = Report { rows, config };
+            let mut written = Vec::new();
+            for (ext, format) in [("csv", Format::Csv), ("json", Format::Json)] {
+                let path = self.dir.join(format!("{}.{ext}", st.label));
+                write_atomically(&path, |f| export::write(&report, format, f))?;
+                written.push(path);
+            }
+            for spec in &st.figures {
+                let figure = Figure {
+                    path: self.dir.join(&spec.file),
+                    kind: FigureKind::Sweep(spec.metric),
+                };
+                figure.draw(&st.study, &report.config, &report.rows, outcome.as_ref())?;
+            }
+            export::write(&report, Format::Table, &mut stdout)?;
+            let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+            writeln!(stdout, "# wrote {}\n", names.join(", "))?;
+        }
+        stdout.flush()?;
+        Ok(())
+    }
+}

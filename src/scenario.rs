@@ -1,0 +1,478 @@
+//! Scenario files: a complete study per TOML file, so that a study can be
+//! rerun from one file.
+//!
+//! ```toml
+//! name = "seed-literature"                # output goes to output/<name>/
+//! description = "Tandon et al. 2017, n=100 exponential workers"
+//! n = 100
+//! dist = "exp:rate=1"                     # defaults for every study below
+//! load_model = "fixed"                    # unit_time = 0.145 with affine
+//! trials = 100000
+//! seed = 0
+//!
+//! [[study]]
+//! label = "crc"                           # files: <label>.csv, <label>.json
+//! schemes = ["crc"]
+//! s = "0..50"                             # or 5, or [0, 5, 10]; also m, k
+//! # dist, load_model, unit_time, n, analytic may be set per study
+//! figures = [{ file = "speedup.png", metric = "speedup" }]
+//! ```
+//!
+//! Unknown keys, bad values and missing keys are errors naming the file, the
+//! line and the key.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::dist::Dist;
+use crate::load::LoadModel;
+use crate::plot::sweep::Metric;
+use crate::range::{self, IntList};
+use crate::scheme::SchemeKind;
+use crate::study::Study;
+use crate::sweep::{self, Ranges};
+
+/// A scenario file error: one line, naming the file, the line and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file.
+    pub file: PathBuf,
+    /// The 1-based line, where known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file.display(), self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A list of integers as TOML allows it: `"0..50"`, `5` or `[0, 5, 10]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum ListValue {
+    Text(String),
+    One(u64),
+    Many(Vec<u64>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FigureFile {
+    file: Spanned<String>,
+    metric: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StudyFile {
+    label: Spanned<String>,
+    schemes: Spanned<Vec<String>>,
+    s: Option<Spanned<ListValue>>,
+    m: Option<Spanned<ListValue>>,
+    k: Option<Spanned<ListValue>>,
+    n: Option<Spanned<usize>>,
+    dist: Option<Spanned<String>>,
+    load_model: Option<Spanned<String>>,
+    unit_time: Option<f64>,
+    analytic: Option<bool>,
+    #[serde(default)]
+    figures: Vec<FigureFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    name: Spanned<String>,
+    description: Option<String>,
+    n: Spanned<usize>,
+    dist: Option<Spanned<String>>,
+    load_model: Option<Spanned<String>>,
+    unit_time: Option<f64>,
+    trials: Option<Spanned<u64>>,
+    seed: Option<u64>,
+    #[serde(default)]
+    analytic: bool,
+    study: Spanned<Vec<StudyFile>>,
+}
+
+/// A figure of a study: where it goes (relative to the scenario's directory)
+/// and what it shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureSpec {
+    /// File name, `.png` or `.svg`.
+    pub file: String,
+    /// What the y axis shows.
+    pub metric: Metric,
+}
+
+/// One validated study of a scenario.
+#[derive(Debug, Clone)]
+pub struct ScenarioStudy {
+    /// Names the output files.
+    pub label: String,
+    /// What to simulate.
+    pub study: Study,
+    /// The schemes as listed.
+    pub kinds: Vec<SchemeKind>,
+    /// The parameter lists as given.
+    pub ranges: Ranges,
+    /// Values the schemes do not admit.
+    pub skipped: Vec<String>,
+    /// Exact values only.
+    pub analytic: bool,
+    /// Figures to draw.
+    pub figures: Vec<FigureSpec>,
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Names the output directory.
+    pub name: String,
+    /// What the study is about.
+    pub description: Option<String>,
+    /// The studies, in file order.
+    pub studies: Vec<ScenarioStudy>,
+}
+
+/// A file-name-safe identifier.
+fn safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        && !s.starts_with('.')
+}
+
+struct Source<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Source<'_> {
+    fn line_of(&self, offset: usize) -> usize {
+        self.text[..offset.min(self.text.len())].matches('\n').count() + 1
+    }
+
+    fn err<T>(&self, span: Option<std::ops::Range<usize>>, message: impl Into<String>) -> Result<T, ScenarioError> {
+        Err(ScenarioError {
+            file: self.path.to_path_buf(),
+            line: span.map(|s| self.line_of(s.start)),
+            message: message.into(),
+        })
+    }
+
+    fn list(&self, key: &str, value: &Option<Spanned<ListValue>>) -> Result<Option<IntList>, ScenarioError> {
+        let Some(v) = value else { return Ok(None) };
+        let text = match v.get_ref() {
+            ListValue::Text(t) => t.clone(),
+            ListValue::One(x) => x.to_string(),
+            ListValue::Many(xs) => xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
+        };
+        match range::parse(&text) {
+            Ok(list) => Ok(Some(list)),
+            Err(e) => self.err(Some(v.span()), format!("key `{key}`: {e}")),
+        }
+    }
+}
+
+fn metric(name: &str) -> Option<Metric> {
+    Some(match name {
+        "mean" => Metric::Mean,
+        "p99" => Metric::P99,
+        "speedup" => Metric::Speedup,
+        "p99-speedup" => Metric::P99Speedup,
+        _ => return None,
+    })
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file; `trials` overrides the file's trials.
+    pub fn from_file(path: &Path, trials: Option<u64>) -> Result<Self, ScenarioError> {
+        let fail = |message: String| ScenarioError {
+            file: path.to_path_buf(),
+            line: None,
+            message,
+        };
+        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the scenario: {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            fail(format!(
+                "the scenario is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        if text.trim().is_empty() {
+            return Err(fail(
+                "the scenario is empty; it needs at least name, n and one [[study]]".into(),
+            ));
+        }
+        Self::from_str(path, &text, trials)
+    }
+
+    /// Validates a scenario given as text; `path` names it in errors.
+    pub fn from_str(path: &Path, text: &str, trials: Option<u64>) -> Result<Self, ScenarioError> {
+        let src = Source { path, text };
+        let file: ScenarioFile = match toml::from_str(text) {
+            Ok(f) => f,
+            Err(e) => return src.err(e.span(), e.message().trim().replace('\n', " ")),
+        };
+        if !safe_name(file.name.get_ref()) {
+            return src.err(
+                Some(file.name.span()),
+                format!(
+                    "key `name`: `{}` must be letters, digits, '-', '_' or '.'",
+                    file.name.get_ref()
+                ),
+            );
+        }
+        if file.study.get_ref().is_empty() {
+            return src.err(Some(file.study.span()), "the scenario needs at least one [[study]]");
+        }
+        let trials = match (trials, &file.trials) {
+            (Some(t), _) => t,
+            (None, Some(t)) => *t.get_ref(),
+            (None, None) => 100_000,
+        };
+        let mut studies = Vec::new();
+        for st in file.study.get_ref() {
+            let label = st.label.get_ref().clone();
+            if !safe_name(&label) {
+                return src.err(
+                    Some(st.label.span()),
+                    format!("key `label`: `{label}` must be letters, digits, '-', '_' or '.'"),
+                );
+            }
+            if studies.iter().any(|s: &ScenarioStudy| s.label == label) {
+                return src.err(
+                    Some(st.label.span()),
+                    format!("key `label`: `{label}` is used by two studies"),
+                );
+            }
+            let n = st.n.as_ref().unwrap_or(&file.n);
+            let dist_text = st.dist.as_ref().or(file.dist.as_ref());
+            let dist: Dist = match dist_text {
+                None => Dist::exp(1.0).expect("valid"),
+                Some(d) => match d.get_ref().parse() {
+                    Ok(d) => d,
+                    Err(e) => return src.err(Some(d.span()), format!("key `dist`: {e}")),
+                },
+            };
+            let model_text = st.load_model.as_ref().or(file.load_model.as_ref());
+            let model_name = model_text.map_or("fixed", |m| m.get_ref().as_str());
+            let model = match LoadModel::new(model_name, st.unit_time.or(file.unit_time)) {
+                Ok(m) => m,
+                Err(e) => {
+                    let msg = e
+                        .to_string()
+                        .replace("--load-model", "load_model")
+                        .replace("--unit-time", "unit_time");
+                    return src.err(model_text.map(|m| m.span()), format!("key `load_model`: {msg}"));
+                }
+            };
+            let mut kinds = Vec::new();
+            for name in st.schemes.get_ref() {
+                match name.parse::<SchemeKind>() {
+                    Ok(k) => kinds.push(k),
+                    Err(e) => return src.err(Some(st.schemes.span()), format!("key `schemes`: {e}")),
+                }
+            }
+            if kinds.is_empty() {
+                return src.err(Some(st.schemes.span()), "key `schemes`: list at least one scheme");
+            }
+            let ranges = Ranges {
+                s: src.list("s", &st.s)?,
+                m: src.list("m", &st.m)?,
+                k: src.list("k", &st.k)?,
+            };
+            if *n.get_ref() == 0 {
+                return src.err(
+                    Some(n.span()),
+                    "key `n`: 0 is out of range; accepted: a whole number >= 1",
+                );
+            }
+            let expanded = match sweep::expand(*n.get_ref(), &kinds, &ranges) {
+                Ok(e) => e,
+                Err(e) => {
+                    let msg = e.to_string().replace("--scheme", "schemes").replace("--", "");
+                    return src.err(Some(st.label.span()), format!("study `{label}`: {msg}"));
+                }
+            };
+            let study = match Study::new(
+                *n.get_ref(),
+                dist,
+                model,
+                expanded.schemes,
+                trials,
+                file.seed.unwrap_or(0),
+            ) {
+                Ok(s) => s,
+                Err(e) => {
+                    let span = file.trials.as_ref().map_or(st.label.span(), |t| t.span());
+                    return src.err(Some(span), format!("study `{label}`: {e}"));
+                }
+            };
+            let mut figures = Vec::new();
+            for f in &st.figures {
+                let name = f.file.get_ref();
+                let ext_ok = name.ends_with(".png") || name.ends_with(".svg");
+                if !safe_name(name) || !ext_ok {
+                    return src.err(
+                        Some(f.file.span()),
+                        format!("key `file`: `{name}` must be a plain .png or .svg file name"),
+                    );
+                }
+                let metric = match &f.metric {
+                    None => Metric::Speedup,
+                    Some(m) => match metric(m.get_ref()) {
+                        Some(m) => m,
+                        None => {
+                            return src.err(
+                                Some(m.span()),
+                                format!(
+                                    "key `metric`: unknown `{}`; accepted: mean, p99, speedup, p99-speedup",
+                                    m.get_ref()
+                                ),
+                            );
+                        }
+                    },
+                };
+                figures.push(FigureSpec {
+                    file: name.clone(),
+                    metric,
+                });
+            }
+            studies.push(ScenarioStudy {
+                label,
+                study,
+                kinds,
+                ranges,
+                skipped: expanded.skipped,
+                analytic: st.analytic.unwrap_or(file.analytic),
+                figures,
+            });
+        }
+        Ok(Scenario {
+            name: file.name.into_inner(),
+            description: file.description,
+            studies,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+n = 12
+dist = "exp:rate=2"
+trials = 1000
+
+[[study]]
+label = "a"
+schemes = ["crc", "frc"]
+s = "0..5"
+figures = [{ file = "a.png" }, { file = "a.svg", metric = "p99" }]
+
+[[study]]
+label = "b"
+schemes = ["mds"]
+k = [3, 6, 12]
+load_model = "scaled"
+"#;
+
+    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_str(Path::new("x.toml"), text, None)
+    }
+
+    #[test]
+    fn reads_a_scenario() {
+        let s = parse(GOOD).unwrap();
+        assert_eq!(s.name, "t");
+        assert_eq!(s.studies.len(), 2);
+        let a = &s.studies[0];
+        assert_eq!(a.study.schemes().len(), 6 + 5);
+        assert_eq!(a.skipped, vec!["frc at s=4 (s+1 must divide n, n=12)".to_string()]);
+        assert_eq!(a.figures[1].metric, Metric::P99);
+        assert_eq!(a.study.trials(), 1000);
+        let b = &s.studies[1];
+        assert_eq!(*b.study.load_model(), LoadModel::Scaled);
+        assert_eq!(b.study.schemes().len(), 3);
+        let overridden = Scenario::from_str(Path::new("x.toml"), GOOD, Some(50)).unwrap();
+        assert_eq!(overridden.studies[0].study.trials(), 50);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let cases = [
+            (
+                GOOD.replace("trials = 1000", "trials = 1000\ncolour = 3"),
+                "x.toml:6:",
+                "unknown field `colour`",
+            ),
+            (GOOD.replace("s = \"0..5\"", "s = \"5..0\""), "x.toml:10:", "key `s`"),
+            (
+                GOOD.replace("exp:rate=2", "exp:rate=-2"),
+                "x.toml:4:",
+                "key `dist`: `rate=-2` is out of range",
+            ),
+            (
+                GOOD.replace("[\"mds\"]", "[\"lrc\"]"),
+                "x.toml:15:",
+                "unknown scheme `lrc`",
+            ),
+            (
+                GOOD.replace("\"scaled\"", "\"quadratic\""),
+                "x.toml:17:",
+                "unknown load model `quadratic`",
+            ),
+            (
+                GOOD.replace("metric = \"p99\"", "metric = \"p42\""),
+                "x.toml:11:",
+                "key `metric`",
+            ),
+            (GOOD.replace("a.png", "../a.png"), "x.toml:11:", "key `file`"),
+            (
+                GOOD.replace("name = \"t\"", "name = \"../t\""),
+                "x.toml:2:",
+                "key `name`",
+            ),
+            (GOOD.replace("n = 12", ""), "x.toml", "missing field `n`"),
+            (
+                GOOD.replace("k = [3, 6, 12]", "k = [3, 6, 13]"),
+                "x.toml:14:",
+                "study `b`: k 13 is out of range for mds with n=12",
+            ),
+            (
+                GOOD.replace("label = \"b\"", "label = \"a\""),
+                "x.toml:14:",
+                "used by two studies",
+            ),
+            (
+                "name = \"t\"\nn = 3\nstudy = []".to_string(),
+                "x.toml:3:",
+                "at least one [[study]]",
+            ),
+            ("name = [".to_string(), "x.toml:1:", ""),
+        ];
+        for (text, place, what) in cases {
+            let e = parse(&text).unwrap_err().to_string();
+            assert!(
+                e.starts_with(place) && e.contains(what),
+                "expected `{place}` … `{what}`, got: {e}"
+            );
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Expanding a sweep: schemes × parameter lists → configurations, skipping
+//! the values a scheme does not admit and saying so.
+
+use thiserror::Error;
+
+use crate::range::IntList;
+use crate::scheme::{Params, Scheme, SchemeError, SchemeKind};
+
+/// The parameter lists of a sweep.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ranges {
+    /// Straggler tolerances.
+    pub s: Option<IntList>,
+    /// Message splits (comm-efficient).
+    pub m: Option<IntList>,
+    /// Recovery thresholds (mds).
+    pub k: Option<IntList>,
+}
+
+/// Why a sweep cannot be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SweepError {
+    /// A scheme needs a list that is absent.
+    #[error("scheme {scheme} needs {flag} (e.g. {flag} {example})")]
+    Missing {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The flag or key.
+        flag: &'static str,
+        /// An example list.
+        example: &'static str,
+    },
+    /// A list that no requested scheme reads.
+    #[error("{flag} applies only to --scheme {scheme}, which is not in --scheme")]
+    Unused {
+        /// The flag or key.
+        flag: &'static str,
+        /// The scheme that reads it.
+        scheme: SchemeKind,
+    },
+    /// A parameter value out of range for every scheme (e.g. s >= n).
+    #[error(transparent)]
+    Scheme(#[from] SchemeError),
+}
+
+/// A sweep's configurations, and the values skipped with their reasons.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expanded {
+    /// The configurations, scheme by scheme in the order requested.
+    pub schemes: Vec<Scheme>,
+    /// One note per scheme and rule, e.g. `frc at s=2; s=5 (s+1 must divide n, n=100)`.
+    pub skipped: Vec<String>,
+}
+
+fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepError> {
+    let values = |l: &Option<IntList>| l.as_ref().map(|l| l.values.clone());
+    let missing = |flag, example| SweepError::Missing {
+        scheme: kind,
+        flag,
+        example,
+    };
+    let s_values = || values(&ranges.s).ok_or_else(|| missing("--s", "0..50"));
+    let p = |s, m, k| Params { s, m, k };
+    Ok(match kind {
+        SchemeKind::Uncoded => vec![Params::default()],
+        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc => {
+            s_values()?.into_iter().map(|s| p(Some(s), None, None)).collect()
+        }
+        SchemeKind::CommEfficient => {
+            let ms = values(&ranges.m).ok_or_else(|| missing("--m", "1..10"))?;
+            s_values()?
+                .into_iter()
+                .flat_map(|s| ms.iter().map(move |&m| p(Some(s), Some(m), None)))
+                .collect()
+        }
+        SchemeKind::Mds => match (values(&ranges.k), values(&ranges.s)) {
+            (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
+            (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
+            (None, None) => return Err(missing("--k", "1..100")),
+        },
+    })
+}
+
+/// Expands `kinds` (duplicates ignored) over `ranges` on `n` workers.
+pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expanded, SweepError> {
+    let mut unique: Vec<SchemeKind> = Vec::new();
+    for &k in kinds {
+        if !unique.contains(&k) {
+            unique.push(k);
+        }
+    }
+    if ranges.m.is_some() && !unique.contains(&SchemeKind::CommEfficient) {
+        return Err(SweepError::Unused {
+            flag: "--m",
+            scheme: SchemeKind::CommEfficient,
+        });
+    }
+    if ranges.k.is_some() && !unique.contains(&SchemeKind::Mds) {
+        return Err(SweepError::Unused {
+            flag: "--k",
+            scheme: SchemeKind::Mds,
+        });
+    }
+    let mut schemes = Vec::new();
+    let mut skipped: Vec<(SchemeKind, &'static str, Vec<String>)> = Vec::new();
+    for &kind in &unique {
+        for params in params_of(kind, ranges)? {
+            match Scheme::new(kind, n, params) {
+                Ok(s) => schemes.push(s),
+                Err(SchemeError::NotAdmitted { what, rule, .. }) => {
+                    match skipped.iter_mut().find(|(k, r, _)| *k == kind && *r == rule) {
+                        Some(entry) => entry.2.push(what),
+                        None => skipped.push((kind, rule, vec![what])),
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    let skipped = skipped
+        .into_iter()
+        .map(|(kind, rule, whats)| format!("{kind} at {} ({rule}, n={n})", whats.join("; ")))
+        .collect();
+    Ok(Expanded { schemes, skipped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::range::parse;
+
+    #[test]
+    fn expands_and_skips() {
+        let ranges = Ranges {
+            s: Some(parse("0..3").unwrap()),
+            m: Some(parse("1,2").unwrap()),
+            k: None,
+        };
+        let kinds = [
+            SchemeKind::Frc,
+            SchemeKind::CommEfficient,
+            SchemeKind::Frc,
+            SchemeKind::Uncoded,
+        ];
+        let e = expand(6, &kinds, &ranges).unwrap();
+        // frc: s = 0, 1, 2 (s=3: 4 does not divide 6); comm-efficient: 4 × 2; uncoded: 1.
+        assert_eq!(e.schemes.len(), 3 + 8 + 1);
+        assert_eq!(e.skipped, vec!["frc at s=3 (s+1 must divide n, n=6)".to_string()]);
+    }
+
+    #[test]
+    fn errors() {
+        let none = Ranges::default();
+        assert!(matches!(
+            expand(6, &[SchemeKind::Crc], &none),
+            Err(SweepError::Missing { .. })
+        ));
+        let m = Ranges {
+            m: Some(parse("2").unwrap()),
+            ..Ranges::default()
+        };
+        assert!(matches!(
+            expand(6, &[SchemeKind::Uncoded], &m),
+            Err(SweepError::Unused { .. })
+        ));
+        let big = Ranges {
+            s: Some(parse("6").unwrap()),
+            ..Ranges::default()
+        };
+        assert!(matches!(
+            expand(6, &[SchemeKind::Crc], &big),
+            Err(SweepError::Scheme(_))
+        ));
+    }
+}

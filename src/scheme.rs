@@ -217,8 +217,11 @@ impl Scheme {
             }
             SchemeKind::Frc => {
                 let s = check_s(need_s()?)?;
-                if n % (s + 1) != 0 {
-                    let admitted: Vec<String> = (1..=n).filter(|d| n % d == 0).map(|d| (d - 1).to_string()).collect();
+                if !n.is_multiple_of(s + 1) {
+                    let admitted: Vec<String> = (1..=n)
+                        .filter(|d| n.is_multiple_of(*d))
+                        .map(|d| (d - 1).to_string())
+                        .collect();
                     return Err(SchemeError::NotAdmitted {
                         scheme: kind,
                         what: format!("s={s}"),

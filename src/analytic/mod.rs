@@ -114,13 +114,13 @@ fn simplify(dist: &Dist) -> Option<Dist> {
 impl IterationLaw {
     /// `P(T ≤ t)`.
     pub fn cdf(&self, t: f64) -> f64 {
-        self.cdf_sf_y(self.to_y(t)).0
+        self.cdf_sf_y(self.y_of(t)).0
     }
 
     /// `P(T > t)`, computed directly so that it keeps its relative accuracy
     /// in the upper tail.
     pub fn sf(&self, t: f64) -> f64 {
-        self.cdf_sf_y(self.to_y(t)).1
+        self.cdf_sf_y(self.y_of(t)).1
     }
 
     /// The `q`-quantile `inf{t : P(T ≤ t) ≥ q}`: the support minimum for
@@ -129,7 +129,7 @@ impl IterationLaw {
     ///
     /// Cost: some 30–60 evaluations of the CDF.
     pub fn quantile(&self, q: f64) -> f64 {
-        self.from_y(self.quantile_y(q))
+        self.t_of(self.quantile_y(q))
     }
 
     /// The mean; `f64::INFINITY` where it is infinite, never NaN.
@@ -143,19 +143,19 @@ impl IterationLaw {
             return f64::INFINITY;
         }
         let y = mean::closed_form(&self.worker, &self.order).unwrap_or_else(|| mean::integrated(self));
-        self.from_y(y)
+        self.t_of(y)
     }
 
     /// The smallest value the iteration time can take.
     pub fn support_min(&self) -> f64 {
-        self.from_y(self.worker.min())
+        self.t_of(self.worker.min())
     }
 
-    fn to_y(&self, t: f64) -> f64 {
+    fn y_of(&self, t: f64) -> f64 {
         (t - self.offset) / self.scale
     }
 
-    fn from_y(&self, y: f64) -> f64 {
+    fn t_of(&self, y: f64) -> f64 {
         self.scale * y + self.offset
     }
 

@@ -1,0 +1,441 @@
+//! The exact iteration-time law against independent references: the SPEC §3
+//! worked numbers, high-precision (mpmath) evaluations of the closed forms,
+//! direct binomial summation, and brute-force Monte Carlo with a sampler of
+//! its own (n draws per trial, the k-th smallest, or the maximum over groups
+//! of the group minimum).
+#![allow(clippy::excessive_precision)] // reference values keep the digits they were computed to
+
+use gcsim::analytic::{IterationLaw, iteration_law};
+use gcsim::dist::Dist;
+use gcsim::load::LoadModel;
+use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
+use rand::SeedableRng;
+use rand_distr::Distribution;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
+    let params = match kind {
+        SchemeKind::Uncoded => Params::default(),
+        SchemeKind::Mds => Params {
+            k: Some(n - s),
+            ..Params::default()
+        },
+        SchemeKind::CommEfficient => Params {
+            s: Some(s),
+            m: Some(1),
+            k: None,
+        },
+        _ => Params {
+            s: Some(s),
+            ..Params::default()
+        },
+    };
+    Scheme::new(kind, n, params).unwrap()
+}
+
+fn law(dist: &Dist, load: LoadModel, sch: &Scheme) -> IterationLaw {
+    iteration_law(dist, &load, sch).unwrap_or_else(|| panic!("{dist} {load} {sch}: no law"))
+}
+
+fn exp1() -> Dist {
+    Dist::exp(1.0).unwrap()
+}
+
+/// SPEC §3: n = 100, μ = 1, `fixed`: 5.187, 1.590 and 0.688 to the printed
+/// digits, and H_100, H_100 − H_20, H_100 − H_50 (mpmath) to 1e-12.
+#[test]
+fn spec_worked_numbers() {
+    let uncoded = law(&exp1(), LoadModel::Fixed, &scheme(SchemeKind::Uncoded, 100, 0)).mean();
+    let s20 = law(&exp1(), LoadModel::Fixed, &scheme(SchemeKind::Crc, 100, 20)).mean();
+    let s50 = law(&exp1(), LoadModel::Fixed, &scheme(SchemeKind::Crc, 100, 50)).mean();
+    assert_eq!(format!("{uncoded:.3} {s20:.3} {s50:.3}"), "5.187 1.590 0.688");
+    assert_eq!(format!("{:.2} {:.2}", uncoded / s20, uncoded / s50), "3.26 7.54");
+    assert!((uncoded - 5.187_377_517_639_620_260_805).abs() < 1e-12);
+    assert!((s20 - 1.589_637_860_495_938_349_321).abs() < 1e-12);
+    assert!((s50 - 0.688_172_179_310_195_203_244_6).abs() < 1e-12);
+}
+
+/// The other closed forms of SPEC §3 and the load-model maps, to 1e-12.
+#[test]
+fn closed_form_variants() {
+    let h = |n: u64, j: u64| ((j + 1)..=n).map(|i| 1.0 / i as f64).sum::<f64>();
+    let crc = scheme(SchemeKind::Crc, 100, 20);
+    let cases = [
+        (Dist::exp(2.0).unwrap(), LoadModel::Fixed, h(100, 20) / 2.0),
+        (Dist::exp(2.0).unwrap(), LoadModel::Scaled, 21.0 * h(100, 20) / 2.0),
+        (
+            Dist::shifted_exp(1.5, 2.0).unwrap(),
+            LoadModel::Fixed,
+            1.5 + h(100, 20) / 2.0,
+        ),
+        (
+            Dist::shifted_exp(1.5, 2.0).unwrap(),
+            LoadModel::Scaled,
+            21.0 * (1.5 + h(100, 20) / 2.0),
+        ),
+        (
+            Dist::exp(2.0).unwrap(),
+            LoadModel::Affine { unit_time: 0.25 },
+            0.25 * 21.0 + h(100, 20) / 2.0,
+        ),
+        // A mixture with p_slow = 1 is the base law scaled by slowdown.
+        (
+            exp1().with_stragglers(1.0, 4.0).unwrap(),
+            LoadModel::Fixed,
+            4.0 * h(100, 20),
+        ),
+        (exp1().with_stragglers(0.0, 4.0).unwrap(), LoadModel::Fixed, h(100, 20)),
+        // Additive with load 1 is the base law itself.
+        (exp1(), LoadModel::Additive, h(100, 20)),
+    ];
+    for (i, (d, load, want)) in cases.into_iter().enumerate() {
+        let sch = if load == LoadModel::Additive {
+            scheme(SchemeKind::Ignore, 100, 20)
+        } else {
+            crc
+        };
+        let got = law(&d, load, &sch).mean();
+        assert!(
+            (got - want).abs() < 1e-12 * want,
+            "case {i} {d} {load}: {got} vs {want}"
+        );
+    }
+    // frc: H_g/(rμ) under fixed, H_g/μ under scaled (n = 100, s = 4: g = 20, r = 5).
+    let frc = scheme(SchemeKind::Frc, 100, 4);
+    let got = law(&Dist::exp(2.0).unwrap(), LoadModel::Fixed, &frc).mean();
+    assert!((got - h(20, 0) / 10.0).abs() < 1e-12);
+    let got = law(&Dist::exp(2.0).unwrap(), LoadModel::Scaled, &frc).mean();
+    assert!((got - h(20, 0) / 2.0).abs() < 1e-12);
+    // Pareto, against 30-digit mpmath evaluations of the Γ-ratio formula.
+    let pareto = [
+        (100, 100, 1.05, 1_644.123_221_967_822_760_371_96),
+        (100, 97, 0.26, 47_026_520.187_673_131_283_035_81),
+        (100_000, 99_990, 2.5, 39.337_649_634_399_264_221_32),
+    ];
+    for (n, k, alpha, want) in pareto {
+        let sch = scheme(SchemeKind::Mds, n, n - k);
+        let got = law(&Dist::pareto(1.0, alpha).unwrap(), LoadModel::Fixed, &sch).mean();
+        assert!(
+            (got - want).abs() < 1e-11 * want,
+            "n={n} k={k} α={alpha}: {got} vs {want}"
+        );
+    }
+    // Large n: H_{10⁵} − H_10 (mpmath).
+    let got = law(&exp1(), LoadModel::Fixed, &scheme(SchemeKind::Crc, 100_000, 10)).mean();
+    assert!((got - 9.161_177_875_895_173_979_109).abs() < 1e-12 * got);
+}
+
+/// Infinite means are decided by the tail index: k of n is finite iff
+/// α(n−k+1) > 1, groups of r iff rα > 1; never NaN.
+#[test]
+fn infinite_means_follow_the_tail_index() {
+    let d = Dist::pareto(1.0, 0.5).unwrap();
+    let n = 10;
+    for k in 1..=n {
+        let m = law(&d, LoadModel::Fixed, &scheme(SchemeKind::Mds, n, n - k)).mean();
+        let finite = 0.5 * (n - k + 1) as f64 > 1.0;
+        assert_eq!(m.is_finite(), finite, "k={k}: {m}");
+        assert!(!m.is_nan());
+    }
+    // α(n−k+1) = 1 exactly is infinite.
+    let m = law(
+        &Dist::pareto(1.0, 0.25).unwrap(),
+        LoadModel::Fixed,
+        &scheme(SchemeKind::Crc, 10, 3),
+    )
+    .mean();
+    assert_eq!(m, f64::INFINITY);
+    // Mixtures keep the index: groups of r = 2 with α = 0.5 sit on the boundary.
+    let mix = Dist::pareto(1.0, 0.5).unwrap().with_stragglers(0.1, 3.0).unwrap();
+    assert_eq!(
+        law(&mix, LoadModel::Fixed, &scheme(SchemeKind::Frc, 10, 1)).mean(),
+        f64::INFINITY
+    );
+    let m = law(&mix, LoadModel::Fixed, &scheme(SchemeKind::Frc, 10, 4)).mean();
+    assert!(m.is_finite() && m > 1.0, "{m}");
+    // Scaled and affine keep infinity.
+    let inf = law(&d, LoadModel::Scaled, &scheme(SchemeKind::Uncoded, 10, 0)).mean();
+    assert_eq!(inf, f64::INFINITY);
+}
+
+/// The k-of-n CDF against the direct binomial sum
+/// `Σ_{j=k}^{n} C(n,j) F^j (1−F)^(n−j)` (n = 30, every k, 1e-12).
+#[test]
+fn cdf_matches_direct_binomial_sum() {
+    let n = 30;
+    for d in [
+        exp1(),
+        Dist::pareto(1.0, 1.5).unwrap(),
+        exp1().with_stragglers(0.2, 5.0).unwrap(),
+    ] {
+        for k in 1..=n {
+            let l = law(&d, LoadModel::Fixed, &scheme(SchemeKind::Mds, n, n - k));
+            for p in [0.01, 0.2, 0.5, 0.8, 0.99] {
+                let t = d.quantile(p);
+                let f = d.cdf(t);
+                let mut direct = 0.0;
+                let mut choose = 1.0f64;
+                for j in 0..=n {
+                    if j >= k {
+                        direct += choose * f.powi(j as i32) * (1.0 - f).powi((n - j) as i32);
+                    }
+                    choose = choose * (n - j) as f64 / (j + 1) as f64;
+                }
+                let got = l.cdf(t);
+                assert!((got - direct).abs() < 1e-12, "{d} k={k} t={t}: {got} vs {direct}");
+            }
+        }
+    }
+}
+
+/// frc's group formula at its edges: r = 1 is uncoded, r = n is the fastest
+/// worker (crc with s = n − 1, k = 1). CDF to 1e-13, survival to 1e-13
+/// relative, mean to 1e-9.
+#[test]
+fn group_edge_cases_reduce_to_order_statistics() {
+    let n = 12;
+    for d in [
+        exp1(),
+        Dist::pareto(1.0, 2.0).unwrap(),
+        exp1().with_stragglers(0.1, 6.0).unwrap(),
+    ] {
+        for (frc_s, other) in [
+            (0, scheme(SchemeKind::Uncoded, n, 0)),
+            (n - 1, scheme(SchemeKind::Crc, n, n - 1)),
+        ] {
+            let g = law(&d, LoadModel::Fixed, &scheme(SchemeKind::Frc, n, frc_s));
+            let o = law(&d, LoadModel::Fixed, &other);
+            for p in [0.05, 0.5, 0.95, 0.999_999] {
+                let t = d.quantile(p);
+                assert!((g.cdf(t) - o.cdf(t)).abs() < 1e-13, "{d} s={frc_s} t={t}");
+                let tol = 1e-13 * o.sf(t).max(1e-300);
+                assert!((g.sf(t) - o.sf(t)).abs() < tol, "{d} s={frc_s} t={t}");
+            }
+            assert!((g.mean() - o.mean()).abs() < 1e-9 * o.mean(), "{d} s={frc_s}");
+        }
+    }
+}
+
+/// `cdf + sf = 1` (1e-14), and the quantile inverts the CDF: it brackets q
+/// within 1e-12 relative in t, and hits q to 1e-9 relative where no offset
+/// eats the digits of t, across laws,
+/// rules, load models and extreme k (k = 1, k = n, s = 0, s = n − 1).
+#[test]
+fn quantile_inverts_cdf_and_cdf_plus_sf_is_one() {
+    let dists = [
+        exp1(),
+        Dist::shifted_exp(2.0, 0.5).unwrap(),
+        Dist::pareto(1.0, 1.2).unwrap(),
+        exp1().with_stragglers(0.05, 8.0).unwrap(),
+        Dist::pareto(2.0, 0.7).unwrap().with_stragglers(0.3, 4.0).unwrap(),
+    ];
+    let loads = [
+        LoadModel::Fixed,
+        LoadModel::Scaled,
+        LoadModel::Affine { unit_time: 0.145 },
+    ];
+    let schemes = [
+        scheme(SchemeKind::Uncoded, 50, 0),
+        scheme(SchemeKind::Crc, 50, 0),
+        scheme(SchemeKind::Crc, 50, 49),
+        scheme(SchemeKind::Ignore, 50, 10),
+        scheme(SchemeKind::Mds, 50, 49),
+        scheme(SchemeKind::Frc, 50, 4),
+        scheme(SchemeKind::Frc, 50, 49),
+        scheme(SchemeKind::Mds, 100_000, 50_000),
+    ];
+    for d in &dists {
+        for load in loads {
+            for sch in &schemes {
+                let l = law(d, load, sch);
+                for q in [1e-9, 1e-3, 0.1, 0.5, 0.9, 0.99, 0.999_999] {
+                    let t = l.quantile(q);
+                    assert!(t.is_finite() && t >= l.support_min(), "{d} {load} {sch} q={q}: {t}");
+                    let (c, s) = (l.cdf(t), l.sf(t));
+                    assert!((c + s - 1.0).abs() < 1e-14, "{d} {load} {sch} t={t}");
+                    // The quantile brackets q within 1e-12 relative in t.
+                    let (lo, hi) = (t * (1.0 - 1e-12), t * (1.0 + 1e-12));
+                    let tight = if q < 0.5 {
+                        l.cdf(lo) <= q && q <= l.cdf(hi)
+                    } else {
+                        l.sf(lo) >= 1.0 - q && 1.0 - q >= l.sf(hi)
+                    };
+                    assert!(tight, "{d} {load} {sch} q={q}: t={t} not tight");
+                    // Without an offset the probability itself is hit to 1e-9
+                    // relative (an offset leaves fewer digits to t − offset).
+                    if load != (LoadModel::Affine { unit_time: 0.145 }) && d.support_min() == 0.0 {
+                        let err = if q < 0.5 {
+                            (c - q).abs() / q
+                        } else {
+                            (s - (1.0 - q)).abs() / (1.0 - q)
+                        };
+                        assert!(err < 1e-9, "{d} {load} {sch} q={q}: cdf {c}, sf {s}");
+                    }
+                }
+                assert_eq!(l.quantile(0.0), l.support_min());
+                assert_eq!(l.quantile(1.0), f64::INFINITY);
+            }
+        }
+    }
+}
+
+/// The upper tail keeps relative accuracy where 1 − cdf has none left.
+#[test]
+fn survival_is_accurate_in_the_tail() {
+    // Uncoded exponential: P(max > t) = 1 − (1 − e^(−t))^n.
+    let l = law(&exp1(), LoadModel::Fixed, &scheme(SchemeKind::Uncoded, 1000, 0));
+    let t = 60.0f64;
+    let want = -(1000.0 * (-(-t).exp()).ln_1p()).exp_m1();
+    assert!((l.sf(t) - want).abs() < 1e-13 * want, "{} vs {want}", l.sf(t));
+    assert_eq!(l.cdf(t), 1.0);
+    // k = 1 of 1000 near the minimum: P(min ≤ t) = 1 − e^(−1000t).
+    let l = law(&exp1(), LoadModel::Fixed, &scheme(SchemeKind::Crc, 1000, 999));
+    let want = -(-1000.0 * 1e-12f64).exp_m1();
+    assert!((l.cdf(1e-12) - want).abs() < 1e-12 * want, "{} vs {want}", l.cdf(1e-12));
+}
+
+/// Configurations without an exact law.
+#[test]
+fn none_where_no_exact_law() {
+    let crc = scheme(SchemeKind::Crc, 20, 3);
+    let add = LoadModel::Additive;
+    assert!(iteration_law(&Dist::pareto(1.0, 2.0).unwrap(), &add, &crc).is_none());
+    assert!(iteration_law(&exp1().with_stragglers(0.1, 3.0).unwrap(), &add, &crc).is_none());
+    let mds = scheme(SchemeKind::Mds, 20, 8); // load 20/12
+    assert!(iteration_law(&exp1(), &add, &mds).is_none());
+    assert!(iteration_law(&exp1(), &add, &scheme(SchemeKind::Mds, 20, 10)).is_some());
+    assert!(iteration_law(&exp1(), &add, &crc).is_some());
+}
+
+/// Brute force: `trials` iterations of n workers drawn with the crate's
+/// sampler; the iteration time by selection (k of n) or group minima.
+/// Returns (mean, standard error, sorted samples).
+fn simulate(d: &Dist, load: LoadModel, sch: &Scheme, trials: usize, seed: u64) -> (f64, f64, Vec<f64>) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let ell = sch.load();
+    let mut times = vec![0.0; sch.n()];
+    let mut out = Vec::with_capacity(trials);
+    for _ in 0..trials {
+        for t in times.iter_mut() {
+            *t = match load {
+                LoadModel::Additive => (0..ell as usize).map(|_| d.sample(&mut rng)).sum(),
+                other => other.apply(ell, d.sample(&mut rng)),
+            };
+        }
+        let v = match sch.rule() {
+            Rule::KOfN(k) => *times.select_nth_unstable_by(k - 1, f64::total_cmp).1,
+            Rule::Groups { size } => times
+                .chunks(size)
+                .map(|g| g.iter().copied().fold(f64::INFINITY, f64::min))
+                .fold(0.0, f64::max),
+        };
+        out.push(v);
+    }
+    let mean = out.iter().sum::<f64>() / trials as f64;
+    let var = out.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (trials - 1) as f64;
+    out.sort_by(f64::total_cmp);
+    (mean, (var / trials as f64).sqrt(), out)
+}
+
+/// Mean within 4 standard errors (where finite), and the CDF at empirical
+/// quantiles within 4 binomial standard errors.
+fn check_against_monte_carlo(d: &Dist, load: LoadModel, sch: &Scheme, trials: usize, seed: u64) {
+    let l = law(d, load, sch);
+    let (mean, se, samples) = simulate(d, load, sch, trials, seed);
+    let exact = l.mean();
+    if exact.is_finite() {
+        assert!(
+            (mean - exact).abs() < 4.0 * se,
+            "{d} {load} {sch}: MC {mean} ± {se} vs exact {exact}"
+        );
+    }
+    for p in [0.05, 0.25, 0.5, 0.75, 0.95] {
+        let t = samples[(p * trials as f64) as usize];
+        let empirical = samples.partition_point(|&x| x <= t) as f64 / trials as f64;
+        let sd = (p * (1.0 - p) / trials as f64).sqrt();
+        assert!(
+            (l.cdf(t) - empirical).abs() < 4.0 * sd + 1.0 / trials as f64,
+            "{d} {load} {sch}: cdf({t}) = {} vs empirical {empirical}",
+            l.cdf(t)
+        );
+    }
+}
+
+/// Closed forms and integrated laws against brute force, small and large k,
+/// every rule and load model (about 10⁷ draws in all).
+#[test]
+fn monte_carlo_agreement() {
+    let mix = exp1().with_stragglers(0.05, 8.0).unwrap();
+    let pmix = Dist::pareto(1.0, 2.5).unwrap().with_stragglers(0.1, 4.0).unwrap();
+    let cases = [
+        (exp1(), LoadModel::Fixed, scheme(SchemeKind::Crc, 100, 20)),
+        (exp1(), LoadModel::Fixed, scheme(SchemeKind::Crc, 100, 99)),
+        (
+            Dist::shifted_exp(1.0, 2.0).unwrap(),
+            LoadModel::Scaled,
+            scheme(SchemeKind::Mds, 100, 25),
+        ),
+        (
+            Dist::pareto(1.0, 3.0).unwrap(),
+            LoadModel::Fixed,
+            scheme(SchemeKind::Uncoded, 100, 0),
+        ),
+        (
+            Dist::pareto(1.0, 0.6).unwrap(),
+            LoadModel::Fixed,
+            scheme(SchemeKind::Ignore, 100, 5),
+        ),
+        (mix, LoadModel::Fixed, scheme(SchemeKind::Uncoded, 100, 0)),
+        (
+            mix,
+            LoadModel::Affine { unit_time: 0.145 },
+            scheme(SchemeKind::Crc, 100, 10),
+        ),
+        (mix, LoadModel::Fixed, scheme(SchemeKind::Frc, 100, 4)),
+        (pmix, LoadModel::Fixed, scheme(SchemeKind::Crc, 100, 30)),
+        (pmix, LoadModel::Scaled, scheme(SchemeKind::Frc, 100, 1)),
+        (exp1(), LoadModel::Additive, scheme(SchemeKind::Crc, 40, 3)),
+        (
+            Dist::shifted_exp(0.5, 1.0).unwrap(),
+            LoadModel::Additive,
+            scheme(SchemeKind::Frc, 40, 4),
+        ),
+    ];
+    for (i, (d, load, sch)) in cases.iter().enumerate() {
+        check_against_monte_carlo(d, *load, sch, 8_000, 1000 + i as u64);
+    }
+}
+
+/// n = 10⁵ closed forms (uncoded and k = n − 100) against brute force.
+#[test]
+fn monte_carlo_large_n() {
+    for sch in [
+        scheme(SchemeKind::Uncoded, 100_000, 0),
+        scheme(SchemeKind::Crc, 100_000, 100),
+    ] {
+        check_against_monte_carlo(&exp1(), LoadModel::Fixed, &sch, 200, 7);
+    }
+}
+
+/// Heavier brute force, 2·10⁵ trials per configuration; run with
+/// `cargo test --release --test analytic_reference -- --ignored`.
+#[test]
+#[ignore = "about 10⁸ draws; run in release"]
+fn monte_carlo_agreement_heavy() {
+    let mix = exp1().with_stragglers(0.05, 8.0).unwrap();
+    let pmix = Dist::pareto(1.0, 1.5).unwrap().with_stragglers(0.05, 8.0).unwrap();
+    let cases = [
+        (mix, LoadModel::Fixed, scheme(SchemeKind::Crc, 200, 50)),
+        (pmix, LoadModel::Fixed, scheme(SchemeKind::Crc, 200, 5)),
+        (pmix, LoadModel::Fixed, scheme(SchemeKind::Frc, 200, 3)),
+        (
+            Dist::pareto(1.0, 0.3).unwrap(),
+            LoadModel::Fixed,
+            scheme(SchemeKind::Crc, 200, 5),
+        ),
+        (exp1(), LoadModel::Additive, scheme(SchemeKind::CommEfficient, 60, 4)),
+    ];
+    for (i, (d, load, sch)) in cases.iter().enumerate() {
+        check_against_monte_carlo(d, *load, sch, 200_000, 500 + i as u64);
+    }
+}

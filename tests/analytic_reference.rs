@@ -294,6 +294,19 @@ fn survival_is_accurate_in_the_tail() {
     assert!((l.cdf(1e-12) - want).abs() < 1e-12 * want, "{} vs {want}", l.cdf(1e-12));
 }
 
+/// Quantiles past `f64::MAX` are infinite rather than a failed root.
+#[test]
+fn quantile_overflow_is_infinite() {
+    let l = law(
+        &Dist::pareto(1.0, 0.001).unwrap(),
+        LoadModel::Fixed,
+        &scheme(SchemeKind::Uncoded, 1, 0),
+    );
+    assert_eq!(l.quantile(0.99), f64::INFINITY);
+    assert!((l.quantile(0.5) - 2f64.powf(1000.0)).abs() < 1e-12 * 2f64.powf(1000.0));
+    assert!(l.quantile(f64::NAN).is_nan());
+}
+
 /// Configurations without an exact law.
 #[test]
 fn none_where_no_exact_law() {
@@ -417,10 +430,10 @@ fn monte_carlo_large_n() {
     }
 }
 
-/// Heavier brute force, 2·10⁵ trials per configuration; run with
+/// Heavier brute force, 10⁶ trials per configuration (about 10 s in release); run with
 /// `cargo test --release --test analytic_reference -- --ignored`.
 #[test]
-#[ignore = "about 10⁸ draws; run in release"]
+#[ignore = "about 10⁹ draws; run in release"]
 fn monte_carlo_agreement_heavy() {
     let mix = exp1().with_stragglers(0.05, 8.0).unwrap();
     let pmix = Dist::pareto(1.0, 1.5).unwrap().with_stragglers(0.05, 8.0).unwrap();
@@ -436,6 +449,126 @@ fn monte_carlo_agreement_heavy() {
         (exp1(), LoadModel::Additive, scheme(SchemeKind::CommEfficient, 60, 4)),
     ];
     for (i, (d, load, sch)) in cases.iter().enumerate() {
-        check_against_monte_carlo(d, *load, sch, 200_000, 500 + i as u64);
+        check_against_monte_carlo(d, *load, sch, 1_000_000, 500 + i as u64);
     }
+}
+
+/// Integrated means against exact values computed another way, to 1e-10:
+/// one worker (the law's own mean), additive Gamma workers (polynomial
+/// expansion of the survival power), and the maximum of n = 10 exponential
+/// mixtures by the expansion
+/// `E[max] = Σ_j C(n,j)(−1)^(j+1) Σ_i C(j,i) a^i b^(j−i) / (μi + μ(j−i)/σ)`
+/// of `∫ 1 − F^n` with `1 − F(y) = a·e^(−μy) + b·e^(−μy/σ)`.
+#[test]
+fn integrated_means_match_independent_exact_values() {
+    let one = scheme(SchemeKind::Uncoded, 1, 0);
+    for d in [
+        exp1().with_stragglers(0.05, 8.0).unwrap(),
+        Dist::shifted_exp(1.0, 2.0).unwrap().with_stragglers(0.3, 3.0).unwrap(),
+        Dist::pareto(1.0, 1.5).unwrap().with_stragglers(0.05, 8.0).unwrap(),
+        Dist::pareto(2.0, 1.01).unwrap().with_stragglers(0.5, 2.0).unwrap(),
+    ] {
+        let got = law(&d, LoadModel::Fixed, &one).mean();
+        assert!((got - d.mean()).abs() < 1e-10 * d.mean(), "{d}: {got} vs {}", d.mean());
+    }
+    // Additive, ℓ = 3 units of 0.5 + Exp(2): Y = 1.5 + G, P(G > t) = u(t) =
+    // e^(−2t)(1 + 2t + 2t²). With I_m = ∫ u^m = Σ_i c_i i!/(2m)^(i+1) (c the
+    // coefficients of (1 + 2t + 2t²)^m): min of 3 is 1.5 + I_3, max of 3 is
+    // 1.5 + 3I_1 − 3I_2 + I_3.
+    let poly_pow = |m: usize| {
+        let mut c = vec![1.0f64];
+        for _ in 0..m {
+            let mut next = vec![0.0; c.len() + 2];
+            for (i, &ci) in c.iter().enumerate() {
+                next[i] += ci;
+                next[i + 1] += 2.0 * ci;
+                next[i + 2] += 2.0 * ci;
+            }
+            c = next;
+        }
+        c
+    };
+    let integral = |m: usize| -> f64 {
+        let rate = 2.0 * m as f64;
+        let mut factorial = 1.0;
+        let mut sum = 0.0;
+        for (i, ci) in poly_pow(m).into_iter().enumerate() {
+            if i > 0 {
+                factorial *= i as f64;
+            }
+            sum += ci * factorial / rate.powi(i as i32 + 1);
+        }
+        sum
+    };
+    let unit = Dist::shifted_exp(0.5, 2.0).unwrap();
+    let fastest = Scheme::new(
+        SchemeKind::Mds,
+        3,
+        Params {
+            k: Some(1),
+            ..Params::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(fastest.load(), 3.0);
+    let got = law(&unit, LoadModel::Additive, &fastest).mean();
+    let want = 1.5 + integral(3);
+    assert!((got - want).abs() < 1e-10 * want, "min: {got} vs {want}");
+    let slowest = scheme(SchemeKind::Frc, 3, 2); // one group of 3 at load 3: also the minimum
+    let got = law(&unit, LoadModel::Additive, &slowest).mean();
+    assert!((got - want).abs() < 1e-10 * want, "frc r=3: {got} vs {want}");
+    let crc = scheme(SchemeKind::Crc, 3, 2); // k = 1, load 3
+    assert_eq!(
+        law(&unit, LoadModel::Additive, &crc).mean(),
+        law(&unit, LoadModel::Additive, &fastest).mean()
+    );
+    let all = Scheme::new(
+        SchemeKind::Mds,
+        3,
+        Params {
+            k: Some(3),
+            ..Params::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(all.load(), 1.0);
+    let got = law(&Dist::exp(2.0).unwrap(), LoadModel::Additive, &all).mean();
+    let want = (1.0 + 0.5 + 1.0 / 3.0) / 2.0;
+    assert!((got - want).abs() < 1e-10 * want, "max of 3 Exp(2): {got} vs {want}");
+    let frc_one = scheme(SchemeKind::Frc, 3, 0); // load 1, groups of 1: the maximum
+    let got = law(&unit, LoadModel::Additive, &frc_one).mean();
+    assert!((got - (0.5 + want)).abs() < 1e-10 * want, "{got}");
+    // comm-efficient with s = 0, m = 3 on 3 workers: load 3, all 3 needed.
+    let max3 = 1.5 + 3.0 * integral(1) - 3.0 * integral(2) + integral(3);
+    let ce = Scheme::new(
+        SchemeKind::CommEfficient,
+        3,
+        Params {
+            s: Some(0),
+            m: Some(3),
+            k: None,
+        },
+    )
+    .unwrap();
+    assert_eq!((ce.load(), ce.k()), (3.0, 3));
+    let got = law(&unit, LoadModel::Additive, &ce).mean();
+    assert!((got - max3).abs() < 1e-10 * max3, "max: {got} vs {max3}");
+
+    let (mu, p, sd, n) = (1.5f64, 0.05f64, 8.0f64, 10u32);
+    let (a, b) = (1.0 - p, p);
+    let choose = |n: u32, j: u32| (1..=j).fold(1.0, |c, i| c * f64::from(n - j + i) / f64::from(i));
+    let mut want = 0.0;
+    for j in 1..=n {
+        let sign = if j % 2 == 1 { 1.0 } else { -1.0 };
+        let inner: f64 = (0..=j)
+            .map(|i| {
+                choose(j, i) * a.powi(i as i32) * b.powi((j - i) as i32)
+                    / (mu * f64::from(i) + mu * f64::from(j - i) / sd)
+            })
+            .sum();
+        want += sign * choose(n, j) * inner;
+    }
+    let d = Dist::exp(mu).unwrap().with_stragglers(p, sd).unwrap();
+    let got = law(&d, LoadModel::Fixed, &scheme(SchemeKind::Uncoded, n as usize, 0)).mean();
+    assert!((got - want).abs() < 1e-10 * want, "{got} vs {want}");
 }

@@ -124,8 +124,9 @@ impl IterationLaw {
     }
 
     /// The `q`-quantile `inf{t : P(T ≤ t) ≥ q}`: the support minimum for
-    /// q ≤ 0, `INFINITY` for q ≥ 1, else a bracketed Brent root of the CDF
-    /// (of the survival function for q ≥ ½) to about 1e-13 relative.
+    /// q ≤ 0, `INFINITY` for q ≥ 1 (and where the quantile exceeds
+    /// `f64::MAX`), NaN for NaN, else a bracketed Brent root of the CDF (of
+    /// the survival function for q ≥ ½) to about 1e-13 relative.
     ///
     /// Cost: some 30–60 evaluations of the CDF.
     pub fn quantile(&self, q: f64) -> f64 {
@@ -186,7 +187,11 @@ impl IterationLaw {
         };
         let mut step = self.worker.spread();
         if g(y0 + step) < 0.0 {
-            while g(y0 + 2.0 * step) < 0.0 && step < f64::MAX / 4.0 {
+            while g(y0 + 2.0 * step) < 0.0 {
+                if step >= f64::MAX / 4.0 {
+                    // The quantile is beyond the largest finite number.
+                    return f64::INFINITY;
+                }
                 step *= 2.0;
             }
             let (lo, hi) = (y0 + step, y0 + 2.0 * step);

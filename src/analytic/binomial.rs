@@ -19,6 +19,7 @@
 use std::f64::consts::PI;
 
 /// `ln(n!) − ln(√(2πn)·(n/e)ⁿ)` for n = 0..=15 (n = 0 is unused).
+#[allow(clippy::excessive_precision)] // the published digits, rounded by the compiler
 const STIRLERR_SMALL: [f64; 16] = [
     0.0,
     0.081_061_466_795_327_26,
@@ -99,18 +100,52 @@ pub(crate) fn pmf(x: f64, n: f64, p: f64, q: f64) -> f64 {
         return lc.exp();
     }
     let lc = stirlerr(n) - stirlerr(x) - stirlerr(n - x) - bd0(x, n * p) - bd0(n - x, n * q);
-    let lf = (2.0 * PI).ln() + x.ln() + (-x / n).ln_1p();
+    // ln(2π·x·(n−x)/n); n − x is exact, where ln(1 − x/n) would lose the
+    // digits of n − x for x close to n.
+    let lf = (2.0 * PI * x * ((n - x) / n)).ln();
     (lc - 0.5 * lf).exp()
 }
 
 /// Relative size below which the rest of a geometric tail is dropped.
 const TAIL_EPS: f64 = 1e-18;
 
+/// `P(Bin(n,p) ≥ k)` (`upward`) or `P(Bin(n,p) ≤ k−1)` (downward), by summing
+/// masses outward from the boundary. Once the ratio of successive terms is
+/// below 1 it stays so, and the geometric bound on the rest decides when to
+/// stop; before that (when the sum starts on the mode's side) it walks
+/// through the mode.
+fn tail_sum(n: f64, k: f64, p: f64, q: f64, upward: bool) -> f64 {
+    let odds = p / q;
+    let mut j = if upward { k } else { k - 1.0 };
+    let mut term = pmf(j, n, p, q);
+    let mut sum = 0.0;
+    while term > 0.0 {
+        sum += term;
+        if (upward && j >= n) || (!upward && j <= 0.0) {
+            break;
+        }
+        let ratio = if upward {
+            (n - j) / (j + 1.0) * odds
+        } else {
+            j / (n - j + 1.0) / odds
+        };
+        term *= ratio;
+        j += if upward { 1.0 } else { -1.0 };
+        if ratio < 1.0 && term / (1.0 - ratio) < TAIL_EPS * sum {
+            sum += term / (1.0 - ratio);
+            break;
+        }
+    }
+    sum.min(1.0)
+}
+
 /// `(P(Bin(n,p) ≤ k−1), P(Bin(n,p) ≥ k))` for `1 ≤ k ≤ n`, with `q = 1 − p`.
 ///
-/// The tail on the far side of the mean is summed, the other is its
-/// complement, so each value is accurate where it is small. Cost: about
-/// `10·√(n·p·q)` terms at worst, far fewer in the tails.
+/// The smaller of the two is summed and the other is its complement, so each
+/// value is accurate where it is small. The tail on the far side of the mean
+/// is tried first; it is the smaller one except within a few terms of the
+/// mean, where the other side is summed as well. Cost: about `10·√(n·p·q)`
+/// terms at worst, far fewer in the tails.
 pub(crate) fn tails(n: u64, k: u64, p: f64, q: f64) -> (f64, f64) {
     debug_assert!(1 <= k && k <= n);
     if p <= 0.0 {
@@ -119,52 +154,23 @@ pub(crate) fn tails(n: u64, k: u64, p: f64, q: f64) -> (f64, f64) {
     if q <= 0.0 {
         return (0.0, 1.0);
     }
-    let nf = n as f64;
-    let odds = p / q;
-    if k as f64 > nf * p {
-        // Upper tail: terms fall for j ≥ k because k > np.
-        let mut j = k as f64;
-        let mut term = pmf(j, nf, p, q);
-        let mut sum = 0.0;
-        while term > 0.0 {
-            sum += term;
-            if j >= nf {
-                break;
-            }
-            let ratio = (nf - j) / (j + 1.0) * odds;
-            term *= ratio;
-            j += 1.0;
-            if ratio < 1.0 && term / (1.0 - ratio) < TAIL_EPS * sum {
-                sum += term / (1.0 - ratio);
-                break;
-            }
-        }
-        let upper = sum.min(1.0);
-        (1.0 - upper, upper)
+    let (nf, kf) = (n as f64, k as f64);
+    let upward = kf > nf * p;
+    let mut small = tail_sum(nf, kf, p, q, upward);
+    let mut small_is_upper = upward;
+    if small > 0.5 {
+        small = tail_sum(nf, kf, p, q, !upward);
+        small_is_upper = !upward;
+    }
+    if small_is_upper {
+        (1.0 - small, small)
     } else {
-        // Lower tail: terms fall for j ≤ k−1 because k−1 < np.
-        let mut j = (k - 1) as f64;
-        let mut term = pmf(j, nf, p, q);
-        let mut sum = 0.0;
-        while term > 0.0 {
-            sum += term;
-            if j <= 0.0 {
-                break;
-            }
-            let ratio = j / (nf - j + 1.0) / odds;
-            term *= ratio;
-            j -= 1.0;
-            if ratio < 1.0 && term / (1.0 - ratio) < TAIL_EPS * sum {
-                sum += term / (1.0 - ratio);
-                break;
-            }
-        }
-        let lower = sum.min(1.0);
-        (lower, 1.0 - lower)
+        (small, 1.0 - small)
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::excessive_precision)] // reference values keep the digits they were computed to
 mod tests {
     use super::*;
 

@@ -157,6 +157,7 @@ fn pareto_tail(law: &IterationLaw, y_c: f64) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::excessive_precision)] // reference values keep the digits they were computed to
 mod tests {
     use super::*;
     use crate::analytic::binomial;
@@ -184,5 +185,76 @@ mod tests {
                 "I_{x}({a},{b}): {series} vs {reference}"
             );
         }
+    }
+
+    use crate::analytic::iteration_law;
+    use crate::dist::Dist;
+    use crate::load::LoadModel;
+    use crate::scheme::{Params, Scheme, SchemeKind};
+
+    fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
+        let params = match kind {
+            SchemeKind::Mds => Params {
+                k: Some(n - s),
+                ..Params::default()
+            },
+            _ => Params {
+                s: Some(s),
+                ..Params::default()
+            },
+        };
+        Scheme::new(kind, n, params).unwrap()
+    }
+
+    /// The quadrature path against the closed forms, where both exist, to
+    /// 1e-9 relative: exponential, shifted exponential and Pareto laws, k of n
+    /// and groups, small and large k, and Pareto tails next to the
+    /// finiteness boundary (where most of the mean lies in the analytic tail).
+    #[test]
+    fn integrated_means_match_closed_forms() {
+        let dists = [
+            Dist::exp(1.0).unwrap(),
+            Dist::exp(3.0).unwrap(),
+            Dist::shifted_exp(2.0, 0.5).unwrap(),
+            Dist::pareto(1.0, 2.5).unwrap(),
+            Dist::pareto(2.0, 1.05).unwrap(),
+            Dist::pareto(1.0, 0.26).unwrap(),
+        ];
+        let configs = [
+            (SchemeKind::Mds, 100, 99),
+            (SchemeKind::Crc, 100, 50),
+            (SchemeKind::Crc, 100, 3),
+            (SchemeKind::Uncoded, 100, 0),
+            (SchemeKind::Uncoded, 1, 0),
+            (SchemeKind::Crc, 10_000, 9),
+            (SchemeKind::Crc, 10_000, 5000),
+            (SchemeKind::Frc, 100, 0),
+            (SchemeKind::Frc, 100, 3),
+            (SchemeKind::Frc, 100, 99),
+            (SchemeKind::Frc, 10_000, 9),
+        ];
+        let mut checked = 0;
+        for d in dists {
+            for &(kind, n, s) in &configs {
+                let sch = if kind == SchemeKind::Uncoded {
+                    Scheme::new(kind, n, Params::default()).unwrap()
+                } else {
+                    scheme(kind, n, s)
+                };
+                let law = iteration_law(&d, &LoadModel::Fixed, &sch).unwrap();
+                if !law.mean().is_finite() {
+                    continue;
+                }
+                let exact = closed_form(&law.worker, &law.order).unwrap();
+                let numeric = integrated(&law);
+                let rel = (numeric - exact).abs() / exact;
+                assert!(
+                    rel < 1e-9,
+                    "{d} {sch} n={n}: integrated {numeric} vs closed form {exact} (rel {rel:e})"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "only {checked} finite cases");
     }
 }

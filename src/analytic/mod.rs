@@ -114,22 +114,23 @@ fn simplify(dist: &Dist) -> Option<Dist> {
 impl IterationLaw {
     /// `P(T ≤ t)`.
     pub fn cdf(&self, t: f64) -> f64 {
-        self.cdf_sf_y(self.to_y(t)).0
+        self.cdf_sf_y(self.y_of(t)).0
     }
 
     /// `P(T > t)`, computed directly so that it keeps its relative accuracy
     /// in the upper tail.
     pub fn sf(&self, t: f64) -> f64 {
-        self.cdf_sf_y(self.to_y(t)).1
+        self.cdf_sf_y(self.y_of(t)).1
     }
 
     /// The `q`-quantile `inf{t : P(T ≤ t) ≥ q}`: the support minimum for
-    /// q ≤ 0, `INFINITY` for q ≥ 1, else a bracketed Brent root of the CDF
-    /// (of the survival function for q ≥ ½) to about 1e-13 relative.
+    /// q ≤ 0, `INFINITY` for q ≥ 1 (and where the quantile exceeds
+    /// `f64::MAX`), NaN for NaN, else a bracketed Brent root of the CDF (of
+    /// the survival function for q ≥ ½) to about 1e-13 relative.
     ///
     /// Cost: some 30–60 evaluations of the CDF.
     pub fn quantile(&self, q: f64) -> f64 {
-        self.from_y(self.quantile_y(q))
+        self.t_of(self.quantile_y(q))
     }
 
     /// The mean; `f64::INFINITY` where it is infinite, never NaN.
@@ -143,19 +144,19 @@ impl IterationLaw {
             return f64::INFINITY;
         }
         let y = mean::closed_form(&self.worker, &self.order).unwrap_or_else(|| mean::integrated(self));
-        self.from_y(y)
+        self.t_of(y)
     }
 
     /// The smallest value the iteration time can take.
     pub fn support_min(&self) -> f64 {
-        self.from_y(self.worker.min())
+        self.t_of(self.worker.min())
     }
 
-    fn to_y(&self, t: f64) -> f64 {
+    fn y_of(&self, t: f64) -> f64 {
         (t - self.offset) / self.scale
     }
 
-    fn from_y(&self, y: f64) -> f64 {
+    fn t_of(&self, y: f64) -> f64 {
         self.scale * y + self.offset
     }
 
@@ -186,7 +187,11 @@ impl IterationLaw {
         };
         let mut step = self.worker.spread();
         if g(y0 + step) < 0.0 {
-            while g(y0 + 2.0 * step) < 0.0 && step < f64::MAX / 4.0 {
+            while g(y0 + 2.0 * step) < 0.0 {
+                if step >= f64::MAX / 4.0 {
+                    // The quantile is beyond the largest finite number.
+                    return f64::INFINITY;
+                }
                 step *= 2.0;
             }
             let (lo, hi) = (y0 + step, y0 + 2.0 * step);

@@ -1,0 +1,38 @@
+//! Helpers shared by the analytic test binaries.
+
+use gcsim::analytic::{IterationLaw, iteration_law};
+use gcsim::dist::Dist;
+use gcsim::load::LoadModel;
+use gcsim::scheme::{Params, Scheme, SchemeKind};
+
+/// `kind` on n workers with tolerance s (k = n − s for mds, m = 1 for
+/// comm-efficient).
+pub fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
+    let params = match kind {
+        SchemeKind::Uncoded => Params::default(),
+        SchemeKind::Mds => Params {
+            k: Some(n - s),
+            ..Params::default()
+        },
+        SchemeKind::CommEfficient => Params {
+            s: Some(s),
+            m: Some(1),
+            k: None,
+        },
+        _ => Params {
+            s: Some(s),
+            ..Params::default()
+        },
+    };
+    Scheme::new(kind, n, params).unwrap()
+}
+
+/// The law, which the test expects to exist.
+pub fn law(dist: &Dist, load: LoadModel, sch: &Scheme) -> IterationLaw {
+    iteration_law(dist, &load, sch).unwrap_or_else(|| panic!("{dist} {load} {sch}: no law"))
+}
+
+/// Exponential with rate 1.
+pub fn exp1() -> Dist {
+    Dist::exp(1.0).unwrap()
+}

@@ -312,8 +312,13 @@ fn out_writes_the_file_in_the_extension_format() {
         .stderr(predicate::str::contains("wrote 1 row to"));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["rows"][0]["k"], 7);
-    // No temporary file is left behind.
+    // No temporary file is left behind, and the file is not private.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o644);
+    }
 }
 
 #[test]

@@ -13,6 +13,8 @@ use gcsim::plot::sweep::{Metric, SweepData, sweep_figure};
 use gcsim::report::{Row, RunConfig};
 use gcsim::study::Study;
 
+use super::job::persist;
+
 /// `--plot-metric` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MetricArg {
@@ -103,8 +105,7 @@ impl Figure {
                 survival_figure(config, &survival_curves(study, outcome), tmp.path())?;
             }
         }
-        tmp.persist(&self.path)
-            .with_context(|| format!("--plot {}: cannot write", self.path.display()))?;
+        persist(tmp, &self.path).with_context(|| format!("--plot {}", self.path.display()))?;
         eprintln!("wrote figure {}", self.path.display());
         Ok(())
     }

@@ -83,6 +83,20 @@ pub fn evaluate(
     Ok((report::rows(study, &outcome), Some(outcome)))
 }
 
+/// Renames a finished temporary file to `path`, readable as any file the
+/// user writes (temporary files are created private).
+pub fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
 /// Writes `path` through a temporary file in its directory, renamed into
 /// place only once complete: an interrupted write leaves any previous file.
 pub fn write_atomically(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> Result<()> {
@@ -98,9 +112,7 @@ pub fn write_atomically(path: &Path, write: impl FnOnce(&mut File) -> io::Result
     write(tmp.as_file_mut())
         .and_then(|()| tmp.as_file_mut().sync_all())
         .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    persist(tmp, path)
 }
 
 /// A study ready to run, with its description and where its results go.
@@ -143,8 +155,7 @@ impl Job {
                 export::write(&report, self.output.format, tmp.as_file_mut())
                     .and_then(|()| tmp.as_file_mut().sync_all())
                     .with_context(|| format!("cannot write {}", path.display()))?;
-                tmp.persist(&path)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                persist(tmp, &path)?;
                 if stdout.is_terminal() {
                     export::write(&report, Format::Table, &mut stdout.lock())?;
                 }

@@ -33,7 +33,7 @@ impl LogBins {
     }
 
     /// Slots per histogram: the bins and the two overflow bins.
-    pub fn len(&self) -> usize {
+    pub fn slots(&self) -> usize {
         self.bins + 2
     }
 
@@ -108,7 +108,7 @@ impl Counts {
             below: vec![0; watches],
             hits: Vec::new(),
             inside: vec![(f64::INFINITY, f64::NEG_INFINITY); watches],
-            histogram: vec![0; pass.survival.map_or(0, |b| b.len() * slots)],
+            histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
         }
     }
 
@@ -132,7 +132,7 @@ impl Counts {
                 }
             }
             if let Some(bins) = &pass.survival {
-                self.histogram[j * bins.len() + bins.index(v)] += 1;
+                self.histogram[j * bins.slots() + bins.index(v)] += 1;
             }
         }
     }
@@ -158,7 +158,7 @@ impl PassTotals {
             moments: vec![Moments::ZERO; slots],
             range: vec![(f64::INFINITY, f64::NEG_INFINITY); slots],
             tallies: pass.watches.iter().map(|w| Tally::new(&w.window)).collect(),
-            histogram: vec![0; pass.survival.map_or(0, |b| b.len() * slots)],
+            histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
         }
     }
 
@@ -188,7 +188,7 @@ impl PassTotals {
     /// The empirical survival function of `slot` at the bins' upper edges:
     /// `(t, P(T > t))`, from `total` trials.
     pub fn survival(&self, bins: &LogBins, slot: usize, total: u64) -> Vec<(f64, f64)> {
-        let h = &self.histogram[slot * bins.len()..(slot + 1) * bins.len()];
+        let h = &self.histogram[slot * bins.slots()..(slot + 1) * bins.slots()];
         let mut above = total;
         h[..h.len() - 1]
             .iter()

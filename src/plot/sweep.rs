@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::{LineChart, PlotError, Point, Series, draw};
 use crate::report::{Row, RunConfig};
+use crate::scheme::SchemeKind;
 
 /// What a sweep figure shows on its y axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +55,18 @@ pub fn caption(config: &RunConfig) -> String {
 pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(), PlotError> {
     let distinct = |f: fn(&Row) -> Option<usize>| data.rows.iter().filter_map(f).collect::<BTreeSet<_>>().len();
     let by_m = distinct(|r| Some(r.s)) == 1 && distinct(|r| r.m) > 1;
-    let x_of = |r: &Row| if by_m { r.m.unwrap_or(1) as f64 } else { r.s as f64 };
+    // An mds sweep over --k reads best against k.
+    let by_k = !by_m
+        && data.config.k.is_some()
+        && data
+            .rows
+            .iter()
+            .all(|r| matches!(r.scheme, SchemeKind::Mds | SchemeKind::Uncoded));
+    let x_of = |r: &Row| match (by_m, by_k) {
+        (true, _) => r.m.unwrap_or(1) as f64,
+        (_, true) => r.k as f64,
+        _ => r.s as f64,
+    };
     // One line per scheme; a second parameter that varies too splits it.
     let key = |r: &Row| {
         let multi_m = data
@@ -121,11 +133,12 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
             s.flat = true;
         }
     }
-    let has_mds = data.rows.iter().any(|r| r.scheme == crate::scheme::SchemeKind::Mds);
-    let x_name = match (by_m, has_mds) {
-        (true, _) => "message split m",
-        (false, true) => "straggler tolerance s (mds: s = n - k)",
-        (false, false) => "straggler tolerance s",
+    let has_mds = data.rows.iter().any(|r| r.scheme == SchemeKind::Mds);
+    let (x_name, x_symbol) = match (by_m, by_k, has_mds) {
+        (true, _, _) => ("message split m", "m"),
+        (_, true, _) => ("recovery threshold k (workers the master waits for)", "k"),
+        (_, _, true) => ("straggler tolerance s (mds: s = n - k)", "s"),
+        _ => ("straggler tolerance s", "s"),
     };
     let (title, y_label, reference) = match metric {
         Metric::Mean => ("Mean iteration time", "mean iteration time (units of D)", None),
@@ -147,7 +160,7 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
         ""
     };
     let chart = LineChart {
-        title: format!("{title} against {}{band_note}", if by_m { "m" } else { "s" }),
+        title: format!("{title} against {x_symbol}{band_note}"),
         caption: caption(data.config),
         x_label: x_name.to_string(),
         y_label: y_label.to_string(),

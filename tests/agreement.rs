@@ -13,7 +13,7 @@
 //! an engine off by one worker misses by tens of standard errors.
 
 use gcsim::dist::Dist;
-use gcsim::engine::{self, Outcome, RulePath, Silent, Summary, TrialPlan};
+use gcsim::engine::{self, Outcome, RulePath, Sampling, Silent, Summary, TrialPlan};
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
 use gcsim::stats::QUANTILES;
@@ -320,7 +320,7 @@ fn additive_fractional_load_against_brute_force() {
 }
 
 /// The general discrete-event path and the closed-form fast path give the
-/// same bits for every scheme and load model.
+/// same bits for every scheme and load model, on either sampling.
 #[test]
 fn event_path_equals_fast_path() {
     let n = 12;
@@ -339,9 +339,15 @@ fn event_path_equals_fast_path() {
         LoadModel::Affine { unit_time: 1.0 },
     ] {
         let study = Study::new(n, Dist::pareto(1.0, 2.0).unwrap(), model, schemes.clone(), 3000, 5).unwrap();
-        let fast = engine::simulate_with(&TrialPlan::new(&study, RulePath::Fast), &study, &Silent);
-        let events = engine::simulate_with(&TrialPlan::new(&study, RulePath::Events), &study, &Silent);
-        assert_eq!(fast, events, "{model}");
+        let mut samplings = vec![Sampling::Draws];
+        if engine::order_statistics_apply(&study) {
+            samplings.push(Sampling::OrderStatistics);
+        }
+        for sampling in samplings {
+            let fast = engine::simulate_with(&TrialPlan::with(&study, RulePath::Fast, sampling), &study, &Silent);
+            let events = engine::simulate_with(&TrialPlan::with(&study, RulePath::Events, sampling), &study, &Silent);
+            assert_eq!(fast, events, "{model} {sampling:?}");
+        }
     }
 }
 
@@ -366,7 +372,7 @@ fn percentiles_match_exact_sample_quantiles() {
     )
     .unwrap();
     let outcome = engine::simulate(&study, &Silent);
-    let plan = TrialPlan::new(&study, RulePath::Fast);
+    let plan = TrialPlan::new(&study);
     let mut scratch = plan.scratch();
     let mut out = vec![0.0; plan.slots()];
     let mut columns = vec![Vec::with_capacity(trials as usize); plan.slots()];
@@ -591,7 +597,7 @@ fn survival_curve_matches_the_exact_survival_function() {
     let cdf = iteration_cdf(&s, worker_cdf(&dist, LoadModel::Scaled, s.load()));
     for trials in [20_000, 150_000] {
         let study = Study::new(n, dist, LoadModel::Scaled, vec![s], trials, 4).unwrap();
-        let plan = TrialPlan::new(&study, RulePath::Fast);
+        let plan = TrialPlan::new(&study);
         let options = engine::Options { survival_points: 60 };
         let out = engine::simulate_full(&plan, &study, &Silent, &options);
         let curve = &out.configs[0].survival;

@@ -3,7 +3,7 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-use gcsim::engine::{self, RulePath, Silent, TrialPlan};
+use gcsim::engine::{self, Silent, TrialPlan};
 use gcsim::scheme::Rule;
 use gcsim::verify;
 
@@ -29,7 +29,7 @@ fn the_engine_passes_the_grid() {
 fn one_worker_too_many_is_caught() {
     let wrong = |study: &gcsim::study::Study| {
         let n = study.n();
-        let plan = TrialPlan::new(study, RulePath::Fast).map_rules(|_, rule| match rule {
+        let plan = TrialPlan::new(study).map_rules(|_, rule| match rule {
             Rule::KOfN(k) => Rule::KOfN((k + 1).min(n)),
             other => other,
         });

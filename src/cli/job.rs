@@ -70,7 +70,7 @@ pub fn evaluate(
     let options = engine::Options {
         survival_points: if survival { SURVIVAL_POINTS } else { 0 },
     };
-    let plan = engine::TrialPlan::new(study, engine::RulePath::Fast);
+    let plan = engine::TrialPlan::new(study);
     let outcome = engine
         .pool()?
         .install(|| engine::simulate_full(&plan, study, &bar, &options));

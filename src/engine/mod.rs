@@ -20,7 +20,7 @@ use crate::stats::quantile::{self, Tally, Verdict, Window};
 use crate::stats::{MeanEstimate, QUANTILES};
 use crate::study::Study;
 use pass::{Counts, LogBins, Pass, PassTotals, Watch};
-pub use trial::{RulePath, Scratch, TrialPlan};
+pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply};
 
 /// Trials per chunk.
 pub const CHUNK: u64 = 8192;
@@ -109,7 +109,7 @@ pub struct Outcome {
 
 /// Simulates `study` with the fast rule evaluations.
 pub fn simulate(study: &Study, progress: &dyn Progress) -> Outcome {
-    simulate_with(&TrialPlan::new(study, RulePath::Fast), study, progress)
+    simulate_with(&TrialPlan::new(study), study, progress)
 }
 
 /// Simulates `study` with a given trial plan.
@@ -126,40 +126,22 @@ pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, o
     };
     progress.pass(1, runner.total);
     let pilot = runner.pilot(progress);
-    let columns: Vec<Vec<f64>> = (0..plan.slots())
+    let slots = plan.slots();
+    let columns: Vec<PilotColumn> = (0..slots)
+        .into_par_iter()
         .map(|j| {
-            let mut c: Vec<f64> = pilot
-                .iter()
-                .flat_map(|rows| rows.chunks_exact(plan.slots()).map(|r| r[j]))
-                .collect();
-            c.sort_unstable_by(f64::total_cmp);
-            c
+            let values = pilot.iter().flat_map(|rows| rows.chunks_exact(slots).map(|r| r[j])).collect();
+            PilotColumn::new(values, runner.total)
         })
         .collect();
-    let refs: Vec<f64> = columns
-        .iter()
-        .map(|c| {
-            Some(quantile::exact_quantile(c, 0.5))
-                .filter(|m| m.is_finite())
-                .unwrap_or(0.0)
-        })
-        .collect();
-
+    let refs: Vec<f64> = columns.iter().map(|c| c.reference).collect();
     let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
     let (mut summaries, passes, totals) = if pilot.len() as u64 == runner.chunks() {
         let totals = runner.pass(&Pass::new(&refs, Vec::new(), plan.slots(), survival), &pilot, progress);
-        let levels = quantile_levels(runner.total);
         let summaries = columns
             .iter()
             .zip(&totals.moments)
-            .zip(&refs)
-            .map(|((c, m), &r)| {
-                Summary::new(
-                    runner.total,
-                    m.summarize(r),
-                    levels.map(|l| quantile::exact_quantile(c, l)),
-                )
-            })
+            .map(|(c, m)| Summary::new(runner.total, m.summarize(c.reference), c.exact))
             .collect();
         (summaries, 1, totals)
     } else {
@@ -181,22 +163,48 @@ pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, o
 }
 
 /// Log bins spanning every pilot value with room on both sides.
-fn survival_bins(columns: &[Vec<f64>], points: usize) -> LogBins {
-    let positive = |v: &&f64| **v > 0.0 && v.is_finite();
-    let lo = columns
-        .iter()
-        .filter_map(|c| c.iter().find(positive))
-        .fold(f64::INFINITY, |a, &b| a.min(b));
-    let hi = columns
-        .iter()
-        .filter_map(|c| c.iter().rev().find(positive))
-        .fold(0.0, |a: f64, &b| a.max(b));
-    let (lo, hi) = if lo.is_finite() && hi > lo {
-        (lo / 2.0, hi * 8.0)
-    } else {
-        (1e-3, 1e3)
-    };
+fn survival_bins(columns: &[PilotColumn], points: usize) -> LogBins {
+    let lo = columns.iter().map(|c| c.span.0).fold(f64::INFINITY, f64::min);
+    let hi = columns.iter().map(|c| c.span.1).fold(0.0, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > lo { (lo / 2.0, hi * 8.0) } else { (1e-3, 1e3) };
     LogBins::new(lo, hi, points)
+}
+
+/// What the pilot says about one slot.
+struct PilotColumn {
+    /// Reference of the power sums: the pilot median (0 if not finite).
+    reference: f64,
+    /// The values at [`quantile_levels`], exact for a run no longer than the pilot.
+    exact: [f64; 12],
+    /// First-pass windows of the four quantiles.
+    windows: [Window; 4],
+    /// Smallest positive and largest finite value, for survival bins.
+    span: (f64, f64),
+}
+
+impl PilotColumn {
+    /// From the pilot's values of one slot, for a run of `total` trials;
+    /// selects the ranks it needs instead of sorting.
+    fn new(mut values: Vec<f64>, total: u64) -> Self {
+        let p = values.len();
+        let levels = quantile_levels(total);
+        let mut ranks = vec![quantile::target_index(0.5, p as u64) as usize];
+        ranks.extend(levels.iter().map(|&l| quantile::target_index(l, p as u64) as usize));
+        ranks.extend(QUANTILES.iter().flat_map(|&q| quantile::pilot_ranks(q, p)));
+        let span = values.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
+            if v > 0.0 && v.is_finite() { (lo.min(v), hi.max(v)) } else { (lo, hi) }
+        });
+        let at = quantile::select_ranks(&mut values, &ranks);
+        let windows = std::array::from_fn(|i| {
+            quantile::window_from_pilot(at[13 + 2 * i], at[14 + 2 * i], QUANTILES[i], p, total)
+        });
+        Self {
+            reference: Some(at[0]).filter(|m| m.is_finite()).unwrap_or(0.0),
+            exact: std::array::from_fn(|i| at[1 + i]),
+            windows,
+            span,
+        }
+    }
 }
 
 struct Runner<'a> {
@@ -276,7 +284,7 @@ impl Runner<'_> {
     /// every quantile is resolved.
     fn full(
         &self,
-        columns: &[Vec<f64>],
+        columns: &[PilotColumn],
         refs: &[f64],
         pilot: &[Vec<f64>],
         survival: Option<LogBins>,
@@ -285,11 +293,8 @@ impl Runner<'_> {
         let slots = self.plan.slots();
         let mut watches = Vec::new();
         for (slot, c) in columns.iter().enumerate() {
-            for q in QUANTILES {
-                watches.push(Watch {
-                    slot,
-                    window: quantile::pilot_window(c, q, self.total),
-                });
+            for window in c.windows {
+                watches.push(Watch { slot, window });
             }
         }
         let first = Pass::new(refs, watches, slots, survival);

@@ -62,26 +62,53 @@ pub struct Pass<'a> {
     /// The windows, in the order their tallies are returned.
     pub watches: Vec<Watch>,
     by_slot: Vec<Vec<usize>>,
-    offsets: Vec<usize>,
+    layout: Vec<Layout>,
     survival: Option<LogBins>,
+}
+
+/// How one slot's windows are tallied.
+#[derive(Debug, Clone)]
+enum Layout {
+    /// Four disjoint windows in ascending order, the usual first pass: the
+    /// number of their 8 edges at or below a value names its region (even:
+    /// between windows, odd: inside window (region − 1)/2), so one counter
+    /// per region replaces one "below" counter per window.
+    Disjoint {
+        edges: [f64; 8],
+        first: usize,
+    },
+    /// Any other set of windows, each checked on its own.
+    General,
 }
 
 impl<'a> Pass<'a> {
     /// A pass over `slots` slots.
     pub fn new(refs: &'a [f64], watches: Vec<Watch>, slots: usize, survival: Option<LogBins>) -> Self {
         let mut by_slot = vec![Vec::new(); slots];
-        let mut offsets = Vec::with_capacity(watches.len());
-        let mut total = 0;
         for (w, watch) in watches.iter().enumerate() {
             by_slot[watch.slot].push(w);
-            offsets.push(total);
-            total += watch.window.bins;
         }
+        let layout = by_slot
+            .iter()
+            .map(|ws| {
+                let consecutive = ws.len() == 4 && ws.windows(2).all(|p| p[1] == p[0] + 1);
+                let disjoint = ws.windows(2).all(|p| watches[p[0]].window.hi <= watches[p[1]].window.lo);
+                if !(consecutive && disjoint) {
+                    return Layout::General;
+                }
+                let mut edges = [0.0; 8];
+                for (i, &w) in ws.iter().enumerate() {
+                    edges[2 * i] = watches[w].window.lo;
+                    edges[2 * i + 1] = watches[w].window.hi;
+                }
+                Layout::Disjoint { edges, first: ws[0] }
+            })
+            .collect();
         Self {
             refs,
             watches,
             by_slot,
-            offsets,
+            layout,
             survival,
         }
     }
@@ -89,12 +116,35 @@ impl<'a> Pass<'a> {
 
 /// The counts of one chunk.
 pub struct Counts {
-    moments: Vec<Moments>,
-    range: Vec<(f64, f64)>,
+    trials: u64,
+    s1: Vec<f64>,
+    s2: Vec<f64>,
+    min: Vec<f64>,
+    max: Vec<f64>,
     below: Vec<u64>,
-    hits: Vec<u32>,
+    regions: Vec<[u32; 9]>,
+    hits: Vec<Hit>,
     inside: Vec<(f64, f64)>,
     histogram: Vec<u64>,
+}
+
+/// A value inside a window: the window's index and the bin, packed.
+#[derive(Debug, Clone, Copy)]
+struct Hit(u64);
+
+impl Hit {
+    #[inline]
+    fn new(window: usize, bin: usize) -> Self {
+        Hit(((window as u64) << 32) | bin as u64)
+    }
+
+    fn window(self) -> usize {
+        (self.0 >> 32) as usize
+    }
+
+    fn bin(self) -> usize {
+        (self.0 & 0xffff_ffff) as usize
+    }
 }
 
 impl Counts {
@@ -103,35 +153,65 @@ impl Counts {
         let slots = pass.by_slot.len();
         let watches = pass.watches.len();
         Self {
-            moments: vec![Moments::ZERO; slots],
-            range: vec![(f64::INFINITY, f64::NEG_INFINITY); slots],
+            trials: 0,
+            s1: vec![0.0; slots],
+            s2: vec![0.0; slots],
+            min: vec![f64::INFINITY; slots],
+            max: vec![f64::NEG_INFINITY; slots],
             below: vec![0; watches],
+            regions: vec![[0; 9]; slots],
             hits: Vec::new(),
             inside: vec![(f64::INFINITY, f64::NEG_INFINITY); watches],
             histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
         }
     }
 
+    #[inline]
+    fn hit(&mut self, pass: &Pass, w: usize, v: f64) {
+        let win = &pass.watches[w].window;
+        self.hits.push(Hit::new(w, win.bin(v)));
+        let i = &mut self.inside[w];
+        *i = (i.0.min(v), i.1.max(v));
+    }
+
     /// Counts one trial's values, one per slot.
     #[inline]
     pub fn add_row(&mut self, pass: &Pass, row: &[f64]) {
-        for (j, &v) in row.iter().enumerate() {
-            if !pass.refs.is_empty() {
-                self.moments[j].push(v, pass.refs[j]);
+        self.trials += 1;
+        if !pass.refs.is_empty() {
+            for (((s1, s2), &v), &r) in self.s1.iter_mut().zip(self.s2.iter_mut()).zip(row).zip(pass.refs) {
+                let d = v - r;
+                *s1 += d;
+                *s2 += d * d;
             }
-            let r = &mut self.range[j];
-            *r = (r.0.min(v), r.1.max(v));
-            for &w in &pass.by_slot[j] {
-                let win = &pass.watches[w].window;
-                if v < win.lo {
-                    self.below[w] += 1;
-                } else if v < win.hi {
-                    self.hits.push((pass.offsets[w] + win.bin(v)) as u32);
-                    let i = &mut self.inside[w];
-                    *i = (i.0.min(v), i.1.max(v));
+        }
+        for ((lo, hi), &v) in self.min.iter_mut().zip(self.max.iter_mut()).zip(row) {
+            *lo = lo.min(v);
+            *hi = hi.max(v);
+        }
+        for (j, &v) in row.iter().enumerate() {
+            match &pass.layout[j] {
+                Layout::Disjoint { edges, first } => {
+                    let region: usize = edges.iter().map(|&e| usize::from(v >= e)).sum();
+                    self.regions[j][region] += 1;
+                    if region & 1 == 1 {
+                        self.hit(pass, first + region / 2, v);
+                    }
+                }
+                Layout::General => {
+                    for &w in &pass.by_slot[j] {
+                        let win = &pass.watches[w].window;
+                        if v < win.lo {
+                            self.below[w] += 1;
+                        } else if v < win.hi {
+                            self.hit(pass, w, v);
+                        }
+                    }
                 }
             }
-            if let Some(bins) = &pass.survival {
+        }
+        if let Some(bins) = &pass.survival {
+            for (j, &v) in row.iter().enumerate() {
                 self.histogram[j * bins.slots() + bins.index(v)] += 1;
             }
         }
@@ -164,11 +244,21 @@ impl PassTotals {
 
     /// Appends the next chunk's counts (chunks arrive in index order).
     pub fn absorb(&mut self, pass: &Pass, c: Counts) {
-        for (m, cm) in self.moments.iter_mut().zip(&c.moments) {
-            m.merge(cm);
+        for ((m, &s1), &s2) in self.moments.iter_mut().zip(&c.s1).zip(&c.s2) {
+            m.merge(&Moments::from_sums(c.trials, s1, s2));
         }
-        for (r, cr) in self.range.iter_mut().zip(&c.range) {
-            *r = (r.0.min(cr.0), r.1.max(cr.1));
+        for ((r, &lo), &hi) in self.range.iter_mut().zip(&c.min).zip(&c.max) {
+            *r = (r.0.min(lo), r.1.max(hi));
+        }
+        for (j, layout) in pass.layout.iter().enumerate() {
+            if let Layout::Disjoint { first, .. } = layout {
+                // Window i's "below" is every region before its own, 2i + 1.
+                let mut below = 0;
+                for i in 0..4 {
+                    below += u64::from(c.regions[j][2 * i]) + if i > 0 { u64::from(c.regions[j][2 * i - 1]) } else { 0 };
+                    self.tallies[first + i].below += below;
+                }
+            }
         }
         for (w, t) in self.tallies.iter_mut().enumerate() {
             t.below += c.below[w];
@@ -176,9 +266,7 @@ impl PassTotals {
             t.max_in = t.max_in.max(c.inside[w].1);
         }
         for h in c.hits {
-            let h = h as usize;
-            let w = pass.offsets.partition_point(|&o| o <= h) - 1;
-            self.tallies[w].counts[h - pass.offsets[w]] += 1;
+            self.tallies[h.window()].counts[h.bin()] += 1;
         }
         for (a, b) in self.histogram.iter_mut().zip(&c.histogram) {
             *a += b;

@@ -1,19 +1,34 @@
 //! One trial: draw the workers' times once, then evaluate every configuration
 //! of the study on those draws (common random numbers).
 //!
-//! Sampling is separate from evaluation. Under `fixed`, `scaled` and `affine`
-//! a worker's time is an increasing function of one draw, so one sort of the
-//! n draws serves every configuration: the k-th order statistic of ℓ·X is ℓ
-//! times that of X, and max-of-group-minima commutes with any increasing
-//! transform. Under `additive` the draws are units of work, drawn unit-major
-//! (every worker's first unit, then every worker's second, …), and each
-//! distinct load gets its own worker times and its own sort.
+//! Sampling is separate from evaluation, and comes in two kinds:
+//!
+//! - [`Sampling::Draws`], the general path: one draw per worker (per unit of
+//!   work under `additive`, unit-major: every worker's first unit, then every
+//!   worker's second, …), in worker order.
+//! - [`Sampling::OrderStatistics`], for i.i.d. workers whose law is an
+//!   increasing function g of a standard exponential (exp: e/μ; shifted-exp:
+//!   shift + e/μ; Pareto: x_m·e^(e/α)) under a monotone load model. Rényi's
+//!   representation (David & Nagaraja 2003, §2.5) gives the sorted standard
+//!   exponentials directly, E_(j) = Σ_{i≤j} Z_i/(n−i+1) with Z_i i.i.d.
+//!   Exp(1), in O(n) and without a sort; where a rule needs to know which
+//!   worker finished (frc's groups, the event walk), ranks are assigned to
+//!   workers by a uniformly random permutation, which is independent of the
+//!   values for i.i.d. workers. Both paths give the same joint law of the
+//!   worker times; the tests check it.
+//!
+//! Under `fixed`, `scaled` and `affine` a worker's time is an increasing
+//! function of one draw, so one ordering serves every configuration: the k-th
+//! order statistic of ℓ·X is ℓ times that of X, and max-of-group-minima
+//! commutes with any increasing transform. Under `additive` each distinct
+//! load gets its own worker times and its own sort.
 
-use rand_distr::Distribution;
+use rand::RngExt;
+use rand_distr::{Distribution, Exp1};
 
 use super::rng::trial_rng;
 use super::timeline::{completion_by_events, fast};
-use crate::dist::Dist;
+use crate::dist::{Base, Dist};
 use crate::load::LoadModel;
 use crate::scheme::Rule;
 use crate::study::Study;
@@ -25,6 +40,29 @@ pub enum RulePath {
     Fast,
     /// The general discrete-event walk over finish events.
     Events,
+}
+
+/// How a trial's worker times are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sampling {
+    /// One draw per worker, in worker order.
+    Draws,
+    /// The order statistics directly, with ranks assigned by a random
+    /// permutation when needed (i.i.d. exponential-family laws only).
+    OrderStatistics,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prefix_sum_is_a_running_sum() {
+        for len in [0, 1, 3, 4, 7, 8, 100, 101] {
+            let mut v: Vec<f64> = (0..len).map(|i| (i % 7) as f64 + 0.5).collect();
+            let expected: Vec<f64> = v.iter().scan(0.0, |acc, x| { *acc += x; Some(*acc) }).collect();
+            super::prefix_sum(&mut v);
+            assert_eq!(v, expected, "len {len}");
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -51,6 +89,7 @@ pub struct Scratch {
     sorted: Vec<f64>,
     cum: Vec<f64>,
     order: Vec<usize>,
+    ranks: Vec<u32>,
 }
 
 /// What one trial computes: the iteration time of every slot. Slots are the
@@ -64,11 +103,75 @@ pub struct TrialPlan {
     classes: Vec<Class>,
     slots: usize,
     path: RulePath,
+    sampling: Sampling,
+    /// 1/(n−i+1) for i = 1..n: the Rényi spacing weights.
+    weights: Vec<f64>,
+    /// 1/rate (exponential laws) or 1/shape (Pareto), for [`Self::from_standard`].
+    inv_scale: f64,
+}
+
+/// In-place running sum, as four independent chains over the quarters of
+/// `v` whose offsets are added afterwards: a quarter of the latency of one
+/// chain of dependent additions. The result is a fixed function of `v`.
+fn prefix_sum(v: &mut [f64]) {
+    let q = v.len() / 4;
+    if q == 0 {
+        let mut acc = 0.0;
+        for x in v.iter_mut() {
+            acc += *x;
+            *x = acc;
+        }
+        return;
+    }
+    let (a, rest) = v.split_at_mut(q);
+    let (b, rest) = rest.split_at_mut(q);
+    let (c, d) = rest.split_at_mut(q);
+    let (mut sa, mut sb, mut sc, mut sd) = (0.0, 0.0, 0.0, 0.0);
+    for i in 0..q {
+        sa += a[i];
+        a[i] = sa;
+        sb += b[i];
+        b[i] = sb;
+        sc += c[i];
+        c[i] = sc;
+        sd += d[i];
+        d[i] = sd;
+    }
+    for x in d.iter_mut().skip(q) {
+        sd += *x;
+        *x = sd;
+    }
+    let (ob, oc) = (sa, sa + sb);
+    let od = oc + sc;
+    b.iter_mut().for_each(|x| *x += ob);
+    c.iter_mut().for_each(|x| *x += oc);
+    d.iter_mut().for_each(|x| *x += od);
+}
+
+/// Whether `study`'s worker times can be drawn as order statistics: i.i.d.
+/// exponential-family workers (no straggler mixture) under a monotone load.
+pub fn order_statistics_apply(study: &Study) -> bool {
+    study.load_model().is_monotone() && study.dist().stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0)
 }
 
 impl TrialPlan {
-    /// The plan of `study`, evaluating rules by `path`.
-    pub fn new(study: &Study, path: RulePath) -> Self {
+    /// The fastest plan for `study`: order statistics where they apply,
+    /// closed-form rule evaluations.
+    pub fn new(study: &Study) -> Self {
+        let sampling = if order_statistics_apply(study) { Sampling::OrderStatistics } else { Sampling::Draws };
+        Self::with(study, RulePath::Fast, sampling)
+    }
+
+    /// The plan of `study` with the given rule path and sampling.
+    ///
+    /// # Panics
+    /// If `sampling` is [`Sampling::OrderStatistics`] where
+    /// [`order_statistics_apply`] is false.
+    pub fn with(study: &Study, path: RulePath, sampling: Sampling) -> Self {
+        assert!(
+            sampling == Sampling::Draws || order_statistics_apply(study),
+            "order statistics need i.i.d. exponential-family workers under a monotone load"
+        );
         let model = *study.load_model();
         let baseline = study.baseline();
         let evals: Vec<Eval> = study
@@ -96,17 +199,30 @@ impl TrialPlan {
             }
         }
         classes.sort_by(|a, b| a.load.total_cmp(&b.load));
-        for c in &mut classes {
-            c.needs_sort = path == RulePath::Fast && c.evals.iter().any(|e| matches!(e.rule, Rule::KOfN(_)));
-        }
-        Self {
-            n: study.n(),
+        let n = study.n();
+        let mut plan = Self {
+            n,
             dist: *study.dist(),
             model,
-            units: (study.draws_per_trial() / study.n() as u64) as usize,
+            units: (study.draws_per_trial() / n as u64) as usize,
             classes,
             slots,
             path,
+            sampling,
+            weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
+            inv_scale: match study.dist().base() {
+                Base::Exp { rate } | Base::ShiftedExp { rate, .. } => 1.0 / rate,
+                Base::Pareto { shape, .. } => 1.0 / shape,
+            },
+        };
+        plan.update_sorting();
+        plan
+    }
+
+    fn update_sorting(&mut self) {
+        let sort = self.path == RulePath::Fast && self.sampling == Sampling::Draws;
+        for c in &mut self.classes {
+            c.needs_sort = sort && c.evals.iter().any(|e| matches!(e.rule, Rule::KOfN(_)));
         }
     }
 
@@ -117,10 +233,14 @@ impl TrialPlan {
             for e in &mut class.evals {
                 e.rule = f(e.slot, e.rule);
             }
-            class.needs_sort =
-                self.path == RulePath::Fast && class.evals.iter().any(|e| matches!(e.rule, Rule::KOfN(_)));
         }
+        self.update_sorting();
         self
+    }
+
+    /// How this plan draws worker times.
+    pub fn sampling(&self) -> Sampling {
+        self.sampling
     }
 
     /// Number of values one trial produces.
@@ -136,11 +256,72 @@ impl TrialPlan {
             sorted: vec![0.0; self.n],
             cum: vec![0.0; self.n],
             order: Vec::with_capacity(self.n),
+            ranks: (0..self.n as u32).collect(),
         }
     }
 
     /// Runs trial `trial` of seed `seed`, writing each slot's iteration time to `out`.
     pub fn run(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
+        match self.sampling {
+            Sampling::Draws => self.run_draws(seed, trial, scratch, out),
+            Sampling::OrderStatistics => self.run_order_statistics(seed, trial, scratch, out),
+        }
+    }
+
+    /// The base law as an increasing function of a standard exponential.
+    #[inline]
+    fn from_standard(&self, e: f64) -> f64 {
+        match self.dist.base() {
+            Base::Exp { .. } => e * self.inv_scale,
+            Base::ShiftedExp { shift, .. } => shift + e * self.inv_scale,
+            Base::Pareto { scale, .. } => scale * (e * self.inv_scale).exp(),
+        }
+    }
+
+    fn run_order_statistics(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
+        let mut rng = trial_rng(seed, trial);
+        for (s, w) in scratch.sorted.iter_mut().zip(&self.weights) {
+            let z: f64 = Exp1.sample(&mut rng);
+            *s = z * w;
+        }
+        prefix_sum(&mut scratch.sorted);
+        let class = &self.classes[0];
+        let needs_ranks = self.path == RulePath::Events || class.evals.iter().any(|e| matches!(e.rule, Rule::Groups { .. }));
+        if needs_ranks {
+            // Fisher–Yates from the identity: the permutation depends only on this trial's stream.
+            for (i, r) in scratch.ranks.iter_mut().enumerate() {
+                *r = i as u32;
+            }
+            for i in (1..self.n).rev() {
+                let j = rng.random_range(0..=i);
+                scratch.ranks.swap(i, j);
+            }
+        }
+        if self.path == RulePath::Events {
+            for (t, &r) in scratch.times.iter_mut().zip(&scratch.ranks) {
+                *t = self.from_standard(scratch.sorted[r as usize]);
+            }
+            for e in &class.evals {
+                let raw = completion_by_events(e.rule, &scratch.times, &mut scratch.order);
+                out[e.slot] = self.model.apply(e.load, raw);
+            }
+            return;
+        }
+        for e in &class.evals {
+            let rank = match e.rule {
+                Rule::KOfN(k) => k - 1,
+                Rule::Groups { size } => scratch
+                    .ranks
+                    .chunks_exact(size)
+                    .map(|g| g.iter().copied().min().unwrap_or(0))
+                    .max()
+                    .unwrap_or(0) as usize,
+            };
+            out[e.slot] = self.model.apply(e.load, self.from_standard(scratch.sorted[rank]));
+        }
+    }
+
+    fn run_draws(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
         let mut rng = trial_rng(seed, trial);
         for d in scratch.draws.iter_mut() {
             *d = self.dist.sample(&mut rng);
@@ -186,11 +367,7 @@ impl TrialPlan {
                 (RulePath::Fast, Rule::Groups { size }) => fast::groups(times, size),
                 (RulePath::Events, rule) => completion_by_events(rule, times, order),
             };
-            out[e.slot] = if self.model.is_monotone() {
-                self.model.apply(e.load, raw)
-            } else {
-                raw
-            };
+            out[e.slot] = if self.model.is_monotone() { self.model.apply(e.load, raw) } else { raw };
         }
     }
 }

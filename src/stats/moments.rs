@@ -32,6 +32,11 @@ impl Moments {
         self.s2 += d * d;
     }
 
+    /// Power sums `s1 = Σ(v − r)` and `s2 = Σ(v − r)²` over `count` values.
+    pub fn from_sums(count: u64, s1: f64, s2: f64) -> Self {
+        Self { count, s1, s2 }
+    }
+
     /// Appends the trials of `later`, which must use the same reference.
     pub fn merge(&mut self, later: &Moments) {
         self.count += later.count;

@@ -93,24 +93,33 @@ pub fn exact_quantile(sorted: &[f64], q: f64) -> f64 {
 /// The first-pass window for quantile `q`, from the pilot's sorted values,
 /// for a run of `total` trials.
 pub fn pilot_window(pilot: &[f64], q: f64, total: u64) -> Window {
-    let p = pilot.len();
+    let [lo, hi] = pilot_ranks(q, pilot.len());
+    window_from_pilot(pilot[lo], pilot[hi], q, pilot.len(), total)
+}
+
+/// The pilot ranks (0-based, among `p` sorted values) whose values bound the
+/// first-pass window of quantile `q`: q ± (6 standard errors + 2/p).
+pub fn pilot_ranks(q: f64, p: usize) -> [usize; 2] {
     let last = p - 1;
-    let half = 6.0 * (q * (1.0 - q) / p as f64).sqrt() + 2.0 / p as f64;
+    let half = pilot_half_width(q, p);
     let lo_rank = (q - half) * last as f64;
     let hi_rank = (q + half) * last as f64;
-    let lo = if lo_rank <= 0.0 {
-        pilot[0]
-    } else {
-        pilot[lo_rank.floor() as usize]
-    };
-    let hi = if hi_rank >= last as f64 {
-        pilot[last]
-    } else {
-        pilot[hi_rank.ceil() as usize]
-    };
+    let lo = if lo_rank <= 0.0 { 0 } else { lo_rank.floor() as usize };
+    let hi = if hi_rank >= last as f64 { last } else { hi_rank.ceil() as usize };
+    [lo, hi]
+}
+
+fn pilot_half_width(q: f64, p: usize) -> f64 {
+    6.0 * (q * (1.0 - q) / p as f64).sqrt() + 2.0 / p as f64
+}
+
+/// The first-pass window of quantile `q` from the pilot's values `lo` and
+/// `hi` at [`pilot_ranks`], for a run of `total` trials.
+pub fn window_from_pilot(lo: f64, hi: f64, q: f64, p: usize, total: u64) -> Window {
     let hi = if hi > lo { hi } else { lo };
     // Expected count inside the window is about 2·half·N; aim for bins holding
     // a quarter of the allowed count at the target, to absorb density changes.
+    let half = pilot_half_width(q, p);
     let allowed = RANK_TOLERANCE * (q * (1.0 - q) * total as f64).sqrt();
     let bins = (4.0 * 2.0 * half * total as f64 / allowed).ceil();
     Window {
@@ -118,6 +127,24 @@ pub fn pilot_window(pilot: &[f64], q: f64, total: u64) -> Window {
         hi: hi.next_up(),
         bins: bins.clamp(256.0, 65_536.0) as usize,
     }
+}
+
+/// The values of rank `ranks[i]` (0-based) of `values`, by successive
+/// selection on shrinking suffixes: O(len) per distinct rank instead of a
+/// full sort. Reorders `values`.
+pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
+    let mut order: Vec<usize> = ranks.to_vec();
+    order.sort_unstable();
+    order.dedup();
+    let mut found = Vec::with_capacity(order.len());
+    let (mut rest, mut offset) = (values, 0);
+    for &r in &order {
+        let (_, x, right) = rest.select_nth_unstable_by(r - offset, f64::total_cmp);
+        found.push(*x);
+        rest = right;
+        offset = r + 1;
+    }
+    ranks.iter().map(|r| found[order.binary_search(r).expect("every rank was selected")]).collect()
 }
 
 /// What one pass counted for one window.
@@ -296,6 +323,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn selection_equals_sorting() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let values: Vec<f64> = (0..1000).map(|_| Exp1.sample(&mut rng)).collect();
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let ranks = [999, 0, 500, 500, 17, 998];
+        let mut scratch = values.clone();
+        let got = select_ranks(&mut scratch, &ranks);
+        assert_eq!(got, ranks.map(|r| sorted[r]).to_vec());
     }
 
     #[test]

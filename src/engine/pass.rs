@@ -62,23 +62,19 @@ pub struct Pass<'a> {
     /// The windows, in the order their tallies are returned.
     pub watches: Vec<Watch>,
     by_slot: Vec<Vec<usize>>,
-    layout: Vec<Layout>,
+    /// Window edges by quantile, then slot, when every slot has four disjoint
+    /// windows (the usual first pass): window `4j + i` of slot j is
+    /// `[lo[i][j], hi[i][j])`. The per-trial work is then loops over slots
+    /// that the compiler vectorises, with a scalar path for the few values
+    /// inside a window.
+    stacked: Option<Stacked>,
     survival: Option<LogBins>,
 }
 
-/// How one slot's windows are tallied.
 #[derive(Debug, Clone)]
-enum Layout {
-    /// Four disjoint windows in ascending order, the usual first pass: the
-    /// number of their 8 edges at or below a value names its region (even:
-    /// between windows, odd: inside window (region − 1)/2), so one counter
-    /// per region replaces one "below" counter per window.
-    Disjoint {
-        edges: [f64; 8],
-        first: usize,
-    },
-    /// Any other set of windows, each checked on its own.
-    General,
+struct Stacked {
+    lo: [Vec<f64>; 4],
+    hi: [Vec<f64>; 4],
 }
 
 impl<'a> Pass<'a> {
@@ -88,27 +84,20 @@ impl<'a> Pass<'a> {
         for (w, watch) in watches.iter().enumerate() {
             by_slot[watch.slot].push(w);
         }
-        let layout = by_slot
-            .iter()
-            .map(|ws| {
-                let consecutive = ws.len() == 4 && ws.windows(2).all(|p| p[1] == p[0] + 1);
-                let disjoint = ws.windows(2).all(|p| watches[p[0]].window.hi <= watches[p[1]].window.lo);
-                if !(consecutive && disjoint) {
-                    return Layout::General;
-                }
-                let mut edges = [0.0; 8];
-                for (i, &w) in ws.iter().enumerate() {
-                    edges[2 * i] = watches[w].window.lo;
-                    edges[2 * i + 1] = watches[w].window.hi;
-                }
-                Layout::Disjoint { edges, first: ws[0] }
-            })
-            .collect();
+        let stackable = by_slot.iter().enumerate().all(|(j, ws)| {
+            ws.len() == 4
+                && ws.iter().enumerate().all(|(i, &w)| w == 4 * j + i)
+                && ws.windows(2).all(|p| watches[p[0]].window.hi <= watches[p[1]].window.lo)
+        });
+        let stacked = stackable.then(|| Stacked {
+            lo: std::array::from_fn(|i| (0..slots).map(|j| watches[4 * j + i].window.lo).collect()),
+            hi: std::array::from_fn(|i| (0..slots).map(|j| watches[4 * j + i].window.hi).collect()),
+        });
         Self {
             refs,
             watches,
             by_slot,
-            layout,
+            stacked,
             survival,
         }
     }
@@ -122,7 +111,8 @@ pub struct Counts {
     min: Vec<f64>,
     max: Vec<f64>,
     below: Vec<u64>,
-    regions: Vec<[u32; 9]>,
+    below4: [Vec<u32>; 4],
+    inside_any: Vec<bool>,
     hits: Vec<Hit>,
     inside: Vec<(f64, f64)>,
     histogram: Vec<u64>,
@@ -159,7 +149,8 @@ impl Counts {
             min: vec![f64::INFINITY; slots],
             max: vec![f64::NEG_INFINITY; slots],
             below: vec![0; watches],
-            regions: vec![[0; 9]; slots],
+            below4: std::array::from_fn(|_| vec![0; if pass.stacked.is_some() { slots } else { 0 }]),
+            inside_any: vec![false; slots],
             hits: Vec::new(),
             inside: vec![(f64::INFINITY, f64::NEG_INFINITY); watches],
             histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
@@ -189,16 +180,31 @@ impl Counts {
             *lo = lo.min(v);
             *hi = hi.max(v);
         }
-        for (j, &v) in row.iter().enumerate() {
-            match &pass.layout[j] {
-                Layout::Disjoint { edges, first } => {
-                    let region: usize = edges.iter().map(|&e| usize::from(v >= e)).sum();
-                    self.regions[j][region] += 1;
-                    if region & 1 == 1 {
-                        self.hit(pass, first + region / 2, v);
+        match &pass.stacked {
+            Some(st) => {
+                for i in 0..4 {
+                    for ((b, &v), &lo) in self.below4[i].iter_mut().zip(row).zip(&st.lo[i]) {
+                        *b += u32::from(v < lo);
                     }
                 }
-                Layout::General => {
+                let mut any = false;
+                for (j, (flag, &v)) in self.inside_any.iter_mut().zip(row).enumerate() {
+                    let inside = (0..4).fold(false, |acc, i| acc | ((v >= st.lo[i][j]) & (v < st.hi[i][j])));
+                    *flag = inside;
+                    any |= inside;
+                }
+                if any {
+                    for j in 0..row.len() {
+                        if self.inside_any[j] {
+                            let v = row[j];
+                            let i = (0..4).find(|&i| v >= st.lo[i][j] && v < st.hi[i][j]).unwrap_or(0);
+                            self.hit(pass, 4 * j + i, v);
+                        }
+                    }
+                }
+            }
+            None => {
+                for (j, &v) in row.iter().enumerate() {
                     for &w in &pass.by_slot[j] {
                         let win = &pass.watches[w].window;
                         if v < win.lo {
@@ -250,13 +256,10 @@ impl PassTotals {
         for ((r, &lo), &hi) in self.range.iter_mut().zip(&c.min).zip(&c.max) {
             *r = (r.0.min(lo), r.1.max(hi));
         }
-        for (j, layout) in pass.layout.iter().enumerate() {
-            if let Layout::Disjoint { first, .. } = layout {
-                // Window i's "below" is every region before its own, 2i + 1.
-                let mut below = 0;
-                for i in 0..4 {
-                    below += u64::from(c.regions[j][2 * i]) + if i > 0 { u64::from(c.regions[j][2 * i - 1]) } else { 0 };
-                    self.tallies[first + i].below += below;
+        if pass.stacked.is_some() {
+            for (i, below) in c.below4.iter().enumerate() {
+                for (j, &b) in below.iter().enumerate() {
+                    self.tallies[4 * j + i].below += u64::from(b);
                 }
             }
         }

@@ -18,7 +18,18 @@ use rand_distr::Distribution;
 fn headline(trials: u64) -> Study {
     let n = 100;
     let schemes = (0..=50)
-        .map(|s| Scheme::new(SchemeKind::Crc, n, Params { s: Some(s), m: None, k: None }).unwrap())
+        .map(|s| {
+            Scheme::new(
+                SchemeKind::Crc,
+                n,
+                Params {
+                    s: Some(s),
+                    m: None,
+                    k: None,
+                },
+            )
+            .unwrap()
+        })
         .collect();
     Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, trials, 0).unwrap()
 }
@@ -38,7 +49,10 @@ fn per_trial(c: &mut Criterion) {
             black_box(&buf);
         })
     });
-    for (name, sampling) in [("trial, order statistics", Sampling::OrderStatistics), ("trial, draws + sort", Sampling::Draws)] {
+    for (name, sampling) in [
+        ("trial, order statistics", Sampling::OrderStatistics),
+        ("trial, draws + sort", Sampling::Draws),
+    ] {
         let plan = TrialPlan::with(&study, RulePath::Fast, sampling);
         let mut scratch = plan.scratch();
         let mut out = vec![0.0; plan.slots()];
@@ -57,7 +71,9 @@ fn sweep(c: &mut Criterion) {
     let study = headline(100_000);
     let mut group = c.benchmark_group("sweep");
     group.sample_size(10);
-    group.bench_function("n=100 s=0..50, 100k trials", |b| b.iter(|| engine::simulate(&study, &Silent)));
+    group.bench_function("n=100 s=0..50, 100k trials", |b| {
+        b.iter(|| engine::simulate(&study, &Silent))
+    });
     group.finish();
 }
 

@@ -13,7 +13,10 @@ use rand_distr::Distribution;
 use rayon::prelude::*;
 
 fn main() {
-    let args: Vec<u64> = std::env::args().skip(1).map(|a| a.parse().expect("n and trials are whole numbers")).collect();
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("n and trials are whole numbers"))
+        .collect();
     let n = args.first().copied().unwrap_or(100);
     let trials = args.get(1).copied().unwrap_or(1_000_000);
     let dist = Dist::exp(1.0).expect("valid");

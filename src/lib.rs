@@ -18,6 +18,7 @@ pub mod range;
 pub mod report;
 pub mod scenario;
 pub mod scheme;
+pub mod shard;
 pub mod stats;
 pub mod study;
 pub mod sweep;

@@ -5,7 +5,7 @@
 //! written as `inf` (a string in JSON, which has no infinity); a statistic
 //! that does not exist is empty in CSV and `null` in JSON, never NaN.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::analytic::{IterationLaw, iteration_law};
 use crate::engine::{Outcome, Summary};
@@ -246,22 +246,21 @@ pub fn infinite_mean_warnings(rows: &[Row]) -> Vec<String> {
 /// Everything that determines a result, written beside the rows (JSON
 /// `config`, the table's header). The thread count is not in it: it does not
 /// change the result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
     /// gcsim version that produced the result.
-    pub gcsim: &'static str,
+    pub gcsim: String,
     /// The subcommand (`run` or `sweep`).
-    pub command: &'static str,
+    pub command: String,
     /// `monte-carlo`, or `analytic` for exact values only.
-    pub mode: &'static str,
+    pub mode: String,
     /// Number of workers.
     pub n: usize,
     /// Worker-time law for one uncoded share, in `--dist` syntax.
     pub dist: String,
     /// Load model name.
-    pub load_model: &'static str,
+    pub load_model: String,
     /// Compute time per unit of work, for the `affine` load model.
-    #[serde(serialize_with = "opt_num")]
     pub unit_time: Option<f64>,
     /// Schemes requested, in order.
     pub schemes: Vec<SchemeKind>,
@@ -276,7 +275,7 @@ pub struct RunConfig {
     /// Master seed; trial t draws from its own stream of it.
     pub seed: u64,
     /// How percentiles are defined.
-    pub quantile_definition: &'static str,
+    pub quantile_definition: String,
     /// Parameter values a scheme does not admit, skipped with the reason.
     pub skipped: Vec<String>,
     /// What the reader must know to read the rows (e.g. infinite means).
@@ -295,7 +294,7 @@ impl RunConfig {
         f.extend([
             ("n", self.n.to_string()),
             ("dist", self.dist.clone()),
-            ("load-model", self.load_model.to_string()),
+            ("load-model", self.load_model.clone()),
         ]);
         if let Some(c) = self.unit_time {
             f.push(("unit-time", c.to_string()));

@@ -16,11 +16,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// The closed set of schemes that `--scheme` accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SchemeKind {
     /// Every worker computes its own share; the master waits for all n.
@@ -321,6 +321,22 @@ impl Scheme {
     /// Whether the decoded gradient is the exact full gradient.
     pub fn exact(&self) -> bool {
         self.kind != SchemeKind::Ignore || self.s == 0
+    }
+
+    /// The parameters that rebuild this scheme with [`Scheme::new`].
+    pub fn params(&self) -> Params {
+        match self.kind {
+            SchemeKind::Uncoded => Params::default(),
+            SchemeKind::Mds => Params {
+                k: Some(self.k),
+                ..Params::default()
+            },
+            _ => Params {
+                s: Some(self.s),
+                m: self.m,
+                k: None,
+            },
+        }
     }
 
     /// The recovery rule.

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use gcsim::dist::Dist;
 use gcsim::export::Format;
 use gcsim::load::LoadModel;
+use gcsim::shard::ShardId;
 
 /// `--load-model` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -89,6 +90,12 @@ pub struct CommonArgs {
     #[arg(long)]
     pub analytic: bool,
 
+    /// Run only the I-th of K disjoint parts of the trials and write a
+    /// partial result to --out; `gcsim merge` combines the K files into the
+    /// output of a single run, byte for byte. Example: --shard 3/10 --out part3.json
+    #[arg(long, value_name = "I/K", value_parser = parse_shard)]
+    pub shard: Option<ShardId>,
+
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -126,47 +133,83 @@ impl CommonArgs {
     }
 
     /// Resolves the format and opens the output's temporary file next to it,
-    /// so that an unwritable destination fails before the simulation.
+    /// so that an unwritable destination fails before the simulation. A
+    /// shard always writes its partial-result file to --out.
     pub fn output(&self, stdout_is_terminal: bool) -> Result<Output> {
-        let Some(path) = &self.out else {
-            let default = if stdout_is_terminal { Format::Table } else { Format::Csv };
-            return Ok(Output {
-                format: self.format.map_or(default, Format::from),
-                file: None,
-            });
-        };
-        let format = match (self.format, Format::from_extension(path)) {
-            (Some(f), _) => f.into(),
-            (None, Some(f)) => f,
-            (None, None) => {
+        if let Some(shard) = self.shard {
+            if self.out.is_none() {
                 bail!(
-                    "--out {}: cannot tell the format from the extension; use .csv, .json or .txt, or give --format",
-                    path.display()
-                )
+                    "--shard {}/{} writes a partial result file: give --out FILE",
+                    shard.index,
+                    shard.count
+                );
             }
-        };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if !dir.is_dir() {
-            bail!(
-                "--out {}: the directory {} does not exist",
-                path.display(),
-                dir.display()
-            );
+            if self.analytic {
+                bail!("--shard and --analytic do not go together: --analytic runs no trials");
+            }
+            return resolve_output(Some(FormatArg::Json), self.out.as_ref(), stdout_is_terminal);
         }
-        if path.is_dir() {
-            bail!("--out {}: is a directory; give a file name", path.display());
-        }
-        let tmp = tempfile::Builder::new()
-            .prefix(".gcsim-")
-            .suffix(".partial")
-            .tempfile_in(&dir)
-            .with_context(|| format!("--out {}: cannot write in {}", path.display(), dir.display()))?;
-        Ok(Output {
-            format,
-            file: Some((path.clone(), tmp)),
-        })
+        resolve_output(self.format, self.out.as_ref(), stdout_is_terminal)
     }
+}
+
+/// The output format and destination of `--format` and `--out`, with the
+/// destination's temporary file already open.
+pub fn resolve_output(format: Option<FormatArg>, out: Option<&PathBuf>, stdout_is_terminal: bool) -> Result<Output> {
+    let Some(path) = out else {
+        let default = if stdout_is_terminal { Format::Table } else { Format::Csv };
+        return Ok(Output {
+            format: format.map_or(default, Format::from),
+            file: None,
+        });
+    };
+    let format = match (format, Format::from_extension(path)) {
+        (Some(f), _) => f.into(),
+        (None, Some(f)) => f,
+        (None, None) => {
+            bail!(
+                "--out {}: cannot tell the format from the extension; use .csv, .json or .txt, or give --format",
+                path.display()
+            )
+        }
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "--out {}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    if path.is_dir() {
+        bail!("--out {}: is a directory; give a file name", path.display());
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix(".gcsim-")
+        .suffix(".partial")
+        .tempfile_in(&dir)
+        .with_context(|| format!("--out {}: cannot write in {}", path.display(), dir.display()))?;
+    Ok(Output {
+        format,
+        file: Some((path.clone(), tmp)),
+    })
+}
+
+/// `I/K`, 1 ≤ I ≤ K: the I-th of K shards.
+fn parse_shard(s: &str) -> Result<ShardId, String> {
+    let accepted = "accepted: I/K with 1 <= I <= K, e.g. 3/10";
+    let (i, k) = s
+        .split_once('/')
+        .ok_or_else(|| format!("`{s}` is not I/K; {accepted}"))?;
+    let (i, k): (u64, u64) = match (i.trim().parse(), k.trim().parse()) {
+        (Ok(i), Ok(k)) => (i, k),
+        _ => return Err(format!("`{s}` is not I/K with whole numbers; {accepted}")),
+    };
+    if i == 0 || k == 0 || i > k {
+        return Err(format!("`{s}` is out of range; {accepted}"));
+    }
+    Ok(ShardId { index: i, count: k })
 }

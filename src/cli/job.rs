@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use gcsim::engine::{self, Outcome};
 use gcsim::export::{self, Format};
 use gcsim::report::{self, Report, Row, RunConfig};
+use gcsim::shard::{ShardFile, ShardId};
 use gcsim::study::Study;
 
 use super::UsageError;
@@ -46,8 +47,8 @@ pub fn evaluate(
     engine: Engine,
 ) -> Result<(Vec<Row>, Option<Outcome>)> {
     if analytic {
-        config.mode = "analytic";
-        config.quantile_definition = "exact quantiles of the iteration-time law";
+        config.mode = "analytic".into();
+        config.quantile_definition = "exact quantiles of the iteration-time law".into();
         let (rows, missing) = report::analytic_rows(study);
         let missing: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
         if rows.is_empty() {
@@ -130,7 +131,8 @@ pub struct Job {
 }
 
 impl Job {
-    /// Simulates (or evaluates), then writes the report to the file and/or stdout.
+    /// Simulates (or evaluates), then writes the report to the file and/or
+    /// stdout; under `--shard`, writes the partial result instead.
     pub fn execute(mut self) -> Result<()> {
         for note in &self.config.skipped {
             eprintln!("note: skipped {note}");
@@ -139,42 +141,78 @@ impl Job {
             threads: self.common.threads,
             quiet: self.common.quiet,
         };
+        if let Some(shard) = self.common.shard {
+            return self.execute_shard(shard, engine);
+        }
         let survival = self.figure.as_ref().is_some_and(|f| f.kind == FigureKind::Survival);
         let (rows, outcome) = evaluate(&self.study, &mut self.config, self.common.analytic, survival, engine)?;
-        self.config.warnings.extend(report::infinite_mean_warnings(&rows));
-        for warning in &self.config.warnings {
-            eprintln!("warning: {warning}");
-        }
-        let report = Report {
-            rows,
-            config: self.config,
-        };
-        let stdout = io::stdout();
-        match self.output.file {
-            Some((path, mut tmp)) => {
-                export::write(&report, self.output.format, tmp.as_file_mut())
-                    .and_then(|()| tmp.as_file_mut().sync_all())
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-                persist(tmp, &path)?;
-                if stdout.is_terminal() {
-                    export::write(&report, Format::Table, &mut stdout.lock())?;
-                }
-                let rows = report.rows.len();
-                eprintln!(
-                    "wrote {rows} row{} to {}",
-                    if rows == 1 { "" } else { "s" },
-                    path.display()
-                );
-            }
-            None => {
-                let mut out = io::BufWriter::new(stdout.lock());
-                export::write(&report, self.output.format, &mut out)?;
-                out.flush()?;
-            }
-        }
+        let report = finish_report(rows, self.config);
+        write_report(&report, self.output)?;
         if let Some(figure) = &self.figure {
             figure.draw(&self.study, &report.config, &report.rows, outcome.as_ref())?;
         }
         Ok(())
     }
+
+    fn execute_shard(self, shard: ShardId, engine: Engine) -> Result<()> {
+        let bar = Bar::new(engine.quiet, self.study.trials());
+        let part = engine
+            .pool()?
+            .install(|| engine::simulate_shard(&self.study, shard.index - 1, shard.count, &bar));
+        let file = ShardFile::new(&self.study, &self.config, &part);
+        let (path, mut tmp) = self.output.file.context("a shard needs --out")?;
+        serde_json::to_writer(io::BufWriter::new(tmp.as_file_mut()), &file)
+            .map_err(io::Error::other)
+            .and_then(|()| tmp.as_file_mut().sync_all())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        persist(tmp, &path)?;
+        eprintln!(
+            "wrote shard {}/{} ({} of {} blocks of 2^20 trials) to {}; combine all {} with gcsim merge",
+            shard.index,
+            shard.count,
+            part.blocks.len(),
+            self.study.trials().div_ceil(engine::CHUNK * engine::BLOCK_CHUNKS),
+            path.display(),
+            shard.count
+        );
+        Ok(())
+    }
+}
+
+/// The report of finished rows: infinite-mean warnings added and shown.
+pub fn finish_report(rows: Vec<Row>, mut config: RunConfig) -> Report {
+    config.warnings.extend(report::infinite_mean_warnings(&rows));
+    for warning in &config.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Report { rows, config }
+}
+
+/// Writes a report to its file (atomically; also the table on a terminal)
+/// or to stdout.
+pub fn write_report(report: &Report, output: Output) -> Result<()> {
+    let stdout = io::stdout();
+    match output.file {
+        Some((path, mut tmp)) => {
+            export::write(report, output.format, tmp.as_file_mut())
+                .and_then(|()| tmp.as_file_mut().sync_all())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            persist(tmp, &path)?;
+            if stdout.is_terminal() {
+                export::write(report, Format::Table, &mut stdout.lock())?;
+            }
+            let rows = report.rows.len();
+            eprintln!(
+                "wrote {rows} row{} to {}",
+                if rows == 1 { "" } else { "s" },
+                path.display()
+            );
+        }
+        None => {
+            let mut out = io::BufWriter::new(stdout.lock());
+            export::write(report, output.format, &mut out)?;
+            out.flush()?;
+        }
+    }
+    Ok(())
 }

@@ -4,6 +4,7 @@
 pub mod common;
 pub mod figure;
 pub mod job;
+pub mod merge;
 pub mod progress;
 pub mod run;
 pub mod scenario;
@@ -50,6 +51,8 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Run a study from a scenario file; write CSV, JSON and figures to output/<name>/.
     Scenario(scenario::ScenarioArgs),
+    /// Combine the partial results of --shard runs into one result.
+    Merge(merge::MergeArgs),
 }
 
 /// A validated command, ready to execute.
@@ -60,6 +63,8 @@ pub enum Prepared {
     Verify(verify::VerifyArgs),
     /// `scenario`.
     Scenario(Box<scenario::ScenarioJob>),
+    /// `merge`.
+    Merge(merge::MergeArgs),
 }
 
 /// `--scheme` values.
@@ -112,12 +117,12 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
 /// The output's description of `study`.
 pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>) -> RunConfig {
     RunConfig {
-        gcsim: env!("CARGO_PKG_VERSION"),
-        command,
-        mode: "monte-carlo",
+        gcsim: env!("CARGO_PKG_VERSION").into(),
+        command: command.into(),
+        mode: "monte-carlo".into(),
         n: study.n(),
         dist: study.dist().to_string(),
-        load_model: study.load_model().name(),
+        load_model: study.load_model().name().into(),
         unit_time: study.load_model().unit_time(),
         schemes,
         s: None,
@@ -125,7 +130,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         k: None,
         trials: study.trials(),
         seed: study.seed(),
-        quantile_definition: "inverse empirical CDF (type 1)",
+        quantile_definition: "inverse empirical CDF (type 1)".into(),
         skipped: Vec::new(),
         warnings: Vec::new(),
         study: None,
@@ -139,6 +144,7 @@ pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
         Command::Sweep(args) => Prepared::Job(Box::new(args.try_into()?)),
         Command::Verify(args) => Prepared::Verify(args),
         Command::Scenario(args) => Prepared::Scenario(Box::new(args.try_into()?)),
+        Command::Merge(args) => Prepared::Merge(args),
     })
 }
 

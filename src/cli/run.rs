@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use gcsim::report::RunConfig;
@@ -83,6 +83,9 @@ impl TryFrom<RunArgs> for Job {
         config.k = args.k.map(|v| v.to_string());
         let output = common.output(std::io::stdout().is_terminal())?;
         let figure = args.plot.map(|p| Figure::new(p, FigureKind::Survival)).transpose()?;
+        if figure.is_some() && common.shard.is_some() {
+            bail!("--plot needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
+        }
         Ok(Job {
             study,
             config,

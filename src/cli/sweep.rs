@@ -107,6 +107,9 @@ impl TryFrom<SweepArgs> for Job {
             .plot
             .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric.into())))
             .transpose()?;
+        if figure.is_some() && common.shard.is_some() {
+            bail!("--plot needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
+        }
         Ok(Job {
             study,
             config,

@@ -17,7 +17,7 @@ pub mod trial;
 use rayon::prelude::*;
 
 use crate::stats::quantile::{self, Tally, Verdict, Window};
-use crate::stats::{MeanEstimate, QUANTILES};
+use crate::stats::{MeanEstimate, Moments, QUANTILES};
 use crate::study::Study;
 use pass::{Counts, LogBins, Pass, PassTotals, Watch};
 pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply};
@@ -26,8 +26,10 @@ pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply};
 pub const CHUNK: u64 = 8192;
 /// Chunks in the pilot (65 536 trials).
 pub const PILOT_CHUNKS: u64 = 8;
-/// Chunks merged per batch; bounds the memory held by finished chunks.
-const BATCH: u64 = 64;
+/// Chunks per block (2²⁰ trials). Power sums fold in chunk order within a
+/// block, then in block order: the same floating-point sums whether the
+/// blocks run in one process or in shards.
+pub const BLOCK_CHUNKS: u64 = 128;
 /// Passes over the trials at most (the first plus refinements).
 const MAX_PASSES: u32 = 8;
 
@@ -119,46 +121,311 @@ pub fn simulate_with(plan: &TrialPlan, study: &Study, progress: &dyn Progress) -
 
 /// Simulates `study` with a given trial plan and options.
 pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, options: &Options) -> Outcome {
-    let runner = Runner {
-        plan,
-        seed: study.seed(),
-        total: study.trials(),
-    };
-    progress.pass(1, runner.total);
-    let pilot = runner.pilot(progress);
-    let slots = plan.slots();
-    let columns: Vec<PilotColumn> = (0..slots)
-        .into_par_iter()
-        .map(|j| {
-            let values = pilot.iter().flat_map(|rows| rows.chunks_exact(slots).map(|r| r[j])).collect();
-            PilotColumn::new(values, runner.total)
-        })
-        .collect();
-    let refs: Vec<f64> = columns.iter().map(|c| c.reference).collect();
-    let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
-    let (mut summaries, passes, totals) = if pilot.len() as u64 == runner.chunks() {
-        let totals = runner.pass(&Pass::new(&refs, Vec::new(), plan.slots(), survival), &pilot, progress);
-        let summaries = columns
-            .iter()
-            .zip(&totals.moments)
-            .map(|(c, m)| Summary::new(runner.total, m.summarize(c.reference), c.exact))
-            .collect();
-        (summaries, 1, totals)
+    let run = Started::new(plan, study, options, progress);
+    let outcome = if run.exact() {
+        run.exact_outcome(progress)
     } else {
-        runner.full(&columns, &refs, &pilot, survival, progress)
+        let first = run.first_pass(0..run.runner.blocks(), progress);
+        run.finish(first.totals, progress)
     };
-    if let Some(bins) = &survival {
-        for (slot, summary) in summaries.iter_mut().enumerate() {
-            summary.survival = totals.survival(bins, slot, runner.total);
+    progress.finish();
+    outcome
+}
+
+/// The part of a run that shard `index` of `count` computes: its blocks'
+/// power sums, and its window tallies and value ranges (see [`shard`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShardPart {
+    /// 0-based shard index.
+    pub index: u64,
+    /// Number of shards.
+    pub count: u64,
+    /// Power sums of each block this shard ran, by block index.
+    pub blocks: Vec<(u64, Vec<Moments>)>,
+    /// Smallest and largest value per slot.
+    pub range: Vec<(f64, f64)>,
+    /// First-pass window tallies.
+    pub tallies: Vec<Tally>,
+}
+
+/// The blocks shard `index` of `count` runs: a contiguous share of them.
+pub fn shard_blocks(blocks: u64, index: u64, count: u64) -> std::ops::Range<u64> {
+    let at = |i: u64| (blocks as u128 * i as u128 / count as u128) as u64;
+    at(index)..at(index + 1)
+}
+
+/// Runs shard `index` of `count` of `study`: the pilot, then the first pass
+/// over this shard's blocks only.
+pub fn simulate_shard(study: &Study, index: u64, count: u64, progress: &dyn Progress) -> ShardPart {
+    let plan = TrialPlan::new(study);
+    let run = Started::new(&plan, study, &Options::default(), progress);
+    let blocks = shard_blocks(run.runner.blocks(), index, count);
+    let (blocks, range, tallies) = if run.exact() {
+        (Vec::new(), Vec::new(), Vec::new())
+    } else {
+        let first = run.first_pass(blocks, progress);
+        (first.blocks, first.totals.range, first.totals.tallies)
+    };
+    progress.finish();
+    ShardPart {
+        index,
+        count,
+        blocks,
+        range,
+        tallies,
+    }
+}
+
+/// Why shards cannot be merged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// Shards of different splits.
+    #[error("shards of different splits: one is of {0}, another of {1}")]
+    Counts(u64, u64),
+    /// The same shard twice (1-based index, as in `--shard I/K`).
+    #[error("shard {0}/{1} is given twice")]
+    Duplicate(u64, u64),
+    /// A shard is absent (1-based index).
+    #[error("shard {0}/{1} is missing (give all {1} shard files)")]
+    Missing(u64, u64),
+    /// A shard's contents do not fit the study (1-based index).
+    #[error("shard {0}/{1} does not fit the study: {2}")]
+    Inconsistent(u64, u64, String),
+}
+
+/// Merges the parts of every shard of `study` into the outcome a single run
+/// gives, bit for bit: the pilot is recomputed (it is a pure function of the
+/// seed), blocks fold in index order, tallies add, and any quantile
+/// refinement pass runs here.
+pub fn merge_shards(study: &Study, parts: &[ShardPart], progress: &dyn Progress) -> Result<Outcome, MergeError> {
+    let count = parts.first().map_or(1, |p| p.count);
+    let mut seen = vec![false; count as usize];
+    for p in parts {
+        if p.count != count {
+            return Err(MergeError::Counts(count, p.count));
+        }
+        if p.index >= count {
+            return Err(MergeError::Inconsistent(
+                p.index + 1,
+                count,
+                "index out of range".into(),
+            ));
+        }
+        if std::mem::replace(&mut seen[p.index as usize], true) {
+            return Err(MergeError::Duplicate(p.index + 1, count));
         }
     }
+    if let Some(i) = seen.iter().position(|s| !s) {
+        return Err(MergeError::Missing(i as u64 + 1, count));
+    }
+    let plan = TrialPlan::new(study);
+    let run = Started::new(&plan, study, &Options::default(), progress);
+    if run.exact() {
+        let outcome = run.exact_outcome(progress);
+        progress.finish();
+        return Ok(outcome);
+    }
+    let pass = run.first_pass_spec();
+    let mut totals = PassTotals::new(&pass);
+    let mut blocks: Vec<&(u64, Vec<Moments>)> = parts.iter().flat_map(|p| &p.blocks).collect();
+    blocks.sort_by_key(|b| b.0);
+    let expected: Vec<u64> = (0..run.runner.blocks()).collect();
+    if blocks.iter().map(|b| b.0).collect::<Vec<_>>() != expected {
+        return Err(MergeError::Inconsistent(
+            1,
+            count,
+            "the shards' blocks do not cover the trials exactly once".into(),
+        ));
+    }
+    for (_, moments) in blocks {
+        if moments.len() != totals.moments.len() {
+            return Err(MergeError::Inconsistent(
+                1,
+                count,
+                "a block has the wrong number of configurations".into(),
+            ));
+        }
+        for (t, m) in totals.moments.iter_mut().zip(moments) {
+            t.merge(m);
+        }
+    }
+    for p in parts {
+        if p.range.len() != totals.range.len() || p.tallies.len() != totals.tallies.len() {
+            return Err(MergeError::Inconsistent(
+                p.index + 1,
+                count,
+                "wrong number of configurations or windows".into(),
+            ));
+        }
+        for (r, pr) in totals.range.iter_mut().zip(&p.range) {
+            *r = (r.0.min(pr.0), r.1.max(pr.1));
+        }
+        for (t, pt) in totals.tallies.iter_mut().zip(&p.tallies) {
+            if t.counts.len() != pt.counts.len() {
+                return Err(MergeError::Inconsistent(
+                    p.index + 1,
+                    count,
+                    "a window has the wrong number of bins".into(),
+                ));
+            }
+            t.merge(pt);
+        }
+    }
+    let outcome = run.finish(totals, progress);
     progress.finish();
-    let mut configs: Vec<Summary> = summaries;
-    let baseline = configs.pop().expect("the baseline slot is always present");
-    Outcome {
-        configs,
-        baseline,
-        passes,
+    Ok(outcome)
+}
+
+/// A run whose pilot is done: what every path (whole run, shard, merge) shares.
+struct Started<'a> {
+    runner: Runner<'a>,
+    pilot: Vec<Vec<f64>>,
+    columns: Vec<PilotColumn>,
+    refs: Vec<f64>,
+    survival: Option<LogBins>,
+}
+
+/// The first pass's totals, and each block's power sums.
+struct FirstPass {
+    totals: PassTotals,
+    blocks: Vec<(u64, Vec<Moments>)>,
+}
+
+impl<'a> Started<'a> {
+    fn new(plan: &'a TrialPlan, study: &Study, options: &Options, progress: &dyn Progress) -> Self {
+        let runner = Runner {
+            plan,
+            seed: study.seed(),
+            total: study.trials(),
+        };
+        progress.pass(1, runner.total);
+        let pilot = runner.pilot(progress);
+        let slots = plan.slots();
+        let columns: Vec<PilotColumn> = (0..slots)
+            .into_par_iter()
+            .map(|j| {
+                let values = pilot
+                    .iter()
+                    .flat_map(|rows| rows.chunks_exact(slots).map(|r| r[j]))
+                    .collect();
+                PilotColumn::new(values, runner.total)
+            })
+            .collect();
+        let refs = columns.iter().map(|c| c.reference).collect();
+        let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
+        Self {
+            runner,
+            pilot,
+            columns,
+            refs,
+            survival,
+        }
+    }
+
+    /// Whether the pilot is the whole run (exact sample quantiles).
+    fn exact(&self) -> bool {
+        self.pilot.len() as u64 == self.runner.chunks()
+    }
+
+    fn exact_outcome(&self, progress: &dyn Progress) -> Outcome {
+        let pass = Pass::new(&self.refs, Vec::new(), self.runner.plan.slots(), self.survival);
+        let totals = self
+            .runner
+            .pass(&pass, &self.pilot, 0..self.runner.blocks(), progress)
+            .totals;
+        let summaries = self
+            .columns
+            .iter()
+            .zip(&totals.moments)
+            .map(|(c, m)| Summary::new(self.runner.total, m.summarize(c.reference), c.exact))
+            .collect();
+        self.outcome(summaries, 1, &totals)
+    }
+
+    fn first_pass_spec(&self) -> Pass<'_> {
+        let mut watches = Vec::new();
+        for (slot, c) in self.columns.iter().enumerate() {
+            for window in c.windows {
+                watches.push(Watch { slot, window });
+            }
+        }
+        Pass::new(&self.refs, watches, self.runner.plan.slots(), self.survival)
+    }
+
+    fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
+        self.runner.pass(&self.first_pass_spec(), &self.pilot, blocks, progress)
+    }
+
+    /// Resolves every quantile from the first pass's totals, running
+    /// refinement passes over all trials where a window was not enough.
+    fn finish(&self, mut totals: PassTotals, progress: &dyn Progress) -> Outcome {
+        let runner = &self.runner;
+        let slots = runner.plan.slots();
+        let first = self.first_pass_spec();
+        let range = totals.range.clone();
+        // Each quantile's window also serves the two order statistics of its
+        // 95% interval, which lie well inside it.
+        let levels = quantile_levels(runner.total);
+        let mut values = vec![[f64::NAN; 12]; slots];
+        // (slot, target index, window, tally) still to resolve.
+        let mut open: Vec<(usize, usize, Window, Tally)> = Vec::new();
+        for (w, (watch, tally)) in first
+            .watches
+            .iter()
+            .zip(std::mem::take(&mut totals.tallies))
+            .enumerate()
+        {
+            let qi = w % QUANTILES.len();
+            for t in 3 * qi..3 * qi + 3 {
+                open.push((watch.slot, t, watch.window, tally.clone()));
+            }
+        }
+        let mut passes = 1;
+        loop {
+            let mut next = Vec::new();
+            for (slot, t, window, tally) in open {
+                match quantile::judge(levels[t], runner.total, &window, &tally, range[slot]) {
+                    Verdict::Resolved(x) => values[slot][t] = x,
+                    Verdict::Refine(w) if passes < MAX_PASSES => next.push((slot, t, w)),
+                    Verdict::Refine(w) => values[slot][t] = 0.5 * (w.lo + w.hi.next_down()),
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            passes += 1;
+            progress.pass(passes, runner.total);
+            let watches = next.iter().map(|&(slot, _, window)| Watch { slot, window }).collect();
+            let pass = Pass::new(&[], watches, slots, None);
+            let refined = runner.pass(&pass, &[], 0..runner.blocks(), progress).totals;
+            open = next
+                .into_iter()
+                .zip(refined.tallies)
+                .map(|((s, qi, w), t)| (s, qi, w, t))
+                .collect();
+        }
+        let summaries = totals
+            .moments
+            .iter()
+            .zip(&self.refs)
+            .zip(values)
+            .map(|((m, &r), v)| Summary::new(runner.total, m.summarize(r), v))
+            .collect();
+        self.outcome(summaries, passes, &totals)
+    }
+
+    fn outcome(&self, mut summaries: Vec<Summary>, passes: u32, totals: &PassTotals) -> Outcome {
+        if let Some(bins) = &self.survival {
+            for (slot, summary) in summaries.iter_mut().enumerate() {
+                summary.survival = totals.survival(bins, slot, self.runner.total);
+            }
+        }
+        let baseline = summaries.pop().expect("the baseline slot is always present");
+        Outcome {
+            configs: summaries,
+            baseline,
+            passes,
+        }
     }
 }
 
@@ -166,7 +433,11 @@ pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, o
 fn survival_bins(columns: &[PilotColumn], points: usize) -> LogBins {
     let lo = columns.iter().map(|c| c.span.0).fold(f64::INFINITY, f64::min);
     let hi = columns.iter().map(|c| c.span.1).fold(0.0, f64::max);
-    let (lo, hi) = if lo.is_finite() && hi > lo { (lo / 2.0, hi * 8.0) } else { (1e-3, 1e3) };
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (lo / 2.0, hi * 8.0)
+    } else {
+        (1e-3, 1e3)
+    };
     LogBins::new(lo, hi, points)
 }
 
@@ -192,7 +463,11 @@ impl PilotColumn {
         ranks.extend(levels.iter().map(|&l| quantile::target_index(l, p as u64) as usize));
         ranks.extend(QUANTILES.iter().flat_map(|&q| quantile::pilot_ranks(q, p)));
         let span = values.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
-            if v > 0.0 && v.is_finite() { (lo.min(v), hi.max(v)) } else { (lo, hi) }
+            if v > 0.0 && v.is_finite() {
+                (lo.min(v), hi.max(v))
+            } else {
+                (lo, hi)
+            }
         });
         let at = quantile::select_ranks(&mut values, &ranks);
         let windows = std::array::from_fn(|i| {
@@ -247,15 +522,28 @@ impl Runner<'_> {
             .collect()
     }
 
-    /// One pass over every trial; chunks held in `stored` are read, not simulated.
-    fn pass(&self, pass: &Pass, stored: &[Vec<f64>], progress: &dyn Progress) -> PassTotals {
+    /// Blocks of [`BLOCK_CHUNKS`] chunks.
+    fn blocks(&self) -> u64 {
+        self.chunks().div_ceil(BLOCK_CHUNKS)
+    }
+
+    /// One pass over the trials of `blocks`; chunks held in `stored` are
+    /// read, not simulated. Chunks fold in order into their block, blocks in
+    /// order into the total.
+    fn pass(
+        &self,
+        pass: &Pass,
+        stored: &[Vec<f64>],
+        blocks: std::ops::Range<u64>,
+        progress: &dyn Progress,
+    ) -> FirstPass {
         let slots = self.plan.slots();
         let mut totals = PassTotals::new(pass);
-        let chunks = self.chunks();
-        let mut start = 0;
-        while start < chunks {
-            let end = (start + BATCH).min(chunks);
-            let batch: Vec<Counts> = (start..end)
+        let mut block_sums = Vec::new();
+        for block in blocks {
+            let mut block_totals = PassTotals::new(pass);
+            let chunks = block * BLOCK_CHUNKS..((block + 1) * BLOCK_CHUNKS).min(self.chunks());
+            let counts: Vec<Counts> = chunks
                 .into_par_iter()
                 .map_init(
                     || self.plan.scratch(),
@@ -272,82 +560,15 @@ impl Runner<'_> {
                     },
                 )
                 .collect();
-            for counts in batch {
-                totals.absorb(pass, counts);
+            for c in counts {
+                block_totals.absorb(pass, c);
             }
-            start = end;
+            block_sums.push((block, block_totals.moments.clone()));
+            totals.merge(block_totals);
         }
-        totals
-    }
-
-    /// A run longer than the pilot: first pass, then refinement passes until
-    /// every quantile is resolved.
-    fn full(
-        &self,
-        columns: &[PilotColumn],
-        refs: &[f64],
-        pilot: &[Vec<f64>],
-        survival: Option<LogBins>,
-        progress: &dyn Progress,
-    ) -> (Vec<Summary>, u32, PassTotals) {
-        let slots = self.plan.slots();
-        let mut watches = Vec::new();
-        for (slot, c) in columns.iter().enumerate() {
-            for window in c.windows {
-                watches.push(Watch { slot, window });
-            }
+        FirstPass {
+            totals,
+            blocks: block_sums,
         }
-        let first = Pass::new(refs, watches, slots, survival);
-        let mut totals = self.pass(&first, pilot, progress);
-        let range = totals.range.clone();
-        // Each quantile's window also serves the two order statistics of its
-        // 95% interval, which lie well inside it.
-        let levels = quantile_levels(self.total);
-        let mut values = vec![[f64::NAN; 12]; slots];
-        // (slot, target index, window, tally) still to resolve.
-        let mut open: Vec<(usize, usize, Window, Tally)> = Vec::new();
-        for (w, (watch, tally)) in first
-            .watches
-            .iter()
-            .zip(std::mem::take(&mut totals.tallies))
-            .enumerate()
-        {
-            let qi = w % QUANTILES.len();
-            for t in 3 * qi..3 * qi + 3 {
-                open.push((watch.slot, t, watch.window, tally.clone()));
-            }
-        }
-        let mut passes = 1;
-        loop {
-            let mut next = Vec::new();
-            for (slot, t, window, tally) in open {
-                match quantile::judge(levels[t], self.total, &window, &tally, range[slot]) {
-                    Verdict::Resolved(x) => values[slot][t] = x,
-                    Verdict::Refine(w) if passes < MAX_PASSES => next.push((slot, t, w)),
-                    Verdict::Refine(w) => values[slot][t] = 0.5 * (w.lo + w.hi.next_down()),
-                }
-            }
-            if next.is_empty() {
-                break;
-            }
-            passes += 1;
-            progress.pass(passes, self.total);
-            let watches = next.iter().map(|&(slot, _, window)| Watch { slot, window }).collect();
-            let pass = Pass::new(&[], watches, slots, None);
-            let totals = self.pass(&pass, &[], progress);
-            open = next
-                .into_iter()
-                .zip(totals.tallies)
-                .map(|((s, qi, w), t)| (s, qi, w, t))
-                .collect();
-        }
-        let summaries = totals
-            .moments
-            .iter()
-            .zip(refs)
-            .zip(values)
-            .map(|((m, &r), v)| Summary::new(self.total, m.summarize(r), v))
-            .collect();
-        (summaries, passes, totals)
     }
 }

@@ -87,7 +87,9 @@ impl<'a> Pass<'a> {
         let stackable = by_slot.iter().enumerate().all(|(j, ws)| {
             ws.len() == 4
                 && ws.iter().enumerate().all(|(i, &w)| w == 4 * j + i)
-                && ws.windows(2).all(|p| watches[p[0]].window.hi <= watches[p[1]].window.lo)
+                && ws
+                    .windows(2)
+                    .all(|p| watches[p[0]].window.hi <= watches[p[1]].window.lo)
         });
         let stacked = stackable.then(|| Stacked {
             lo: std::array::from_fn(|i| (0..slots).map(|j| watches[4 * j + i].window.lo).collect()),
@@ -272,6 +274,22 @@ impl PassTotals {
             self.tallies[h.window()].counts[h.bin()] += 1;
         }
         for (a, b) in self.histogram.iter_mut().zip(&c.histogram) {
+            *a += b;
+        }
+    }
+
+    /// Appends the totals of the next block (blocks arrive in index order).
+    pub fn merge(&mut self, later: PassTotals) {
+        for (m, lm) in self.moments.iter_mut().zip(&later.moments) {
+            m.merge(lm);
+        }
+        for (r, lr) in self.range.iter_mut().zip(&later.range) {
+            *r = (r.0.min(lr.0), r.1.max(lr.1));
+        }
+        for (t, lt) in self.tallies.iter_mut().zip(&later.tallies) {
+            t.merge(lt);
+        }
+        for (a, b) in self.histogram.iter_mut().zip(&later.histogram) {
             *a += b;
         }
     }

@@ -58,7 +58,13 @@ mod tests {
     fn prefix_sum_is_a_running_sum() {
         for len in [0, 1, 3, 4, 7, 8, 100, 101] {
             let mut v: Vec<f64> = (0..len).map(|i| (i % 7) as f64 + 0.5).collect();
-            let expected: Vec<f64> = v.iter().scan(0.0, |acc, x| { *acc += x; Some(*acc) }).collect();
+            let expected: Vec<f64> = v
+                .iter()
+                .scan(0.0, |acc, x| {
+                    *acc += x;
+                    Some(*acc)
+                })
+                .collect();
             super::prefix_sum(&mut v);
             assert_eq!(v, expected, "len {len}");
         }
@@ -158,7 +164,11 @@ impl TrialPlan {
     /// The fastest plan for `study`: order statistics where they apply,
     /// closed-form rule evaluations.
     pub fn new(study: &Study) -> Self {
-        let sampling = if order_statistics_apply(study) { Sampling::OrderStatistics } else { Sampling::Draws };
+        let sampling = if order_statistics_apply(study) {
+            Sampling::OrderStatistics
+        } else {
+            Sampling::Draws
+        };
         Self::with(study, RulePath::Fast, sampling)
     }
 
@@ -286,7 +296,8 @@ impl TrialPlan {
         }
         prefix_sum(&mut scratch.sorted);
         let class = &self.classes[0];
-        let needs_ranks = self.path == RulePath::Events || class.evals.iter().any(|e| matches!(e.rule, Rule::Groups { .. }));
+        let needs_ranks =
+            self.path == RulePath::Events || class.evals.iter().any(|e| matches!(e.rule, Rule::Groups { .. }));
         if needs_ranks {
             // Fisher–Yates from the identity: the permutation depends only on this trial's stream.
             for (i, r) in scratch.ranks.iter_mut().enumerate() {
@@ -367,7 +378,11 @@ impl TrialPlan {
                 (RulePath::Fast, Rule::Groups { size }) => fast::groups(times, size),
                 (RulePath::Events, rule) => completion_by_events(rule, times, order),
             };
-            out[e.slot] = if self.model.is_monotone() { self.model.apply(e.load, raw) } else { raw };
+            out[e.slot] = if self.model.is_monotone() {
+                self.model.apply(e.load, raw)
+            } else {
+                raw
+            };
         }
     }
 }

@@ -37,6 +37,11 @@ impl Moments {
         Self { count, s1, s2 }
     }
 
+    /// `(count, s1, s2)`.
+    pub fn sums(&self) -> (u64, f64, f64) {
+        (self.count, self.s1, self.s2)
+    }
+
     /// Appends the trials of `later`, which must use the same reference.
     pub fn merge(&mut self, later: &Moments) {
         self.count += later.count;

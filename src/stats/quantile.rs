@@ -105,7 +105,11 @@ pub fn pilot_ranks(q: f64, p: usize) -> [usize; 2] {
     let lo_rank = (q - half) * last as f64;
     let hi_rank = (q + half) * last as f64;
     let lo = if lo_rank <= 0.0 { 0 } else { lo_rank.floor() as usize };
-    let hi = if hi_rank >= last as f64 { last } else { hi_rank.ceil() as usize };
+    let hi = if hi_rank >= last as f64 {
+        last
+    } else {
+        hi_rank.ceil() as usize
+    };
     [lo, hi]
 }
 
@@ -144,7 +148,10 @@ pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
         rest = right;
         offset = r + 1;
     }
-    ranks.iter().map(|r| found[order.binary_search(r).expect("every rank was selected")]).collect()
+    ranks
+        .iter()
+        .map(|r| found[order.binary_search(r).expect("every rank was selected")])
+        .collect()
 }
 
 /// What one pass counted for one window.

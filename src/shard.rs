@@ -1,0 +1,308 @@
+//! Shard files: the partial result of `--shard I/K`, merged by `gcsim merge`.
+//!
+//! Format (JSON, `format = "gcsim-shard"`, `version = 1`):
+//!
+//! ```text
+//! {
+//!   "format": "gcsim-shard", "version": 1, "gcsim": "0.1.0",
+//!   "shard": {"index": 3, "count": 10},          // 1-based index
+//!   "study": {"n": 100, "dist": "exp:rate=1", "load_model": "fixed",
+//!             "unit_time": null, "trials": 1000000000, "seed": 0,
+//!             "schemes": [{"scheme": "crc", "s": 0, "m": null, "k": null}, ...]},
+//!   "config": { the run's JSON config, as a single run writes it },
+//!   "blocks": [{"index": 7, "sums": [[count, s1_bits, s2_bits], ...]}, ...],
+//!   "range":  [[min_bits, max_bits], ...],          // one per configuration + uncoded
+//!   "tallies": [{"below": 0, "counts": [...], "min_in": bits, "max_in": bits}, ...]
+//! }
+//! ```
+//!
+//! `blocks` hold the power sums Σ(v−r), Σ(v−r)² of each block of 2²⁰ trials
+//! this shard ran (about the pilot median r); `tallies` the first-pass
+//! percentile windows' counts. Floating-point values are stored as their IEEE
+//! 754 bit patterns (`f64::to_bits`), so infinities survive and every bit is
+//! kept. Blocks fold in index order and counts add, so the merged result is
+//! the single run's, byte for byte.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::dist::Dist;
+use crate::engine::ShardPart;
+use crate::load::LoadModel;
+use crate::report::RunConfig;
+use crate::scheme::{Params, Scheme, SchemeKind};
+use crate::stats::Moments;
+use crate::stats::quantile::Tally;
+use crate::study::Study;
+
+/// The format name in every shard file.
+pub const FORMAT: &str = "gcsim-shard";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// Why a shard file cannot be used.
+#[derive(Debug, Error)]
+pub enum ShardError {
+    /// Not JSON of this format.
+    #[error("{file}: not a gcsim shard file: {reason}")]
+    Malformed {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Another format version.
+    #[error("{file}: shard format version {found}; this gcsim reads version {VERSION}")]
+    Version {
+        /// The file.
+        file: String,
+        /// The version found.
+        found: u32,
+    },
+    /// Shards of different studies.
+    #[error("{0} and {1} are shards of different configurations or seeds")]
+    Different(String, String),
+}
+
+/// Which part of the trials a shard ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardId {
+    /// 1-based index.
+    pub index: u64,
+    /// Number of shards.
+    pub count: u64,
+}
+
+/// One scheme of the study.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchemeSpec {
+    /// The scheme.
+    pub scheme: SchemeKind,
+    /// Straggler tolerance.
+    pub s: Option<usize>,
+    /// Message split.
+    pub m: Option<usize>,
+    /// Recovery threshold (mds).
+    pub k: Option<usize>,
+}
+
+/// Everything that rebuilds the study.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StudySpec {
+    /// Workers.
+    pub n: usize,
+    /// `--dist`, canonical.
+    pub dist: String,
+    /// Load model name.
+    pub load_model: String,
+    /// Unit time of `affine`.
+    pub unit_time: Option<f64>,
+    /// Trials of the whole run.
+    pub trials: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// The configurations, in order.
+    pub schemes: Vec<SchemeSpec>,
+}
+
+impl StudySpec {
+    /// The spec of `study`.
+    pub fn of(study: &Study) -> Self {
+        Self {
+            n: study.n(),
+            dist: study.dist().to_string(),
+            load_model: study.load_model().name().to_string(),
+            unit_time: study.load_model().unit_time(),
+            trials: study.trials(),
+            seed: study.seed(),
+            schemes: study
+                .schemes()
+                .iter()
+                .map(|s| {
+                    let p = s.params();
+                    SchemeSpec {
+                        scheme: s.kind(),
+                        s: p.s,
+                        m: p.m,
+                        k: p.k,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The study again.
+    pub fn study(&self) -> Result<Study, String> {
+        let dist: Dist = self.dist.parse().map_err(|e| format!("dist: {e}"))?;
+        let model = LoadModel::new(&self.load_model, self.unit_time).map_err(|e| e.to_string())?;
+        let schemes = self
+            .schemes
+            .iter()
+            .map(|s| Scheme::new(s.scheme, self.n, Params { s: s.s, m: s.m, k: s.k }).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Study::new(self.n, dist, model, schemes, self.trials, self.seed).map_err(|e| e.to_string())
+    }
+}
+
+/// The power sums of one block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlockSums {
+    /// Block index (block b holds trials b·2²⁰ to (b+1)·2²⁰ − 1).
+    pub index: u64,
+    /// `[count, s1 bits, s2 bits]` per configuration, then uncoded.
+    pub sums: Vec<[u64; 3]>,
+}
+
+/// One window's counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TallyRecord {
+    /// Values below the window.
+    pub below: u64,
+    /// Values in each bin.
+    pub counts: Vec<u64>,
+    /// Smallest value inside, as bits.
+    pub min_in: u64,
+    /// Largest value inside, as bits.
+    pub max_in: u64,
+}
+
+/// A shard file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`] when written.
+    pub version: u32,
+    /// gcsim version that wrote it.
+    pub gcsim: String,
+    /// Which shard.
+    pub shard: ShardId,
+    /// The study.
+    pub study: StudySpec,
+    /// The output configuration of the whole run.
+    pub config: RunConfig,
+    /// Power sums of the blocks this shard ran.
+    pub blocks: Vec<BlockSums>,
+    /// Smallest and largest value per configuration, as bits.
+    pub range: Vec<[u64; 2]>,
+    /// First-pass window tallies.
+    pub tallies: Vec<TallyRecord>,
+}
+
+impl ShardFile {
+    /// The file of a finished shard.
+    pub fn new(study: &Study, config: &RunConfig, part: &ShardPart) -> Self {
+        Self {
+            format: FORMAT.into(),
+            version: VERSION,
+            gcsim: env!("CARGO_PKG_VERSION").into(),
+            shard: ShardId {
+                index: part.index + 1,
+                count: part.count,
+            },
+            study: StudySpec::of(study),
+            config: config.clone(),
+            blocks: part
+                .blocks
+                .iter()
+                .map(|(index, moments)| BlockSums {
+                    index: *index,
+                    sums: moments
+                        .iter()
+                        .map(|m| {
+                            let (c, s1, s2) = m.sums();
+                            [c, s1.to_bits(), s2.to_bits()]
+                        })
+                        .collect(),
+                })
+                .collect(),
+            range: part.range.iter().map(|r| [r.0.to_bits(), r.1.to_bits()]).collect(),
+            tallies: part
+                .tallies
+                .iter()
+                .map(|t| TallyRecord {
+                    below: t.below,
+                    counts: t.counts.clone(),
+                    min_in: t.min_in.to_bits(),
+                    max_in: t.max_in.to_bits(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Reads a shard file's text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, ShardError> {
+        #[derive(Deserialize)]
+        struct Head {
+            format: String,
+            version: u32,
+        }
+        let malformed = |reason: String| ShardError::Malformed {
+            file: file.to_string(),
+            reason,
+        };
+        let head: Head = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        if head.format != FORMAT {
+            return Err(malformed(format!("format is `{}`, not `{FORMAT}`", head.format)));
+        }
+        if head.version != VERSION {
+            return Err(ShardError::Version {
+                file: file.to_string(),
+                found: head.version,
+            });
+        }
+        serde_json::from_str(text).map_err(|e| malformed(e.to_string()))
+    }
+
+    /// The engine's view of this shard.
+    pub fn part(&self) -> ShardPart {
+        ShardPart {
+            index: self.shard.index.saturating_sub(1),
+            count: self.shard.count,
+            blocks: self
+                .blocks
+                .iter()
+                .map(|b| {
+                    let sums = b
+                        .sums
+                        .iter()
+                        .map(|s| Moments::from_sums(s[0], f64::from_bits(s[1]), f64::from_bits(s[2])));
+                    (b.index, sums.collect())
+                })
+                .collect(),
+            range: self
+                .range
+                .iter()
+                .map(|r| (f64::from_bits(r[0]), f64::from_bits(r[1])))
+                .collect(),
+            tallies: self
+                .tallies
+                .iter()
+                .map(|t| Tally {
+                    below: t.below,
+                    counts: t.counts.clone(),
+                    min_in: f64::from_bits(t.min_in),
+                    max_in: f64::from_bits(t.max_in),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Checks that shard files belong to one run, and returns its study.
+pub fn same_run<'a>(files: &'a [(String, ShardFile)]) -> Result<(Study, &'a RunConfig), ShardError> {
+    let (first_name, first) = files.first().ok_or_else(|| ShardError::Malformed {
+        file: "(none)".into(),
+        reason: "no shard files given".into(),
+    })?;
+    for (name, f) in &files[1..] {
+        if f.study != first.study || f.config != first.config {
+            return Err(ShardError::Different(first_name.clone(), name.clone()));
+        }
+    }
+    let study = first.study.study().map_err(|reason| ShardError::Malformed {
+        file: first_name.clone(),
+        reason,
+    })?;
+    Ok((study, &first.config))
+}

@@ -22,4 +22,5 @@ pub mod shard;
 pub mod stats;
 pub mod study;
 pub mod sweep;
+pub mod trace;
 pub mod verify;

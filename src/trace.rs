@@ -1,0 +1,229 @@
+//! Measured worker times: CSV files with columns `step,worker,time` (one row
+//! per worker and training step, time in seconds), as in shared/data.
+//!
+//! A [`Trace`] keeps the times as a steps × workers table. Steps where a
+//! worker has no row are dropped whole, so that every kept step holds a time
+//! for every worker (replay needs complete steps).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use thiserror::Error;
+
+/// Why a trace file cannot be used: names the file and, where it applies, the line.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum TraceError {
+    /// The file cannot be read.
+    #[error("{file}: cannot read the trace: {reason}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// Not UTF-8 text.
+    #[error("{file}: the trace is not UTF-8 text")]
+    NotText {
+        /// The file.
+        file: String,
+    },
+    /// No header or no rows.
+    #[error("{file}: the trace is empty; it needs a header `step,worker,time` and at least one row")]
+    Empty {
+        /// The file.
+        file: String,
+    },
+    /// A bad header or row.
+    #[error("{file}:{line}: {reason}")]
+    Line {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// No step has a time for every worker.
+    #[error("{file}: no step has a time for every one of its {workers} workers")]
+    NoCompleteStep {
+        /// The file.
+        file: String,
+        /// Workers seen.
+        workers: usize,
+    },
+}
+
+/// Recorded per-worker times, steps × workers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    file: String,
+    workers: usize,
+    /// Row-major: `times[step * workers + worker]`.
+    times: Vec<f64>,
+    steps: usize,
+}
+
+impl Trace {
+    /// Reads a trace file.
+    pub fn from_file(path: &Path) -> Result<Self, TraceError> {
+        let file = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| TraceError::Read {
+            file: file.clone(),
+            reason: e.to_string(),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| TraceError::NotText { file: file.clone() })?;
+        Self::parse(&file, &text)
+    }
+
+    /// Parses a trace's text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, TraceError> {
+        let line_err = |line: usize, reason: String| TraceError::Line {
+            file: file.to_string(),
+            line,
+            reason,
+        };
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+        let Some((h, header)) = lines.next() else {
+            return Err(TraceError::Empty { file: file.to_string() });
+        };
+        let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+        let col = |name: &str| columns.iter().position(|c| *c == name);
+        let (Some(ci_step), Some(ci_worker), Some(ci_time)) = (col("step"), col("worker"), col("time")) else {
+            return Err(line_err(
+                h + 1,
+                format!("the header `{header}` lacks a column; it needs step, worker and time"),
+            ));
+        };
+        let mut by_step: BTreeMap<u64, BTreeMap<u64, f64>> = BTreeMap::new();
+        let mut rows = 0;
+        for (i, l) in lines {
+            let line = i + 1;
+            let cells: Vec<&str> = l.split(',').map(str::trim).collect();
+            if cells.len() != columns.len() {
+                return Err(line_err(
+                    line,
+                    format!("{} fields, the header has {}", cells.len(), columns.len()),
+                ));
+            }
+            let int = |c: usize, name: &str| {
+                cells[c]
+                    .parse::<u64>()
+                    .map_err(|_| line_err(line, format!("{name} `{}` is not a whole number >= 0", cells[c])))
+            };
+            let (step, worker) = (int(ci_step, "step")?, int(ci_worker, "worker")?);
+            let time: f64 = cells[ci_time]
+                .parse()
+                .map_err(|_| line_err(line, format!("time `{}` is not a number", cells[ci_time])))?;
+            if !(time.is_finite() && time > 0.0) {
+                return Err(line_err(
+                    line,
+                    format!(
+                        "time `{}` is out of range; accepted: a finite number > 0",
+                        cells[ci_time]
+                    ),
+                ));
+            }
+            if by_step.entry(step).or_default().insert(worker, time).is_some() {
+                return Err(line_err(line, format!("step {step}, worker {worker} appears twice")));
+            }
+            rows += 1;
+        }
+        if rows == 0 {
+            return Err(TraceError::Empty { file: file.to_string() });
+        }
+        let all_workers: std::collections::BTreeSet<u64> = by_step.values().flat_map(|w| w.keys().copied()).collect();
+        let workers = all_workers.len();
+        let mut times = Vec::new();
+        let mut steps = 0;
+        for row in by_step.values().filter(|w| w.len() == workers) {
+            times.extend(all_workers.iter().map(|w| row[w]));
+            steps += 1;
+        }
+        if steps == 0 {
+            return Err(TraceError::NoCompleteStep {
+                file: file.to_string(),
+                workers,
+            });
+        }
+        Ok(Self {
+            file: file.to_string(),
+            workers,
+            times,
+            steps,
+        })
+    }
+
+    /// The file it came from.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Workers per step.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// Complete steps.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// The recorded times of one step, by worker.
+    pub fn step(&self, step: usize) -> &[f64] {
+        &self.times[step * self.workers..(step + 1) * self.workers]
+    }
+
+    /// Every recorded time, step by step.
+    pub fn all(&self) -> &[f64] {
+        &self.times
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_complete_steps() {
+        let t = Trace::parse(
+            "t.csv",
+            "step,worker,time\n1,0,0.5\n1,1,0.7\n2,0,0.6\n3,1,0.9\n3,0,1.5\n",
+        )
+        .unwrap();
+        assert_eq!((t.workers(), t.steps()), (2, 2));
+        assert_eq!(t.step(0), &[0.5, 0.7]);
+        assert_eq!(t.step(1), &[1.5, 0.9]);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases = [
+            ("", "the trace is empty"),
+            ("step,worker,time\n", "the trace is empty"),
+            ("step,time\n1,2\n", "t.csv:1: the header"),
+            ("step,worker,time\n1,0,0.5\n1,1\n", "t.csv:3: 2 fields"),
+            ("step,worker,time\n1,0,fast\n", "t.csv:2: time `fast` is not a number"),
+            ("step,worker,time\n1,0,-1\n", "t.csv:2: time `-1` is out of range"),
+            ("step,worker,time\n1,x,1\n", "t.csv:2: worker `x`"),
+            (
+                "step,worker,time\n1,0,1\n1,0,2\n",
+                "t.csv:3: step 1, worker 0 appears twice",
+            ),
+            ("step,worker,time\n1,0,1\n2,1,2\n", "no step has a time for every one"),
+        ];
+        for (text, expected) in cases {
+            let e = Trace::parse("t.csv", text).unwrap_err().to_string();
+            assert!(e.contains(expected), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn shared_traces_parse() {
+        for (name, workers) in [("trace-llm-8w.csv", 8), ("trace-llm-64w.csv", 64)] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name);
+            let t = Trace::from_file(&path).unwrap();
+            assert_eq!(t.workers(), workers, "{name}");
+            assert!(t.steps() >= 30, "{name}");
+        }
+    }
+}

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::analytic::{IterationLaw, iteration_law};
+use crate::analytic::IterationLaw;
 use crate::engine::{Outcome, Summary};
 use crate::scheme::{Scheme, SchemeKind};
 use crate::stats::QUANTILES;
@@ -130,20 +130,30 @@ impl Row {
 /// k-th order statistic of n has tail index α(n−k+1); frc's maximum of group
 /// minima has tail index α·(s+1). Only Pareto laws have polynomial tails.
 pub fn mean_is_infinite(study: &Study, scheme: &Scheme) -> bool {
-    let alpha = match study.dist().base() {
-        crate::dist::Base::Pareto { shape, .. } => shape,
-        _ => return false,
+    // P(T > t) decays like t^(−index) with index the smallest sum of tail
+    // indices over the sets of workers whose lateness delays T: the n−k+1
+    // heaviest-tailed workers for k of n; one whole group for frc.
+    let n = study.n();
+    let index = match scheme.rule() {
+        crate::scheme::Rule::KOfN(k) => {
+            let mut alphas: Vec<f64> = (0..n).map(|i| study.workers().tail_index(i)).collect();
+            alphas.sort_by(f64::total_cmp);
+            alphas[..n - k + 1].iter().sum::<f64>()
+        }
+        crate::scheme::Rule::Groups { size } => (0..n / size)
+            .map(|g| {
+                (g * size..(g + 1) * size)
+                    .map(|i| study.workers().tail_index(i))
+                    .sum::<f64>()
+            })
+            .fold(f64::INFINITY, f64::min),
     };
-    let multiplicity = match scheme.rule() {
-        crate::scheme::Rule::KOfN(k) => scheme.n() - k + 1,
-        crate::scheme::Rule::Groups { size } => size,
-    };
-    alpha * multiplicity as f64 <= 1.0
+    index <= 1.0
 }
 
 /// The exact law of `scheme` in `study`, where the theory gives one.
 fn law(study: &Study, scheme: &Scheme) -> Option<IterationLaw> {
-    iteration_law(study.dist(), study.load_model(), scheme)
+    study.exact_law(scheme)
 }
 
 /// The rows of a simulated study, one per scheme, in the study's order, with

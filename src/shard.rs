@@ -6,7 +6,7 @@
 //! {
 //!   "format": "gcsim-shard", "version": 1, "gcsim": "0.1.0",
 //!   "shard": {"index": 3, "count": 10},          // 1-based index
-//!   "study": {"n": 100, "dist": "exp:rate=1", "load_model": "fixed",
+//!   "study": {"n": 100, "workers": {"iid": "exp:rate=1"}, "load_model": "fixed",
 //!             "unit_time": null, "trials": 1000000000, "seed": 0,
 //!             "schemes": [{"scheme": "crc", "s": 0, "m": null, "k": null}, ...]},
 //!   "config": { the run's JSON config, as a single run writes it },
@@ -33,7 +33,9 @@ use crate::report::RunConfig;
 use crate::scheme::{Params, Scheme, SchemeKind};
 use crate::stats::Moments;
 use crate::stats::quantile::Tally;
-use crate::study::Study;
+use crate::study::{Study, Workers};
+use crate::trace::Trace;
+use std::sync::Arc;
 
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
@@ -86,13 +88,67 @@ pub struct SchemeSpec {
     pub k: Option<usize>,
 }
 
+/// Who the workers are, as a shard file records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkersSpec {
+    /// i.i.d. workers of a `--dist` law.
+    Iid(String),
+    /// `--workers COUNT:DIST` classes in index order, and `--shuffle-placement`.
+    Classes {
+        /// `(count, --dist law)` per class.
+        classes: Vec<(usize, String)>,
+        /// Random placement per trial.
+        shuffle: bool,
+    },
+    /// `trace:path=FILE` (the file is read again at merge).
+    Trace(String),
+    /// `replay:path=FILE` (the file is read again at merge).
+    Replay(String),
+}
+
+impl WorkersSpec {
+    fn of(w: &Workers) -> Self {
+        match w {
+            Workers::Iid(d) => WorkersSpec::Iid(d.to_string()),
+            Workers::Classes { classes, shuffle } => WorkersSpec::Classes {
+                classes: classes.iter().map(|(c, d)| (*c, d.to_string())).collect(),
+                shuffle: *shuffle,
+            },
+            Workers::Trace(t) => WorkersSpec::Trace(t.file().to_string()),
+            Workers::Replay(t) => WorkersSpec::Replay(t.file().to_string()),
+        }
+    }
+
+    fn workers(&self) -> Result<Workers, String> {
+        let law = |s: &str| s.parse::<Dist>().map_err(|e| format!("dist: {e}"));
+        let trace = |p: &str| {
+            Trace::from_file(std::path::Path::new(p))
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        };
+        Ok(match self {
+            WorkersSpec::Iid(d) => Workers::Iid(law(d)?),
+            WorkersSpec::Classes { classes, shuffle } => Workers::Classes {
+                classes: classes
+                    .iter()
+                    .map(|(c, d)| Ok((*c, law(d)?)))
+                    .collect::<Result<_, String>>()?,
+                shuffle: *shuffle,
+            },
+            WorkersSpec::Trace(p) => Workers::Trace(trace(p)?),
+            WorkersSpec::Replay(p) => Workers::Replay(trace(p)?),
+        })
+    }
+}
+
 /// Everything that rebuilds the study.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StudySpec {
     /// Workers.
     pub n: usize,
-    /// `--dist`, canonical.
-    pub dist: String,
+    /// Who the workers are.
+    pub workers: WorkersSpec,
     /// Load model name.
     pub load_model: String,
     /// Unit time of `affine`.
@@ -110,7 +166,7 @@ impl StudySpec {
     pub fn of(study: &Study) -> Self {
         Self {
             n: study.n(),
-            dist: study.dist().to_string(),
+            workers: WorkersSpec::of(study.workers()),
             load_model: study.load_model().name().to_string(),
             unit_time: study.load_model().unit_time(),
             trials: study.trials(),
@@ -133,14 +189,14 @@ impl StudySpec {
 
     /// The study again.
     pub fn study(&self) -> Result<Study, String> {
-        let dist: Dist = self.dist.parse().map_err(|e| format!("dist: {e}"))?;
+        let workers = self.workers.workers()?;
         let model = LoadModel::new(&self.load_model, self.unit_time).map_err(|e| e.to_string())?;
         let schemes = self
             .schemes
             .iter()
             .map(|s| Scheme::new(s.scheme, self.n, Params { s: s.s, m: s.m, k: s.k }).map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
-        Study::new(self.n, dist, model, schemes, self.trials, self.seed).map_err(|e| e.to_string())
+        Study::with_workers(self.n, workers, model, schemes, self.trials, self.seed).map_err(|e| e.to_string())
     }
 }
 

@@ -1,11 +1,83 @@
 //! A validated study: one cluster, one law, one load model, the schemes to
 //! compare, and how many trials with which seed.
 
+use std::fmt;
+use std::sync::Arc;
+
 use thiserror::Error;
 
-use crate::dist::Dist;
+use crate::dist::{Base, Dist};
 use crate::load::LoadModel;
 use crate::scheme::{Params, Scheme, SchemeKind};
+use crate::trace::Trace;
+
+/// Who the workers are: where each worker's time comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Workers {
+    /// n independent workers of one law.
+    Iid(Dist),
+    /// Classes of workers in index order (`count` workers of each law, the
+    /// first class first), so that frc's groups of consecutive workers and
+    /// crc's cyclic placement see the layout; with `shuffle`, a uniformly
+    /// random placement of the same classes in every trial.
+    Classes {
+        /// `(count, law)` per class.
+        classes: Vec<(usize, Dist)>,
+        /// Random placement per trial.
+        shuffle: bool,
+    },
+    /// Each worker's time bootstrapped from all recorded times of a trace.
+    Trace(Arc<Trace>),
+    /// Each trial replays one recorded step: the workers take that step's
+    /// recorded times (drawn with replacement among the trace's workers
+    /// when n differs from their number), so correlated and persistent
+    /// stragglers stay in.
+    Replay(Arc<Trace>),
+}
+
+impl Workers {
+    /// The law of worker `i` of `n`, where each worker has one.
+    pub fn law_of(&self, i: usize) -> Option<&Dist> {
+        match self {
+            Workers::Iid(d) => Some(d),
+            Workers::Classes { classes, .. } => {
+                let mut start = 0;
+                classes.iter().find_map(|(count, d)| {
+                    start += count;
+                    (i < start).then_some(d)
+                })
+            }
+            Workers::Trace(_) | Workers::Replay(_) => None,
+        }
+    }
+
+    /// The polynomial tail index of worker `i`'s time: the Pareto shape,
+    /// infinite for the light-tailed laws and for recorded times.
+    pub fn tail_index(&self, i: usize) -> f64 {
+        match self.law_of(i).map(Dist::base) {
+            Some(Base::Pareto { shape, .. }) => shape,
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+impl fmt::Display for Workers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Workers::Iid(d) => write!(f, "{d}"),
+            Workers::Classes { classes, shuffle } => {
+                let parts: Vec<String> = classes.iter().map(|(c, d)| format!("{c}:{d}")).collect();
+                write!(f, "{}", parts.join(" + "))?;
+                if *shuffle {
+                    write!(f, " (shuffled)")?;
+                }
+                Ok(())
+            }
+            Workers::Trace(t) => write!(f, "trace:path={}", t.file()),
+            Workers::Replay(t) => write!(f, "replay:path={}", t.file()),
+        }
+    }
+}
 
 /// Most worker draws one trial may hold in memory (additive loads draw one
 /// value per unit of work per worker): 2²⁴ values, 128 MiB per thread.
@@ -44,6 +116,19 @@ pub enum StudyError {
         /// Draws per trial.
         draws: u64,
     },
+    /// Worker classes that do not add up to n.
+    #[error("the --workers classes add up to {classes} workers, but --n is {n}")]
+    ClassCount {
+        /// Sum of the class counts.
+        classes: usize,
+        /// The cluster size.
+        n: usize,
+    },
+    /// Replay under additive loads.
+    #[error(
+        "replay gives each worker one recorded time per step, but --load-model additive needs an independent draw per unit of work; use --dist trace:path=FILE or another load model"
+    )]
+    ReplayAdditive,
     /// The whole study would run for days.
     #[error(
         "{draws} worker draws ({trials} trials x {per_trial} per trial) is more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower --trials"
@@ -62,7 +147,7 @@ pub enum StudyError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Study {
     n: usize,
-    dist: Dist,
+    workers: Workers,
     load_model: LoadModel,
     schemes: Vec<Scheme>,
     trials: u64,
@@ -70,10 +155,23 @@ pub struct Study {
 }
 
 impl Study {
-    /// Validates a study. Every scheme must be built for the same `n`.
+    /// Validates a study of `n` i.i.d. workers of law `dist`. Every scheme
+    /// must be built for the same `n`.
     pub fn new(
         n: usize,
         dist: Dist,
+        load_model: LoadModel,
+        schemes: Vec<Scheme>,
+        trials: u64,
+        seed: u64,
+    ) -> Result<Self, StudyError> {
+        Self::with_workers(n, Workers::Iid(dist), load_model, schemes, trials, seed)
+    }
+
+    /// Validates a study of `n` workers described by `workers`.
+    pub fn with_workers(
+        n: usize,
+        workers: Workers,
         load_model: LoadModel,
         schemes: Vec<Scheme>,
         trials: u64,
@@ -95,9 +193,18 @@ impl Study {
             schemes.iter().all(|s| s.n() == n),
             "schemes are built for the study's n"
         );
+        if let Workers::Classes { classes, .. } = &workers {
+            let total: usize = classes.iter().map(|c| c.0).sum();
+            if total != n {
+                return Err(StudyError::ClassCount { classes: total, n });
+            }
+        }
+        if matches!(workers, Workers::Replay(_)) && load_model == LoadModel::Additive {
+            return Err(StudyError::ReplayAdditive);
+        }
         let study = Self {
             n,
-            dist,
+            workers,
             load_model,
             schemes,
             trials,
@@ -127,9 +234,23 @@ impl Study {
         self.n
     }
 
-    /// The worker-time law for one uncoded share.
-    pub fn dist(&self) -> &Dist {
-        &self.dist
+    /// The law of every worker, when they are i.i.d. of a parametric law.
+    pub fn dist(&self) -> Option<&Dist> {
+        match &self.workers {
+            Workers::Iid(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Who the workers are.
+    pub fn workers(&self) -> &Workers {
+        &self.workers
+    }
+
+    /// The exact law of `scheme`'s iteration time, where the theory gives one
+    /// (i.i.d. parametric workers).
+    pub fn exact_law(&self, scheme: &Scheme) -> Option<crate::analytic::IterationLaw> {
+        crate::analytic::iteration_law(self.dist()?, &self.load_model, scheme)
     }
 
     /// The load model.

@@ -7,8 +7,12 @@ use clap::{Args, ValueEnum};
 
 use gcsim::dist::Dist;
 use gcsim::export::Format;
+use std::sync::Arc;
+
 use gcsim::load::LoadModel;
 use gcsim::shard::ShardId;
+use gcsim::study::Workers;
+use gcsim::trace::Trace;
 
 /// `--load-model` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -49,10 +53,23 @@ impl From<FormatArg> for Format {
 pub struct CommonArgs {
     /// Worker-time law for one uncoded share of the work: exp:rate=R (alias mu),
     /// shifted-exp:shift=S,rate=R, or pareto:scale=X,shape=A; any of them may add
-    /// p_slow=P,slowdown=F (a draw is F times slower with probability P).
+    /// p_slow=P,slowdown=F (a draw is F times slower with probability P). Measured
+    /// times: trace:path=FILE (each worker's time bootstrapped from every recorded
+    /// time) or replay:path=FILE (each trial replays one recorded step), FILE a CSV
+    /// with columns step,worker,time. [default: exp:rate=1]
     /// Example: --dist exp:rate=1,p_slow=0.05,slowdown=8
-    #[arg(long, default_value = "exp:rate=1", value_name = "DIST", value_parser = parse_dist)]
-    pub dist: Dist,
+    #[arg(long, value_name = "DIST", value_parser = parse_dist)]
+    pub dist: Option<DistArg>,
+
+    /// A class of COUNT workers of law DIST; repeat for a heterogeneous cluster.
+    /// Workers keep the order given (frc's groups and crc's placement see it);
+    /// n is the total. Example: --workers 90:exp:rate=1 --workers 10:exp:rate=0.2
+    #[arg(long = "workers", value_name = "COUNT:DIST", value_parser = parse_class)]
+    pub classes: Vec<(usize, Dist)>,
+
+    /// With --workers: place the classes at random in every trial instead of in order.
+    #[arg(long)]
+    pub shuffle_placement: bool,
 
     /// How a worker's time grows with its load ℓ.
     #[arg(long, value_enum, default_value_t = LoadModelArg::Fixed, value_name = "MODEL")]
@@ -101,8 +118,48 @@ pub struct CommonArgs {
     pub quiet: bool,
 }
 
-fn parse_dist(s: &str) -> Result<Dist, String> {
-    s.parse::<Dist>().map_err(|e| e.to_string())
+/// A parsed `--dist`: a law, or a trace read from its file.
+#[derive(Debug, Clone)]
+pub enum DistArg {
+    /// A parametric law.
+    Law(Dist),
+    /// Bootstrap from the recorded times.
+    Trace(Arc<Trace>),
+    /// Replay recorded steps.
+    Replay(Arc<Trace>),
+}
+
+fn parse_dist(s: &str) -> Result<DistArg, String> {
+    for (prefix, replay) in [("trace:", false), ("replay:", true)] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            let Some(path) = rest.strip_prefix("path=").filter(|p| !p.is_empty()) else {
+                return Err(format!(
+                    "`{s}` needs the key `path` (e.g. `{prefix}path=data/trace-llm-8w.csv`)"
+                ));
+            };
+            let trace = Arc::new(Trace::from_file(std::path::Path::new(path)).map_err(|e| e.to_string())?);
+            return Ok(if replay {
+                DistArg::Replay(trace)
+            } else {
+                DistArg::Trace(trace)
+            });
+        }
+    }
+    s.parse::<Dist>().map(DistArg::Law).map_err(|e| e.to_string())
+}
+
+fn parse_class(s: &str) -> Result<(usize, Dist), String> {
+    let (count, law) = s
+        .split_once(':')
+        .ok_or_else(|| format!("`{s}` is not COUNT:DIST (e.g. 90:exp:rate=1)"))?;
+    let count: usize = count
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{count}` is not a whole number; accepted: COUNT:DIST with COUNT >= 1"))?;
+    if count == 0 {
+        return Err(format!("`{s}`: a class needs at least 1 worker"));
+    }
+    Ok((count, law.parse::<Dist>().map_err(|e| e.to_string())?))
 }
 
 /// Where and how results go, validated before any work starts.
@@ -115,6 +172,40 @@ pub struct Output {
 }
 
 impl CommonArgs {
+    /// The cluster: n and who the workers are, from --n, --dist, --workers
+    /// and --shuffle-placement.
+    pub fn population(&self, n: Option<usize>) -> Result<(usize, Workers)> {
+        if self.classes.is_empty() {
+            if self.shuffle_placement {
+                bail!("--shuffle-placement places --workers classes; give --workers COUNT:DIST");
+            }
+            let Some(n) = n else {
+                bail!("give --n N (the number of workers), or the cluster as --workers COUNT:DIST ...");
+            };
+            let workers = match self.dist.clone() {
+                None => Workers::Iid(Dist::exp(1.0).expect("valid")),
+                Some(DistArg::Law(d)) => Workers::Iid(d),
+                Some(DistArg::Trace(t)) => Workers::Trace(t),
+                Some(DistArg::Replay(t)) => Workers::Replay(t),
+            };
+            return Ok((n, workers));
+        }
+        if self.dist.is_some() {
+            bail!("--workers and --dist do not go together: each class names its law (--workers COUNT:DIST)");
+        }
+        let total: usize = self.classes.iter().map(|c| c.0).sum();
+        if let Some(n) = n.filter(|&n| n != total) {
+            bail!("--n {n} but the --workers classes add up to {total} workers; drop --n or make them agree");
+        }
+        Ok((
+            total,
+            Workers::Classes {
+                classes: self.classes.clone(),
+                shuffle: self.shuffle_placement,
+            },
+        ))
+    }
+
     /// The load model, checked against --unit-time.
     pub fn load_model(&self) -> Result<LoadModel> {
         let name = self.load_model.to_possible_value().expect("no skipped variants");

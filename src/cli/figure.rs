@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 
-use gcsim::analytic::iteration_law;
 use gcsim::engine::Outcome;
 use gcsim::plot::survival::{Curve, survival_figure};
 use gcsim::plot::sweep::{Metric, SweepData, sweep_figure};
@@ -88,7 +87,7 @@ impl Figure {
             .with_context(|| format!("--plot {}: cannot write in its directory", self.path.display()))?;
         match self.kind {
             FigureKind::Sweep(metric) => {
-                let baseline = iteration_law(study.dist(), study.load_model(), &study.baseline());
+                let baseline = study.exact_law(&study.baseline());
                 let p99_ci: Vec<Option<(f64, f64)>> = match outcome {
                     Some(o) => o.configs.iter().map(|s| Some(s.quantile_ci95[2])).collect(),
                     None => vec![None; rows.len()],
@@ -129,7 +128,7 @@ fn survival_curves(study: &Study, outcome: Option<&Outcome>) -> Vec<Curve> {
         (scheme, sims.as_ref().map(|s| s.0.clone())),
         (baseline, sims.map(|s| s.1)),
     ] {
-        let law = iteration_law(study.dist(), study.load_model(), &s);
+        let law = study.exact_law(&s);
         let exact = law
             .map(|law| {
                 let (lo, hi) = (law.quantile(1e-4), law.quantile(1.0 - 1e-7));

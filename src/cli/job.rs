@@ -56,7 +56,7 @@ pub fn evaluate(
                 "--analytic: no exact law for {} under --load-model {} with --dist {}; run without --analytic to simulate",
                 missing.join(", "),
                 study.load_model(),
-                study.dist()
+                study.workers()
             ))
             .into());
         }

@@ -121,7 +121,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         command: command.into(),
         mode: "monte-carlo".into(),
         n: study.n(),
-        dist: study.dist().to_string(),
+        dist: study.workers().to_string(),
         load_model: study.load_model().name().into(),
         unit_time: study.load_model().unit_time(),
         schemes,

@@ -23,9 +23,9 @@ use super::{SchemeArg, parse_count, run_config};
       --load-model scaled
   gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --out result.json")]
 pub struct RunArgs {
-    /// Number of workers.
+    /// Number of workers (or give the cluster as --workers classes).
     #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
-    pub n: usize,
+    pub n: Option<usize>,
 
     /// The scheme.
     #[arg(long, value_enum, value_name = "SCHEME")]
@@ -59,7 +59,8 @@ impl TryFrom<RunArgs> for Job {
         let common = args.common;
         common.check_counts()?;
         let load_model = common.load_model()?;
-        if args.n == 0 {
+        let (n, workers) = common.population(args.n)?;
+        if n == 0 {
             anyhow::bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
         let kind = args.scheme.into();
@@ -68,15 +69,8 @@ impl TryFrom<RunArgs> for Job {
             m: args.m,
             k: args.k,
         };
-        let scheme = Scheme::new(kind, args.n, params).context("invalid configuration")?;
-        let study = Study::new(
-            args.n,
-            common.dist,
-            load_model,
-            vec![scheme],
-            common.trials,
-            common.seed,
-        )?;
+        let scheme = Scheme::new(kind, n, params).context("invalid configuration")?;
+        let study = Study::with_workers(n, workers, load_model, vec![scheme], common.trials, common.seed)?;
         let mut config: RunConfig = run_config("run", &study, vec![kind]);
         config.s = args.s.map(|v| v.to_string());
         config.m = args.m.map(|v| v.to_string());

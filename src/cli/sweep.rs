@@ -34,9 +34,9 @@ Examples:
       --load-model scaled --out mds.csv"
 )]
 pub struct SweepArgs {
-    /// Number of workers.
+    /// Number of workers (or give the cluster as --workers classes).
     #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
-    pub n: usize,
+    pub n: Option<usize>,
 
     /// Schemes to compare, comma-separated.
     #[arg(
@@ -80,7 +80,8 @@ impl TryFrom<SweepArgs> for Job {
         let common = args.common.clone();
         common.check_counts()?;
         let load_model = common.load_model()?;
-        if args.n == 0 {
+        let (n, workers) = common.population(args.n)?;
+        if n == 0 {
             bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
         let kinds: Vec<SchemeKind> = args.scheme.iter().map(|&a| a.into()).collect();
@@ -89,8 +90,8 @@ impl TryFrom<SweepArgs> for Job {
             m: args.m.clone(),
             k: args.k.clone(),
         };
-        let Expanded { schemes, skipped } = sweep::expand(args.n, &kinds, &ranges)?;
-        let study = Study::new(args.n, common.dist, load_model, schemes, common.trials, common.seed)?;
+        let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
+        let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?;
         let mut unique: Vec<SchemeKind> = Vec::new();
         for k in kinds {
             if !unique.contains(&k) {

@@ -31,7 +31,7 @@ use super::timeline::{completion_by_events, fast};
 use crate::dist::{Base, Dist};
 use crate::load::LoadModel;
 use crate::scheme::Rule;
-use crate::study::Study;
+use crate::study::{Study, Workers};
 
 /// How rules are evaluated on a trial's worker times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +103,8 @@ pub struct Scratch {
 #[derive(Debug, Clone)]
 pub struct TrialPlan {
     n: usize,
+    workers: Workers,
+    /// The i.i.d. law (order-statistic sampling reads only this).
     dist: Dist,
     model: LoadModel,
     units: usize,
@@ -157,7 +159,10 @@ fn prefix_sum(v: &mut [f64]) {
 /// Whether `study`'s worker times can be drawn as order statistics: i.i.d.
 /// exponential-family workers (no straggler mixture) under a monotone load.
 pub fn order_statistics_apply(study: &Study) -> bool {
-    study.load_model().is_monotone() && study.dist().stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0)
+    study.load_model().is_monotone()
+        && study
+            .dist()
+            .is_some_and(|d| d.stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0))
 }
 
 impl TrialPlan {
@@ -212,7 +217,8 @@ impl TrialPlan {
         let n = study.n();
         let mut plan = Self {
             n,
-            dist: *study.dist(),
+            workers: study.workers().clone(),
+            dist: study.dist().copied().unwrap_or_else(|| Dist::exp(1.0).expect("valid")),
             model,
             units: (study.draws_per_trial() / n as u64) as usize,
             classes,
@@ -220,9 +226,10 @@ impl TrialPlan {
             path,
             sampling,
             weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
-            inv_scale: match study.dist().base() {
-                Base::Exp { rate } | Base::ShiftedExp { rate, .. } => 1.0 / rate,
-                Base::Pareto { shape, .. } => 1.0 / shape,
+            inv_scale: match study.dist().map(Dist::base) {
+                Some(Base::Exp { rate } | Base::ShiftedExp { rate, .. }) => 1.0 / rate,
+                Some(Base::Pareto { shape, .. }) => 1.0 / shape,
+                None => 1.0,
             },
         };
         plan.update_sorting();
@@ -334,9 +341,7 @@ impl TrialPlan {
 
     fn run_draws(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
         let mut rng = trial_rng(seed, trial);
-        for d in scratch.draws.iter_mut() {
-            *d = self.dist.sample(&mut rng);
-        }
+        self.draw(&mut rng, scratch);
         let n = self.n;
         if self.model.is_monotone() {
             let raw = &scratch.draws[..n];
@@ -364,6 +369,49 @@ impl TrialPlan {
                 scratch.times.copy_from_slice(&scratch.cum);
             }
             self.evaluate(class, &scratch.times, &mut scratch.sorted, &mut scratch.order, out);
+        }
+    }
+
+    /// One trial's worker times (unit-major under `additive`).
+    fn draw(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) {
+        let n = self.n;
+        match &self.workers {
+            Workers::Iid(dist) => scratch.draws.iter_mut().for_each(|d| *d = dist.sample(rng)),
+            Workers::Classes { classes, shuffle } => {
+                // ranks[i] names worker i's class; shuffled, a random placement.
+                let mut i = 0;
+                for (c, (count, _)) in classes.iter().enumerate() {
+                    scratch.ranks[i..i + count].fill(c as u32);
+                    i += count;
+                }
+                if *shuffle {
+                    for i in (1..n).rev() {
+                        scratch.ranks.swap(i, rng.random_range(0..=i));
+                    }
+                }
+                for unit in scratch.draws.chunks_exact_mut(n) {
+                    for (d, &c) in unit.iter_mut().zip(&scratch.ranks) {
+                        *d = classes[c as usize].1.sample(rng);
+                    }
+                }
+            }
+            Workers::Trace(trace) => {
+                let all = trace.all();
+                scratch
+                    .draws
+                    .iter_mut()
+                    .for_each(|d| *d = all[rng.random_range(0..all.len())]);
+            }
+            Workers::Replay(trace) => {
+                let step = trace.step(rng.random_range(0..trace.steps()));
+                if trace.workers() == n {
+                    scratch.draws[..n].copy_from_slice(step);
+                } else {
+                    scratch.draws[..n]
+                        .iter_mut()
+                        .for_each(|d| *d = step[rng.random_range(0..step.len())]);
+                }
+            }
         }
     }
 

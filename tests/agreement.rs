@@ -598,7 +598,10 @@ fn survival_curve_matches_the_exact_survival_function() {
     for trials in [20_000, 150_000] {
         let study = Study::new(n, dist, LoadModel::Scaled, vec![s], trials, 4).unwrap();
         let plan = TrialPlan::new(&study);
-        let options = engine::Options { survival_points: 60 };
+        let options = engine::Options {
+            survival_points: 60,
+            ..Default::default()
+        };
         let out = engine::simulate_full(&plan, &study, &Silent, &options);
         let curve = &out.configs[0].survival;
         assert_eq!(curve.len(), 61);

@@ -70,6 +70,7 @@ pub fn evaluate(
     let bar = Bar::new(engine.quiet, study.trials());
     let options = engine::Options {
         survival_points: if survival { SURVIVAL_POINTS } else { 0 },
+        deadline: None,
     };
     let plan = engine::TrialPlan::new(study);
     let outcome = engine

@@ -100,6 +100,24 @@ impl Dist {
         })
     }
 
+    /// The law of `factor`·X (`factor` > 0 and finite): the time of a share
+    /// of work `factor` times as large under a time-proportional model.
+    pub fn scaled(&self, factor: f64) -> Result<Self, DistError> {
+        check("factor", factor, factor > 0.0, "a finite number > 0")?;
+        let base = match self.base {
+            Base::Exp { rate } => Base::Exp { rate: rate / factor },
+            Base::ShiftedExp { shift, rate } => Base::ShiftedExp {
+                shift: shift * factor,
+                rate: rate / factor,
+            },
+            Base::Pareto { scale, shape } => Base::Pareto {
+                scale: scale * factor,
+                shape,
+            },
+        };
+        Ok(Self { base, ..*self })
+    }
+
     /// The base law.
     pub fn base(&self) -> Base {
         self.base
@@ -309,6 +327,19 @@ mod tests {
             }
             let stat = dmax * (n as f64).sqrt();
             assert!(stat < 1.95, "{d}: KS statistic {stat}");
+        }
+    }
+
+    #[test]
+    fn scaling_scales_every_quantile() {
+        for d in laws() {
+            let s = d.scaled(2.5).unwrap();
+            for p in [0.1, 0.5, 0.99] {
+                assert!(
+                    (s.quantile(p) - 2.5 * d.quantile(p)).abs() < 1e-9 * d.quantile(p),
+                    "{d}"
+                );
+            }
         }
     }
 

@@ -64,13 +64,17 @@ pub struct Summary {
     /// The empirical survival function `(t, P(T > t))` on log-spaced points,
     /// if [`Options::survival_points`] asked for it.
     pub survival: Vec<(f64, f64)>,
+    /// The fraction of trials finished by [`Options::deadline`], if set.
+    pub within_deadline: Option<f64>,
 }
 
 /// What a simulation computes beyond the summary statistics.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Options {
     /// Points of the empirical survival function per configuration (0: none).
     pub survival_points: usize,
+    /// A deadline T: count the trials that finish by T (for `plan`).
+    pub deadline: Option<f64>,
 }
 
 impl Summary {
@@ -82,6 +86,7 @@ impl Summary {
             quantiles: [v[0], v[3], v[6], v[9]],
             quantile_ci95: [(v[1], v[2]), (v[4], v[5]), (v[7], v[8]), (v[10], v[11])],
             survival: Vec::new(),
+            within_deadline: None,
         }
     }
 }
@@ -283,6 +288,7 @@ struct Started<'a> {
     columns: Vec<PilotColumn>,
     refs: Vec<f64>,
     survival: Option<LogBins>,
+    deadline: Option<f64>,
 }
 
 /// The first pass's totals, and each block's power sums.
@@ -319,6 +325,7 @@ impl<'a> Started<'a> {
             columns,
             refs,
             survival,
+            deadline: options.deadline,
         }
     }
 
@@ -328,7 +335,8 @@ impl<'a> Started<'a> {
     }
 
     fn exact_outcome(&self, progress: &dyn Progress) -> Outcome {
-        let pass = Pass::new(&self.refs, Vec::new(), self.runner.plan.slots(), self.survival);
+        let pass =
+            Pass::new(&self.refs, Vec::new(), self.runner.plan.slots(), self.survival).with_deadline(self.deadline);
         let totals = self
             .runner
             .pass(&pass, &self.pilot, 0..self.runner.blocks(), progress)
@@ -349,7 +357,7 @@ impl<'a> Started<'a> {
                 watches.push(Watch { slot, window });
             }
         }
-        Pass::new(&self.refs, watches, self.runner.plan.slots(), self.survival)
+        Pass::new(&self.refs, watches, self.runner.plan.slots(), self.survival).with_deadline(self.deadline)
     }
 
     fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
@@ -418,6 +426,11 @@ impl<'a> Started<'a> {
         if let Some(bins) = &self.survival {
             for (slot, summary) in summaries.iter_mut().enumerate() {
                 summary.survival = totals.survival(bins, slot, self.runner.total);
+            }
+        }
+        if self.deadline.is_some() {
+            for (summary, &c) in summaries.iter_mut().zip(&totals.at_most) {
+                summary.within_deadline = Some(c as f64 / self.runner.total as f64);
             }
         }
         let baseline = summaries.pop().expect("the baseline slot is always present");

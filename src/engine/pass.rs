@@ -69,6 +69,7 @@ pub struct Pass<'a> {
     /// inside a window.
     stacked: Option<Stacked>,
     survival: Option<LogBins>,
+    deadline: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -101,7 +102,14 @@ impl<'a> Pass<'a> {
             by_slot,
             stacked,
             survival,
+            deadline: None,
         }
+    }
+
+    /// The same pass, also counting values at or below `deadline`.
+    pub fn with_deadline(mut self, deadline: Option<f64>) -> Self {
+        self.deadline = deadline;
+        self
     }
 }
 
@@ -118,6 +126,7 @@ pub struct Counts {
     hits: Vec<Hit>,
     inside: Vec<(f64, f64)>,
     histogram: Vec<u64>,
+    at_most: Vec<u64>,
 }
 
 /// A value inside a window: the window's index and the bin, packed.
@@ -156,6 +165,7 @@ impl Counts {
             hits: Vec::new(),
             inside: vec![(f64::INFINITY, f64::NEG_INFINITY); watches],
             histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
+            at_most: vec![0; if pass.deadline.is_some() { slots } else { 0 }],
         }
     }
 
@@ -222,6 +232,11 @@ impl Counts {
                 self.histogram[j * bins.slots() + bins.index(v)] += 1;
             }
         }
+        if let Some(t) = pass.deadline {
+            for (c, &v) in self.at_most.iter_mut().zip(row) {
+                *c += u64::from(v <= t);
+            }
+        }
     }
 }
 
@@ -235,6 +250,8 @@ pub struct PassTotals {
     pub tallies: Vec<Tally>,
     /// Survival histograms, slot-major (empty unless asked for).
     pub histogram: Vec<u64>,
+    /// Values at or below the pass's deadline, per slot (empty unless asked for).
+    pub at_most: Vec<u64>,
 }
 
 impl PassTotals {
@@ -246,6 +263,7 @@ impl PassTotals {
             range: vec![(f64::INFINITY, f64::NEG_INFINITY); slots],
             tallies: pass.watches.iter().map(|w| Tally::new(&w.window)).collect(),
             histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
+            at_most: vec![0; if pass.deadline.is_some() { slots } else { 0 }],
         }
     }
 
@@ -275,6 +293,9 @@ impl PassTotals {
         for (a, b) in self.histogram.iter_mut().zip(&c.histogram) {
             *a += b;
         }
+        for (a, b) in self.at_most.iter_mut().zip(&c.at_most) {
+            *a += b;
+        }
     }
 
     /// Appends the totals of the next block (blocks arrive in index order).
@@ -289,6 +310,9 @@ impl PassTotals {
             t.merge(lt);
         }
         for (a, b) in self.histogram.iter_mut().zip(&later.histogram) {
+            *a += b;
+        }
+        for (a, b) in self.at_most.iter_mut().zip(&later.at_most) {
             *a += b;
         }
     }

@@ -1,6 +1,7 @@
 //! The command line: clap types, converted once into the library's validated
 //! types (fd's `Opts` → `Config`).
 
+pub mod codes;
 pub mod common;
 pub mod figure;
 pub mod job;
@@ -50,6 +51,8 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Run a study from a scenario file; write CSV, JSON and figures to output/<name>/.
     Scenario(scenario::ScenarioArgs),
+    /// Build a scheme's encoding matrix and check that it decodes from every allowed set, and how stably.
+    Codes(codes::CodesArgs),
 }
 
 /// A validated command, ready to execute.
@@ -60,6 +63,8 @@ pub enum Prepared {
     Verify(verify::VerifyArgs),
     /// `scenario`.
     Scenario(Box<scenario::ScenarioJob>),
+    /// `codes`.
+    Codes(Box<codes::CodesJob>),
 }
 
 /// `--scheme` values.
@@ -139,6 +144,7 @@ pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
         Command::Sweep(args) => Prepared::Job(Box::new(args.try_into()?)),
         Command::Verify(args) => Prepared::Verify(args),
         Command::Scenario(args) => Prepared::Scenario(Box::new(args.try_into()?)),
+        Command::Codes(args) => Prepared::Codes(Box::new(args.try_into()?)),
     })
 }
 

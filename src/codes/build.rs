@@ -49,7 +49,7 @@ pub fn crc(n: usize, s: usize, seed: u64) -> Option<DMatrix<f64>> {
             b[(i, j)] = x[d];
         }
     }
-    Some(b)
+    Some(equilibrate(b))
 }
 
 /// An r × n generator, column i for worker i.
@@ -92,7 +92,7 @@ pub fn comm_efficient(n: usize, s: usize, m: usize, kind: Generator, seed: u64) 
             }
         }
     }
-    Some(b)
+    Some(equilibrate(b))
 }
 
 /// The comm-efficient target: row u sums block u over the partitions.
@@ -103,4 +103,15 @@ pub fn block_sums(n: usize, m: usize) -> DMatrix<f64> {
 /// An n × k MDS generator for coded matrix–vector multiplication.
 pub fn mds(n: usize, k: usize, kind: Generator, seed: u64) -> DMatrix<f64> {
     generator(k, n, kind, seed).transpose()
+}
+
+/// Scales every row to unit 2-norm.
+pub fn equilibrate(mut b: DMatrix<f64>) -> DMatrix<f64> {
+    for mut row in b.row_iter_mut() {
+        let norm = row.norm();
+        if norm > 0.0 {
+            row /= norm;
+        }
+    }
+    b
 }

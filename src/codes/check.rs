@@ -323,7 +323,10 @@ mod tests {
         dedup.sort();
         dedup.dedup();
         assert_eq!(dedup.len(), all.len());
-        assert!(all.iter().all(|p| p.windows(2).all(|w| w[0] < w[1]) && p.iter().all(|&i| i < 6)));
+        assert!(
+            all.iter()
+                .all(|p| p.windows(2).all(|w| w[0] < w[1]) && p.iter().all(|&i| i < 6))
+        );
         assert_eq!(complement(5, &[1, 3]), vec![0, 2, 4]);
     }
 

@@ -127,7 +127,13 @@ pub fn write_table(report: &CodesReport, out: &mut dyn Write) -> io::Result<()> 
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(i, (cell, &w))| if i < 2 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .map(|(i, (cell, &w))| {
+                if i < 2 {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
             .collect();
         writeln!(out, "{}", line.join("  ").trim_end())?;
     }

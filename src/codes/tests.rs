@@ -23,7 +23,12 @@ fn decodes_exactly_above_threshold(code: &Code) {
         if f.len() >= k {
             assert!(d.decodable && d.residual < TOLERANCE, "{}: {f:?} {d:?}", code.scheme());
         } else {
-            assert!(!d.decodable && d.residual > 1e-3, "{}: {f:?} residual {}", code.scheme(), d.residual);
+            assert!(
+                !d.decodable && d.residual > 1e-3,
+                "{}: {f:?} residual {}",
+                code.scheme(),
+                d.residual
+            );
         }
     }
 }
@@ -95,11 +100,17 @@ fn supports_are_the_stated_partitions() {
         for j in 0..n {
             assert_eq!(crc.encoding()[(i, j)] != 0.0, holds(j, s + 1), "crc ({i}, {j})");
             for u in 0..m {
-                assert_eq!(ce.encoding()[(i, j * m + u)] != 0.0, holds(j, s + m), "ce ({i}, {j}, {u})");
+                assert_eq!(
+                    ce.encoding()[(i, j * m + u)] != 0.0,
+                    holds(j, s + m),
+                    "ce ({i}, {j}, {u})"
+                );
             }
         }
     }
-    assert_eq!(crc.encoding().row(0)[0], 1.0);
+    for code in [&crc, &ce] {
+        assert!(code.encoding().row_iter().all(|r| (r.norm() - 1.0).abs() < 1e-12));
+    }
 }
 
 #[test]
@@ -134,7 +145,10 @@ fn vandermonde_conditioning_grows_and_gaussian_does_not_blow_up() {
         let code = Code::with_generator(&sch, g, 0).unwrap();
         code.decode(&(0..sch.k()).collect::<Vec<_>>()).condition
     };
-    let v: Vec<f64> = [10, 20, 30, 40].iter().map(|&n| cond(n, Generator::Vandermonde)).collect();
+    let v: Vec<f64> = [10, 20, 30, 40]
+        .iter()
+        .map(|&n| cond(n, Generator::Vandermonde))
+        .collect();
     // Exponential growth, at least 10× per 10 more workers, until the
     // smallest singular value drowns in rounding (σ_min ≈ ε·σ_max, κ ≈ 1e13
     // and more, where float64 can no longer measure it).

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod analytic;
+pub mod codes;
 pub mod dist;
 pub mod engine;
 pub mod export;

@@ -53,5 +53,10 @@ fn main() -> ExitCode {
             Ok(false) => ExitCode::from(EXIT_FAILURE),
             Err(err) => fail(err, EXIT_USAGE),
         },
+        cli::Prepared::Codes(job) => match job.execute() {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(EXIT_FAILURE),
+            Err(err) => fail(err, EXIT_FAILURE),
+        },
     }
 }

@@ -1,6 +1,7 @@
 //! The command line: clap types, converted once into the library's validated
 //! types (fd's `Opts` → `Config`).
 
+pub mod codes;
 pub mod common;
 pub mod figure;
 pub mod job;
@@ -53,6 +54,8 @@ pub enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Combine the partial results of --shard runs into one result.
     Merge(merge::MergeArgs),
+    /// Build a scheme's encoding matrix and check that it decodes from every allowed set, and how stably.
+    Codes(codes::CodesArgs),
 }
 
 /// A validated command, ready to execute.
@@ -65,6 +68,8 @@ pub enum Prepared {
     Scenario(Box<scenario::ScenarioJob>),
     /// `merge`.
     Merge(merge::MergeArgs),
+    /// `codes`.
+    Codes(Box<codes::CodesJob>),
 }
 
 /// `--scheme` values.
@@ -145,6 +150,7 @@ pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
         Command::Verify(args) => Prepared::Verify(args),
         Command::Scenario(args) => Prepared::Scenario(Box::new(args.try_into()?)),
         Command::Merge(args) => Prepared::Merge(args),
+        Command::Codes(args) => Prepared::Codes(Box::new(args.try_into()?)),
     })
 }
 

@@ -1,0 +1,117 @@
+//! The encoding matrices (constructions and references in the parent module).
+
+use nalgebra::DMatrix;
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::Generator;
+
+/// A matrix of i.i.d. standard normal entries drawn in column-major order
+/// from the Xoshiro256++ stream of `seed`.
+pub fn gaussian(rows: usize, cols: usize, seed: u64) -> DMatrix<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    DMatrix::from_fn(rows, cols, |_, _| StandardNormal.sample(&mut rng))
+}
+
+/// The Vandermonde nodes: midpoints of n equal cells of [−1, 1].
+fn node(i: usize, n: usize) -> f64 {
+    -1.0 + (2 * i + 1) as f64 / n as f64
+}
+
+/// Fractional repetition: worker i sums the partitions of its group i / (s+1).
+pub fn frc(n: usize, s: usize) -> DMatrix<f64> {
+    DMatrix::from_fn(n, n, |i, j| if i / (s + 1) == j / (s + 1) { 1.0 } else { 0.0 })
+}
+
+/// Cyclic repetition (Tandon et al. 2017, Algorithm 2); `None` if a drawn
+/// s × s system is singular.
+pub fn crc(n: usize, s: usize, seed: u64) -> Option<DMatrix<f64>> {
+    let mut h = gaussian(s, n, seed);
+    for t in 0..s {
+        let rest: f64 = (0..n - 1).map(|j| h[(t, j)]).sum();
+        h[(t, n - 1)] = -rest;
+    }
+    let mut b = DMatrix::zeros(n, n);
+    for i in 0..n {
+        b[(i, i)] = 1.0;
+        if s == 0 {
+            continue;
+        }
+        let cols: Vec<usize> = (1..=s).map(|d| (i + d) % n).collect();
+        let a = h.select_columns(&cols);
+        let rhs = -h.column(i);
+        let x = a.lu().solve(&rhs)?;
+        if !x.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        for (d, &j) in cols.iter().enumerate() {
+            b[(i, j)] = x[d];
+        }
+    }
+    Some(equilibrate(b))
+}
+
+/// An r × n generator, column i for worker i.
+fn generator(r: usize, n: usize, generator: Generator, seed: u64) -> DMatrix<f64> {
+    match generator {
+        Generator::Gaussian => gaussian(r, n, seed),
+        Generator::Vandermonde => DMatrix::from_fn(r, n, |t, i| node(i, n).powi(t as i32)),
+    }
+}
+
+/// Communication-efficient gradient code (Ye & Abbe 2018; Kadhe et al. 2020):
+/// n × nm, column j·m+u for block u of partition j; `None` if some
+/// (r−m) × (r−m) system is singular.
+pub fn comm_efficient(n: usize, s: usize, m: usize, kind: Generator, seed: u64) -> Option<DMatrix<f64>> {
+    let r = n - s;
+    let g = generator(r, n, kind, seed);
+    let mut b = DMatrix::zeros(n, n * m);
+    for j in 0..n {
+        // Worker i holds i, …, i+s+m−1, so partition j is held by j−(s+m−1), …, j.
+        let held = |i: usize| (j + n - i) % n < s + m;
+        let without: Vec<usize> = (0..n).filter(|&i| !held(i)).collect();
+        let mut mj = DMatrix::zeros(r, m);
+        for u in 0..m {
+            mj[(r - m + u, u)] = 1.0;
+        }
+        if !without.is_empty() {
+            let gn = g.select_columns(&without);
+            let low = gn.rows(0, r - m).transpose();
+            let high = gn.rows(r - m, m).transpose();
+            let z = low.lu().solve(&(-high))?;
+            if !z.iter().all(|v| v.is_finite()) {
+                return None;
+            }
+            mj.rows_mut(0, r - m).copy_from(&z);
+        }
+        let coeffs = g.transpose() * mj;
+        for i in 0..n {
+            for u in 0..m {
+                b[(i, j * m + u)] = if held(i) { coeffs[(i, u)] } else { 0.0 };
+            }
+        }
+    }
+    Some(equilibrate(b))
+}
+
+/// The comm-efficient target: row u sums block u over the partitions.
+pub fn block_sums(n: usize, m: usize) -> DMatrix<f64> {
+    DMatrix::from_fn(m, n * m, |u, c| if c % m == u { 1.0 } else { 0.0 })
+}
+
+/// An n × k MDS generator for coded matrix–vector multiplication.
+pub fn mds(n: usize, k: usize, kind: Generator, seed: u64) -> DMatrix<f64> {
+    generator(k, n, kind, seed).transpose()
+}
+
+/// Scales every row to unit 2-norm.
+pub fn equilibrate(mut b: DMatrix<f64>) -> DMatrix<f64> {
+    for mut row in b.row_iter_mut() {
+        let norm = row.norm();
+        if norm > 0.0 {
+            row /= norm;
+        }
+    }
+    b
+}

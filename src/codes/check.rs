@@ -1,0 +1,348 @@
+//! Checking a code: every straggler pattern of size ≤ s (or a uniform random
+//! sample of them when there are more than a limit), and an end-to-end
+//! least-squares problem whose gradient is decoded from the workers' real
+//! messages.
+//!
+//! The end-to-end problem: X (3 rows per partition, 4·m columns) and y with
+//! i.i.d. standard normal entries, w likewise; the loss ½‖Xw − y‖², whose
+//! gradient is Xᵀ(Xw − y) = Σ_j X_jᵀ(X_j w − y_j), one term per partition.
+//! Workers send B·p (p_j the per-partition gradients, or their m coordinate
+//! blocks for comm-efficient; the X_j·w for mds), the master applies the
+//! decoding matrix of a random set of n − s finished workers, and the result
+//! is compared with the gradient computed directly: the relative error
+//! ‖ĝ − g‖ / ‖g‖ must be below [`E2E_TOLERANCE`].
+
+use nalgebra::{DMatrix, DVector};
+use rand::{Rng, RngExt};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{Code, Generator, TOLERANCE, build};
+use crate::engine::rng::trial_rng;
+use crate::scheme::SchemeKind;
+
+/// The end-to-end check passes when the decoded gradient's relative error is
+/// below this. Like [`TOLERANCE`] it leaves float64 rounding (about
+/// 2.2e-16 × the condition number × the cancellation in Σ_j g_j) a margin of
+/// a thousand or more for condition numbers up to 10⁴.
+pub const E2E_TOLERANCE: f64 = 1e-9;
+
+/// Random allowed sets decoded in the end-to-end check.
+pub const E2E_SETS: usize = 16;
+
+/// Patterns decoded per parallel batch (bounds memory, not the result).
+const BATCH: usize = 1024;
+
+/// The checks of one code, as one output row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CodesRow {
+    /// Scheme name.
+    pub scheme: SchemeKind,
+    /// Generator of comm-efficient and mds (`gaussian` or `vandermonde`); empty otherwise.
+    pub generator: Option<&'static str>,
+    /// Number of workers.
+    pub n: usize,
+    /// Straggler tolerance s (n − k for mds).
+    pub s: usize,
+    /// Message split m (comm-efficient only; empty otherwise).
+    pub m: Option<usize>,
+    /// Guaranteed recovery threshold: finished workers that always suffice.
+    pub k: usize,
+    /// Whether the decoded gradient is meant to be exact (false for `ignore`).
+    pub exact: bool,
+    /// Straggler patterns of size ≤ s, Σ_{j≤s} C(n, j) (a float: it can exceed 2⁶⁴).
+    pub patterns_total: f64,
+    /// Patterns decoded.
+    pub patterns_checked: u64,
+    /// Whether every pattern was decoded (else a uniform random sample of them).
+    pub exhaustive: bool,
+    /// Fraction of the decoded patterns whose relative residual is below `tolerance`.
+    pub decodable_fraction: f64,
+    /// Largest relative residual ‖A·B_F − T‖_F / ‖T‖_F over the decoded patterns.
+    pub max_residual: f64,
+    /// Median condition number σ_max/σ_r of B_F over the decoded patterns.
+    pub median_condition: f64,
+    /// Largest condition number σ_max/σ_r of B_F over the decoded patterns.
+    pub max_condition: f64,
+    /// Residual below which a pattern counts as decodable (relative).
+    pub tolerance: f64,
+    /// Random sets of n − s finished workers decoded end to end.
+    pub e2e_sets: usize,
+    /// Largest relative error ‖ĝ − g‖/‖g‖ of the decoded least-squares gradient over those sets.
+    pub e2e_error: f64,
+    /// Error below which the end-to-end check passes (relative).
+    pub e2e_tolerance: f64,
+    /// Every decoded pattern decodable and the end-to-end error below `e2e_tolerance`.
+    pub pass: bool,
+}
+
+/// The number of subsets of size ≤ s of n, as a float.
+pub fn patterns_total(n: usize, s: usize) -> f64 {
+    let mut c = 1.0_f64;
+    let mut total = 1.0;
+    for j in 1..=s.min(n) {
+        c = c * (n + 1 - j) as f64 / j as f64;
+        total += c;
+    }
+    total
+}
+
+/// The workers not in `stragglers` (sorted), in increasing order.
+fn complement(n: usize, stragglers: &[usize]) -> Vec<usize> {
+    let mut it = stragglers.iter().peekable();
+    (0..n)
+        .filter(|&i| {
+            if it.peek() == Some(&&i) {
+                it.next();
+                false
+            } else {
+                true
+            }
+        })
+        .collect()
+}
+
+/// Advances `idx` (a sorted j-subset of 0..n) to the next in lexicographic
+/// order; false after the last.
+fn next_combination(idx: &mut [usize], n: usize) -> bool {
+    let j = idx.len();
+    for q in (0..j).rev() {
+        if idx[q] < n - j + q {
+            idx[q] += 1;
+            for r in q + 1..j {
+                idx[r] = idx[r - 1] + 1;
+            }
+            return true;
+        }
+    }
+    false
+}
+
+/// Every straggler pattern of size ≤ s, smallest first, each in lexicographic
+/// order.
+fn exhaustive(n: usize, s: usize) -> impl Iterator<Item = Vec<usize>> {
+    (0..=s.min(n)).flat_map(move |j| {
+        let mut idx: Option<Vec<usize>> = Some((0..j).collect());
+        std::iter::from_fn(move || {
+            let cur = idx.take()?;
+            let mut next = cur.clone();
+            if next_combination(&mut next, n) {
+                idx = Some(next);
+            }
+            Some(cur)
+        })
+    })
+}
+
+/// A uniform random j-subset of 0..n, sorted (partial Fisher–Yates).
+fn random_subset(rng: &mut impl Rng, n: usize, j: usize) -> Vec<usize> {
+    let mut perm: Vec<usize> = (0..n).collect();
+    for q in 0..j {
+        let r = rng.random_range(q..n);
+        perm.swap(q, r);
+    }
+    let mut set = perm[..j].to_vec();
+    set.sort_unstable();
+    set
+}
+
+/// A uniform random straggler pattern among those of size ≤ s: its size j
+/// with probability C(n, j)/Σ, then a uniform j-subset.
+fn random_pattern(rng: &mut impl Rng, n: usize, s: usize, total: f64) -> Vec<usize> {
+    let mut u = rng.random::<f64>() * total;
+    let mut c = 1.0_f64;
+    let mut j = 0;
+    while j < s && u >= c {
+        u -= c;
+        j += 1;
+        c = c * (n + 1 - j) as f64 / j as f64;
+    }
+    random_subset(rng, n, j)
+}
+
+/// Pattern statistics accumulated over batches.
+#[derive(Default)]
+struct Tally {
+    checked: u64,
+    decodable: u64,
+    max_residual: f64,
+    conditions: Vec<f64>,
+}
+
+impl Tally {
+    fn batch(&mut self, code: &Code, patterns: &[Vec<usize>]) {
+        let n = code.scheme().n();
+        let results: Vec<(bool, f64, f64)> = patterns
+            .par_iter()
+            .map(|p| {
+                let d = code.decode(&complement(n, p));
+                (d.decodable, d.residual, d.condition)
+            })
+            .collect();
+        for (ok, residual, condition) in results {
+            self.checked += 1;
+            self.decodable += u64::from(ok);
+            self.max_residual = self.max_residual.max(residual);
+            self.conditions.push(condition);
+        }
+    }
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let len = values.len();
+    match len {
+        0 => f64::NAN,
+        _ if len % 2 == 1 => values[len / 2],
+        _ => 0.5 * (values[len / 2 - 1] + values[len / 2]),
+    }
+}
+
+/// Decodes every straggler pattern of size ≤ s if there are at most `limit`,
+/// else `limit` uniform random ones (seeded by `seed`), and runs the
+/// end-to-end check. Parallel over patterns (rayon); the result does not
+/// depend on the thread count.
+///
+/// Cost: one SVD per pattern (see [`Code::decode`]).
+pub fn check(code: &Code, limit: u64, seed: u64) -> CodesRow {
+    let scheme = code.scheme();
+    let (n, s) = (scheme.n(), scheme.s());
+    let total = patterns_total(n, s);
+    let exhaustive_run = total <= limit as f64;
+    let mut tally = Tally::default();
+    let mut batch = Vec::with_capacity(BATCH);
+    let flush = |batch: &mut Vec<Vec<usize>>, tally: &mut Tally| {
+        tally.batch(code, batch);
+        batch.clear();
+    };
+    if exhaustive_run {
+        for p in exhaustive(n, s) {
+            batch.push(p);
+            if batch.len() == BATCH {
+                flush(&mut batch, &mut tally);
+            }
+        }
+    } else {
+        let mut rng = trial_rng(seed, 1);
+        for _ in 0..limit {
+            batch.push(random_pattern(&mut rng, n, s, total));
+            if batch.len() == BATCH {
+                flush(&mut batch, &mut tally);
+            }
+        }
+    }
+    flush(&mut batch, &mut tally);
+    let e2e_error = end_to_end(code, E2E_SETS, seed);
+    let decodable_fraction = tally.decodable as f64 / tally.checked as f64;
+    let max_condition = tally.conditions.iter().copied().fold(f64::NAN, f64::max);
+    CodesRow {
+        scheme: scheme.kind(),
+        generator: code.generator().map(Generator::name),
+        n,
+        s,
+        m: scheme.m(),
+        k: scheme.k(),
+        exact: scheme.exact(),
+        patterns_total: total,
+        patterns_checked: tally.checked,
+        exhaustive: exhaustive_run,
+        decodable_fraction,
+        max_residual: tally.max_residual,
+        median_condition: median(&mut tally.conditions),
+        max_condition,
+        tolerance: TOLERANCE,
+        e2e_sets: E2E_SETS,
+        e2e_error,
+        e2e_tolerance: E2E_TOLERANCE,
+        pass: tally.decodable == tally.checked && e2e_error < E2E_TOLERANCE,
+    }
+}
+
+/// The largest relative error of the least-squares gradient decoded from
+/// `sets` random sets of n − s finished workers (the problem in the module
+/// docs; seeded by `seed`).
+pub fn end_to_end(code: &Code, sets: usize, seed: u64) -> f64 {
+    let (n, s) = (code.scheme().n(), code.scheme().s());
+    let mut rng = trial_rng(seed, 2);
+    let is_mds = code.scheme().kind() == SchemeKind::Mds;
+    let m = if is_mds { 1 } else { code.target().nrows() };
+    // Partitions of the data: the k row blocks for mds, the n partitions otherwise.
+    let parts = if is_mds { code.target().nrows() } else { n };
+    let (rows, cols) = (3, 4 * m);
+    let x = build::gaussian(rows * parts, cols, rng.next_u64());
+    let y = DVector::from_column_slice(build::gaussian(rows * parts, 1, rng.next_u64()).as_slice());
+    let w = DVector::from_column_slice(build::gaussian(cols, 1, rng.next_u64()).as_slice());
+    let xw = &x * &w;
+    let gradient = x.transpose() * (&xw - &y);
+    let norm = gradient.norm();
+    // The payload p: one row per column of B.
+    let payload = if is_mds {
+        DMatrix::from_fn(parts, rows, |j, q| xw[j * rows + q])
+    } else {
+        let width = cols / m;
+        let mut p = DMatrix::zeros(parts * m, width);
+        for j in 0..parts {
+            let xj = x.rows(j * rows, rows);
+            let gj = xj.transpose() * (xj * &w - y.rows(j * rows, rows));
+            for u in 0..m {
+                for q in 0..width {
+                    p[(j * m + u, q)] = gj[u * width + q];
+                }
+            }
+        }
+        p
+    };
+    let messages = code.encoding() * &payload;
+    let mut worst = 0.0_f64;
+    for _ in 0..sets {
+        let finished = complement(n, &random_subset(&mut rng, n, s));
+        let a = code.decode(&finished).coefficients;
+        let decoded = a * messages.select_rows(&finished);
+        let estimate = if is_mds {
+            let xw_hat = DVector::from_iterator(xw.len(), (0..xw.len()).map(|i| decoded[(i / rows, i % rows)]));
+            x.transpose() * (xw_hat - &y)
+        } else {
+            let width = cols / m;
+            DVector::from_fn(cols, |c, _| decoded[(c / width, c % width)])
+        };
+        worst = worst.max((estimate - &gradient).norm() / norm);
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enumerates_every_pattern_once() {
+        let all: Vec<Vec<usize>> = exhaustive(6, 2).collect();
+        assert_eq!(all.len() as f64, patterns_total(6, 2));
+        assert_eq!(all.len(), 1 + 6 + 15);
+        let mut dedup = all.clone();
+        dedup.sort();
+        dedup.dedup();
+        assert_eq!(dedup.len(), all.len());
+        assert!(
+            all.iter()
+                .all(|p| p.windows(2).all(|w| w[0] < w[1]) && p.iter().all(|&i| i < 6))
+        );
+        assert_eq!(complement(5, &[1, 3]), vec![0, 2, 4]);
+    }
+
+    #[test]
+    fn sampled_pattern_sizes_follow_the_binomial_weights() {
+        // n=8, s=2: sizes 0, 1, 2 with weights 1, 8, 28 of 37. 37 000 draws:
+        // the counts' standard deviations are under 100; allow 5 of them.
+        let mut rng = trial_rng(3, 0);
+        let total = patterns_total(8, 2);
+        let mut counts = [0_u32; 3];
+        for _ in 0..37_000 {
+            let p = random_pattern(&mut rng, 8, 2, total);
+            counts[p.len()] += 1;
+        }
+        for (c, expected) in counts.iter().zip([1000.0, 8000.0, 28000.0]) {
+            assert!((*c as f64 - expected).abs() < 500.0, "{counts:?}");
+        }
+    }
+}

@@ -159,6 +159,14 @@ fn scheme_parameters() {
         ),
         (&["run", "--n", "10", "--scheme", "mds"], &["mds needs --k", "--k 80"]),
         (
+            &["run", "--n", "10", "--scheme", "crc", "--s", "1", "--m", "2"],
+            &["--m applies only to --scheme comm-efficient, not to --scheme crc"],
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "ignore", "--s", "1", "--k", "2"],
+            &["--k applies only to --scheme mds, not to --scheme ignore"],
+        ),
+        (
             &["run", "--n", "18446744073709551614", "--scheme", "frc", "--s", "2"],
             &["s+1 must divide n", "one less than a divisor of n"],
         ),

@@ -27,8 +27,28 @@ fn fail(err: anyhow::Error, code: u8) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// A clap usage error on one line, like every other error: clap's message
+/// spreads the accepted values and the usage over several lines.
+fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        err.exit();
+    }
+    let text = err.to_string();
+    let words: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let line = words.join(" ");
+    eprintln!("Error: {}", line.strip_prefix("error: ").unwrap_or(&line));
+    ExitCode::from(EXIT_USAGE)
+}
+
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
     let job = match cli::prepare(cli) {
         Ok(job) => job,
         Err(err) => return fail(err, EXIT_USAGE),

@@ -179,6 +179,33 @@ fn out_of_range(kind: SchemeKind, flag: &'static str, value: usize, n: usize, ac
     }
 }
 
+/// Clusters up to this size list their admitted frc tolerances in errors.
+const LIST_DIVISORS_UP_TO: usize = 1 << 24;
+
+/// The tolerances frc admits on `n` workers (s+1 divides n), for an error
+/// message. Trial division up to √n, so at most 4096 steps; beyond
+/// [`LIST_DIVISORS_UP_TO`] workers the rule is stated instead of listed.
+fn frc_hint(n: usize) -> String {
+    if n > LIST_DIVISORS_UP_TO {
+        return "accepted s: one less than a divisor of n".to_string();
+    }
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut d = 1;
+    while d * d <= n {
+        if n.is_multiple_of(d) {
+            small.push(d);
+            if d * d != n {
+                large.push(n / d);
+            }
+        }
+        d += 1;
+    }
+    let divisors = small.into_iter().chain(large.into_iter().rev());
+    let admitted: Vec<String> = divisors.map(|d| (d - 1).to_string()).collect();
+    format!("accepted s: {}", admitted.join(", "))
+}
+
 impl Scheme {
     /// Builds `kind` for `n` workers from the parameters it reads.
     ///
@@ -220,16 +247,12 @@ impl Scheme {
             SchemeKind::Frc => {
                 let s = check_s(need_s()?)?;
                 if !n.is_multiple_of(s + 1) {
-                    let admitted: Vec<String> = (1..=n)
-                        .filter(|d| n.is_multiple_of(*d))
-                        .map(|d| (d - 1).to_string())
-                        .collect();
                     return Err(SchemeError::NotAdmitted {
                         scheme: kind,
                         what: format!("s={s}"),
                         n,
                         rule: "s+1 must divide n",
-                        hint: format!("accepted s: {}", admitted.join(", ")),
+                        hint: frc_hint(n),
                     });
                 }
                 Ok(scheme(s, None, n - s))
@@ -244,7 +267,8 @@ impl Scheme {
                 if m == 0 {
                     return Err(out_of_range(kind, "--m", m, n, format!("1..{}", n - s)));
                 }
-                if s + m > n {
+                // s < n here; `m > n - s` is `s + m > n` without overflow.
+                if m > n - s {
                     return Err(SchemeError::NotAdmitted {
                         scheme: kind,
                         what: format!("s={s}, m={m}"),
@@ -424,6 +448,26 @@ mod tests {
             build(SchemeKind::Uncoded, 10, Some(1), None, None),
             Err(SchemeError::OutOfRange { .. })
         ));
+    }
+
+    /// Regression: huge n listed every divisor by trial division up to n
+    /// (a hang), and s + m overflowed for huge m (a panic, or a wrapped sum
+    /// that accepted m and reported a load of 0).
+    #[test]
+    fn huge_parameters_are_errors_at_once() {
+        let err = build(SchemeKind::Frc, usize::MAX - 1, Some(2), None, None).unwrap_err();
+        assert!(err.to_string().contains("one less than a divisor of n"), "{err}");
+        let err = build(SchemeKind::Frc, 36, Some(6), None, None).unwrap_err();
+        assert!(
+            err.to_string().contains("accepted s: 0, 1, 2, 3, 5, 8, 11, 17, 35"),
+            "{err}"
+        );
+        assert!(matches!(
+            build(SchemeKind::CommEfficient, 10, Some(1), Some(usize::MAX), None),
+            Err(SchemeError::NotAdmitted { .. })
+        ));
+        let ce = build(SchemeKind::CommEfficient, 10, Some(1), Some(9), None).unwrap();
+        assert_eq!(ce.load(), 10.0);
     }
 
     #[test]

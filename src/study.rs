@@ -104,6 +104,11 @@ pub enum StudyError {
     /// Too many configurations.
     #[error("{0} configurations is more than the limit of {MAX_CONFIGS}; narrow --s, --m or --k")]
     TooManyConfigs(usize),
+    /// More workers than one trial may draw.
+    #[error(
+        "--n {0} is more than the limit of {MAX_DRAWS_PER_TRIAL} workers (one draw each per trial); use a smaller --n"
+    )]
+    TooManyWorkers(usize),
     /// One trial would not fit in memory.
     #[error(
         "additive load {load} on n={n} workers needs {draws} draws per trial, more than the limit of {MAX_DRAWS_PER_TRIAL}; use a smaller load (larger --k) or another --load-model"
@@ -210,6 +215,9 @@ impl Study {
             trials,
             seed,
         };
+        if n as u64 > MAX_DRAWS_PER_TRIAL {
+            return Err(StudyError::TooManyWorkers(n));
+        }
         let per_trial = study.draws_per_trial();
         if per_trial > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TrialTooLarge {
@@ -283,12 +291,59 @@ impl Study {
         self.schemes.iter().map(Scheme::load).fold(1.0, f64::max)
     }
 
-    /// Worker draws per trial: n, or n per unit of the largest load under `additive`.
+    /// Worker draws per trial: n, or n per unit of the largest load under
+    /// `additive` (saturating: a product past `u64::MAX` is over every limit).
     pub fn draws_per_trial(&self) -> u64 {
         let units = match self.load_model {
             LoadModel::Additive => self.max_load().ceil() as u64,
             _ => 1,
         };
-        self.n as u64 * units
+        (self.n as u64).saturating_mul(units)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(kind: SchemeKind, n: usize, params: Params) -> Scheme {
+        Scheme::new(kind, n, params).unwrap()
+    }
+
+    /// Regression: n × load overflowed u64 under `additive` (2³² workers at
+    /// load 2³²), wrapped to 0 draws per trial, passed the guard and aborted
+    /// on allocation; and a huge n under `fixed` was blamed on an additive load.
+    #[test]
+    fn huge_clusters_are_errors() {
+        let n = 1usize << 32;
+        let ce = at(
+            SchemeKind::CommEfficient,
+            n,
+            Params {
+                s: Some(0),
+                m: Some(n),
+                k: None,
+            },
+        );
+        let dist = Dist::exp(1.0).unwrap();
+        let err = Study::new(n, dist, LoadModel::Additive, vec![ce], 1, 0).unwrap_err();
+        assert_eq!(err, StudyError::TooManyWorkers(n));
+        let uncoded = at(SchemeKind::Uncoded, n, Params::default());
+        let err = Study::new(n, dist, LoadModel::Fixed, vec![uncoded], 1, 0).unwrap_err();
+        assert!(
+            err.to_string().starts_with("--n 4294967296 is more than the limit"),
+            "{err}"
+        );
+        let big = 1usize << 20;
+        let mds = at(
+            SchemeKind::Mds,
+            big,
+            Params {
+                k: Some(1),
+                ..Params::default()
+            },
+        );
+        let err = Study::new(big, dist, LoadModel::Additive, vec![mds], 1, 0).unwrap_err();
+        assert!(matches!(err, StudyError::TrialTooLarge { .. }), "{err}");
     }
 }

@@ -6,6 +6,10 @@ use thiserror::Error;
 use crate::range::IntList;
 use crate::scheme::{Params, Scheme, SchemeError, SchemeKind};
 
+/// Most (s, m) combinations one scheme of a sweep may expand to; the study
+/// then keeps at most [`crate::study::MAX_CONFIGS`] configurations.
+pub const MAX_COMBINATIONS: usize = 1_000_000;
+
 /// The parameter lists of a sweep.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ranges {
@@ -38,6 +42,20 @@ pub enum SweepError {
         /// The scheme that reads it.
         scheme: SchemeKind,
     },
+    /// More parameter combinations than a sweep may expand (a guard in the
+    /// spirit of hyperfine's `RangeStep`: the product of two long lists would
+    /// otherwise be built before any limit is checked).
+    #[error(
+        "scheme {scheme}: {count} combinations of {flags} is more than the limit of {MAX_COMBINATIONS}; narrow the lists"
+    )]
+    TooManyCombinations {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The flags whose lists multiply.
+        flags: &'static str,
+        /// Combinations requested.
+        count: u128,
+    },
     /// A parameter value out of range for every scheme (e.g. s >= n).
     #[error(transparent)]
     Scheme(#[from] SchemeError),
@@ -68,8 +86,16 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
         }
         SchemeKind::CommEfficient => {
             let ms = values(&ranges.m).ok_or_else(|| missing("--m", "1..10"))?;
-            s_values()?
-                .into_iter()
+            let ss = s_values()?;
+            let count = ss.len() as u128 * ms.len() as u128;
+            if count > MAX_COMBINATIONS as u128 {
+                return Err(SweepError::TooManyCombinations {
+                    scheme: kind,
+                    flags: "--s and --m",
+                    count,
+                });
+            }
+            ss.into_iter()
                 .flat_map(|s| ms.iter().map(move |&m| p(Some(s), Some(m), None)))
                 .collect()
         }
@@ -163,6 +189,17 @@ mod tests {
             expand(6, &[SchemeKind::Uncoded], &m),
             Err(SweepError::Unused { .. })
         ));
+        // Regression: 100 000 × 100 000 (s, m) pairs were built before any limit.
+        let product = Ranges {
+            s: Some(parse("0..99999").unwrap()),
+            m: Some(parse("1..100000").unwrap()),
+            k: None,
+        };
+        let err = expand(200_000, &[SchemeKind::CommEfficient], &product).unwrap_err();
+        assert!(
+            err.to_string().contains("10000000000 combinations of --s and --m"),
+            "{err}"
+        );
         let big = Ranges {
             s: Some(parse("6").unwrap()),
             ..Ranges::default()

@@ -77,19 +77,19 @@ pub struct CommonArgs {
 
     /// Compute time per unit of work c, for --load-model affine (required there).
     /// Example: --load-model affine --unit-time 0.145
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", value_parser = super::parse_number, allow_negative_numbers = true)]
     pub unit_time: Option<f64>,
 
     /// Monte Carlo trials per configuration.
-    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub trials: u64,
 
     /// Master seed; the same seed gives the same bytes on any number of threads.
-    #[arg(long, default_value_t = 0, value_name = "SEED")]
+    #[arg(long, default_value_t = 0, value_name = "SEED", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub seed: u64,
 
     /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_count, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
@@ -268,6 +268,13 @@ pub fn resolve_output(format: Option<FormatArg>, out: Option<&PathBuf>, stdout_i
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "--out {}: {} is not a directory; give a path in an existing directory",
+            path.display(),
+            dir.display()
+        );
+    }
     if !dir.is_dir() {
         bail!(
             "--out {}: the directory {} does not exist",

@@ -119,6 +119,25 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     })
 }
 
+/// A whole number >= 0 that may exceed `usize` (trials, seeds).
+pub fn parse_count_u64(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(v) => Ok(v),
+        Err(_) if s.trim().parse::<i128>().is_ok_and(|v| v > u64::MAX as i128) => Err(format!(
+            "`{s}` is too large; accepted: a whole number from 0 to {}",
+            u64::MAX
+        )),
+        Err(_) => parse_count(s).map(|v| v as u64),
+    }
+}
+
+/// A number, for `--unit-time`; its range is checked with the load model.
+pub fn parse_number(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("`{s}` is not a number; accepted: a finite number >= 0, e.g. 0.145"))
+}
+
 /// The output's description of `study`.
 pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>) -> RunConfig {
     RunConfig {

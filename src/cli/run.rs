@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use gcsim::report::RunConfig;
-use gcsim::scheme::{Params, Scheme};
+use gcsim::scheme::{Params, Scheme, SchemeKind};
 use gcsim::study::Study;
 
 use super::common::CommonArgs;
@@ -63,7 +63,16 @@ impl TryFrom<RunArgs> for Job {
         if n == 0 {
             anyhow::bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
-        let kind = args.scheme.into();
+        let kind: SchemeKind = args.scheme.into();
+        // As in `sweep`: a parameter the scheme does not read is a mistake, not a no-op.
+        for (given, flag, reader) in [
+            (args.m.is_some(), "--m", SchemeKind::CommEfficient),
+            (args.k.is_some(), "--k", SchemeKind::Mds),
+        ] {
+            if given && kind != reader {
+                anyhow::bail!("{flag} applies only to --scheme {reader}, not to --scheme {kind}");
+            }
+        }
         let params = Params {
             s: args.s,
             m: args.m,

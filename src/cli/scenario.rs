@@ -30,7 +30,7 @@ pub struct ScenarioArgs {
     pub file: PathBuf,
 
     /// Override the file's trials (e.g. for a quick look).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub trials: Option<u64>,
 
     /// Where `<name>/` is created.
@@ -38,7 +38,7 @@ pub struct ScenarioArgs {
     pub out_dir: PathBuf,
 
     /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_count, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// No progress bar.

@@ -49,15 +49,15 @@ pub struct SweepArgs {
     pub scheme: Vec<SchemeArg>,
 
     /// Straggler tolerances, e.g. 0..50 or 0,5,10 (ignore, frc, crc, comm-efficient; mds reads them as k=n-s).
-    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub s: Option<IntList>,
 
     /// Message splits for comm-efficient, e.g. 1..10.
-    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub m: Option<IntList>,
 
     /// Recovery thresholds for mds, e.g. 1..100 (instead of k=n-s).
-    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_negative_numbers = true)]
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub k: Option<IntList>,
 
     /// Draw the sweep to FILE (.png or .svg): --plot-metric against s (or m),

@@ -24,15 +24,15 @@ Examples:
 )]
 pub struct VerifyArgs {
     /// Monte Carlo trials per configuration.
-    #[arg(long, default_value_t = 200_000, value_name = "N")]
+    #[arg(long, default_value_t = 200_000, value_name = "N", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub trials: u64,
 
     /// Master seed.
-    #[arg(long, default_value_t = 0, value_name = "SEED")]
+    #[arg(long, default_value_t = 0, value_name = "SEED", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub seed: u64,
 
     /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_count, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// Print only the failed checks and the summary.

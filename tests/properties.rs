@@ -1,0 +1,611 @@
+//! Properties over random inputs (proptest, fixed seeds): the parsers never
+//! panic, and the engine's per-trial and summary invariants hold on random
+//! small studies.
+//!
+//! Per trial, the worker times are recomputed from the trial's own random
+//! stream (`trial_rng`, draws in the order `TrialPlan::run` documents: one per
+//! worker, unit-major under `additive`), and every slot's iteration time must
+//! equal the definition: the earliest worker finish time at which
+//! `Rule::decodable` holds. That implies the bound between the fastest and
+//! the slowest worker, which is checked on its own as well.
+
+use std::cell::Cell;
+use std::path::Path;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use rand_distr::Distribution;
+
+use gcsim::dist::Dist;
+use gcsim::engine::rng::trial_rng;
+use gcsim::engine::{RulePath, Sampling, Silent, TrialPlan, simulate_with};
+use gcsim::load::LoadModel;
+use gcsim::report::{mean_is_infinite, rows};
+use gcsim::scenario::Scenario;
+use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
+use gcsim::study::Study;
+
+/// A runner with a fixed seed, so that a failure reproduces.
+fn runner(cases: u32) -> TestRunner {
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]))
+}
+
+// ---------------------------------------------------------------------------
+// Parsers
+
+/// Pieces of the `--dist` and range syntax, so that random strings get past
+/// the first token often enough to reach the number and range checks.
+fn dist_like() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        Just("exp".to_string()),
+        Just("shifted-exp".to_string()),
+        Just("pareto".to_string()),
+        Just("trace".to_string()),
+        Just(":".to_string()),
+        Just(",".to_string()),
+        Just("=".to_string()),
+        Just("..".to_string()),
+        Just(" ".to_string()),
+        Just("rate".to_string()),
+        Just("mu".to_string()),
+        Just("shift".to_string()),
+        Just("scale".to_string()),
+        Just("shape".to_string()),
+        Just("p_slow".to_string()),
+        Just("slowdown".to_string()),
+        Just("inf".to_string()),
+        Just("NaN".to_string()),
+        Just("-".to_string()),
+        Just("é".to_string()),
+        any::<f64>().prop_map(|x| x.to_string()),
+        any::<u64>().prop_map(|x| x.to_string()),
+        (0u32..100).prop_map(|x| x.to_string()),
+        "\\PC{0,3}",
+    ];
+    prop::collection::vec(token, 0..12).prop_map(|t| t.concat())
+}
+
+/// Well-formed `--dist` strings with arbitrary numbers, valid or not.
+fn dist_text() -> impl Strategy<Value = String> {
+    let number = prop_oneof![
+        any::<f64>(),
+        0.0f64..10.0,
+        Just(0.0),
+        Just(-0.0),
+        Just(1.0),
+        Just(f64::MIN_POSITIVE),
+        Just(5e-324),
+        Just(f64::MAX),
+    ];
+    let base = prop_oneof![
+        number.clone().prop_map(|r| format!("exp:rate={r}")),
+        number.clone().prop_map(|r| format!("exp:mu={r}")),
+        (number.clone(), number.clone()).prop_map(|(s, r)| format!("shifted-exp:shift={s},rate={r}")),
+        (number.clone(), number.clone()).prop_map(|(x, a)| format!("pareto:scale={x},shape={a}")),
+    ];
+    let stragglers = prop::option::of((number.clone(), number)).prop_map(|o| match o {
+        Some((p, f)) => format!(",p_slow={p},slowdown={f}"),
+        None => String::new(),
+    });
+    (base, stragglers).prop_map(|(b, s)| b + &s)
+}
+
+/// Parses with every parser; returns the Dist if one parsed.
+fn parse_everything(text: &str) -> Option<Dist> {
+    let _ = gcsim::range::parse(text);
+    let _ = text.parse::<SchemeKind>();
+    text.parse::<Dist>().ok()
+}
+
+fn assert_round_trip(text: &str, d: Dist) {
+    let canonical = d.to_string();
+    assert_eq!(canonical.parse::<Dist>(), Ok(d), "{text:?} -> {canonical:?}");
+    assert_eq!(canonical.parse::<Dist>().unwrap().to_string(), canonical);
+}
+
+#[test]
+fn parsers_never_panic_and_every_dist_round_trips() {
+    let accepted = Cell::new(0);
+    let strategy = prop_oneof![any::<String>(), "\\PC*", dist_like(), dist_text()];
+    runner(20_000)
+        .run(&strategy, |text| {
+            if let Some(d) = parse_everything(&text) {
+                assert_round_trip(&text, d);
+                accepted.set(accepted.get() + 1);
+            }
+            Ok(())
+        })
+        .unwrap();
+    // The generators must reach the accepting paths, or the round trip is vacuous.
+    let accepted = accepted.get();
+    assert!(accepted > 1000, "only {accepted} strings parsed as a Dist");
+}
+
+#[test]
+fn range_parser_accepts_exactly_what_it_documents() {
+    let strategy = prop::collection::vec((0usize..1000, 0usize..1000, any::<bool>()), 1..6);
+    runner(2_000)
+        .run(&strategy, |items| {
+            let text: Vec<String> = items
+                .iter()
+                .map(|&(a, b, range)| if range { format!("{a}..{b}") } else { a.to_string() })
+                .collect();
+            let text = text.join(",");
+            let mut expected = Vec::new();
+            let mut ok = true;
+            for &(a, b, range) in &items {
+                if !range {
+                    expected.push(a);
+                } else if a <= b {
+                    expected.extend(a..=b);
+                } else {
+                    ok = false;
+                }
+            }
+            match gcsim::range::parse(&text) {
+                Ok(list) => prop_assert!(ok && list.values == expected, "{text}"),
+                Err(e) => prop_assert!(!ok && e.contains("exceeds the end"), "{text}: {e}"),
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// A scenario that is valid as it stands; its mutations exercise every check.
+const SCENARIO: &str = r#"name = "t"
+n = 12
+dist = "exp:rate=2,p_slow=0.1,slowdown=4"
+load_model = "fixed"
+trials = 1000
+seed = 3
+
+[[study]]
+label = "a"
+schemes = ["crc", "frc", "ignore", "uncoded"]
+s = "0..5"
+figures = [{ file = "a.png" }, { file = "a.svg", metric = "p99" }]
+
+[[study]]
+label = "b"
+schemes = ["mds", "comm-efficient"]
+k = [3, 6, 8]
+s = 2
+m = "1..3"
+n = 8
+load_model = "affine"
+unit_time = 0.5
+analytic = true
+"#;
+
+/// Replacement pieces: keys, values at and beyond every limit, TOML syntax.
+const PIECES: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "13",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "9223372036854775807",
+    "1e308",
+    "nan",
+    "inf",
+    "-inf",
+    "\"0..99999\"",
+    "\"5..2\"",
+    "\"\"",
+    "[]",
+    "[0, 18446744073709551615]",
+    "\"additive\"",
+    "\"scaled\"",
+    "\"affine\"",
+    "\"pareto:scale=1,shape=0.5\"",
+    "\"exp:rate=0\"",
+    "\"trace:path=x.csv\"",
+    "\"mds\"",
+    "\"comm-efficient\"",
+    "\"frc\"",
+    "[[study]]\nlabel = \"c\"\nschemes = [\"frc\"]\ns = 1\n",
+    "\n",
+    "=",
+    "\"",
+    "[",
+    "]",
+    "{",
+    "#",
+    "é",
+];
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    /// Delete the chars in `[at, at + len)`.
+    Delete { at: usize, len: usize },
+    /// Insert a piece at a char position.
+    Insert { at: usize, piece: usize },
+    /// Replace the value after the `line`-th `=` with a piece.
+    Value { line: usize, piece: usize },
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (0usize..2000, 1usize..40).prop_map(|(at, len)| Mutation::Delete { at, len }),
+        (0usize..2000, 0..PIECES.len()).prop_map(|(at, piece)| Mutation::Insert { at, piece }),
+        (0usize..40, 0..PIECES.len()).prop_map(|(line, piece)| Mutation::Value { line, piece }),
+    ]
+}
+
+fn mutate(text: &str, mutations: &[Mutation]) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut chars: Vec<char>;
+    for m in mutations {
+        match *m {
+            Mutation::Value { line, piece } => {
+                let with_value: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].contains(" = ")).collect();
+                if let Some(&i) = with_value.get(line % with_value.len().max(1)) {
+                    let key = lines[i].split(" = ").next().unwrap_or("").to_string();
+                    lines[i] = format!("{key} = {}", PIECES[piece]);
+                }
+            }
+            Mutation::Delete { at, len } => {
+                chars = lines.join("\n").chars().collect();
+                let at = at % (chars.len() + 1);
+                chars.drain(at..(at + len).min(chars.len()));
+                lines = chars.iter().collect::<String>().lines().map(str::to_string).collect();
+            }
+            Mutation::Insert { at, piece } => {
+                chars = lines.join("\n").chars().collect();
+                let at = at % (chars.len() + 1);
+                chars.splice(at..at, PIECES[piece].chars());
+                lines = chars.iter().collect::<String>().lines().map(str::to_string).collect();
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+fn check_scenario(text: &str) -> Result<bool, TestCaseError> {
+    match Scenario::from_str(Path::new("p.toml"), text, None) {
+        Ok(_) => Ok(true),
+        Err(e) => {
+            let message = e.to_string();
+            prop_assert!(message.starts_with("p.toml"), "{message}");
+            prop_assert!(!message.contains('\n'), "one line: {message:?}");
+            Ok(false)
+        }
+    }
+}
+
+#[test]
+fn scenario_parser_never_panics_on_arbitrary_text() {
+    runner(5_000)
+        .run(&prop_oneof![any::<String>(), "\\PC*"], |text| {
+            check_scenario(&text)?;
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn scenario_parser_never_panics_on_mutated_scenarios() {
+    let parsed = Scenario::from_str(Path::new("p.toml"), SCENARIO, None);
+    assert!(parsed.is_ok(), "the unmutated scenario is valid: {:?}", parsed.err());
+    let (valid, invalid) = (Cell::new(0), Cell::new(0));
+    runner(5_000)
+        .run(&prop::collection::vec(mutation(), 1..4), |mutations| {
+            if check_scenario(&mutate(SCENARIO, &mutations))? {
+                valid.set(valid.get() + 1);
+            } else {
+                invalid.set(invalid.get() + 1);
+            }
+            Ok(())
+        })
+        .unwrap();
+    // Both outcomes occur: the mutations neither always break nor never break the file.
+    let (valid, invalid) = (valid.get(), invalid.get());
+    assert!(valid > 50 && invalid > 1000, "{valid} valid, {invalid} invalid");
+}
+
+// ---------------------------------------------------------------------------
+// Engine
+
+fn random_dist() -> impl Strategy<Value = Dist> {
+    let base = prop_oneof![
+        (0.1f64..10.0).prop_map(|r| Dist::exp(r).unwrap()),
+        (0.0f64..3.0, 0.1f64..10.0).prop_map(|(s, r)| Dist::shifted_exp(s, r).unwrap()),
+        // Shapes below 1 give infinite means: the summaries must cope.
+        (0.1f64..3.0, 0.3f64..4.0).prop_map(|(x, a)| Dist::pareto(x, a).unwrap()),
+    ];
+    (base, prop::option::of((0.0f64..=1.0, 1.0f64..20.0))).prop_map(|(d, st)| match st {
+        Some((p, f)) => d.with_stragglers(p, f).unwrap(),
+        None => d,
+    })
+}
+
+fn random_model() -> impl Strategy<Value = LoadModel> {
+    prop_oneof![
+        Just(LoadModel::Fixed),
+        Just(LoadModel::Scaled),
+        Just(LoadModel::Additive),
+        (0.0f64..2.0).prop_map(|c| LoadModel::Affine { unit_time: c }),
+    ]
+}
+
+/// A random small study. Slots 0, 1, 2 are frc, crc and ignore at the same
+/// s (s+1 divides n), slot 3 is uncoded, then random admissible schemes.
+#[derive(Debug, Clone)]
+struct Case {
+    study: Study,
+}
+
+fn random_case() -> impl Strategy<Value = Case> {
+    let extra = prop::collection::vec(
+        (0usize..6, any::<prop::sample::Index>(), any::<prop::sample::Index>()),
+        0..5,
+    );
+    (
+        1usize..=30,
+        any::<prop::sample::Index>(),
+        extra,
+        random_dist(),
+        random_model(),
+        200u64..600,
+        any::<u64>(),
+    )
+        .prop_map(|(n, pick, extra, dist, model, trials, seed)| {
+            let divisors: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
+            let s = pick.get(&divisors) - 1;
+            let at = |kind, s| {
+                Scheme::new(
+                    kind,
+                    n,
+                    Params {
+                        s: Some(s),
+                        m: None,
+                        k: None,
+                    },
+                )
+                .unwrap()
+            };
+            let mut schemes = vec![
+                at(SchemeKind::Frc, s),
+                at(SchemeKind::Crc, s),
+                at(SchemeKind::Ignore, s),
+                Scheme::new(SchemeKind::Uncoded, n, Params::default()).unwrap(),
+            ];
+            for (kind, a, b) in extra {
+                let s = a.index(n);
+                let params = match SchemeKind::ALL[kind] {
+                    SchemeKind::Frc => Params {
+                        s: Some(b.get(&divisors) - 1),
+                        ..Params::default()
+                    },
+                    SchemeKind::CommEfficient => Params {
+                        s: Some(s),
+                        m: Some(1 + b.index(n - s)),
+                        k: None,
+                    },
+                    SchemeKind::Mds => Params {
+                        k: Some(1 + b.index(n)),
+                        ..Params::default()
+                    },
+                    SchemeKind::Uncoded => Params::default(),
+                    _ => Params {
+                        s: Some(s),
+                        ..Params::default()
+                    },
+                };
+                schemes.push(Scheme::new(SchemeKind::ALL[kind], n, params).unwrap());
+            }
+            Case {
+                study: Study::new(n, dist, model, schemes, trials, seed).unwrap(),
+            }
+        })
+}
+
+/// Each worker's time at `load` in trial `trial`, from the trial's own stream.
+fn worker_times(study: &Study, trial: u64, load: f64) -> Vec<f64> {
+    let n = study.n();
+    let units = (study.draws_per_trial() / n as u64) as usize;
+    let mut rng = trial_rng(study.seed(), trial);
+    let dist = study.dist().expect("the properties run on i.i.d. parametric workers");
+    let draws: Vec<f64> = (0..n * units).map(|_| dist.sample(&mut rng)).collect();
+    let model = *study.load_model();
+    if model.is_monotone() {
+        return draws[..n].iter().map(|&x| model.apply(load, x)).collect();
+    }
+    let whole = load.floor() as usize;
+    let frac = load - whole as f64;
+    (0..n)
+        .map(|i| {
+            let mut t = 0.0;
+            for u in 0..whole {
+                t += draws[u * n + i];
+            }
+            if frac > 0.0 { t + frac * draws[whole * n + i] } else { t }
+        })
+        .collect()
+}
+
+/// The definition: the earliest finish time after which the master can decode.
+fn by_definition(rule: Rule, times: &[f64]) -> f64 {
+    times
+        .iter()
+        .copied()
+        .filter(|&t| rule.decodable(&times.iter().map(|&x| x <= t).collect::<Vec<_>>()))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Runs every trial of `plan` and checks each slot against the definition
+/// and the fastest/slowest bounds; returns every slot's values, trial-major.
+fn check_trials(study: &Study, plan: &TrialPlan, rules: &[Rule]) -> Result<Vec<Vec<f64>>, String> {
+    let mut scratch = plan.scratch();
+    let mut out = vec![0.0; plan.slots()];
+    let mut all = Vec::new();
+    let schemes: Vec<Scheme> = study.schemes().iter().copied().chain([study.baseline()]).collect();
+    for trial in 0..study.trials() {
+        plan.run(study.seed(), trial, &mut scratch, &mut out);
+        for (slot, scheme) in schemes.iter().enumerate() {
+            let times = worker_times(study, trial, scheme.load());
+            let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
+            let slowest = times.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let t = out[slot];
+            if !(fastest <= t && t <= slowest) {
+                return Err(format!("trial {trial}, {scheme}: {t} outside [{fastest}, {slowest}]"));
+            }
+            let exact = by_definition(rules[slot], &times);
+            if t != exact {
+                return Err(format!("trial {trial}, {scheme}: {t}, by definition {exact}"));
+            }
+        }
+        all.push(out.clone());
+    }
+    Ok(all)
+}
+
+fn rules_of(study: &Study) -> Vec<Rule> {
+    study
+        .schemes()
+        .iter()
+        .map(Scheme::rule)
+        .chain([study.baseline().rule()])
+        .collect()
+}
+
+/// The type-1 sample quantile at `permille`/1000: order statistic ⌈qN⌉ (1-based).
+fn sample_quantile(sorted: &[f64], permille: usize) -> f64 {
+    let rank = (permille * sorted.len()).div_ceil(1000).max(1);
+    sorted[rank - 1]
+}
+
+#[test]
+fn engine_invariants_on_random_studies() {
+    runner(48)
+        .run(&random_case(), |Case { study }| {
+            let rules = rules_of(&study);
+            let fast = check_trials(
+                &study,
+                &TrialPlan::with(&study, RulePath::Fast, Sampling::Draws),
+                &rules,
+            )
+            .map_err(TestCaseError::fail)?;
+            let events = check_trials(
+                &study,
+                &TrialPlan::with(&study, RulePath::Events, Sampling::Draws),
+                &rules,
+            )
+            .map_err(TestCaseError::fail)?;
+            prop_assert_eq!(&fast, &events);
+
+            // frc (slot 0) decodes no later than crc (slot 1) at the same s on
+            // the same draws: once n−s workers are in, each group of s+1 has
+            // one. ignore (slot 2) has crc's rule with load 1 <= s+1. Both
+            // hold under every load model, `fixed` included.
+            for (trial, row) in fast.iter().enumerate() {
+                prop_assert!(row[0] <= row[1], "trial {}: frc {} > crc {}", trial, row[0], row[1]);
+                prop_assert!(row[2] <= row[1], "trial {}: ignore {} > crc {}", trial, row[2], row[1]);
+                if *study.load_model() == LoadModel::Fixed {
+                    prop_assert_eq!(row[2], row[1], "trial {}: same rule, same times", trial);
+                }
+            }
+
+            let draws = TrialPlan::with(&study, RulePath::Fast, Sampling::Draws);
+            let outcome = simulate_with(&draws, &study, &Silent);
+            let summaries: Vec<_> = outcome.configs.iter().chain([&outcome.baseline]).collect();
+            for (slot, summary) in summaries.iter().enumerate() {
+                let mut values: Vec<f64> = fast.iter().map(|row| row[slot]).collect();
+                values.sort_by(f64::total_cmp);
+                let (lo, hi) = (values[0], values[values.len() - 1]);
+                let mean = summary.mean.mean;
+                let naive = values.iter().sum::<f64>() / values.len() as f64;
+                prop_assert_eq!(summary.trials, study.trials());
+                prop_assert!(
+                    lo <= mean && mean <= hi,
+                    "slot {}: mean {} outside [{}, {}]",
+                    slot,
+                    mean,
+                    lo,
+                    hi
+                );
+                prop_assert!(
+                    (mean - naive).abs() <= 1e-12 * hi.abs().max(1.0),
+                    "slot {}: {} vs {}",
+                    slot,
+                    mean,
+                    naive
+                );
+                let q = summary.quantiles;
+                prop_assert!(q[0] <= q[1] && q[1] <= q[2] && q[2] <= q[3], "slot {}: {:?}", slot, q);
+                for (i, permille) in [500, 900, 990, 999].into_iter().enumerate() {
+                    prop_assert_eq!(q[i], sample_quantile(&values, permille), "slot {} q{}", slot, permille);
+                    let (a, b) = summary.quantile_ci95[i];
+                    prop_assert!(a <= q[i] && q[i] <= b, "slot {}: {:?} around {}", slot, (a, b), q[i]);
+                }
+            }
+
+            let rows = rows(&study, &outcome);
+            let uncoded = &rows[3];
+            prop_assert_eq!(uncoded.scheme, SchemeKind::Uncoded);
+            prop_assert_eq!(uncoded.p99_speedup, Some(1.0));
+            if mean_is_infinite(&study, &study.baseline()) {
+                // ∞/∞: no number, rather than 1 or NaN.
+                prop_assert_eq!(uncoded.speedup, None);
+            } else {
+                prop_assert_eq!(uncoded.speedup, Some(1.0));
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// The per-trial check catches a wrong rule: crc waiting for one worker too
+/// many, or frc decoding on fewer groups than it has.
+#[test]
+fn per_trial_check_catches_a_wrong_rule() {
+    let n = 12;
+    let at = |kind, s| {
+        Scheme::new(
+            kind,
+            n,
+            Params {
+                s: Some(s),
+                m: None,
+                k: None,
+            },
+        )
+        .unwrap()
+    };
+    let dist = Dist::exp(1.0).unwrap();
+    let study = Study::new(
+        n,
+        dist,
+        LoadModel::Fixed,
+        vec![at(SchemeKind::Frc, 2), at(SchemeKind::Crc, 3)],
+        200,
+        1,
+    )
+    .unwrap();
+    let rules = rules_of(&study);
+    assert!(
+        check_trials(
+            &study,
+            &TrialPlan::with(&study, RulePath::Fast, Sampling::Draws),
+            &rules
+        )
+        .is_ok()
+    );
+    let late = TrialPlan::with(&study, RulePath::Fast, Sampling::Draws).map_rules(|_, r| match r {
+        Rule::KOfN(k) if k < n => Rule::KOfN(k + 1),
+        r => r,
+    });
+    assert!(check_trials(&study, &late, &rules).unwrap_err().contains("crc s=3"));
+    let early = TrialPlan::with(&study, RulePath::Events, Sampling::Draws).map_rules(|_, r| match r {
+        Rule::Groups { size } => Rule::Groups { size: 2 * size },
+        r => r,
+    });
+    assert!(check_trials(&study, &early, &rules).unwrap_err().contains("frc s=2"));
+}

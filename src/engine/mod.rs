@@ -24,8 +24,11 @@ pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply};
 
 /// Trials per chunk.
 pub const CHUNK: u64 = 8192;
-/// Chunks in the pilot (65 536 trials).
+/// Chunks in the pilot (65 536 trials), fewer where the pilot's values of
+/// every configuration would exceed [`PILOT_BYTES`].
 pub const PILOT_CHUNKS: u64 = 8;
+/// Memory the pilot's stored values may take.
+pub const PILOT_BYTES: u64 = 128 << 20;
 /// Chunks per block (2²⁰ trials). Power sums fold in chunk order within a
 /// block, then in block order: the same floating-point sums whether the
 /// blocks run in one process or in shards.
@@ -521,7 +524,7 @@ impl Runner<'_> {
 
     /// The pilot chunks' values, row-major (trial, slot), one vector per chunk.
     fn pilot(&self, progress: &dyn Progress) -> Vec<Vec<f64>> {
-        (0..self.chunks().min(PILOT_CHUNKS))
+        (0..self.pilot_chunks())
             .into_par_iter()
             .map_init(
                 || self.plan.scratch(),
@@ -533,6 +536,12 @@ impl Runner<'_> {
                 },
             )
             .collect()
+    }
+
+    /// Chunks in the pilot: [`PILOT_CHUNKS`], within [`PILOT_BYTES`], at least one.
+    fn pilot_chunks(&self) -> u64 {
+        let per_chunk = CHUNK * self.plan.slots() as u64 * 8;
+        (PILOT_BYTES / per_chunk).clamp(1, PILOT_CHUNKS).min(self.chunks())
     }
 
     /// Blocks of [`BLOCK_CHUNKS`] chunks.

@@ -12,6 +12,7 @@ pub mod analytic;
 pub mod dist;
 pub mod engine;
 pub mod export;
+pub mod fit;
 pub mod load;
 pub mod plot;
 pub mod range;

@@ -3,6 +3,7 @@
 
 pub mod common;
 pub mod figure;
+pub mod fit;
 pub mod job;
 pub mod merge;
 pub mod progress;
@@ -31,6 +32,7 @@ use gcsim::study::Study;
   gcsim sweep --n 100 --s 0..50
   gcsim run --n 100 --scheme crc --s 20 --dist exp:rate=1 --load-model scaled
   gcsim sweep --n 100 --s 0..10 --scheme uncoded,frc,crc --out results.csv
+  gcsim fit data/trace-llm-64w.csv      # then --dist with the printed best: line
 
 Run `gcsim <command> --help` for every option of a command."
 )]
@@ -53,6 +55,8 @@ pub enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Combine the partial results of --shard runs into one result.
     Merge(merge::MergeArgs),
+    /// Fit worker-time laws to a measured trace and print the best --dist.
+    Fit(fit::FitArgs),
 }
 
 /// A validated command, ready to execute.
@@ -65,6 +69,8 @@ pub enum Prepared {
     Scenario(Box<scenario::ScenarioJob>),
     /// `merge`.
     Merge(merge::MergeArgs),
+    /// `fit`.
+    Fit(fit::FitArgs),
 }
 
 /// `--scheme` values.
@@ -145,6 +151,7 @@ pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
         Command::Verify(args) => Prepared::Verify(args),
         Command::Scenario(args) => Prepared::Scenario(Box::new(args.try_into()?)),
         Command::Merge(args) => Prepared::Merge(args),
+        Command::Fit(args) => Prepared::Fit(args),
     })
 }
 

@@ -25,11 +25,25 @@ pub struct FitReport {
     pub best: String,
     /// Every fit, best first.
     pub fits: Vec<Fit>,
+    /// Cautions about the result (e.g. that even the best fit is poor).
+    pub warnings: Vec<String>,
 }
 
 impl FitReport {
     /// The report of `fits` (best first, as [`super::fit_all`] returns them).
     pub fn new(file: &str, workers: usize, steps: usize, fits: Vec<Fit>) -> Self {
+        let mut warnings = Vec::new();
+        if let Some(best) = fits.first() {
+            let critical = super::ks_critical_1pct(best.n);
+            if best.ks_distance > critical {
+                warnings.push(format!(
+                    "no family fits well: the best D = {:.3} exceeds {critical:.3}, the 1% critical value \
+                     for {} times; the times may come from a mixture (e.g. persistently slow workers or \
+                     pipeline stages), which a single law does not capture",
+                    best.ks_distance, best.n
+                ));
+            }
+        }
         Self {
             file: file.to_string(),
             workers,
@@ -38,6 +52,7 @@ impl FitReport {
             ranked_by: "ks_distance",
             best: fits.first().map_or_else(String::new, |f| f.dist.clone()),
             fits,
+            warnings,
         }
     }
 
@@ -77,6 +92,9 @@ fn write_table(report: &FitReport, out: &mut dyn Write) -> io::Result<()> {
         "# maximum-likelihood fits ranked by Kolmogorov-Smirnov distance D = sup|F_n - F|; \
          log-likelihood and AIC for information"
     )?;
+    for w in &report.warnings {
+        writeln!(out, "# warning: {w}")?;
+    }
     let header = [
         "rank",
         "family",

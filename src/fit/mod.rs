@@ -191,6 +191,15 @@ pub fn fit_all(xs: &[f64]) -> Result<Vec<Fit>, FitError> {
     Ok(fits)
 }
 
+/// `1.63/√n`, the asymptotic 1% critical value of the Kolmogorov–Smirnov
+/// distance for a fully specified law (Smirnov 1948). With fitted parameters
+/// the true critical value is smaller (Lilliefors 1967), so a best fit above
+/// it is poor beyond doubt; correlated times (the workers of one step) make
+/// the effective sample smaller, which this does not allow for.
+pub fn ks_critical_1pct(n: usize) -> f64 {
+    1.628 / (n as f64).sqrt()
+}
+
 /// The Kolmogorov–Smirnov distance `sup_x |F_n(x) − F(x)|` between the
 /// empirical CDF of `sorted` (ascending) and `dist`'s CDF.
 ///

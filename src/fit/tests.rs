@@ -133,7 +133,7 @@ fn fitted_likelihood_is_a_maximum() {
 /// family that contains its law: the exponential is the Weibull with shape 1
 /// and the shifted exponential with shift 0, and either may come out ahead
 /// on an exponential sample. The best law must then be the sample's law to
-/// within sampling error: sup |F_best − F_true| below 1.63/√n, the 1%
+/// within sampling error: sup |F_best − F_true| below 1.63/√n ([`ks_critical_1pct`]), the 1%
 /// critical value of D for the empirical CDF itself (the fit is closer).
 #[test]
 fn picks_the_family_of_the_sample() {

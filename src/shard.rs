@@ -290,7 +290,7 @@ impl ShardFile {
 }
 
 /// Checks that shard files belong to one run, and returns its study.
-pub fn same_run<'a>(files: &'a [(String, ShardFile)]) -> Result<(Study, &'a RunConfig), ShardError> {
+pub fn same_run(files: &[(String, ShardFile)]) -> Result<(Study, &RunConfig), ShardError> {
     let (first_name, first) = files.first().ok_or_else(|| ShardError::Malformed {
         file: "(none)".into(),
         reason: "no shard files given".into(),

@@ -196,9 +196,8 @@ impl Counts {
                     any |= inside;
                 }
                 if any {
-                    for j in 0..row.len() {
+                    for (j, &v) in row.iter().enumerate() {
                         if self.inside_any[j] {
-                            let v = row[j];
                             let i = (0..4).find(|&i| v >= st.lo[i][j] && v < st.hi[i][j]).unwrap_or(0);
                             self.hit(pass, 4 * j + i, v);
                         }

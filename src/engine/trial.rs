@@ -112,7 +112,7 @@ pub struct TrialPlan {
     sampling: Sampling,
     /// 1/(n−i+1) for i = 1..n: the Rényi spacing weights.
     weights: Vec<f64>,
-    /// 1/rate (exponential laws) or 1/shape (Pareto), for [`Self::from_standard`].
+    /// 1/rate (exponential laws) or 1/shape (Pareto), for [`Self::of_standard`].
     inv_scale: f64,
 }
 
@@ -289,7 +289,7 @@ impl TrialPlan {
 
     /// The base law as an increasing function of a standard exponential.
     #[inline]
-    fn from_standard(&self, e: f64) -> f64 {
+    fn of_standard(&self, e: f64) -> f64 {
         match self.dist.base() {
             Base::Exp { .. } => e * self.inv_scale,
             Base::ShiftedExp { shift, .. } => shift + e * self.inv_scale,
@@ -322,7 +322,7 @@ impl TrialPlan {
         }
         if self.path == RulePath::Events {
             for (t, &r) in scratch.times.iter_mut().zip(&scratch.ranks) {
-                *t = self.from_standard(scratch.sorted[r as usize]);
+                *t = self.of_standard(scratch.sorted[r as usize]);
             }
             for e in &class.evals {
                 let raw = completion_by_events(e.rule, &scratch.times, &mut scratch.order);
@@ -340,7 +340,7 @@ impl TrialPlan {
                     .max()
                     .unwrap_or(0) as usize,
             };
-            out[e.slot] = self.model.apply(e.load, self.from_standard(scratch.sorted[rank]));
+            out[e.slot] = self.model.apply(e.load, self.of_standard(scratch.sorted[rank]));
         }
     }
 

@@ -13,6 +13,7 @@ pub mod codes;
 pub mod dist;
 pub mod engine;
 pub mod export;
+pub mod fit;
 pub mod load;
 pub mod plot;
 pub mod range;

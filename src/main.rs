@@ -68,6 +68,11 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => fail(err, EXIT_USAGE),
         },
+        cli::Prepared::Fit(args) => match args.execute() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) if err.is::<cli::UsageError>() => fail(err, EXIT_USAGE),
+            Err(err) => fail(err, EXIT_FAILURE),
+        },
         cli::Prepared::Verify(args) => match args.execute() {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(EXIT_FAILURE),

@@ -269,6 +269,38 @@ fn straggler_mixtures_by_integration() {
     check_all(n, dist, LoadModel::Scaled, schemes, vec![None; 4], 41);
 }
 
+/// Log-normal and Weibull workers take the draw path (they are not the
+/// engine's transform of one standard exponential); the engine against the
+/// binomial-tail CDF and its integrated mean.
+#[test]
+fn lognormal_and_weibull_by_integration() {
+    let n = 40;
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Frc, n, Some(3), None, None),
+        scheme(SchemeKind::Crc, n, Some(3), None, None),
+    ];
+    for (i, dist) in [
+        Dist::lognormal(0.0, 0.75).unwrap(),
+        Dist::weibull(1.0, 0.8).unwrap(),
+        Dist::weibull(2.0, 2.5).unwrap().with_stragglers(0.05, 6.0).unwrap(),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let study = Study::new(n, dist, LoadModel::Fixed, schemes.clone(), 10, 0).unwrap();
+        assert!(!engine::order_statistics_apply(&study), "{dist}");
+        check_all(
+            n,
+            dist,
+            LoadModel::Scaled,
+            schemes.clone(),
+            vec![None; 3],
+            45 + i as u64,
+        );
+    }
+}
+
 #[test]
 fn additive_loads_are_gamma() {
     // Each worker's time is Gamma(ℓ, μ) for integer ℓ (SPEC §3).

@@ -105,6 +105,21 @@ fn monte_carlo_agreement() {
             LoadModel::Additive,
             scheme(SchemeKind::Frc, 40, 4),
         ),
+        (
+            Dist::lognormal(0.0, 1.5).unwrap(),
+            LoadModel::Fixed,
+            scheme(SchemeKind::Crc, 100, 10),
+        ),
+        (
+            Dist::weibull(1.0, 0.7).unwrap().with_stragglers(0.05, 8.0).unwrap(),
+            LoadModel::Scaled,
+            scheme(SchemeKind::Frc, 100, 4),
+        ),
+        (
+            Dist::lognormal(-1.0, 0.5).unwrap().with_stragglers(0.05, 8.0).unwrap(),
+            LoadModel::Fixed,
+            scheme(SchemeKind::Uncoded, 100, 0),
+        ),
     ];
     for (i, (d, load, sch)) in cases.iter().enumerate() {
         check_against_monte_carlo(d, *load, sch, 8_000, 1000 + i as u64);

@@ -463,3 +463,55 @@ fn sweep_is_well_formed() {
     }
     assert!(count > 300, "{count}");
 }
+
+/// Log-normal and Weibull workers go through the integrated mean and the
+/// bracketed quantiles; checked against what is exact for them, to 1e-9:
+/// - one worker: the law's own mean `exp(μ + σ²/2)` and `λ·Γ(1 + 1/k)`;
+/// - the minimum of n Weibull(λ, k) is Weibull(λ·n^(−1/k), k) (frc with one
+///   group of n);
+/// - Weibull with shape 1 is the exponential with rate 1/λ: `(H_n − H_{n−k})·λ`;
+/// - the maximum of n has quantile `F⁻¹(q^(1/n))`;
+/// - `p_slow = 1` is the law scaled by `slowdown`: log-normal μ + ln c.
+#[test]
+fn lognormal_and_weibull_laws() {
+    let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
+    for d in [
+        Dist::lognormal(0.0, 0.25).unwrap(),
+        Dist::lognormal(1.0, 2.0).unwrap(),
+        Dist::weibull(2.0, 0.5).unwrap(),
+        Dist::weibull(1.0, 3.0).unwrap(),
+    ] {
+        let one = law(&d, LoadModel::Fixed, &scheme(SchemeKind::Uncoded, 1, 0));
+        assert!(rel(one.mean(), d.mean()) < 1e-9, "{d}: {} vs {}", one.mean(), d.mean());
+        let max = law(&d, LoadModel::Fixed, &scheme(SchemeKind::Uncoded, 50, 0));
+        for q in [0.01f64, 0.5, 0.99] {
+            let want = d.quantile(q.powf(1.0 / 50.0));
+            assert!(
+                rel(max.quantile(q), want) < 1e-10,
+                "{d} q={q}: {} vs {want}",
+                max.quantile(q)
+            );
+        }
+    }
+    for (scale, shape) in [(2.0, 0.5), (1.0, 3.0), (0.3, 1.2)] {
+        let d = Dist::weibull(scale, shape).unwrap();
+        let min = law(&d, LoadModel::Fixed, &scheme(SchemeKind::Frc, 10, 9));
+        let want = Dist::weibull(scale * 10f64.powf(-1.0 / shape), shape).unwrap().mean();
+        assert!(rel(min.mean(), want) < 1e-9, "{d}: {} vs {want}", min.mean());
+    }
+    let h = |n: u64, j: u64| ((j + 1)..=n).map(|i| 1.0 / i as f64).sum::<f64>();
+    let w1 = law(
+        &Dist::weibull(0.5, 1.0).unwrap(),
+        LoadModel::Scaled,
+        &scheme(SchemeKind::Crc, 100, 20),
+    );
+    assert!(rel(w1.mean(), 21.0 * 0.5 * h(100, 20)) < 1e-9, "{}", w1.mean());
+    let slow = Dist::lognormal(0.2, 0.7).unwrap().with_stragglers(1.0, 3.0).unwrap();
+    let plain = Dist::lognormal(0.2 + 3f64.ln(), 0.7).unwrap();
+    let crc = scheme(SchemeKind::Crc, 100, 10);
+    let (a, b) = (law(&slow, LoadModel::Fixed, &crc), law(&plain, LoadModel::Fixed, &crc));
+    assert!(rel(a.mean(), b.mean()) < 1e-12 && rel(a.quantile(0.99), b.quantile(0.99)) < 1e-12);
+    // No exact law for additive loads of these units.
+    let lognormal = Dist::lognormal(0.0, 1.0).unwrap();
+    assert!(iteration_law(&lognormal, &LoadModel::Additive, &crc).is_none());
+}

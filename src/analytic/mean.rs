@@ -12,7 +12,7 @@
 //! Otherwise `E[Y] = y₀ + ∫_{y₀}^∞ P(Y > y) dy`. The body is integrated by
 //! adaptive Gauss–Kronrod between quantiles of Y (where P(Y > y) changes)
 //! up to the 1 − 10⁻⁶ quantile y_c. Beyond it:
-//! - exponential-type tails: the substitution `y = y_c + L·u/(1−u)` maps the
+//! - tails lighter than any power (exponential, log-normal, Weibull): the substitution `y = y_c + L·u/(1−u)` maps the
 //!   tail onto u ∈ [0, 1);
 //! - Pareto-type tails: past the straggler copy's minimum the worker law is
 //!   exactly `S(y) = (c/y)^α`, and with it the tail integral has the closed
@@ -48,6 +48,7 @@ pub(crate) fn closed_form(worker: &WorkerLaw, order: &Order) -> Option<f64> {
             };
             return Some(scale * pareto_ratio(n, m, 1.0 / alpha));
         }
+        Base::LogNormal { .. } | Base::Weibull { .. } => return None,
     };
     let spacing_sum = match *order {
         Order::KOfN { n, k } => harmonic_diff(n, n - k) / rate,

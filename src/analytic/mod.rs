@@ -10,13 +10,14 @@
 //! `(H_n − H_{n−k})/μ` and frc `H_g/(rμ)`; Pareto
 //! `x_m·Γ(n+1)Γ(n−k+1−1/α) / (Γ(n−k+1)Γ(n+1−1/α))`, and frc through the group
 //! minimum, which is Pareto with index rα. Otherwise the mean is
-//! `y₀ + ∫ P(Y > y) dy`, integrated numerically (`mean.rs`). A mean is
+//! `y₀ + ∫ P(Y > y) dy`, integrated numerically (`mean.rs`); log-normal and
+//! Weibull workers always take this path (all their moments are finite). A mean is
 //! infinite exactly when the tail index says so, never because an integral
 //! failed.
 //!
 //! [`iteration_law`] returns `None` where no exact law is implemented:
-//! `additive` loads with a Pareto base, with a straggler mixture, or with a
-//! non-integer load ℓ (mds with k ∤ n).
+//! `additive` loads with a Pareto, log-normal or Weibull base, with a
+//! straggler mixture, or with a non-integer load ℓ (mds with k ∤ n).
 
 mod binomial;
 mod mean;
@@ -47,7 +48,7 @@ pub struct IterationLaw {
 /// under `load_model`.
 ///
 /// `None` where the theory here gives no exact answer: `additive` loads with
-/// a Pareto base, with a straggler mixture (`p_slow` strictly between 0 and
+/// a Pareto, log-normal or Weibull base, with a straggler mixture (`p_slow` strictly between 0 and
 /// 1 and `slowdown` > 1), or with a non-integer load.
 pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Option<IterationLaw> {
     let dist = simplify(dist)?;
@@ -63,7 +64,7 @@ pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Op
             let (shift, rate) = match dist.base() {
                 Base::Exp { rate } => (0.0, rate),
                 Base::ShiftedExp { shift, rate } => (shift, rate),
-                Base::Pareto { .. } => return None,
+                Base::Pareto { .. } | Base::LogNormal { .. } | Base::Weibull { .. } => return None,
             };
             let worker = WorkerLaw::Gamma {
                 shape: load,
@@ -107,6 +108,9 @@ fn simplify(dist: &Dist) -> Option<Dist> {
         Base::Exp { rate } => Dist::exp(rate / c),
         Base::ShiftedExp { shift, rate } => Dist::shifted_exp(shift * c, rate / c),
         Base::Pareto { scale, shape } => Dist::pareto(scale * c, shape),
+        // ln(cX) = ln c + ln X; (cX/(cλ))^k = (X/λ)^k.
+        Base::LogNormal { mu, sigma } => Dist::lognormal(mu + c.ln(), sigma),
+        Base::Weibull { scale, shape } => Dist::weibull(scale * c, shape),
     }
     .ok()
 }

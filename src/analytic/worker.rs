@@ -53,8 +53,8 @@ impl WorkerLaw {
                 // Dist::cdf is 1 − S, which loses the digits of a small F
                 // near the minimum; the base CDFs are evaluated directly.
                 let f = match d.stragglers() {
-                    None => base_cdf(d.base(), y),
-                    Some((p, slowdown)) => (1.0 - p) * base_cdf(d.base(), y) + p * base_cdf(d.base(), y / slowdown),
+                    None => d.base().cdf(y),
+                    Some((p, slowdown)) => (1.0 - p) * d.base().cdf(y) + p * d.base().cdf(y / slowdown),
                 };
                 (f, d.sf(y))
             }
@@ -95,16 +95,6 @@ impl WorkerLaw {
             WorkerLaw::Dist(d) => d.stragglers().map(|(_, slowdown)| slowdown * d.support_min()),
             WorkerLaw::Gamma { .. } => None,
         }
-    }
-}
-
-/// `P(X ≤ x)` of a base law, accurate in relative terms near its minimum.
-fn base_cdf(base: Base, x: f64) -> f64 {
-    match base {
-        Base::Exp { rate } if x > 0.0 => -(-rate * x).exp_m1(),
-        Base::ShiftedExp { shift, rate } if x > shift => -(-rate * (x - shift)).exp_m1(),
-        Base::Pareto { scale, shape } if x > scale => -(shape * (scale / x).ln()).exp_m1(),
-        _ => 0.0,
     }
 }
 

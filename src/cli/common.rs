@@ -52,11 +52,13 @@ impl From<FormatArg> for Format {
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {
     /// Worker-time law for one uncoded share of the work: exp:rate=R (alias mu),
-    /// shifted-exp:shift=S,rate=R, or pareto:scale=X,shape=A; any of them may add
-    /// p_slow=P,slowdown=F (a draw is F times slower with probability P). Measured
-    /// times: trace:path=FILE (each worker's time bootstrapped from every recorded
-    /// time) or replay:path=FILE (each trial replays one recorded step), FILE a CSV
-    /// with columns step,worker,time. [default: exp:rate=1]
+    /// shifted-exp:shift=S,rate=R, pareto:scale=X,shape=A, lognormal:mu=M,sigma=S
+    /// (ln X ~ Normal(M, S²)), or weibull:scale=L,shape=K (P(X > x) = exp(-(x/L)^K));
+    /// any of them may add p_slow=P,slowdown=F (a draw is F times slower with
+    /// probability P). Measured times: trace:path=FILE (each worker's time
+    /// bootstrapped from every recorded time) or replay:path=FILE (each trial
+    /// replays one recorded step), FILE a CSV with columns step,worker,time;
+    /// `gcsim fit FILE` prints the best-fitting law. [default: exp:rate=1]
     /// Example: --dist exp:rate=1,p_slow=0.05,slowdown=8
     #[arg(long, value_name = "DIST", value_parser = parse_dist)]
     pub dist: Option<DistArg>,

@@ -4,6 +4,7 @@
 pub mod codes;
 pub mod common;
 pub mod figure;
+pub mod fit;
 pub mod job;
 pub mod merge;
 pub mod progress;
@@ -32,6 +33,7 @@ use gcsim::study::Study;
   gcsim sweep --n 100 --s 0..50
   gcsim run --n 100 --scheme crc --s 20 --dist exp:rate=1 --load-model scaled
   gcsim sweep --n 100 --s 0..10 --scheme uncoded,frc,crc --out results.csv
+  gcsim fit data/trace-llm-64w.csv      # then --dist with the printed best: line
 
 Run `gcsim <command> --help` for every option of a command."
 )]
@@ -56,6 +58,8 @@ pub enum Command {
     Merge(merge::MergeArgs),
     /// Build a scheme's encoding matrix and check that it decodes from every allowed set, and how stably.
     Codes(codes::CodesArgs),
+    /// Fit worker-time laws to a measured trace and print the best --dist.
+    Fit(fit::FitArgs),
 }
 
 /// A validated command, ready to execute.
@@ -70,6 +74,8 @@ pub enum Prepared {
     Merge(merge::MergeArgs),
     /// `codes`.
     Codes(Box<codes::CodesJob>),
+    /// `fit`.
+    Fit(fit::FitArgs),
 }
 
 /// `--scheme` values.
@@ -170,6 +176,7 @@ pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
         Command::Scenario(args) => Prepared::Scenario(Box::new(args.try_into()?)),
         Command::Merge(args) => Prepared::Merge(args),
         Command::Codes(args) => Prepared::Codes(Box::new(args.try_into()?)),
+        Command::Fit(args) => Prepared::Fit(args),
     })
 }
 

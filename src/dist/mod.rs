@@ -1,7 +1,7 @@
 //! Worker-time distributions (SPEC §2).
 //!
-//! A [`Dist`] is a base law (exponential, shifted exponential or Pareto type I)
-//! optionally mixed with stragglers: with probability `p_slow` a draw is
+//! A [`Dist`] is a base law (exponential, shifted exponential, Pareto type I,
+//! log-normal or Weibull) optionally mixed with stragglers: with probability `p_slow` a draw is
 //! multiplied by `slowdown`, so
 //! `F(x) = (1 − p_slow)·F₀(x) + p_slow·F₀(x / slowdown)`.
 //!
@@ -16,7 +16,13 @@ pub use parse::DistError;
 
 use rand::Rng;
 use rand::RngExt;
-use rand_distr::{Distribution, Exp1, OpenClosed01};
+use rand_distr::{Distribution, Exp1, OpenClosed01, StandardNormal};
+// libm's erfc is the fdlibm one (under 1 ulp); statrs 0.19's loses up to 1e-10
+// relative, too much for an exact CDF.
+use libm::erfc;
+use statrs::function::erf::erfc_inv;
+use statrs::function::gamma::ln_gamma;
+use std::f64::consts::SQRT_2;
 
 /// The base law of a worker's time for one uncoded share of the work.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,6 +44,22 @@ pub enum Base {
         /// Minimum value x_m > 0.
         scale: f64,
         /// Tail index α > 0; the mean is finite only for α > 1.
+        shape: f64,
+    },
+    /// Log-normal: `ln X ~ Normal(mu, sigma²)` (Johnson, Kotz & Balakrishnan
+    /// 1994, ch. 14). Every moment is finite.
+    LogNormal {
+        /// Mean of `ln X`, any finite number.
+        mu: f64,
+        /// Standard deviation of `ln X`, > 0.
+        sigma: f64,
+    },
+    /// Weibull: `P(X > x) = exp(−(x/scale)^shape)` for `x ≥ 0` (Johnson, Kotz
+    /// & Balakrishnan 1994, ch. 21). Every moment is finite.
+    Weibull {
+        /// Scale λ > 0 (the 1 − 1/e quantile).
+        scale: f64,
+        /// Shape k > 0; k = 1 is the exponential with rate 1/λ.
         shape: f64,
     },
 }
@@ -85,6 +107,20 @@ impl Dist {
         Ok(Self::from_base(Base::Pareto { scale, shape }))
     }
 
+    /// Log-normal: `ln X ~ Normal(mu, sigma²)`, `mu` finite, `sigma` > 0.
+    pub fn lognormal(mu: f64, sigma: f64) -> Result<Self, DistError> {
+        check("mu", mu, true, "a finite number")?;
+        check("sigma", sigma, sigma > 0.0, "a finite number > 0")?;
+        Ok(Self::from_base(Base::LogNormal { mu, sigma }))
+    }
+
+    /// Weibull with `P(X > x) = exp(−(x/scale)^shape)`, `scale` > 0, `shape` > 0.
+    pub fn weibull(scale: f64, shape: f64) -> Result<Self, DistError> {
+        check("scale", scale, scale > 0.0, "a finite number > 0")?;
+        check("shape", shape, shape > 0.0, "a finite number > 0")?;
+        Ok(Self::from_base(Base::Weibull { scale, shape }))
+    }
+
     fn from_base(base: Base) -> Self {
         Self { base, stragglers: None }
     }
@@ -114,6 +150,14 @@ impl Dist {
                 scale: scale * factor,
                 shape,
             },
+            Base::LogNormal { mu, sigma } => Base::LogNormal {
+                mu: mu + factor.ln(),
+                sigma,
+            },
+            Base::Weibull { scale, shape } => Base::Weibull {
+                scale: scale * factor,
+                shape,
+            },
         };
         Ok(Self { base, ..*self })
     }
@@ -131,7 +175,7 @@ impl Dist {
     /// The smallest value the law can take.
     pub fn support_min(&self) -> f64 {
         match self.base {
-            Base::Exp { .. } => 0.0,
+            Base::Exp { .. } | Base::LogNormal { .. } | Base::Weibull { .. } => 0.0,
             Base::ShiftedExp { shift, .. } => shift,
             Base::Pareto { scale, .. } => scale,
         }
@@ -167,12 +211,16 @@ impl Dist {
     }
 
     /// The mean; `f64::INFINITY` for Pareto with `shape ≤ 1`.
+    ///
+    /// Log-normal `exp(μ + σ²/2)`, Weibull `λ·Γ(1 + 1/k)`.
     pub fn mean(&self) -> f64 {
         let base = match self.base {
             Base::Exp { rate } => 1.0 / rate,
             Base::ShiftedExp { shift, rate } => shift + 1.0 / rate,
             Base::Pareto { scale, shape } if shape > 1.0 => shape * scale / (shape - 1.0),
             Base::Pareto { .. } => f64::INFINITY,
+            Base::LogNormal { mu, sigma } => (mu + 0.5 * sigma * sigma).exp(),
+            Base::Weibull { scale, shape } => (scale.ln() + ln_gamma(1.0 + 1.0 / shape)).exp(),
         };
         match self.stragglers {
             None => base,
@@ -217,6 +265,22 @@ impl Base {
             Base::Exp { rate } => (-rate * x.max(0.0)).exp(),
             Base::ShiftedExp { shift, rate } => (-rate * (x - shift).max(0.0)).exp(),
             Base::Pareto { scale, shape } => (scale / x.max(scale)).powf(shape),
+            Base::LogNormal { .. } if x <= 0.0 => 1.0,
+            Base::LogNormal { mu, sigma } => 0.5 * erfc((x.ln() - mu) / (sigma * SQRT_2)),
+            Base::Weibull { scale, shape } => (-(x.max(0.0) / scale).powf(shape)).exp(),
+        }
+    }
+
+    /// `P(X ≤ x)`, computed directly so that it keeps its relative accuracy
+    /// near the minimum (where `1 − sf` would lose its digits).
+    pub(crate) fn cdf(&self, x: f64) -> f64 {
+        match *self {
+            Base::Exp { rate } if x > 0.0 => -(-rate * x).exp_m1(),
+            Base::ShiftedExp { shift, rate } if x > shift => -(-rate * (x - shift)).exp_m1(),
+            Base::Pareto { scale, shape } if x > scale => -(shape * (scale / x).ln()).exp_m1(),
+            Base::LogNormal { mu, sigma } if x > 0.0 => 0.5 * erfc(-(x.ln() - mu) / (sigma * SQRT_2)),
+            Base::Weibull { scale, shape } if x > 0.0 => -(-(x / scale).powf(shape)).exp_m1(),
+            _ => 0.0,
         }
     }
 
@@ -225,6 +289,14 @@ impl Base {
             Base::Exp { rate } if x >= 0.0 => rate * (-rate * x).exp(),
             Base::ShiftedExp { shift, rate } if x >= shift => rate * (-rate * (x - shift)).exp(),
             Base::Pareto { scale, shape } if x >= scale => shape / x * (scale / x).powf(shape),
+            Base::LogNormal { mu, sigma } if x > 0.0 => {
+                let z = (x.ln() - mu) / sigma;
+                (-0.5 * z * z).exp() / (x * sigma * (2.0 * std::f64::consts::PI).sqrt())
+            }
+            Base::Weibull { scale, shape } if x > 0.0 => {
+                let r = (x / scale).powf(shape);
+                shape / x * r * (-r).exp()
+            }
             _ => 0.0,
         }
     }
@@ -238,6 +310,16 @@ impl Base {
             Base::Exp { rate } => -(-p).ln_1p() / rate,
             Base::ShiftedExp { shift, rate } => shift - (-p).ln_1p() / rate,
             Base::Pareto { scale, shape } => scale * (1.0 - p).powf(-1.0 / shape),
+            Base::LogNormal { mu, sigma } => {
+                // Φ⁻¹(p) from whichever tail keeps the digits of p.
+                let z = if p < 0.5 {
+                    -SQRT_2 * erfc_inv(2.0 * p)
+                } else {
+                    SQRT_2 * erfc_inv(2.0 * (1.0 - p))
+                };
+                (mu + sigma * z).exp()
+            }
+            Base::Weibull { scale, shape } => scale * (-(-p).ln_1p()).powf(1.0 / shape),
         }
     }
 }
@@ -252,6 +334,12 @@ impl Distribution<f64> for Dist {
                 let u: f64 = OpenClosed01.sample(rng);
                 scale * u.powf(-1.0 / shape)
             }
+            Base::LogNormal { mu, sigma } => {
+                let z: f64 = StandardNormal.sample(rng);
+                (mu + sigma * z).exp()
+            }
+            // (X/λ)^k is a standard exponential.
+            Base::Weibull { scale, shape } => scale * <Exp1 as Distribution<f64>>::sample(&Exp1, rng).powf(1.0 / shape),
         };
         match self.stragglers {
             Some(Stragglers { p_slow, slowdown }) if rng.random::<f64>() < p_slow => x * slowdown,
@@ -273,6 +361,12 @@ mod tests {
             Dist::pareto(1.0, 2.5).unwrap(),
             Dist::exp(1.0).unwrap().with_stragglers(0.05, 8.0).unwrap(),
             Dist::pareto(2.0, 1.5).unwrap().with_stragglers(0.3, 4.0).unwrap(),
+            Dist::lognormal(0.3, 0.8).unwrap(),
+            Dist::lognormal(-2.0, 2.5).unwrap(),
+            Dist::weibull(1.5, 0.6).unwrap(),
+            Dist::weibull(2.0, 3.5).unwrap(),
+            Dist::lognormal(0.0, 0.5).unwrap().with_stragglers(0.05, 8.0).unwrap(),
+            Dist::weibull(1.0, 1.7).unwrap().with_stragglers(0.1, 5.0).unwrap(),
         ]
     }
 
@@ -306,6 +400,32 @@ mod tests {
         assert_eq!(Dist::pareto(1.0, 1.0).unwrap().mean(), f64::INFINITY);
         let m = Dist::exp(1.0).unwrap().with_stragglers(0.05, 8.0).unwrap();
         assert!((m.mean() - 1.35).abs() < 1e-15);
+        // exp(1 + 0.5²/2) and 2·Γ(1 + 1/2) = √π.
+        assert!((Dist::lognormal(1.0, 0.5).unwrap().mean() - 1.125f64.exp()).abs() < 1e-14);
+        let w = Dist::weibull(2.0, 2.0).unwrap().mean();
+        assert!((w - std::f64::consts::PI.sqrt()).abs() < 1e-14, "{w}");
+        // Shape 1 is the exponential with rate 1/scale.
+        assert!((Dist::weibull(3.0, 1.0).unwrap().mean() - 3.0).abs() < 1e-14);
+    }
+
+    /// Reference values: the log-normal's quartiles are `exp(μ ± 0.6744897501960817σ)`
+    /// (Φ⁻¹(0.75) to 16 digits); Weibull shape 1 is the exponential.
+    #[test]
+    fn new_laws_against_reference_values() {
+        let d = Dist::lognormal(0.5, 2.0).unwrap();
+        let q3 = (0.5 + 2.0 * 0.674_489_750_196_081_7f64).exp();
+        assert!((d.quantile(0.75) - q3).abs() < 1e-13 * q3, "{}", d.quantile(0.75));
+        assert!((d.cdf(0.5f64.exp()) - 0.5).abs() < 1e-15);
+        // Φ(1) = 0.8413447460685429 (Abramowitz & Stegun table 26.1).
+        let x = (0.5f64 + 2.0).exp();
+        assert!((d.cdf(x) - 0.841_344_746_068_542_9).abs() < 1e-15, "{}", d.cdf(x));
+        let w = Dist::weibull(2.0, 1.0).unwrap();
+        let e = Dist::exp(0.5).unwrap();
+        for x in [0.01, 1.0, 7.0, 40.0] {
+            assert!((w.sf(x) - e.sf(x)).abs() < 1e-15 * e.sf(x), "{x}");
+            assert!((w.pdf(x) - e.pdf(x)).abs() < 1e-15 * e.pdf(x).max(1e-300), "{x}");
+        }
+        assert_eq!(Dist::weibull(1.0, 2.0).unwrap().support_min(), 0.0);
     }
 
     /// Kolmogorov–Smirnov test of every sampler against its own CDF
@@ -350,6 +470,10 @@ mod tests {
         assert!(Dist::shifted_exp(-1.0, 1.0).is_err());
         assert!(Dist::pareto(1.0, f64::NAN).is_err());
         assert!(Dist::pareto(f64::INFINITY, 1.0).is_err());
+        assert!(Dist::lognormal(0.0, 0.0).unwrap_err().to_string().contains("sigma"));
+        assert!(Dist::lognormal(f64::NAN, 1.0).unwrap_err().to_string().contains("mu"));
+        assert!(Dist::weibull(1.0, -1.0).unwrap_err().to_string().contains("shape"));
+        assert!(Dist::weibull(0.0, 1.0).unwrap_err().to_string().contains("scale"));
         let base = Dist::exp(1.0).unwrap();
         assert!(base.with_stragglers(1.5, 2.0).is_err());
         assert!(base.with_stragglers(0.1, 0.5).is_err());

@@ -14,7 +14,7 @@ use super::{Base, Dist, Stragglers};
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum DistError {
     /// The name before the `:` is not a known law.
-    #[error("unknown distribution `{0}`; accepted: exp, shifted-exp, pareto (e.g. `exp:rate=1`)")]
+    #[error("unknown distribution `{0}`; accepted: exp, shifted-exp, pareto, lognormal, weibull (e.g. `exp:rate=1`)")]
     UnknownName(String),
     /// A key the law does not take.
     #[error("unknown key `{key}` for `{dist}`; accepted: {accepted}")]
@@ -62,10 +62,12 @@ pub enum DistError {
     Malformed(String),
 }
 
-/// Canonical key names and the aliases that map to them.
-fn canonical(key: &str) -> &str {
+/// Canonical key names and the aliases that map to them: `mu` is the rate
+/// of the laws that have one (exp, shifted-exp), and its own key elsewhere
+/// (the log-normal's μ).
+fn canonical<'a>(key: &'a str, keys: &[&str]) -> &'a str {
     match key {
-        "mu" => "rate",
+        "mu" if keys.contains(&"rate") => "rate",
         other => other,
     }
 }
@@ -92,7 +94,7 @@ impl Params {
             let known = keys
                 .iter()
                 .chain(["p_slow", "slowdown"].iter())
-                .find(|k| **k == canonical(key))
+                .find(|k| **k == canonical(key, keys))
                 .copied()
                 .ok_or_else(|| DistError::UnknownKey {
                     dist,
@@ -169,6 +171,18 @@ impl FromStr for Dist {
                 let d = Dist::pareto(p.require("scale", example)?, p.require("shape", example)?)?;
                 (p, d)
             }
+            "lognormal" => {
+                let p = params("lognormal", &["mu", "sigma"], "mu, sigma, p_slow, slowdown")?;
+                let example = "lognormal:mu=0,sigma=0.5";
+                let d = Dist::lognormal(p.require("mu", example)?, p.require("sigma", example)?)?;
+                (p, d)
+            }
+            "weibull" => {
+                let p = params("weibull", &["scale", "shape"], "scale, shape, p_slow, slowdown")?;
+                let example = "weibull:scale=1,shape=1.5";
+                let d = Dist::weibull(p.require("scale", example)?, p.require("shape", example)?)?;
+                (p, d)
+            }
             other => return Err(DistError::UnknownName(other.to_string())),
         };
         debug_assert!(!params.accepted.is_empty());
@@ -182,6 +196,8 @@ impl fmt::Display for Dist {
             Base::Exp { rate } => write!(f, "exp:rate={rate}")?,
             Base::ShiftedExp { shift, rate } => write!(f, "shifted-exp:shift={shift},rate={rate}")?,
             Base::Pareto { scale, shape } => write!(f, "pareto:scale={scale},shape={shape}")?,
+            Base::LogNormal { mu, sigma } => write!(f, "lognormal:mu={mu},sigma={sigma}")?,
+            Base::Weibull { scale, shape } => write!(f, "weibull:scale={scale},shape={shape}")?,
         }
         if let Some(Stragglers { p_slow, slowdown }) = self.stragglers {
             write!(f, ",p_slow={p_slow},slowdown={slowdown}")?;
@@ -202,6 +218,11 @@ mod tests {
             "shifted-exp:shift=1,rate=2",
             "pareto:scale=1,shape=2.5",
             "pareto:scale=0.5,shape=1.1,p_slow=0,slowdown=1",
+            "lognormal:mu=-0.25,sigma=0.5",
+            "lognormal:mu=1.5,sigma=2,p_slow=0.05,slowdown=8",
+            "weibull:scale=1.2,shape=0.7",
+            "weibull:scale=3,shape=2,p_slow=0.1,slowdown=4",
+            "lognormal:mu=0.1234567890123456,sigma=0.987654321",
         ] {
             let d: Dist = text.parse().unwrap();
             assert_eq!(d.to_string(), text);
@@ -213,6 +234,9 @@ mod tests {
     fn alias_and_spacing() {
         let d: Dist = "exp: mu = 2".parse().unwrap();
         assert_eq!(d, Dist::exp(2.0).unwrap());
+        // `mu` is the log-normal's own key, not the rate alias.
+        let d: Dist = "lognormal:mu=2,sigma=1".parse().unwrap();
+        assert_eq!(d, Dist::lognormal(2.0, 1.0).unwrap());
     }
 
     #[test]
@@ -234,6 +258,20 @@ mod tests {
             ("exp:rate=1,p_slow=2,slowdown=3", "`p_slow=2` is out of range"),
             ("exp:rate=1,p_slow=0.1,slowdown=0.5", "`slowdown=0.5` is out of range"),
             ("exp:rate=1,p_slow=0.1", "needs the key `slowdown`"),
+            ("lognormal:mu=0", "needs the key `sigma`"),
+            ("lognormal:sigma=1", "needs the key `mu`"),
+            ("lognormal:mu=0,sigma=0", "`sigma=0` is out of range"),
+            ("lognormal:mu=0,sigma=-1", "`sigma=-1` is out of range"),
+            ("lognormal:mu=inf,sigma=1", "`mu=inf` is out of range"),
+            ("lognormal:mu=0,sigma=1,rate=2", "unknown key `rate`"),
+            ("weibull:scale=1", "needs the key `shape`"),
+            ("weibull:scale=1,shape=0", "`shape=0` is out of range"),
+            ("weibull:scale=-2,shape=1", "`scale=-2` is out of range"),
+            ("weibull:scale=1,shape=1,rate=1", "unknown key `rate`"),
+            (
+                "weibull:scale=1,shape=2,p_slow=0.1,slowdown=0.5",
+                "`slowdown=0.5` is out of range",
+            ),
         ];
         for (text, expected) in cases {
             let err = text.parse::<Dist>().unwrap_err().to_string();

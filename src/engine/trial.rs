@@ -157,12 +157,17 @@ fn prefix_sum(v: &mut [f64]) {
 }
 
 /// Whether `study`'s worker times can be drawn as order statistics: i.i.d.
-/// exponential-family workers (no straggler mixture) under a monotone load.
+/// exponential, shifted-exponential or Pareto workers (no straggler mixture)
+/// under a monotone load. Log-normal and Weibull laws take the draw path:
+/// [`TrialPlan`]'s transform of a standard exponential covers only the first three.
 pub fn order_statistics_apply(study: &Study) -> bool {
     study.load_model().is_monotone()
-        && study
-            .dist()
-            .is_some_and(|d| d.stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0))
+        && study.dist().is_some_and(|d| {
+            matches!(
+                d.base(),
+                Base::Exp { .. } | Base::ShiftedExp { .. } | Base::Pareto { .. }
+            ) && d.stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0)
+        })
 }
 
 impl TrialPlan {
@@ -229,7 +234,7 @@ impl TrialPlan {
             inv_scale: match study.dist().map(Dist::base) {
                 Some(Base::Exp { rate } | Base::ShiftedExp { rate, .. }) => 1.0 / rate,
                 Some(Base::Pareto { shape, .. }) => 1.0 / shape,
-                None => 1.0,
+                Some(Base::LogNormal { .. } | Base::Weibull { .. }) | None => 1.0,
             },
         };
         plan.update_sorting();
@@ -292,6 +297,9 @@ impl TrialPlan {
             Base::Exp { .. } => e * self.inv_scale,
             Base::ShiftedExp { shift, .. } => shift + e * self.inv_scale,
             Base::Pareto { scale, .. } => scale * (e * self.inv_scale).exp(),
+            Base::LogNormal { .. } | Base::Weibull { .. } => {
+                unreachable!("order_statistics_apply excludes log-normal and Weibull laws")
+            }
         }
     }
 

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod export;
 pub mod fit;
 pub mod load;
+pub mod plan;
 pub mod plot;
 pub mod range;
 pub mod report;

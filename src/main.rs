@@ -64,6 +64,10 @@ fn main() -> ExitCode {
             Err(err) if err.is::<cli::UsageError>() => fail(err, EXIT_USAGE),
             Err(err) => fail(err, EXIT_FAILURE),
         },
+        cli::Prepared::Plan(args) => match args.execute() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => fail(err, EXIT_USAGE),
+        },
         cli::Prepared::Merge(args) => match args.execute() {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => fail(err, EXIT_USAGE),

@@ -7,6 +7,7 @@ pub mod figure;
 pub mod fit;
 pub mod job;
 pub mod merge;
+pub mod plan;
 pub mod progress;
 pub mod run;
 pub mod scenario;
@@ -56,6 +57,8 @@ pub enum Command {
     Scenario(scenario::ScenarioArgs),
     /// Combine the partial results of --shard runs into one result.
     Merge(merge::MergeArgs),
+    /// Rank every configuration of every allowed scheme by an objective: which code, which s?
+    Plan(Box<plan::PlanArgs>),
     /// Build a scheme's encoding matrix and check that it decodes from every allowed set, and how stably.
     Codes(codes::CodesArgs),
     /// Fit worker-time laws to a measured trace and print the best --dist.
@@ -72,6 +75,8 @@ pub enum Prepared {
     Scenario(Box<scenario::ScenarioJob>),
     /// `merge`.
     Merge(merge::MergeArgs),
+    /// `plan`.
+    Plan(Box<plan::PlanArgs>),
     /// `codes`.
     Codes(Box<codes::CodesJob>),
     /// `fit`.
@@ -175,6 +180,7 @@ pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
         Command::Verify(args) => Prepared::Verify(args),
         Command::Scenario(args) => Prepared::Scenario(Box::new(args.try_into()?)),
         Command::Merge(args) => Prepared::Merge(args),
+        Command::Plan(args) => Prepared::Plan(args),
         Command::Codes(args) => Prepared::Codes(Box::new(args.try_into()?)),
         Command::Fit(args) => Prepared::Fit(args),
     })

@@ -1,0 +1,304 @@
+//! `gcsim plan`: which scheme and tolerance should this cluster run?
+
+use std::io::{self, IsTerminal, Write};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use serde::Serialize;
+
+use gcsim::engine;
+use gcsim::export::Format;
+use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
+use gcsim::range::{self, IntList};
+use gcsim::scheme::SchemeKind;
+
+use super::SchemeArg;
+use super::common::{CommonArgs, resolve_output};
+use super::job::persist;
+use super::progress::Bar;
+
+/// Rank every admissible configuration of every allowed scheme by an objective.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Exact values are used where every candidate has one (i.i.d. exponential,
+shifted-exponential, Pareto, log-normal or Weibull workers, with or without
+stragglers, except additive loads with Pareto units or mixtures); otherwise all
+candidates are simulated on common random numbers and each objective has a 95%
+interval.
+
+Examples:
+  gcsim plan --n 100 --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled
+  gcsim plan --n 50 --dist shifted-exp:shift=1,rate=1 --load-model scaled --scheme mds --objective p99
+  gcsim plan --n 16,32,64,128 --ref-n 64 --dist shifted-exp:shift=1,rate=2 --load-model scaled
+  gcsim plan --n 64 --dist replay:path=data/trace-llm-64w.csv --objective deadline:6.5 --max-load 4"
+)]
+pub struct PlanArgs {
+    /// Cluster sizes: one, a list or a range (e.g. 100, or 16,32,64, or 50..200).
+    #[arg(long, value_name = "N", value_parser = range::parse, allow_negative_numbers = true)]
+    pub n: Option<IntList>,
+
+    /// What to optimise: mean, p50, p90, p99, or deadline:T (the probability of finishing by T).
+    #[arg(long, default_value = "mean", value_name = "OBJECTIVE", value_parser = str::parse::<Objective>)]
+    pub objective: Objective,
+
+    /// The most work per worker, in units of the uncoded share (of the --ref-n cluster).
+    #[arg(long, value_name = "L")]
+    pub max_load: Option<f64>,
+
+    /// Allowed schemes [default: every scheme that decodes the exact gradient:
+    /// uncoded, frc, crc, comm-efficient, mds; name ignore to search it too].
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "SCHEMES")]
+    pub scheme: Vec<SchemeArg>,
+
+    /// Message splits tried for comm-efficient (without a communication cost,
+    /// m > 1 only adds work).
+    #[arg(long, default_value = "1", value_name = "RANGE", value_parser = range::parse)]
+    pub m: IntList,
+
+    /// N0: the law describes the uncoded share of the work at N0 workers, so at
+    /// n workers each share is N0/n as large. For "how many workers, and which code?".
+    #[arg(long, value_name = "N0")]
+    pub ref_n: Option<usize>,
+
+    /// Rows shown in the table (CSV and JSON have all).
+    #[arg(long, default_value_t = 20, value_name = "ROWS")]
+    pub top: usize,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Serialize)]
+struct PlanReport<'a> {
+    config: PlanConfig,
+    recommendation: Option<String>,
+    rows: &'a [PlanRow],
+}
+
+#[derive(Serialize)]
+struct PlanConfig {
+    gcsim: &'static str,
+    command: &'static str,
+    n: String,
+    workers: String,
+    load_model: String,
+    unit_time: Option<f64>,
+    ref_n: Option<usize>,
+    objective: String,
+    max_load: Option<f64>,
+    schemes: Vec<SchemeKind>,
+    m: String,
+    trials: u64,
+    seed: u64,
+}
+
+impl PlanArgs {
+    /// Validates, plans and prints.
+    pub fn execute(self) -> Result<()> {
+        let common = &self.common;
+        common.check_counts()?;
+        if common.shard.is_some() || common.analytic {
+            bail!("plan chooses exact values itself and runs in one process: drop --shard and --analytic");
+        }
+        if let Some(l) = self.max_load.filter(|l| !(l.is_finite() && *l >= 1.0)) {
+            bail!("--max-load {l} is out of range; accepted: a number >= 1 (uncoded has load 1)");
+        }
+        if self.ref_n == Some(0) {
+            bail!("--ref-n 0 is out of range; accepted: a whole number >= 1");
+        }
+        let load_model = common.load_model()?;
+        let ns_given = self.n.as_ref().map(|l| l.values.clone());
+        let (n0, workers) = common.population(ns_given.as_ref().and_then(|v| v.first().copied()))?;
+        let ns = match ns_given {
+            Some(v) if !common.classes.is_empty() && v != [n0] => bail!("--workers fixes n={n0}; give one --n or none"),
+            Some(v) => v,
+            None => vec![n0],
+        };
+        if let Some(&bad) = ns.iter().find(|&&n| n == 0) {
+            bail!("--n {bad} is out of range; accepted: whole numbers >= 1");
+        }
+        let schemes: Vec<SchemeKind> = if self.scheme.is_empty() {
+            SchemeKind::ALL
+                .into_iter()
+                .filter(|&k| k != SchemeKind::Ignore)
+                .collect()
+        } else {
+            self.scheme.iter().map(|&s| s.into()).collect()
+        };
+        if self.m.values.contains(&0) {
+            bail!("--m 0 is out of range; accepted: whole numbers >= 1");
+        }
+        let req = PlanRequest {
+            ns: ns.clone(),
+            workers: workers.clone(),
+            load_model,
+            ref_n: self.ref_n,
+            objective: self.objective,
+            max_load: self.max_load,
+            schemes: schemes.clone(),
+            m: self.m.values.clone(),
+            trials: common.trials,
+            seed: common.seed,
+        };
+        let output = resolve_output(common.format, common.out.as_ref(), io::stdout().is_terminal())?;
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        if let Some(t) = common.threads {
+            pool = pool.num_threads(t);
+        }
+        let pool = pool.build()?;
+        let quiet = common.quiet;
+        let rows = pool.install(|| {
+            plan::plan(&req, &|study, options| {
+                let bar = Bar::new(quiet, study.trials());
+                engine::simulate_full(&engine::TrialPlan::new(study), study, &bar, options)
+            })
+        })?;
+        let recommendation = plan::recommendation(&rows, &self.objective);
+        let report = PlanReport {
+            config: PlanConfig {
+                gcsim: env!("CARGO_PKG_VERSION"),
+                command: "plan",
+                n: self.n.as_ref().map_or(n0.to_string(), |l| l.text.clone()),
+                workers: workers.to_string(),
+                load_model: load_model.name().to_string(),
+                unit_time: load_model.unit_time(),
+                ref_n: self.ref_n,
+                objective: self.objective.to_string(),
+                max_load: self.max_load,
+                schemes,
+                m: self.m.text.clone(),
+                trials: common.trials,
+                seed: common.seed,
+            },
+            recommendation: recommendation.clone(),
+            rows: &rows,
+        };
+        let write = |out: &mut dyn Write, format: Format| -> io::Result<()> {
+            match format {
+                Format::Csv => {
+                    let mut w = csv::Writer::from_writer(out);
+                    rows.iter().try_for_each(|r| w.serialize(r)).map_err(io::Error::other)?;
+                    w.flush()
+                }
+                Format::Json => {
+                    serde_json::to_writer_pretty(&mut *out, &report)?;
+                    writeln!(out)
+                }
+                Format::Table => table(&report, self.top, out),
+            }
+        };
+        match output.file {
+            Some((path, mut tmp)) => {
+                write(tmp.as_file_mut(), output.format).with_context(|| format!("cannot write {}", path.display()))?;
+                persist(tmp, &path)?;
+                if io::stdout().is_terminal() {
+                    table(&report, self.top, &mut io::stdout().lock())?;
+                }
+                eprintln!("wrote {} rows to {}", rows.len(), path.display());
+            }
+            None => {
+                let mut out = io::BufWriter::new(io::stdout().lock());
+                write(&mut out, output.format)?;
+                out.flush()?;
+            }
+        }
+        if output.format == Format::Csv {
+            if let Some(r) = recommendation {
+                eprintln!("{r}");
+            }
+        }
+        Ok(())
+    }
+}
+
+fn short(x: Option<f64>) -> String {
+    match x {
+        None => "-".into(),
+        Some(x) if x.is_infinite() => "inf".into(),
+        Some(x) if x == 0.0 || (1e-4..1e6).contains(&x.abs()) => {
+            let digits = (3 - x.abs().max(1e-300).log10().floor() as i32).clamp(0, 6) as usize;
+            format!("{x:.digits$}")
+        }
+        Some(x) => format!("{x:.3e}"),
+    }
+}
+
+fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()> {
+    let c = &report.config;
+    writeln!(
+        out,
+        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}  trials={}  seed={}",
+        c.n,
+        c.workers,
+        c.load_model,
+        c.unit_time.map_or(String::new(), |u| format!("  unit-time={u}")),
+        c.objective,
+        c.ref_n.map_or(String::new(), |r| format!("  ref-n={r}")),
+        c.max_load.map_or(String::new(), |l| format!("  max-load={l}")),
+        c.trials,
+        c.seed
+    )?;
+    writeln!(
+        out,
+        "# storage and compute per worker in units of the uncoded share; times in units of D"
+    )?;
+    let header = [
+        "rank",
+        "n",
+        "scheme",
+        "s",
+        "m",
+        "k",
+        "objective",
+        "ci95",
+        "mean",
+        "p99",
+        "speedup",
+        "storage",
+        "compute",
+        "message",
+        "method",
+    ];
+    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for r in report.rows.iter().take(top) {
+        let ci = match (r.objective_low, r.objective_high) {
+            (Some(a), Some(b)) => format!("[{}, {}]", short(Some(a)), short(Some(b))),
+            _ => "-".into(),
+        };
+        cells.push(vec![
+            r.rank.to_string(),
+            r.n.to_string(),
+            r.scheme.to_string(),
+            r.s.to_string(),
+            r.m.map_or("-".into(), |m| m.to_string()),
+            r.k.to_string(),
+            short(Some(r.objective)),
+            ci,
+            short(Some(r.mean)),
+            short(Some(r.p99)),
+            short(r.speedup),
+            short(Some(r.storage)),
+            short(Some(r.compute)),
+            short(Some(r.message)),
+            r.method.to_string(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| cells.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &cells {
+        let line: Vec<String> = row.iter().zip(&widths).map(|(c, &w)| format!("{c:>w$}")).collect();
+        writeln!(out, "{}", line.join("  "))?;
+    }
+    if report.rows.len() > top {
+        writeln!(
+            out,
+            "# {} more rows (--top, or --format csv for all)",
+            report.rows.len() - top
+        )?;
+    }
+    if let Some(r) = &report.recommendation {
+        writeln!(out, "{r}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,463 @@
+//! Capacity planning: which scheme and tolerance should a cluster run?
+//!
+//! For each cluster size n, every admissible parameter of every allowed
+//! scheme (s for ignore, frc, crc; s and m for comm-efficient; k for mds) is
+//! a candidate, subject to a bound on the work per worker. Candidates are
+//! ranked by an objective: the mean, a percentile, or the probability of
+//! finishing by a deadline. Exact values are used where every candidate at
+//! that n has an exact law (i.i.d. parametric workers); otherwise all of them
+//! are simulated together on common random numbers, and each objective comes
+//! with its 95% interval.
+//!
+//! With several n and a reference size N0 (`--ref-n`), the distribution
+//! describes the uncoded share of the work at N0 workers, so at n workers a
+//! worker's share is N0/n of that: under `scaled` its time is scaled by N0/n
+//! (the law of (N0/n)·X), under `affine` the compute time per unit is, and
+//! under `fixed` nothing changes (the straggling does not depend on the work).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Serialize, Serializer};
+use thiserror::Error;
+
+use crate::dist::Dist;
+use crate::engine::{Options, Outcome, Summary};
+use crate::load::LoadModel;
+use crate::scheme::{Params, Scheme, SchemeKind};
+use crate::study::{Study, StudyError, Workers};
+
+/// What the plan minimises (or, for a deadline, maximises).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Objective {
+    /// Mean iteration time.
+    Mean,
+    /// The q-quantile (0.5, 0.9, 0.99) of the iteration time.
+    Quantile(f64),
+    /// The probability that an iteration finishes by T.
+    Deadline(f64),
+}
+
+impl FromStr for Objective {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let accepted = "accepted: mean, p50, p90, p99, or deadline:T (e.g. deadline:2.5)";
+        Ok(match s.trim() {
+            "mean" => Objective::Mean,
+            "p50" => Objective::Quantile(0.5),
+            "p90" => Objective::Quantile(0.9),
+            "p99" => Objective::Quantile(0.99),
+            other => match other.strip_prefix("deadline:").map(str::parse::<f64>) {
+                Some(Ok(t)) if t.is_finite() && t > 0.0 => Objective::Deadline(t),
+                Some(_) => {
+                    return Err(format!(
+                        "`{other}`: the deadline must be a finite number > 0; {accepted}"
+                    ));
+                }
+                None => return Err(format!("unknown objective `{other}`; {accepted}")),
+            },
+        })
+    }
+}
+
+impl fmt::Display for Objective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Objective::Mean => write!(f, "mean"),
+            Objective::Quantile(q) => write!(f, "p{}", (q * 100.0).round()),
+            Objective::Deadline(t) => write!(f, "deadline:{t}"),
+        }
+    }
+}
+
+impl Objective {
+    fn maximise(&self) -> bool {
+        matches!(self, Objective::Deadline(_))
+    }
+
+    fn quantile_index(q: f64) -> usize {
+        crate::stats::QUANTILES
+            .iter()
+            .position(|&x| x == q)
+            .expect("p50, p90 and p99 are reported quantiles")
+    }
+}
+
+/// Why a plan cannot be made.
+#[derive(Debug, Error)]
+pub enum PlanError {
+    /// `--ref-n` with a load model it does not apply to.
+    #[error(
+        "--ref-n rescales the work per worker, which --load-model additive counts in whole units; use scaled, affine or fixed"
+    )]
+    RefNAdditive,
+    /// `--ref-n` with measured or class-based workers.
+    #[error("--ref-n needs a parametric --dist, to rescale it by N0/n")]
+    RefNWorkers,
+    /// No candidate passes the constraints.
+    #[error("no configuration at n={n} has load at most --max-load {max_load}; the smallest is 1 (uncoded)")]
+    NoCandidate {
+        /// The cluster size.
+        n: usize,
+        /// The bound.
+        max_load: f64,
+    },
+    /// A study that cannot run.
+    #[error(transparent)]
+    Study(#[from] StudyError),
+}
+
+/// What to plan.
+#[derive(Debug, Clone)]
+pub struct PlanRequest {
+    /// Cluster sizes to consider.
+    pub ns: Vec<usize>,
+    /// Who the workers are (the i.i.d. law describes the share at `ref_n`).
+    pub workers: Workers,
+    /// The load model.
+    pub load_model: LoadModel,
+    /// N0: the cluster size whose uncoded share the law describes.
+    pub ref_n: Option<usize>,
+    /// What to optimise.
+    pub objective: Objective,
+    /// The most work per worker, in units of the (reference) uncoded share.
+    pub max_load: Option<f64>,
+    /// Allowed schemes.
+    pub schemes: Vec<SchemeKind>,
+    /// Message splits to try for comm-efficient.
+    pub m: Vec<usize>,
+    /// Monte Carlo trials where no exact law exists.
+    pub trials: u64,
+    /// Master seed.
+    pub seed: u64,
+}
+
+fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if x.is_finite() {
+        s.serialize_f64(*x)
+    } else {
+        s.serialize_str(if *x > 0.0 { "inf" } else { "-inf" })
+    }
+}
+
+fn opt_num<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => num(x, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// One ranked candidate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanRow {
+    /// 1 for the best.
+    pub rank: usize,
+    /// Cluster size.
+    pub n: usize,
+    /// Scheme name.
+    pub scheme: SchemeKind,
+    /// Straggler tolerance.
+    pub s: usize,
+    /// Message split (comm-efficient).
+    pub m: Option<usize>,
+    /// Guaranteed recovery threshold.
+    pub k: usize,
+    /// The objective: a time (unit of D) or, for a deadline, a probability.
+    #[serde(serialize_with = "num")]
+    pub objective: f64,
+    /// Lower end of the objective's 95% interval (simulated rows).
+    #[serde(serialize_with = "opt_num")]
+    pub objective_low: Option<f64>,
+    /// Upper end of the objective's 95% interval (simulated rows).
+    #[serde(serialize_with = "opt_num")]
+    pub objective_high: Option<f64>,
+    /// Mean iteration time (unit of D).
+    #[serde(serialize_with = "num")]
+    pub mean: f64,
+    /// 99th percentile (unit of D).
+    #[serde(serialize_with = "num")]
+    pub p99: f64,
+    /// Uncoded mean at the same n over this mean.
+    #[serde(serialize_with = "opt_num")]
+    pub speedup: Option<f64>,
+    /// Data each worker stores, in units of the (reference) uncoded share.
+    #[serde(serialize_with = "num")]
+    pub storage: f64,
+    /// Work each worker computes, in the same units.
+    #[serde(serialize_with = "num")]
+    pub compute: f64,
+    /// Message size, as a fraction of one gradient.
+    #[serde(serialize_with = "num")]
+    pub message: f64,
+    /// `exact` or `simulated`.
+    pub method: &'static str,
+}
+
+/// The candidates at `n` for `req`, with the factor N0/n of the work.
+fn candidates(req: &PlanRequest, n: usize, factor: f64) -> Result<Vec<Scheme>, PlanError> {
+    let mut out = Vec::new();
+    let mut push = |kind, params| {
+        if let Ok(s) = Scheme::new(kind, n, params) {
+            out.push(s);
+        }
+    };
+    for &kind in &req.schemes {
+        match kind {
+            SchemeKind::Uncoded => push(kind, Params::default()),
+            SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc => (0..n).for_each(|s| {
+                push(
+                    kind,
+                    Params {
+                        s: Some(s),
+                        m: None,
+                        k: None,
+                    },
+                )
+            }),
+            SchemeKind::CommEfficient => {
+                for s in 0..n {
+                    for &m in &req.m {
+                        push(
+                            kind,
+                            Params {
+                                s: Some(s),
+                                m: Some(m),
+                                k: None,
+                            },
+                        );
+                    }
+                }
+            }
+            SchemeKind::Mds => (1..=n).for_each(|k| {
+                push(
+                    kind,
+                    Params {
+                        s: None,
+                        m: None,
+                        k: Some(k),
+                    },
+                )
+            }),
+        }
+    }
+    out.dedup();
+    let out: Vec<Scheme> = out
+        .into_iter()
+        .filter(|s| req.max_load.is_none_or(|l| s.load() * factor <= l))
+        .collect();
+    if out.is_empty() {
+        return Err(PlanError::NoCandidate {
+            n,
+            max_load: req.max_load.unwrap_or(f64::INFINITY),
+        });
+    }
+    Ok(out)
+}
+
+/// The study at `n` with the work rescaled by `factor` = N0/n.
+fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> Result<Study, PlanError> {
+    let (workers, model) = if factor == 1.0 {
+        (req.workers.clone(), req.load_model)
+    } else {
+        let Workers::Iid(dist) = &req.workers else {
+            return Err(PlanError::RefNWorkers);
+        };
+        match req.load_model {
+            LoadModel::Fixed => (req.workers.clone(), req.load_model),
+            LoadModel::Scaled => (Workers::Iid(scale(dist, factor)), req.load_model),
+            LoadModel::Affine { unit_time } => (
+                req.workers.clone(),
+                LoadModel::Affine {
+                    unit_time: unit_time * factor,
+                },
+            ),
+            LoadModel::Additive => return Err(PlanError::RefNAdditive),
+        }
+    };
+    Ok(Study::with_workers(n, workers, model, schemes, req.trials, req.seed)?)
+}
+
+fn scale(dist: &Dist, factor: f64) -> Dist {
+    dist.scaled(factor).expect("N0/n is finite and positive")
+}
+
+/// A 95% interval of a binomial proportion: Wilson's score interval, which
+/// stays informative at 0 and 1 (Wilson 1927).
+pub fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
+    let z = 1.959_963_984_540_054;
+    let n = n as f64;
+    let d = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / d;
+    let half = z / d * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Plans: every candidate at every n, ranked best first. `simulate` runs a
+/// study with the given options (the engine, on the caller's threads).
+pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -> Result<Vec<PlanRow>, PlanError> {
+    let mut rows = Vec::new();
+    for &n in &req.ns {
+        let factor = req.ref_n.map_or(1.0, |n0| n0 as f64 / n as f64);
+        let schemes = candidates(req, n, factor)?;
+        let study = study_at(req, n, factor, schemes)?;
+        let laws: Option<Vec<_>> = study.schemes().iter().map(|s| study.exact_law(s)).collect();
+        let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
+            rank: 0,
+            n,
+            scheme: s.kind(),
+            s: s.s(),
+            m: s.m(),
+            k: s.k(),
+            objective,
+            objective_low: ci.map(|c| c.0),
+            objective_high: ci.map(|c| c.1),
+            mean,
+            p99,
+            speedup,
+            storage: s.load() * factor,
+            compute: s.load() * factor,
+            message: s.message(),
+            method,
+        };
+        match (laws, study.exact_law(&study.baseline())) {
+            (Some(laws), Some(base)) => {
+                for (s, law) in study.schemes().iter().zip(&laws) {
+                    let objective = match req.objective {
+                        Objective::Mean => law.mean(),
+                        Objective::Quantile(q) => law.quantile(q),
+                        Objective::Deadline(t) => law.cdf(t),
+                    };
+                    let speedup = Some(base.mean() / law.mean()).filter(|r| r.is_finite());
+                    rows.push(row(
+                        s,
+                        objective,
+                        None,
+                        law.mean(),
+                        law.quantile(0.99),
+                        speedup,
+                        "exact",
+                    ));
+                }
+            }
+            _ => {
+                let deadline = match req.objective {
+                    Objective::Deadline(t) => Some(t),
+                    _ => None,
+                };
+                let outcome = simulate(
+                    &study,
+                    &Options {
+                        deadline,
+                        ..Options::default()
+                    },
+                );
+                for (s, summary) in study.schemes().iter().zip(&outcome.configs) {
+                    let (objective, ci) = objective_of(&req.objective, summary);
+                    let speedup = Some(outcome.baseline.mean.mean / summary.mean.mean).filter(|r| r.is_finite());
+                    rows.push(row(
+                        s,
+                        objective,
+                        ci,
+                        summary.mean.mean,
+                        summary.quantiles[2],
+                        speedup,
+                        "simulated",
+                    ));
+                }
+            }
+        }
+    }
+    let maximise = req.objective.maximise();
+    rows.sort_by(|a, b| {
+        let order = a.objective.total_cmp(&b.objective);
+        let order = if maximise { order.reverse() } else { order };
+        // Ties (e.g. crc and ignore under `fixed`): the exact, cheaper, smaller configuration first.
+        order
+            .then(b.scheme.exact_rank().cmp(&a.scheme.exact_rank()))
+            .then(a.compute.total_cmp(&b.compute))
+            .then(a.n.cmp(&b.n))
+    });
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.rank = i + 1;
+    }
+    Ok(rows)
+}
+
+fn objective_of(objective: &Objective, s: &Summary) -> (f64, Option<(f64, f64)>) {
+    match *objective {
+        Objective::Mean => (s.mean.mean, s.mean.ci95),
+        Objective::Quantile(q) => {
+            let i = Objective::quantile_index(q);
+            (s.quantiles[i], Some(s.quantile_ci95[i]))
+        }
+        Objective::Deadline(_) => {
+            let p = s.within_deadline.expect("the deadline was counted");
+            (p, Some(proportion_ci(p, s.trials)))
+        }
+    }
+}
+
+impl SchemeKind {
+    /// Orders ties: schemes that decode the exact gradient before `ignore`.
+    fn exact_rank(self) -> u8 {
+        u8::from(self != SchemeKind::Ignore)
+    }
+}
+
+/// One sentence naming the best candidate and what it gains.
+pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String> {
+    let best = rows.first()?;
+    let what = match best.scheme {
+        SchemeKind::Uncoded => "uncoded".to_string(),
+        SchemeKind::Mds => format!("mds k={}", best.k),
+        SchemeKind::CommEfficient => format!("comm-efficient s={} m={}", best.s, best.m.unwrap_or(1)),
+        kind => format!("{kind} s={}", best.s),
+    };
+    let value = match objective {
+        Objective::Deadline(t) => format!("P(T <= {t}) = {:.4}", best.objective),
+        o => format!("{o} {:.4}", best.objective),
+    };
+    let gain = best
+        .speedup
+        .map_or(String::new(), |s| format!(", {s:.2}x the uncoded mean"));
+    let exactness = if best.scheme == SchemeKind::Ignore && best.s > 0 {
+        " (inexact: drops s/n of the data)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "recommend: n={} {what}{exactness}: {value}{gain}; each worker stores and computes {:.3}x the uncoded share",
+        best.n, best.compute
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval() {
+        // 0 of 100: (0, 0.0370); 1 of 1: (0.2065, 1); p = 0.5, n = 100: about ±0.096.
+        let (lo, hi) = proportion_ci(0.0, 100);
+        assert!(lo.abs() < 1e-12 && (hi - 0.036_995).abs() < 1e-5);
+        let (lo, hi) = proportion_ci(1.0, 1);
+        assert!((lo - 0.206_549).abs() < 1e-5 && hi == 1.0);
+        let (lo, hi) = proportion_ci(0.5, 100);
+        assert!((lo - 0.403_832).abs() < 1e-5 && (hi - 0.596_168).abs() < 1e-5);
+    }
+
+    #[test]
+    fn objectives_parse() {
+        assert_eq!("mean".parse::<Objective>().unwrap(), Objective::Mean);
+        assert_eq!("p99".parse::<Objective>().unwrap(), Objective::Quantile(0.99));
+        assert_eq!("deadline:2.5".parse::<Objective>().unwrap(), Objective::Deadline(2.5));
+        assert!(
+            "deadline:-1"
+                .parse::<Objective>()
+                .unwrap_err()
+                .contains("finite number > 0")
+        );
+        assert!("p42".parse::<Objective>().unwrap_err().contains("accepted"));
+    }
+}

@@ -1,0 +1,202 @@
+//! `gcsim plan` recommends the exact optimum where one can be computed.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+use gcsim::dist::Dist;
+use gcsim::engine::{self, Silent};
+use gcsim::load::LoadModel;
+use gcsim::plan::{Objective, PlanRequest, plan};
+use gcsim::scheme::SchemeKind;
+use gcsim::study::Workers;
+
+fn harmonic(n: usize) -> f64 {
+    (1..=n).map(|j| 1.0 / j as f64).sum()
+}
+
+fn request(
+    n: usize,
+    workers: Workers,
+    model: LoadModel,
+    schemes: Vec<SchemeKind>,
+    objective: Objective,
+) -> PlanRequest {
+    PlanRequest {
+        ns: vec![n],
+        workers,
+        load_model: model,
+        ref_n: None,
+        objective,
+        max_load: None,
+        schemes,
+        m: vec![1],
+        trials: 40_000,
+        seed: 1,
+    }
+}
+
+fn simulate(study: &gcsim::study::Study, options: &engine::Options) -> engine::Outcome {
+    engine::simulate_full(&engine::TrialPlan::new(study), study, &Silent, options)
+}
+
+/// Lee et al. 2017: MDS on n shifted-exponential workers with load-scaled
+/// times, E[T_k] = (n/k)·(shift + (H_n − H_{n−k})/μ); the plan's first row is
+/// the k that minimises it, for several clusters.
+#[test]
+fn mds_optimum_of_lee_et_al() {
+    for (n, shift, rate) in [(50, 1.0, 1.0), (20, 0.5, 2.0), (100, 2.0, 0.5), (12, 0.1, 10.0)] {
+        let dist = Dist::shifted_exp(shift, rate).unwrap();
+        let req = request(
+            n,
+            Workers::Iid(dist),
+            LoadModel::Scaled,
+            vec![SchemeKind::Mds],
+            Objective::Mean,
+        );
+        let rows = plan(&req, &simulate).unwrap();
+        let exact = |k: usize| (n as f64 / k as f64) * (shift + (harmonic(n) - harmonic(n - k)) / rate);
+        let best_k = (1..=n).min_by(|&a, &b| exact(a).total_cmp(&exact(b))).unwrap();
+        assert_eq!(rows[0].k, best_k, "n={n} shift={shift} rate={rate}");
+        assert!((rows[0].objective - exact(best_k)).abs() < 1e-9 * exact(best_k));
+        assert_eq!(rows.len(), n);
+        assert!(rows.windows(2).all(|w| w[0].objective <= w[1].objective), "ranked");
+        assert_eq!(rows[0].method, "exact");
+    }
+}
+
+/// The same question answered by simulation (a cluster given as two classes
+/// of the same law has no exact law in gcsim): the chosen k's exact mean is
+/// within the simulation's resolution of the optimum.
+#[test]
+fn simulated_plan_finds_the_optimum_within_its_intervals() {
+    let (n, shift, rate) = (20, 0.5, 2.0);
+    let dist = Dist::shifted_exp(shift, rate).unwrap();
+    let workers = Workers::Classes {
+        classes: vec![(10, dist), (10, dist)],
+        shuffle: false,
+    };
+    let req = request(n, workers, LoadModel::Scaled, vec![SchemeKind::Mds], Objective::Mean);
+    let rows = plan(&req, &simulate).unwrap();
+    assert_eq!(rows[0].method, "simulated");
+    let exact = |k: usize| (n as f64 / k as f64) * (shift + (harmonic(n) - harmonic(n - k)) / rate);
+    let optimum = (1..=n).map(exact).fold(f64::INFINITY, f64::min);
+    let (lo, hi) = (rows[0].objective_low.unwrap(), rows[0].objective_high.unwrap());
+    let half = (hi - lo) / 2.0;
+    // The chosen configuration is truly near-optimal: its exact mean is within
+    // 4 of its own interval half-widths of the best exact mean.
+    assert!(
+        exact(rows[0].k) - optimum < 4.0 * half,
+        "k={} exact {} vs optimum {optimum}",
+        rows[0].k,
+        exact(rows[0].k)
+    );
+    // And the interval covers that exact mean (to 4.5 standard errors).
+    assert!((rows[0].objective - exact(rows[0].k)).abs() < 4.5 * half / 1.96);
+}
+
+/// A deadline: the exact probability P(T ≤ t) of crc s under fixed
+/// exponential workers is the binomial tail; the plan maximises it within the
+/// load bound.
+#[test]
+fn deadline_objective_with_a_load_bound() {
+    let n = 30;
+    let mut req = request(
+        n,
+        Workers::Iid(Dist::exp(1.0).unwrap()),
+        LoadModel::Fixed,
+        vec![SchemeKind::Crc],
+        Objective::Deadline(1.0),
+    );
+    req.max_load = Some(5.0);
+    let rows = plan(&req, &simulate).unwrap();
+    assert_eq!(rows.len(), 5, "crc with load s+1 <= 5");
+    // Under fixed load, more tolerance always helps: s = 4 is best.
+    assert_eq!(rows[0].s, 4);
+    let p = 1.0 - (-1.0f64).exp();
+    let tail: f64 = (n - 4..=n)
+        .map(|j| {
+            let c = (0..j).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64);
+            c * p.powi(j as i32) * (1.0 - p).powi((n - j) as i32)
+        })
+        .sum();
+    assert!(
+        (rows[0].objective - tail).abs() < 1e-9,
+        "{} vs {tail}",
+        rows[0].objective
+    );
+}
+
+#[test]
+fn cli_plan_recommends_and_rejects_bad_input() {
+    let g = || Command::cargo_bin("gcsim").unwrap();
+    g().args([
+        "plan",
+        "--n",
+        "50",
+        "--dist",
+        "shifted-exp:shift=1,rate=1",
+        "--load-model",
+        "scaled",
+        "--scheme",
+        "mds",
+        "--format",
+        "table",
+    ])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("recommend: n=50 mds k=34"));
+    let json = g().args(["plan", "--n", "12", "--format", "json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(v["recommendation"].as_str().unwrap().starts_with("recommend:"));
+    assert_eq!(v["rows"][0]["rank"], 1);
+    g().args(["plan", "--n", "10", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "rank,n,scheme,s,m,k,objective,objective_low,objective_high,mean,p99,speedup",
+        ));
+    g().args([
+        "plan",
+        "--n",
+        "16,32",
+        "--ref-n",
+        "16",
+        "--dist",
+        "exp:rate=1",
+        "--load-model",
+        "scaled",
+        "--format",
+        "csv",
+    ])
+    .assert()
+    .success();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["plan", "--n", "10", "--max-load", "0.5"],
+            "--max-load 0.5 is out of range",
+        ),
+        (&["plan", "--n", "10", "--objective", "p42"], "unknown objective `p42`"),
+        (
+            &["plan", "--n", "10", "--objective", "deadline:-1"],
+            "finite number > 0",
+        ),
+        (
+            &["plan", "--n", "10,20", "--ref-n", "10", "--load-model", "additive"],
+            "--ref-n rescales the work",
+        ),
+        (
+            &["plan", "--n", "10,20", "--workers", "10:exp:rate=1"],
+            "--workers fixes n=10",
+        ),
+        (
+            &["plan", "--n", "10", "--shard", "1/2", "--out", "x.json"],
+            "drop --shard and --analytic",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = g().args(*args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}

@@ -202,10 +202,8 @@ impl PlanArgs {
                 out.flush()?;
             }
         }
-        if output.format == Format::Csv {
-            if let Some(r) = recommendation {
-                eprintln!("{r}");
-            }
+        if let (Format::Csv, Some(r)) = (output.format, recommendation) {
+            eprintln!("{r}");
         }
         Ok(())
     }

@@ -32,8 +32,10 @@ use crate::load::LoadModel;
 use crate::plot::sweep::Metric;
 use crate::range::{self, IntList};
 use crate::scheme::SchemeKind;
-use crate::study::Study;
+use crate::study::{Study, Workers};
 use crate::sweep::{self, Ranges};
+use crate::trace::Trace;
+use std::sync::Arc;
 
 /// A scenario file error: one line, naming the file, the line and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +85,8 @@ struct StudyFile {
     k: Option<Spanned<ListValue>>,
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
+    workers: Option<Spanned<Vec<String>>>,
+    shuffle_placement: Option<bool>,
     load_model: Option<Spanned<String>>,
     unit_time: Option<f64>,
     analytic: Option<bool>,
@@ -97,6 +101,8 @@ struct ScenarioFile {
     description: Option<String>,
     n: Spanned<usize>,
     dist: Option<Spanned<String>>,
+    workers: Option<Spanned<Vec<String>>>,
+    shuffle_placement: Option<bool>,
     load_model: Option<Spanned<String>>,
     unit_time: Option<f64>,
     trials: Option<Spanned<u64>>,
@@ -170,6 +176,30 @@ impl Source<'_> {
             line: span.map(|s| self.line_of(s.start)),
             message: message.into(),
         })
+    }
+
+    /// A `dist` value: a law, or `trace:path=`/`replay:path=` with the path
+    /// relative to the scenario file.
+    fn workers_from_dist(&self, text: &str) -> Result<Workers, String> {
+        for (prefix, replay) in [("trace:", false), ("replay:", true)] {
+            if let Some(rest) = text.strip_prefix(prefix) {
+                let path = rest
+                    .strip_prefix("path=")
+                    .filter(|p| !p.is_empty())
+                    .ok_or_else(|| format!("`{text}` needs the key `path`"))?;
+                let path = self
+                    .path
+                    .parent()
+                    .map_or_else(|| Path::new(path).to_path_buf(), |dir| dir.join(path));
+                let trace = Arc::new(Trace::from_file(&path).map_err(|e| e.to_string())?);
+                return Ok(if replay {
+                    Workers::Replay(trace)
+                } else {
+                    Workers::Trace(trace)
+                });
+            }
+        }
+        text.parse::<Dist>().map(Workers::Iid).map_err(|e| e.to_string())
     }
 
     fn list(&self, key: &str, value: &Option<Spanned<ListValue>>) -> Result<Option<IntList>, ScenarioError> {
@@ -259,11 +289,47 @@ impl Scenario {
                 );
             }
             let n = st.n.as_ref().unwrap_or(&file.n);
-            let dist_text = st.dist.as_ref().or(file.dist.as_ref());
-            let dist: Dist = match dist_text {
-                None => Dist::exp(1.0).expect("valid"),
-                Some(d) => match d.get_ref().parse() {
-                    Ok(d) => d,
+            // A study's own workers or dist wins over the file's; one level may
+            // not set both.
+            let shuffle = st.shuffle_placement.or(file.shuffle_placement).unwrap_or(false);
+            let (classes, dist_text) = match (&st.workers, &st.dist) {
+                (None, None) => (file.workers.as_ref(), file.dist.as_ref()),
+                (w, d) => (w.as_ref(), d.as_ref()),
+            };
+            let workers = match (classes, dist_text) {
+                (Some(c), Some(_)) => {
+                    return src.err(
+                        Some(c.span()),
+                        "keys `workers` and `dist` do not go together: each class names its law",
+                    );
+                }
+                (Some(c), None) => {
+                    let mut list = Vec::new();
+                    for item in c.get_ref() {
+                        let parsed = item.split_once(':').and_then(|(count, law)| {
+                            Some((
+                                count.trim().parse::<usize>().ok().filter(|&c| c > 0)?,
+                                law.parse::<Dist>(),
+                            ))
+                        });
+                        match parsed {
+                            Some((count, Ok(law))) => list.push((count, law)),
+                            Some((_, Err(e))) => {
+                                return src.err(Some(c.span()), format!("key `workers`: `{item}`: {e}"));
+                            }
+                            None => {
+                                return src.err(
+                                    Some(c.span()),
+                                    format!("key `workers`: `{item}` is not COUNT:DIST with COUNT >= 1 (e.g. \"90:exp:rate=1\")"),
+                                );
+                            }
+                        }
+                    }
+                    Workers::Classes { classes: list, shuffle }
+                }
+                (None, None) => Workers::Iid(Dist::exp(1.0).expect("valid")),
+                (None, Some(d)) => match src.workers_from_dist(d.get_ref()) {
+                    Ok(w) => w,
                     Err(e) => return src.err(Some(d.span()), format!("key `dist`: {e}")),
                 },
             };
@@ -307,9 +373,9 @@ impl Scenario {
                     return src.err(Some(st.label.span()), format!("study `{label}`: {msg}"));
                 }
             };
-            let study = match Study::new(
+            let study = match Study::with_workers(
                 *n.get_ref(),
-                dist,
+                workers,
                 model,
                 expanded.schemes,
                 trials,
@@ -465,6 +531,21 @@ load_model = "scaled"
                 "at least one [[study]]",
             ),
             ("name = [".to_string(), "x.toml:1:", ""),
+            (
+                GOOD.replace("trials = 1000", "trials = 1000\nworkers = [\"12:exp:rate=1\"]"),
+                "x.toml:6:",
+                "keys `workers` and `dist` do not go together",
+            ),
+            (
+                GOOD.replace("dist = \"exp:rate=2\"", "workers = [\"6:exp:rate=1\", \"x\"]"),
+                "x.toml:4:",
+                "`x` is not COUNT:DIST",
+            ),
+            (
+                GOOD.replace("exp:rate=2", "replay:path=nope.csv"),
+                "x.toml:4:",
+                "key `dist`: nope.csv: cannot read the trace",
+            ),
         ];
         for (text, place, what) in cases {
             let e = parse(&text).unwrap_err().to_string();

@@ -396,7 +396,7 @@ fn scenario_files() {
         ("no-study.toml", &["no-study.toml", "missing field `study`"]),
         (
             "bad-dist.toml",
-            &["bad-dist.toml:3: key `dist`: unknown distribution `trace`", "accepted"],
+            &["bad-dist.toml:3: key `dist`: x.csv: cannot read the trace"],
         ),
         (
             "huge-n.toml",

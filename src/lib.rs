@@ -10,6 +10,7 @@
 
 pub mod analytic;
 pub mod codes;
+pub mod comm;
 pub mod dist;
 pub mod engine;
 pub mod export;

@@ -21,6 +21,7 @@ use std::str::FromStr;
 use serde::{Serialize, Serializer};
 use thiserror::Error;
 
+use crate::comm::Comm;
 use crate::dist::Dist;
 use crate::engine::{Options, Outcome, Summary};
 use crate::load::LoadModel;
@@ -131,6 +132,8 @@ pub struct PlanRequest {
     pub trials: u64,
     /// Master seed.
     pub seed: u64,
+    /// Communication and decoding.
+    pub comm: Comm,
 }
 
 fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -275,7 +278,7 @@ fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> R
             LoadModel::Additive => return Err(PlanError::RefNAdditive),
         }
     };
-    Ok(Study::with_workers(n, workers, model, schemes, req.trials, req.seed)?)
+    Ok(Study::with_workers(n, workers, model, schemes, req.trials, req.seed)?.with_comm(req.comm))
 }
 
 fn scale(dist: &Dist, factor: f64) -> Dist {
@@ -301,7 +304,11 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
         let factor = req.ref_n.map_or(1.0, |n0| n0 as f64 / n as f64);
         let schemes = candidates(req, n, factor)?;
         let study = study_at(req, n, factor, schemes)?;
-        let laws: Option<Vec<_>> = study.schemes().iter().map(|s| study.exact_law(s)).collect();
+        let laws: Option<Vec<_>> = study
+            .schemes()
+            .iter()
+            .map(|s| crate::report::exact_law(&study, s))
+            .collect();
         let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
             rank: 0,
             n,
@@ -320,21 +327,22 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
             message: s.message(),
             method,
         };
-        match (laws, study.exact_law(&study.baseline())) {
-            (Some(laws), Some(base)) => {
-                for (s, law) in study.schemes().iter().zip(&laws) {
+        match (laws, crate::report::exact_law(&study, &study.baseline())) {
+            (Some(laws), Some((base, base_shift))) => {
+                for (s, (law, shift)) in study.schemes().iter().zip(&laws) {
                     let objective = match req.objective {
-                        Objective::Mean => law.mean(),
-                        Objective::Quantile(q) => law.quantile(q),
-                        Objective::Deadline(t) => law.cdf(t),
+                        Objective::Mean => law.mean() + shift,
+                        Objective::Quantile(q) => law.quantile(q) + shift,
+                        Objective::Deadline(t) => law.cdf(t - shift),
                     };
-                    let speedup = Some(base.mean() / law.mean()).filter(|r| r.is_finite());
+                    let mean = law.mean() + shift;
+                    let speedup = Some((base.mean() + base_shift) / mean).filter(|r| r.is_finite());
                     rows.push(row(
                         s,
                         objective,
                         None,
-                        law.mean(),
-                        law.quantile(0.99),
+                        mean,
+                        law.quantile(0.99) + shift,
                         speedup,
                         "exact",
                     ));

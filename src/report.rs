@@ -88,6 +88,15 @@ pub struct Row {
     /// Exact 99th percentile where the theory gives one (unit of D).
     #[serde(serialize_with = "opt_num")]
     pub analytic_p99: Option<f64>,
+    /// The master's link: `dedicated` or `shared` (appended to SPEC §5).
+    pub link: &'static str,
+    /// Time to transfer this row's message, τ × message (unit of D); empty
+    /// when transfer times are random (`--comm-dist`).
+    #[serde(serialize_with = "opt_num")]
+    pub transfer_time: Option<f64>,
+    /// Decoding time added to every iteration (unit of D).
+    #[serde(serialize_with = "num")]
+    pub decode_time: f64,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -121,6 +130,9 @@ impl Row {
             p99_speedup: ratio(baseline.quantiles[2], p99),
             analytic_mean: None,
             analytic_p99: None,
+            link: "dedicated",
+            transfer_time: Some(0.0),
+            decode_time: 0.0,
         }
     }
 }
@@ -151,9 +163,23 @@ pub fn mean_is_infinite(study: &Study, scheme: &Scheme) -> bool {
     index <= 1.0
 }
 
-/// The exact law of `scheme` in `study`, where the theory gives one.
-fn law(study: &Study, scheme: &Scheme) -> Option<IterationLaw> {
-    study.exact_law(scheme)
+/// The exact law of `scheme` in `study`, where the theory gives one, with
+/// the constant it is shifted by under the communication model (τ·message
+/// on a dedicated link with constant τ, plus the decoding time).
+pub fn exact_law(study: &Study, scheme: &Scheme) -> Option<(IterationLaw, f64)> {
+    let shift = study.comm().constant_shift(scheme.message())? + study.comm().decode_time;
+    Some((study.exact_law(scheme)?, shift))
+}
+
+/// Writes the communication model into a row.
+fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
+    let comm = study.comm();
+    row.link = comm.link.name();
+    row.transfer_time = match comm.transfer {
+        crate::comm::Transfer::Constant(tau) => Some(tau * scheme.message()),
+        crate::comm::Transfer::Random(_) => None,
+    };
+    row.decode_time = comm.decode_time;
 }
 
 /// The rows of a simulated study, one per scheme, in the study's order, with
@@ -170,9 +196,10 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
         .zip(&outcome.configs)
         .map(|(s, summary)| {
             let mut row = Row::new(s, summary, &outcome.baseline);
-            if let Some(law) = law(study, s) {
-                row.analytic_mean = Some(law.mean());
-                row.analytic_p99 = Some(law.quantile(0.99));
+            comm_columns(&mut row, study, s);
+            if let Some((law, shift)) = exact_law(study, s) {
+                row.analytic_mean = Some(law.mean() + shift);
+                row.analytic_p99 = Some(law.quantile(0.99) + shift);
             }
             let row_inf = mean_is_infinite(study, s);
             if row_inf {
@@ -198,16 +225,16 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
 /// Rows from the exact laws alone (`--analytic`): no Monte Carlo, `trials`
 /// 0, no standard error. Schemes without an exact law are returned apart.
 pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
-    let baseline = law(study, &study.baseline()).map(|l| (l.mean(), l.quantile(0.99)));
+    let baseline = exact_law(study, &study.baseline()).map(|(l, c)| (l.mean() + c, l.quantile(0.99) + c));
     let mut rows = Vec::new();
     let mut missing = Vec::new();
     for scheme in study.schemes() {
-        let Some(law) = law(study, scheme) else {
+        let Some((law, shift)) = exact_law(study, scheme) else {
             missing.push(*scheme);
             continue;
         };
-        let mean = law.mean();
-        let [p50, p90, p99, p999] = QUANTILES.map(|q| law.quantile(q));
+        let mean = law.mean() + shift;
+        let [p50, p90, p99, p999] = QUANTILES.map(|q| law.quantile(q) + shift);
         rows.push(Row {
             scheme: scheme.kind(),
             n: scheme.n(),
@@ -230,7 +257,11 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             p99_speedup: baseline.and_then(|b| ratio(b.1, p99)),
             analytic_mean: Some(mean),
             analytic_p99: Some(p99),
+            link: "dedicated",
+            transfer_time: Some(0.0),
+            decode_time: 0.0,
         });
+        comm_columns(rows.last_mut().expect("just pushed"), study, scheme);
     }
     (rows, missing)
 }
@@ -292,6 +323,9 @@ pub struct RunConfig {
     pub warnings: Vec<String>,
     /// `<scenario>/<label>` for a study run from a scenario file.
     pub study: Option<String>,
+    /// The communication and decoding model, e.g. `comm-time=0.5 link=shared decode-time=0`.
+    #[serde(default)]
+    pub comm: String,
 }
 
 impl RunConfig {
@@ -315,6 +349,9 @@ impl RunConfig {
             if let Some(v) = v {
                 f.push((k, v.clone()));
             }
+        }
+        if !self.comm.is_empty() {
+            f.push(("comm", self.comm.clone()));
         }
         if self.mode == "analytic" {
             f.push(("mode", "analytic".to_string()));

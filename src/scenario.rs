@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::comm::{Comm, Link, Transfer};
 use crate::dist::Dist;
 use crate::load::LoadModel;
 use crate::plot::sweep::Metric;
@@ -87,6 +88,10 @@ struct StudyFile {
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
     shuffle_placement: Option<bool>,
+    comm_time: Option<Spanned<f64>>,
+    comm_dist: Option<Spanned<String>>,
+    link: Option<Spanned<String>>,
+    decode_time: Option<Spanned<f64>>,
     load_model: Option<Spanned<String>>,
     unit_time: Option<f64>,
     analytic: Option<bool>,
@@ -103,6 +108,10 @@ struct ScenarioFile {
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
     shuffle_placement: Option<bool>,
+    comm_time: Option<Spanned<f64>>,
+    comm_dist: Option<Spanned<String>>,
+    link: Option<Spanned<String>>,
+    decode_time: Option<Spanned<f64>>,
     load_model: Option<Spanned<String>>,
     unit_time: Option<f64>,
     trials: Option<Spanned<u64>>,
@@ -175,6 +184,59 @@ impl Source<'_> {
             file: self.path.to_path_buf(),
             line: span.map(|s| self.line_of(s.start)),
             message: message.into(),
+        })
+    }
+
+    /// The communication model of the keys comm_time, comm_dist, link and decode_time.
+    fn comm(
+        &self,
+        time: Option<&Spanned<f64>>,
+        dist: Option<&Spanned<String>>,
+        link: Option<&Spanned<String>>,
+        decode: Option<&Spanned<f64>>,
+        label: &Spanned<String>,
+    ) -> Result<Comm, ScenarioError> {
+        let transfer = match (time, dist) {
+            (Some(t), Some(_)) => {
+                return self.err(Some(t.span()), "keys `comm_time` and `comm_dist` do not go together");
+            }
+            (Some(t), None) if !(t.get_ref().is_finite() && *t.get_ref() >= 0.0) => {
+                return self.err(
+                    Some(t.span()),
+                    format!(
+                        "key `comm_time`: {} is out of range; accepted: a finite number >= 0",
+                        t.get_ref()
+                    ),
+                );
+            }
+            (Some(t), None) => Transfer::Constant(*t.get_ref()),
+            (None, Some(d)) => match d.get_ref().parse::<Dist>() {
+                Ok(law) => Transfer::Random(law),
+                Err(e) => return self.err(Some(d.span()), format!("key `comm_dist`: {e}")),
+            },
+            (None, None) => Transfer::Constant(0.0),
+        };
+        let link = match link.map(|l| l.get_ref().as_str()) {
+            None | Some("dedicated") => Link::Dedicated,
+            Some("shared") => Link::Shared,
+            Some(other) => {
+                return self.err(
+                    link.map(|l| l.span()),
+                    format!("key `link`: unknown `{other}`; accepted: dedicated, shared"),
+                );
+            }
+        };
+        let decode_time = decode.map_or(0.0, |d| *d.get_ref());
+        if !(decode_time.is_finite() && decode_time >= 0.0) {
+            return self.err(
+                decode.map(|d| d.span()).or(Some(label.span())),
+                format!("key `decode_time`: {decode_time} is out of range; accepted: a finite number >= 0"),
+            );
+        }
+        Ok(Comm {
+            transfer,
+            link,
+            decode_time,
         })
     }
 
@@ -373,6 +435,13 @@ impl Scenario {
                     return src.err(Some(st.label.span()), format!("study `{label}`: {msg}"));
                 }
             };
+            let comm = src.comm(
+                st.comm_time.as_ref().or(file.comm_time.as_ref()),
+                st.comm_dist.as_ref().or(file.comm_dist.as_ref()),
+                st.link.as_ref().or(file.link.as_ref()),
+                st.decode_time.as_ref().or(file.decode_time.as_ref()),
+                &st.label,
+            )?;
             let study = match Study::with_workers(
                 *n.get_ref(),
                 workers,
@@ -381,7 +450,7 @@ impl Scenario {
                 trials,
                 file.seed.unwrap_or(0),
             ) {
-                Ok(s) => s,
+                Ok(s) => s.with_comm(comm),
                 Err(e) => {
                     let span = file.trials.as_ref().map_or(st.label.span(), |t| t.span());
                     return src.err(Some(span), format!("study `{label}`: {e}"));

@@ -26,6 +26,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::comm::{Comm, Link, Transfer};
 use crate::dist::Dist;
 use crate::engine::ShardPart;
 use crate::load::LoadModel;
@@ -159,6 +160,14 @@ pub struct StudySpec {
     pub seed: u64,
     /// The configurations, in order.
     pub schemes: Vec<SchemeSpec>,
+    /// Constant full-gradient transfer time (`--comm-time`).
+    pub comm_time: Option<f64>,
+    /// Random transfer time law (`--comm-dist`).
+    pub comm_dist: Option<String>,
+    /// `dedicated` or `shared`.
+    pub link: String,
+    /// `--decode-time`.
+    pub decode_time: f64,
 }
 
 impl StudySpec {
@@ -184,6 +193,16 @@ impl StudySpec {
                     }
                 })
                 .collect(),
+            comm_time: match study.comm().transfer {
+                Transfer::Constant(t) => Some(t),
+                Transfer::Random(_) => None,
+            },
+            comm_dist: match study.comm().transfer {
+                Transfer::Random(d) => Some(d.to_string()),
+                Transfer::Constant(_) => None,
+            },
+            link: study.comm().link.name().to_string(),
+            decode_time: study.comm().decode_time,
         }
     }
 
@@ -196,7 +215,25 @@ impl StudySpec {
             .iter()
             .map(|s| Scheme::new(s.scheme, self.n, Params { s: s.s, m: s.m, k: s.k }).map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
-        Study::with_workers(self.n, workers, model, schemes, self.trials, self.seed).map_err(|e| e.to_string())
+        let transfer = match (&self.comm_dist, self.comm_time) {
+            (Some(d), _) => Transfer::Random(d.parse::<Dist>().map_err(|e| format!("comm_dist: {e}"))?),
+            (None, t) => Transfer::Constant(t.unwrap_or(0.0)),
+        };
+        let link = if self.link == "shared" {
+            Link::Shared
+        } else {
+            Link::Dedicated
+        };
+        let comm = Comm {
+            transfer,
+            link,
+            decode_time: self.decode_time,
+        };
+        Ok(
+            Study::with_workers(self.n, workers, model, schemes, self.trials, self.seed)
+                .map_err(|e| e.to_string())?
+                .with_comm(comm),
+        )
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+use crate::comm::Comm;
 use crate::dist::{Base, Dist};
 use crate::load::LoadModel;
 use crate::scheme::{Params, Scheme, SchemeKind};
@@ -157,6 +158,7 @@ pub struct Study {
     schemes: Vec<Scheme>,
     trials: u64,
     seed: u64,
+    comm: Comm,
 }
 
 impl Study {
@@ -214,6 +216,7 @@ impl Study {
             schemes,
             trials,
             seed,
+            comm: Comm::default(),
         };
         if n as u64 > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TooManyWorkers(n));
@@ -240,6 +243,16 @@ impl Study {
     /// Number of workers.
     pub fn n(&self) -> usize {
         self.n
+    }
+
+    /// The same study with a communication and decoding model.
+    pub fn with_comm(self, comm: Comm) -> Self {
+        Self { comm, ..self }
+    }
+
+    /// The communication and decoding model.
+    pub fn comm(&self) -> &Comm {
+        &self.comm
     }
 
     /// The law of every worker, when they are i.i.d. of a parametric law.

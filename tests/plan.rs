@@ -32,6 +32,7 @@ fn request(
         m: vec![1],
         trials: 40_000,
         seed: 1,
+        comm: gcsim::comm::Comm::default(),
     }
 }
 

@@ -9,6 +9,7 @@ use gcsim::dist::Dist;
 use gcsim::export::Format;
 use std::sync::Arc;
 
+use gcsim::comm::{Comm, Link, Transfer};
 use gcsim::load::LoadModel;
 use gcsim::shard::ShardId;
 use gcsim::study::Workers;
@@ -25,6 +26,15 @@ pub enum LoadModelArg {
     Additive,
     /// T = c·ℓ + X, with --unit-time c.
     Affine,
+}
+
+/// `--link` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LinkArg {
+    /// Each worker has its own link to the master.
+    Dedicated,
+    /// One ingress link, first come first served (incast).
+    Shared,
 }
 
 /// `--format` values.
@@ -72,6 +82,26 @@ pub struct CommonArgs {
     /// With --workers: place the classes at random in every trial instead of in order.
     #[arg(long)]
     pub shuffle_placement: bool,
+
+    /// Time one worker needs to send one full gradient to the master; a
+    /// message of size `message` (1/m for comm-efficient) takes TAU × message.
+    /// Example: --comm-time 0.5
+    #[arg(long, value_name = "TAU", allow_negative_numbers = true)]
+    pub comm_time: Option<f64>,
+
+    /// Draw each message's full-gradient transfer time from DIST instead of
+    /// --comm-time (same syntax as --dist). Example: --comm-dist exp:rate=2
+    #[arg(long, value_name = "DIST", value_parser = parse_law)]
+    pub comm_dist: Option<Dist>,
+
+    /// The master's ingress: dedicated (a result arrives at finish + transfer)
+    /// or shared (one message at a time, first come first served by finish).
+    #[arg(long, value_enum, default_value_t = LinkArg::Dedicated, value_name = "LINK")]
+    pub link: LinkArg,
+
+    /// Time the master spends decoding once it can, added to every iteration.
+    #[arg(long, default_value_t = 0.0, value_name = "D", allow_negative_numbers = true)]
+    pub decode_time: f64,
 
     /// How a worker's time grows with its load ℓ.
     #[arg(long, value_enum, default_value_t = LoadModelArg::Fixed, value_name = "MODEL")]
@@ -150,6 +180,10 @@ fn parse_dist(s: &str) -> Result<DistArg, String> {
     s.parse::<Dist>().map(DistArg::Law).map_err(|e| e.to_string())
 }
 
+fn parse_law(s: &str) -> Result<Dist, String> {
+    s.parse::<Dist>().map_err(|e| e.to_string())
+}
+
 fn parse_class(s: &str) -> Result<(usize, Dist), String> {
     let (count, law) = s
         .split_once(':')
@@ -174,6 +208,35 @@ pub struct Output {
 }
 
 impl CommonArgs {
+    /// The communication and decoding model of --comm-time, --comm-dist,
+    /// --link and --decode-time.
+    pub fn comm(&self) -> Result<Comm> {
+        let transfer = match (self.comm_time, self.comm_dist) {
+            (Some(_), Some(_)) => bail!("--comm-time and --comm-dist do not go together: give one transfer time"),
+            (Some(t), None) if !(t.is_finite() && t >= 0.0) => {
+                bail!("--comm-time {t} is out of range; accepted: a finite number >= 0")
+            }
+            (Some(t), None) => Transfer::Constant(t),
+            (None, Some(d)) => Transfer::Random(d),
+            (None, None) => Transfer::Constant(0.0),
+        };
+        if !(self.decode_time.is_finite() && self.decode_time >= 0.0) {
+            bail!(
+                "--decode-time {} is out of range; accepted: a finite number >= 0",
+                self.decode_time
+            );
+        }
+        let link = match self.link {
+            LinkArg::Dedicated => Link::Dedicated,
+            LinkArg::Shared => Link::Shared,
+        };
+        Ok(Comm {
+            transfer,
+            link,
+            decode_time: self.decode_time,
+        })
+    }
+
     /// The cluster: n and who the workers are, from --n, --dist, --workers
     /// and --shuffle-placement.
     pub fn population(&self, n: Option<usize>) -> Result<(usize, Workers)> {

@@ -169,6 +169,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         skipped: Vec::new(),
         warnings: Vec::new(),
         study: None,
+        comm: study.comm().to_string(),
     }
 }
 

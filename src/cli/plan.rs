@@ -139,6 +139,7 @@ impl PlanArgs {
             m: self.m.values.clone(),
             trials: common.trials,
             seed: common.seed,
+            comm: common.comm()?,
         };
         let output = resolve_output(common.format, common.out.as_ref(), io::stdout().is_terminal())?;
         let mut pool = rayon::ThreadPoolBuilder::new();

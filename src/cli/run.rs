@@ -79,7 +79,8 @@ impl TryFrom<RunArgs> for Job {
             k: args.k,
         };
         let scheme = Scheme::new(kind, n, params).context("invalid configuration")?;
-        let study = Study::with_workers(n, workers, load_model, vec![scheme], common.trials, common.seed)?;
+        let study = Study::with_workers(n, workers, load_model, vec![scheme], common.trials, common.seed)?
+            .with_comm(common.comm()?);
         let mut config: RunConfig = run_config("run", &study, vec![kind]);
         config.s = args.s.map(|v| v.to_string());
         config.m = args.m.map(|v| v.to_string());

@@ -28,9 +28,10 @@ use rand_distr::{Distribution, Exp1};
 
 use super::rng::trial_rng;
 use super::timeline::{completion_by_events, fast};
+use crate::comm::{Comm, Transfer};
 use crate::dist::{Base, Dist};
 use crate::load::LoadModel;
-use crate::scheme::Rule;
+use crate::scheme::{Rule, Scheme};
 use crate::study::{Study, Workers};
 
 /// How rules are evaluated on a trial's worker times.
@@ -96,6 +97,9 @@ pub struct Scratch {
     cum: Vec<f64>,
     order: Vec<usize>,
     ranks: Vec<u32>,
+    transfer: Vec<f64>,
+    finish: Vec<f64>,
+    arrival: Vec<f64>,
 }
 
 /// What one trial computes: the iteration time of every slot. Slots are the
@@ -116,7 +120,14 @@ pub struct TrialPlan {
     weights: Vec<f64>,
     /// 1/rate (exponential laws) or 1/shape (Pareto), for [`Self::law_of_standard`].
     inv_scale: f64,
+    /// Communication and decoding.
+    comm: Comm,
+    /// Each slot's message size, as a fraction of one gradient.
+    messages: Vec<f64>,
 }
+
+/// Key of the transfer-time stream (XORed with the seed).
+const COMM_STREAM: u64 = 0xC0_FFEE_D1CE_5EED;
 
 /// In-place running sum, as four independent chains over the quarters of
 /// `v` whose offsets are added afterwards: a quarter of the latency of one
@@ -161,7 +172,8 @@ fn prefix_sum(v: &mut [f64]) {
 /// under a monotone load. Log-normal and Weibull laws take the draw path:
 /// [`TrialPlan`]'s transform of a standard exponential covers only the first three.
 pub fn order_statistics_apply(study: &Study) -> bool {
-    study.load_model().is_monotone()
+    !study.comm().transfers()
+        && study.load_model().is_monotone()
         && study.dist().is_some_and(|d| {
             matches!(
                 d.base(),
@@ -231,6 +243,13 @@ impl TrialPlan {
             path,
             sampling,
             weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
+            comm: *study.comm(),
+            messages: study
+                .schemes()
+                .iter()
+                .map(Scheme::message)
+                .chain(std::iter::once(1.0))
+                .collect(),
             inv_scale: match study.dist().map(Dist::base) {
                 Some(Base::Exp { rate } | Base::ShiftedExp { rate, .. }) => 1.0 / rate,
                 Some(Base::Pareto { shape, .. }) => 1.0 / shape,
@@ -279,14 +298,29 @@ impl TrialPlan {
             cum: vec![0.0; self.n],
             order: Vec::with_capacity(self.n),
             ranks: (0..self.n as u32).collect(),
+            transfer: vec![0.0; self.n],
+            finish: vec![0.0; self.n],
+            arrival: vec![0.0; self.n],
         }
     }
 
     /// Runs trial `trial` of seed `seed`, writing each slot's iteration time to `out`.
     pub fn run(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
+        if self.comm.transfers() {
+            // Transfer times come from a stream of their own, so that the
+            // worker times are those of the same trial without communication.
+            let mut rng = trial_rng(seed ^ COMM_STREAM, trial);
+            match self.comm.transfer {
+                Transfer::Constant(tau) => scratch.transfer.fill(tau),
+                Transfer::Random(d) => scratch.transfer.iter_mut().for_each(|c| *c = d.sample(&mut rng)),
+            }
+        }
         match self.sampling {
             Sampling::Draws => self.run_draws(seed, trial, scratch, out),
             Sampling::OrderStatistics => self.run_order_statistics(seed, trial, scratch, out),
+        }
+        if self.comm.decode_time != 0.0 {
+            out.iter_mut().for_each(|v| *v += self.comm.decode_time);
         }
     }
 
@@ -352,9 +386,10 @@ impl TrialPlan {
         self.draw(&mut rng, scratch);
         let n = self.n;
         if self.model.is_monotone() {
-            let raw = &scratch.draws[..n];
             let class = &self.classes[0];
-            self.evaluate(class, raw, &mut scratch.sorted, &mut scratch.order, out);
+            let raw = std::mem::take(&mut scratch.draws);
+            self.evaluate(class, &raw[..n], scratch, out);
+            scratch.draws = raw;
             return;
         }
         // Additive: classes ascend in load, so running unit sums are extended in place.
@@ -376,7 +411,9 @@ impl TrialPlan {
             } else {
                 scratch.times.copy_from_slice(&scratch.cum);
             }
-            self.evaluate(class, &scratch.times, &mut scratch.sorted, &mut scratch.order, out);
+            let times = std::mem::take(&mut scratch.times);
+            self.evaluate(class, &times, scratch, out);
+            scratch.times = times;
         }
     }
 
@@ -423,7 +460,31 @@ impl TrialPlan {
         }
     }
 
-    fn evaluate(&self, class: &Class, times: &[f64], sorted: &mut [f64], order: &mut Vec<usize>, out: &mut [f64]) {
+    fn evaluate(&self, class: &Class, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
+        if self.comm.transfers() {
+            // Each configuration's arrivals: its finish times (at its load)
+            // plus its messages' transfers, judged by the event walk.
+            for e in &class.evals {
+                for (f, &x) in scratch.finish.iter_mut().zip(times) {
+                    *f = if self.model.is_monotone() {
+                        self.model.apply(e.load, x)
+                    } else {
+                        x
+                    };
+                }
+                let message = self.messages[e.slot];
+                self.comm.arrivals(
+                    &scratch.finish,
+                    &scratch.transfer,
+                    message,
+                    &mut scratch.order,
+                    &mut scratch.arrival,
+                );
+                out[e.slot] = completion_by_events(e.rule, &scratch.arrival, &mut scratch.order);
+            }
+            return;
+        }
+        let (sorted, order) = (&mut scratch.sorted, &mut scratch.order);
         if class.needs_sort {
             sorted.copy_from_slice(times);
             sorted.sort_unstable_by(f64::total_cmp);

@@ -43,6 +43,9 @@ pub fn caption(config: &RunConfig) -> String {
     if let Some(u) = config.unit_time {
         c.push_str(&format!(" (unit time {u})"));
     }
+    if !config.comm.is_empty() && config.comm != "comm-time=0 link=dedicated decode-time=0" {
+        c.push_str(&format!("   {}", config.comm));
+    }
     if config.mode == "analytic" {
         c.push_str("   exact values");
     } else {
@@ -54,7 +57,15 @@ pub fn caption(config: &RunConfig) -> String {
 /// Draws `metric` of a sweep to `path`.
 pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(), PlotError> {
     let distinct = |f: fn(&Row) -> Option<usize>| data.rows.iter().filter_map(f).collect::<BTreeSet<_>>().len();
-    let by_m = distinct(|r| Some(r.s)) == 1 && distinct(|r| r.m) > 1;
+    // Against m when the rows that have an m share one s and vary m; rows
+    // without m (crc, uncoded) are then constant references.
+    let with_m = data
+        .rows
+        .iter()
+        .filter(|r| r.m.is_some())
+        .map(|r| r.s)
+        .collect::<BTreeSet<_>>();
+    let by_m = with_m.len() == 1 && distinct(|r| r.m) > 1;
     // An mds sweep over --k reads best against k.
     let by_k = !by_m
         && data.config.k.is_some()
@@ -128,8 +139,9 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
     for s in &mut series {
         s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
         s.exact.sort_by(|a, b| a.0.total_cmp(&b.0));
-        // Uncoded does not depend on s or m: a horizontal line, not a lone point.
-        if s.label == "uncoded" && s.points.len() <= 1 && s.exact.len() <= 1 {
+        // A value that does not depend on the x axis (uncoded against s; any
+        // scheme without m against m): a horizontal line, not a lone point.
+        if (s.label == "uncoded" || by_m) && s.points.len() <= 1 && s.exact.len() <= 1 {
             s.flat = true;
         }
     }

@@ -90,6 +90,7 @@ struct PlanConfig {
     m: String,
     trials: u64,
     seed: u64,
+    comm: String,
 }
 
 impl PlanArgs {
@@ -170,6 +171,7 @@ impl PlanArgs {
                 m: self.m.text.clone(),
                 trials: common.trials,
                 seed: common.seed,
+                comm: req.comm.to_string(),
             },
             recommendation: recommendation.clone(),
             rows: &rows,
@@ -226,7 +228,7 @@ fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()>
     let c = &report.config;
     writeln!(
         out,
-        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}  trials={}  seed={}",
+        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}  comm={}  trials={}  seed={}",
         c.n,
         c.workers,
         c.load_model,
@@ -234,6 +236,7 @@ fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()>
         c.objective,
         c.ref_n.map_or(String::new(), |r| format!("  ref-n={r}")),
         c.max_load.map_or(String::new(), |l| format!("  max-load={l}")),
+        c.comm,
         c.trials,
         c.seed
     )?;

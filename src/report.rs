@@ -97,6 +97,13 @@ pub struct Row {
     /// Decoding time added to every iteration (unit of D).
     #[serde(serialize_with = "num")]
     pub decode_time: f64,
+    /// `threshold` (the recovery rule) or `rank` (the real code's rank condition).
+    pub decoder: &'static str,
+    /// Under the rank decoder, the relative error ‖aᵀB_F − 1‖/‖1‖ of the
+    /// gradient the master decodes: √(s/n) for `ignore` (approximate gradient
+    /// coding), 0 for the exact schemes; empty under the threshold rule.
+    #[serde(serialize_with = "opt_num")]
+    pub approx_error: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -133,6 +140,8 @@ impl Row {
             link: "dedicated",
             transfer_time: Some(0.0),
             decode_time: 0.0,
+            decoder: "threshold",
+            approx_error: None,
         }
     }
 }
@@ -180,6 +189,14 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
         crate::comm::Transfer::Random(_) => None,
     };
     row.decode_time = comm.decode_time;
+    if study.decoder() == crate::study::Decoder::Rank {
+        row.decoder = "rank";
+        row.approx_error = Some(if scheme.exact() {
+            0.0
+        } else {
+            crate::codes::ignore_residual(scheme.n(), scheme.n() - scheme.s())
+        });
+    }
 }
 
 /// The rows of a simulated study, one per scheme, in the study's order, with
@@ -260,6 +277,8 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             link: "dedicated",
             transfer_time: Some(0.0),
             decode_time: 0.0,
+            decoder: "threshold",
+            approx_error: None,
         });
         comm_columns(rows.last_mut().expect("just pushed"), study, scheme);
     }

@@ -34,7 +34,7 @@ use crate::report::RunConfig;
 use crate::scheme::{Params, Scheme, SchemeKind};
 use crate::stats::Moments;
 use crate::stats::quantile::Tally;
-use crate::study::{Study, Workers};
+use crate::study::{Decoder, Study, Workers};
 use crate::trace::Trace;
 use std::sync::Arc;
 
@@ -168,6 +168,8 @@ pub struct StudySpec {
     pub link: String,
     /// `--decode-time`.
     pub decode_time: f64,
+    /// `threshold` or `rank`.
+    pub decoder: String,
 }
 
 impl StudySpec {
@@ -203,6 +205,12 @@ impl StudySpec {
             },
             link: study.comm().link.name().to_string(),
             decode_time: study.comm().decode_time,
+            decoder: if study.decoder() == Decoder::Rank {
+                "rank"
+            } else {
+                "threshold"
+            }
+            .to_string(),
         }
     }
 

@@ -130,6 +130,9 @@ pub enum StudyError {
         /// The cluster size.
         n: usize,
     },
+    /// A code that `--decoder rank` cannot build.
+    #[error("--decoder rank: {0}")]
+    Code(String),
     /// Replay under additive loads.
     #[error(
         "replay gives each worker one recorded time per step, but --load-model additive needs an independent draw per unit of work; use --dist trace:path=FILE or another load model"
@@ -159,6 +162,18 @@ pub struct Study {
     trials: u64,
     seed: u64,
     comm: Comm,
+    decoder: Decoder,
+}
+
+/// How the master decides that it can decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Decoder {
+    /// The scheme's recovery rule (any k of n; frc's groups).
+    #[default]
+    Threshold,
+    /// The rank condition of the scheme's real encoding matrix
+    /// ([`crate::codes::Code::is_decodable`]), on the arrived set.
+    Rank,
 }
 
 impl Study {
@@ -217,6 +232,7 @@ impl Study {
             trials,
             seed,
             comm: Comm::default(),
+            decoder: Decoder::Threshold,
         };
         if n as u64 > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TooManyWorkers(n));
@@ -248,6 +264,22 @@ impl Study {
     /// The same study with a communication and decoding model.
     pub fn with_comm(self, comm: Comm) -> Self {
         Self { comm, ..self }
+    }
+
+    /// The same study with another decoder; under [`Decoder::Rank`] every
+    /// configuration's code must be constructible.
+    pub fn with_decoder(self, decoder: Decoder) -> Result<Self, StudyError> {
+        if decoder == Decoder::Rank {
+            for s in self.schemes.iter().chain(std::iter::once(&self.baseline())) {
+                crate::codes::Code::new(s, self.seed).map_err(|e| StudyError::Code(e.to_string()))?;
+            }
+        }
+        Ok(Self { decoder, ..self })
+    }
+
+    /// How the master decides that it can decode.
+    pub fn decoder(&self) -> Decoder {
+        self.decoder
     }
 
     /// The communication and decoding model.

@@ -18,7 +18,7 @@ fn stdout_of(args: &[&str]) -> String {
 }
 
 /// SPEC §5's columns, then the communication model's (issue 8: appended, never reordered).
-const HEADER: &str = "scheme,n,s,m,k,load,message,exact,trials,mean,std_err,ci95_low,ci95_high,p50,p90,p99,p999,speedup,p99_speedup,analytic_mean,analytic_p99,link,transfer_time,decode_time";
+const HEADER: &str = "scheme,n,s,m,k,load,message,exact,trials,mean,std_err,ci95_low,ci95_high,p50,p90,p99,p999,speedup,p99_speedup,analytic_mean,analytic_p99,link,transfer_time,decode_time,decoder,approx_error";
 
 #[test]
 fn csv_has_the_spec_columns() {
@@ -42,7 +42,7 @@ fn csv_has_the_spec_columns() {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 8);
     for r in &rows {
-        assert_eq!(r.len(), 24);
+        assert_eq!(r.len(), 26);
         assert_eq!(r[8], "2000");
         let (mean, analytic): (f64, f64) = (r[9].parse().unwrap(), r[19].parse().unwrap());
         let se: f64 = r[10].parse().unwrap();

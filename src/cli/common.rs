@@ -12,7 +12,7 @@ use std::sync::Arc;
 use gcsim::comm::{Comm, Link, Transfer};
 use gcsim::load::LoadModel;
 use gcsim::shard::ShardId;
-use gcsim::study::Workers;
+use gcsim::study::{Decoder, Workers};
 use gcsim::trace::Trace;
 
 /// `--load-model` values.
@@ -26,6 +26,24 @@ pub enum LoadModelArg {
     Additive,
     /// T = c·ℓ + X, with --unit-time c.
     Affine,
+}
+
+/// `--decoder` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DecoderArg {
+    /// The recovery rule: any k of n, or one worker of every frc group.
+    Threshold,
+    /// The rank condition of the real code on the arrived workers.
+    Rank,
+}
+
+impl From<DecoderArg> for Decoder {
+    fn from(d: DecoderArg) -> Self {
+        match d {
+            DecoderArg::Threshold => Decoder::Threshold,
+            DecoderArg::Rank => Decoder::Rank,
+        }
+    }
 }
 
 /// `--link` values.
@@ -98,6 +116,12 @@ pub struct CommonArgs {
     /// or shared (one message at a time, first come first served by finish).
     #[arg(long, value_enum, default_value_t = LinkArg::Dedicated, value_name = "LINK")]
     pub link: LinkArg,
+
+    /// How the master decides it can decode: threshold (the scheme's recovery
+    /// rule) or rank (the rank condition of the scheme's real encoding matrix,
+    /// see `gcsim codes`; one least-squares solve per check, for small n).
+    #[arg(long, value_enum, default_value_t = DecoderArg::Threshold, value_name = "DECODER")]
+    pub decoder: DecoderArg,
 
     /// Time the master spends decoding once it can, added to every iteration.
     #[arg(long, default_value_t = 0.0, value_name = "D", allow_negative_numbers = true)]

@@ -91,8 +91,9 @@ impl TryFrom<SweepArgs> for Job {
             k: args.k.clone(),
         };
         let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
-        let study =
-            Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?.with_comm(common.comm()?);
+        let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?
+            .with_comm(common.comm()?)
+            .with_decoder(common.decoder.into())?;
         let mut unique: Vec<SchemeKind> = Vec::new();
         for k in kinds {
             if !unique.contains(&k) {

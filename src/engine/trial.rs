@@ -32,7 +32,10 @@ use crate::comm::{Comm, Transfer};
 use crate::dist::{Base, Dist};
 use crate::load::LoadModel;
 use crate::scheme::{Rule, Scheme};
-use crate::study::{Study, Workers};
+use std::sync::Arc;
+
+use crate::codes::Code;
+use crate::study::{Decoder, Study, Workers};
 
 /// How rules are evaluated on a trial's worker times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +127,8 @@ pub struct TrialPlan {
     comm: Comm,
     /// Each slot's message size, as a fraction of one gradient.
     messages: Vec<f64>,
+    /// Each slot's real code, under the rank decoder.
+    codes: Option<Arc<Vec<Code>>>,
 }
 
 /// Key of the transfer-time stream (XORed with the seed).
@@ -173,6 +178,7 @@ fn prefix_sum(v: &mut [f64]) {
 /// [`TrialPlan`]'s transform of a standard exponential covers only the first three.
 pub fn order_statistics_apply(study: &Study) -> bool {
     !study.comm().transfers()
+        && study.decoder() == Decoder::Threshold
         && study.load_model().is_monotone()
         && study.dist().is_some_and(|d| {
             matches!(
@@ -250,6 +256,7 @@ impl TrialPlan {
                 .map(Scheme::message)
                 .chain(std::iter::once(1.0))
                 .collect(),
+            codes: None,
             inv_scale: match study.dist().map(Dist::base) {
                 Some(Base::Exp { rate } | Base::ShiftedExp { rate, .. }) => 1.0 / rate,
                 Some(Base::Pareto { shape, .. }) => 1.0 / shape,
@@ -461,6 +468,49 @@ impl TrialPlan {
     }
 
     fn evaluate(&self, class: &Class, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
+        if let Some(codes) = &self.codes {
+            // Arrivals in time order; the shortest decodable prefix, by
+            // bisection (decodability only grows as workers arrive).
+            for e in &class.evals {
+                for (f, &x) in scratch.finish.iter_mut().zip(times) {
+                    *f = if self.model.is_monotone() {
+                        self.model.apply(e.load, x)
+                    } else {
+                        x
+                    };
+                }
+                if self.comm.transfers() {
+                    let message = self.messages[e.slot];
+                    self.comm.arrivals(
+                        &scratch.finish,
+                        &scratch.transfer,
+                        message,
+                        &mut scratch.order,
+                        &mut scratch.arrival,
+                    );
+                } else {
+                    scratch.arrival.copy_from_slice(&scratch.finish);
+                }
+                let arrival = &scratch.arrival;
+                scratch.order.clear();
+                scratch.order.extend(0..self.n);
+                scratch
+                    .order
+                    .sort_unstable_by(|&a, &b| arrival[a].total_cmp(&arrival[b]).then(a.cmp(&b)));
+                let code = &codes[e.slot];
+                let (mut lo, mut hi) = (1, self.n);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if code.is_decodable(&scratch.order[..mid]) {
+                        hi = mid
+                    } else {
+                        lo = mid + 1
+                    }
+                }
+                out[e.slot] = arrival[scratch.order[lo - 1]];
+            }
+            return;
+        }
         if self.comm.transfers() {
             // Each configuration's arrivals: its finish times (at its load)
             // plus its messages' transfers, judged by the event walk.

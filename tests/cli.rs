@@ -613,3 +613,40 @@ fn broken_pipe_is_quiet_success() {
     assert!(status.success(), "{err}");
     assert!(!err.contains("Error"), "{err}");
 }
+
+/// A run killed before it finishes leaves the previous output as it was and
+/// no temporary file behind: the result is written, to a temporary file
+/// renamed into place, only once complete.
+#[test]
+fn a_killed_run_leaves_the_previous_file_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.csv");
+    std::fs::write(&path, "previous").unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("gcsim");
+    let mut child = std::process::Command::new(bin)
+        .args([
+            "sweep",
+            "--n",
+            "100",
+            "--s",
+            "0..50",
+            "--trials",
+            "500000000",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&path)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "still running when killed");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "previous");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("r.csv")]);
+}

@@ -228,7 +228,7 @@ pub struct Output {
     /// Format of the file, or of stdout when there is no file.
     pub format: Format,
     /// The file to write, with its temporary sibling already created.
-    pub file: Option<(PathBuf, tempfile::NamedTempFile)>,
+    pub file: Option<Destination>,
 }
 
 impl CommonArgs {
@@ -374,15 +374,37 @@ pub fn resolve_output(format: Option<FormatArg>, out: Option<&PathBuf>, stdout_i
     if path.is_dir() {
         bail!("--out {}: is a directory; give a file name", path.display());
     }
-    let tmp = tempfile::Builder::new()
-        .prefix(".gcsim-")
-        .suffix(".partial")
-        .tempfile_in(&dir)
-        .with_context(|| format!("--out {}: cannot write in {}", path.display(), dir.display()))?;
+    let dest = Destination {
+        path: path.clone(),
+        dir,
+    };
+    // Fail now, not after the run, if the directory cannot be written; the
+    // probe is removed at once, so an interrupted run leaves nothing behind.
+    drop(dest.temp()?);
     Ok(Output {
         format,
-        file: Some((path.clone(), tmp)),
+        file: Some(dest),
     })
+}
+
+/// Where `--out` goes; its temporary file is created only when the result is
+/// complete, and renamed into place.
+#[derive(Debug)]
+pub struct Destination {
+    /// The file to write.
+    pub path: PathBuf,
+    dir: PathBuf,
+}
+
+impl Destination {
+    /// A temporary file beside the destination.
+    pub fn temp(&self) -> Result<tempfile::NamedTempFile> {
+        tempfile::Builder::new()
+            .prefix(".gcsim-")
+            .suffix(".partial")
+            .tempfile_in(&self.dir)
+            .with_context(|| format!("--out {}: cannot write in {}", self.path.display(), self.dir.display()))
+    }
 }
 
 /// `I/K`, 1 ≤ I ≤ K: the I-th of K shards.

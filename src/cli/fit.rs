@@ -82,7 +82,8 @@ impl FitArgs {
         }
         let stdout = io::stdout();
         match output.file {
-            Some((path, mut tmp)) => {
+            Some(dest) => {
+                let (path, mut tmp) = (dest.path.clone(), dest.temp()?);
                 fit::write_report(&report, output.format, tmp.as_file_mut())
                     .and_then(|()| tmp.as_file_mut().sync_all())
                     .with_context(|| format!("cannot write {}", path.display()))?;

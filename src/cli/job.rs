@@ -161,7 +161,8 @@ impl Job {
             .pool()?
             .install(|| engine::simulate_shard(&self.study, shard.index - 1, shard.count, &bar));
         let file = ShardFile::new(&self.study, &self.config, &part);
-        let (path, mut tmp) = self.output.file.context("a shard needs --out")?;
+        let dest = self.output.file.context("a shard needs --out")?;
+        let (path, mut tmp) = (dest.path.clone(), dest.temp()?);
         serde_json::to_writer(io::BufWriter::new(tmp.as_file_mut()), &file)
             .map_err(io::Error::other)
             .and_then(|()| tmp.as_file_mut().sync_all())
@@ -194,7 +195,8 @@ pub fn finish_report(rows: Vec<Row>, mut config: RunConfig) -> Report {
 pub fn write_report(report: &Report, output: Output) -> Result<()> {
     let stdout = io::stdout();
     match output.file {
-        Some((path, mut tmp)) => {
+        Some(dest) => {
+            let (path, mut tmp) = (dest.path.clone(), dest.temp()?);
             export::write(report, output.format, tmp.as_file_mut())
                 .and_then(|()| tmp.as_file_mut().sync_all())
                 .with_context(|| format!("cannot write {}", path.display()))?;

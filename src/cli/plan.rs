@@ -191,7 +191,8 @@ impl PlanArgs {
             }
         };
         match output.file {
-            Some((path, mut tmp)) => {
+            Some(dest) => {
+                let (path, mut tmp) = (dest.path.clone(), dest.temp()?);
                 write(tmp.as_file_mut(), output.format).with_context(|| format!("cannot write {}", path.display()))?;
                 persist(tmp, &path)?;
                 if io::stdout().is_terminal() {

@@ -134,6 +134,8 @@ pub struct PlanRequest {
     pub seed: u64,
     /// Communication and decoding.
     pub comm: Comm,
+    /// Use exact values where they exist (else simulate everything).
+    pub exact: bool,
 }
 
 fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -304,11 +306,15 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
         let factor = req.ref_n.map_or(1.0, |n0| n0 as f64 / n as f64);
         let schemes = candidates(req, n, factor)?;
         let study = study_at(req, n, factor, schemes)?;
-        let laws: Option<Vec<_>> = study
-            .schemes()
-            .iter()
-            .map(|s| crate::report::exact_law(&study, s))
-            .collect();
+        let laws: Option<Vec<_>> = if req.exact {
+            study
+                .schemes()
+                .iter()
+                .map(|s| crate::report::exact_law(&study, s))
+                .collect()
+        } else {
+            None
+        };
         let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
             rank: 0,
             n,

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::analytic::IterationLaw;
+use crate::analytic::ExactLaw;
 use crate::engine::{Outcome, Summary};
 use crate::scheme::{Scheme, SchemeKind};
 use crate::stats::QUANTILES;
@@ -175,7 +175,7 @@ pub fn mean_is_infinite(study: &Study, scheme: &Scheme) -> bool {
 /// The exact law of `scheme` in `study`, where the theory gives one, with
 /// the constant it is shifted by under the communication model (τ·message
 /// on a dedicated link with constant τ, plus the decoding time).
-pub fn exact_law(study: &Study, scheme: &Scheme) -> Option<(IterationLaw, f64)> {
+pub fn exact_law(study: &Study, scheme: &Scheme) -> Option<(ExactLaw, f64)> {
     let shift = study.comm().constant_shift(scheme.message())? + study.comm().decode_time;
     Some((study.exact_law(scheme)?, shift))
 }

@@ -301,9 +301,17 @@ impl Study {
     }
 
     /// The exact law of `scheme`'s iteration time, where the theory gives one
-    /// (i.i.d. parametric workers).
-    pub fn exact_law(&self, scheme: &Scheme) -> Option<crate::analytic::IterationLaw> {
-        crate::analytic::iteration_law(self.dist()?, &self.load_model, scheme)
+    /// (i.i.d. parametric workers; classes of workers under a one-draw load model).
+    pub fn exact_law(&self, scheme: &Scheme) -> Option<crate::analytic::ExactLaw> {
+        use crate::analytic::{ExactLaw, classes::ClassLaw, iteration_law};
+        match &self.workers {
+            Workers::Iid(d) => iteration_law(d, &self.load_model, scheme).map(ExactLaw::Iid),
+            w @ Workers::Classes { .. } => {
+                let infinite = crate::report::mean_is_infinite(self, scheme);
+                ClassLaw::new(w, &self.load_model, scheme, infinite).map(ExactLaw::Classes)
+            }
+            Workers::Trace(_) | Workers::Replay(_) => None,
+        }
     }
 
     /// The load model.

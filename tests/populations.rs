@@ -95,6 +95,17 @@ fn heterogeneous_classes_in_order_match_the_non_identical_law() {
             .collect();
         let c = |t: f64| cdf(s.rule(), &laws, t);
         let exact_mean = mean_of(&c);
+        // gcsim's own exact law of classes agrees with this independent one.
+        let law = study.exact_law(s).expect("classes in order have an exact law");
+        assert!(
+            (law.mean() - exact_mean).abs() < 1e-5 * exact_mean,
+            "{s}: {} vs {exact_mean}",
+            law.mean()
+        );
+        for q in [0.5, 0.99] {
+            let x = law.quantile(q);
+            assert!((c(x) - q).abs() < 1e-9, "{s}: quantile {q}");
+        }
         let z = (summary.mean.mean - exact_mean) / summary.mean.std_err.unwrap();
         assert!(z.abs() < Z, "{s}: mean {} vs {exact_mean}: z {z:.2}", summary.mean.mean);
         for (q, &x) in QUANTILES.iter().zip(&summary.quantiles) {

@@ -20,6 +20,7 @@
 //! straggler mixture, or with a non-integer load ℓ (mds with k ∤ n).
 
 mod binomial;
+pub mod classes;
 mod mean;
 mod numeric;
 mod special;
@@ -206,6 +207,49 @@ impl IterationLaw {
             }
             let (lo, hi) = (y0 + 0.5 * step, y0 + step);
             numeric::brent(&mut g, lo, hi, 1e-14 * hi.abs())
+        }
+    }
+}
+
+/// An exact iteration-time law: of i.i.d. workers, or of worker classes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExactLaw {
+    /// i.i.d. workers.
+    Iid(IterationLaw),
+    /// Classes of workers (non-identical order statistics).
+    Classes(classes::ClassLaw),
+}
+
+impl ExactLaw {
+    /// P(T ≤ t).
+    pub fn cdf(&self, t: f64) -> f64 {
+        match self {
+            ExactLaw::Iid(l) => l.cdf(t),
+            ExactLaw::Classes(l) => l.cdf(t),
+        }
+    }
+
+    /// P(T > t).
+    pub fn sf(&self, t: f64) -> f64 {
+        match self {
+            ExactLaw::Iid(l) => l.sf(t),
+            ExactLaw::Classes(l) => l.sf(t),
+        }
+    }
+
+    /// The q-quantile.
+    pub fn quantile(&self, q: f64) -> f64 {
+        match self {
+            ExactLaw::Iid(l) => l.quantile(q),
+            ExactLaw::Classes(l) => l.quantile(q),
+        }
+    }
+
+    /// The mean (infinite where it is).
+    pub fn mean(&self) -> f64 {
+        match self {
+            ExactLaw::Iid(l) => l.mean(),
+            ExactLaw::Classes(l) => l.mean(),
         }
     }
 }

@@ -60,6 +60,10 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N0")]
     pub ref_n: Option<usize>,
 
+    /// Simulate every candidate, even where exact values exist (a cross-check).
+    #[arg(long)]
+    pub simulate: bool,
+
     /// Rows shown in the table (CSV and JSON have all).
     #[arg(long, default_value_t = 20, value_name = "ROWS")]
     pub top: usize,
@@ -141,6 +145,7 @@ impl PlanArgs {
             trials: common.trials,
             seed: common.seed,
             comm: common.comm()?,
+            exact: !self.simulate,
         };
         let output = resolve_output(common.format, common.out.as_ref(), io::stdout().is_terminal())?;
         let mut pool = rayon::ThreadPoolBuilder::new();

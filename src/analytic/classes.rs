@@ -1,0 +1,232 @@
+//! Exact laws of clusters of worker classes: non-identical order statistics.
+//!
+//! Workers are independent; worker i has CDF F_i (its class's law through
+//! the load model). The master can decode by t when
+//! - k of n: at least k workers are done, P = P(Σ_j B_j ≥ k) with
+//!   B_j ~ Binomial(c_j, F_j(t)) the finished workers of class j (David &
+//!   Nagaraja 2003, §5.2, the non-identical case), by convolving the
+//!   classes' binomial distributions;
+//! - frc: every group of consecutive workers has one done,
+//!   P = Π_g (1 − Π_{i∈g} (1 − F_i(t))).
+//!
+//! k of n does not depend on where the classes sit, so a shuffled placement
+//! has the same law; frc does, and is exact here for the layout in order. The
+//! mean integrates the survival function; quantiles are bracketed and found
+//! by Brent's method.
+
+use super::numeric::{brent, integrate};
+use crate::dist::Dist;
+use crate::load::LoadModel;
+use crate::scheme::{Rule, Scheme};
+use crate::study::Workers;
+
+/// Largest cluster whose class law is computed (the convolution is O(n²)).
+pub const MAX_N: usize = 4000;
+
+/// The exact iteration-time law of a cluster of worker classes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassLaw {
+    classes: Vec<(usize, Dist)>,
+    /// For frc: per group, the count of workers of each class.
+    groups: Option<Vec<Vec<usize>>>,
+    k: usize,
+    model: LoadModel,
+    load: f64,
+    mean_infinite: bool,
+}
+
+impl ClassLaw {
+    /// The law of `scheme` on `workers`, if they are classes under a
+    /// load model that is one draw per worker, and the cluster is not too large.
+    pub fn new(workers: &Workers, model: &LoadModel, scheme: &Scheme, mean_infinite: bool) -> Option<Self> {
+        let Workers::Classes { classes, shuffle } = workers else {
+            return None;
+        };
+        let n = scheme.n();
+        if !model.is_monotone() || n > MAX_N {
+            return None;
+        }
+        let (k, groups) = match scheme.rule() {
+            Rule::KOfN(k) => (k, None),
+            Rule::Groups { .. } if *shuffle => return None,
+            Rule::Groups { size } => {
+                let class_of: Vec<usize> = classes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(j, (c, _))| std::iter::repeat_n(j, *c))
+                    .collect();
+                let groups = class_of
+                    .chunks(size)
+                    .map(|g| {
+                        let mut counts = vec![0; classes.len()];
+                        g.iter().for_each(|&j| counts[j] += 1);
+                        counts
+                    })
+                    .collect();
+                (0, Some(groups))
+            }
+        };
+        Some(Self {
+            classes: classes.clone(),
+            groups,
+            k,
+            model: *model,
+            load: scheme.load(),
+            mean_infinite,
+        })
+    }
+
+    /// P(a worker of class j is done by t).
+    fn worker_cdf(&self, j: usize, t: f64) -> f64 {
+        let d = &self.classes[j].1;
+        match self.model {
+            LoadModel::Fixed => d.cdf(t),
+            LoadModel::Scaled => d.cdf(t / self.load),
+            LoadModel::Affine { unit_time } => d.cdf(t - unit_time * self.load),
+            LoadModel::Additive => unreachable!("additive loads are not one draw per worker"),
+        }
+    }
+
+    /// `(P(T ≤ t), P(T > t))`, each computed directly.
+    fn both(&self, t: f64) -> (f64, f64) {
+        let p: Vec<f64> = (0..self.classes.len())
+            .map(|j| self.worker_cdf(j, t).clamp(0.0, 1.0))
+            .collect();
+        if let Some(groups) = &self.groups {
+            let cdf: f64 = groups
+                .iter()
+                .map(|counts| {
+                    1.0 - counts
+                        .iter()
+                        .zip(&p)
+                        .map(|(&c, &pj)| (1.0 - pj).powi(c as i32))
+                        .product::<f64>()
+                })
+                .product();
+            return (cdf, 1.0 - cdf);
+        }
+        // Distribution of the number of finished workers: the classes' binomials convolved.
+        let mut dist = vec![1.0];
+        for ((count, _), &pj) in self.classes.iter().zip(&p) {
+            let pmf = binomial_pmf(*count, pj);
+            let mut next = vec![0.0; dist.len() + count];
+            for (a, &x) in dist.iter().enumerate() {
+                if x != 0.0 {
+                    for (b, &y) in pmf.iter().enumerate() {
+                        next[a + b] += x * y;
+                    }
+                }
+            }
+            dist = next;
+        }
+        let below: f64 = dist[..self.k].iter().sum();
+        let at_least: f64 = dist[self.k..].iter().sum();
+        (at_least, below)
+    }
+
+    /// P(T ≤ t).
+    pub fn cdf(&self, t: f64) -> f64 {
+        self.both(t).0
+    }
+
+    /// P(T > t).
+    pub fn sf(&self, t: f64) -> f64 {
+        self.both(t).1
+    }
+
+    /// A time by which the iteration is certainly done (survival below 1e-15).
+    fn far(&self) -> f64 {
+        let mut hi = 1.0f64;
+        while self.sf(hi) > 1e-15 && hi < 1e300 {
+            hi *= 2.0;
+        }
+        hi
+    }
+
+    /// The q-quantile, to about 1e-12 relative.
+    pub fn quantile(&self, q: f64) -> f64 {
+        if q <= 0.0 {
+            return 0.0;
+        }
+        if q >= 1.0 {
+            return f64::INFINITY;
+        }
+        let hi = {
+            let mut hi = 1.0f64;
+            while self.cdf(hi) < q && hi < 1e300 {
+                hi *= 2.0;
+            }
+            hi
+        };
+        brent(&mut |t| self.cdf(t) - q, 0.0, hi, 1e-13 * hi)
+    }
+
+    /// The mean, ∫ P(T > t) dt; infinite where the tails make it so.
+    pub fn mean(&self) -> f64 {
+        if self.mean_infinite {
+            return f64::INFINITY;
+        }
+        let hi = self.far();
+        integrate(&mut |t| self.sf(t), 0.0, hi, 1e-11)
+    }
+}
+
+/// P(Binomial(n, p) = i) for i = 0..=n, by the ratio recurrence in log space.
+fn binomial_pmf(n: usize, p: f64) -> Vec<f64> {
+    if p <= 0.0 {
+        let mut v = vec![0.0; n + 1];
+        v[0] = 1.0;
+        return v;
+    }
+    if p >= 1.0 {
+        let mut v = vec![0.0; n + 1];
+        v[n] = 1.0;
+        return v;
+    }
+    let (lp, lq) = (p.ln(), (-p).ln_1p());
+    let mut ln_c = 0.0;
+    (0..=n)
+        .map(|i| {
+            if i > 0 {
+                ln_c += ((n - i + 1) as f64).ln() - (i as f64).ln();
+            }
+            (ln_c + i as f64 * lp + (n - i) as f64 * lq).exp()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheme::{Params, SchemeKind};
+
+    #[test]
+    fn one_class_equals_the_iid_law() {
+        let d = Dist::exp(1.5).unwrap();
+        let workers = Workers::Classes {
+            classes: vec![(7, d), (5, d)],
+            shuffle: false,
+        };
+        for (kind, s) in [(SchemeKind::Crc, 3), (SchemeKind::Frc, 2), (SchemeKind::Ignore, 0)] {
+            let scheme = Scheme::new(
+                kind,
+                12,
+                Params {
+                    s: Some(s),
+                    m: None,
+                    k: None,
+                },
+            )
+            .unwrap();
+            let classes = ClassLaw::new(&workers, &LoadModel::Scaled, &scheme, false).unwrap();
+            let iid = crate::analytic::iteration_law(&d, &LoadModel::Scaled, &scheme).unwrap();
+            assert!((classes.mean() - iid.mean()).abs() < 1e-9 * iid.mean(), "{scheme}");
+            for q in [0.1, 0.5, 0.99] {
+                assert!(
+                    (classes.quantile(q) - iid.quantile(q)).abs() < 1e-9 * iid.quantile(q),
+                    "{scheme} q={q}"
+                );
+            }
+        }
+    }
+}

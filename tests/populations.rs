@@ -81,10 +81,7 @@ fn heterogeneous_classes_in_order_match_the_non_identical_law() {
     ];
     let trials = 200_000;
     let study = Study::with_workers(n, workers, LoadModel::Scaled, schemes.clone(), trials, 3).unwrap();
-    assert!(
-        study.dist().is_none() && study.exact_law(&schemes[0]).is_none(),
-        "Monte Carlo only"
-    );
+    assert!(study.dist().is_none(), "not i.i.d.");
     let out = engine::simulate(&study, &Silent);
     for (s, summary) in schemes.iter().zip(&out.configs) {
         let load = s.load();

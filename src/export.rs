@@ -130,16 +130,30 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     }
     let mut cells = vec![TABLE_HEADER.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     cells.extend(report.rows.iter().map(table_cells));
-    let widths: Vec<usize> = (0..TABLE_HEADER.len())
-        .map(|i| cells.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+    write_aligned(&cells, 1, out)
+}
+
+/// Writes rows of cells as columns two spaces apart: the first `left`
+/// columns aligned left, the rest right.
+pub fn write_aligned(cells: &[Vec<String>], left: usize, out: &mut dyn Write) -> io::Result<()> {
+    let columns = cells.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            cells
+                .iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
-    for row in &cells {
+    for row in cells {
         let line: Vec<String> = row
             .iter()
             .zip(&widths)
             .enumerate()
             .map(|(i, (cell, &w))| {
-                if i == 0 {
+                if i < left {
                     format!("{cell:<w$}")
                 } else {
                     format!("{cell:>w$}")

@@ -291,13 +291,7 @@ fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()>
             r.method.to_string(),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| cells.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in &cells {
-        let line: Vec<String> = row.iter().zip(&widths).map(|(c, &w)| format!("{c:>w$}")).collect();
-        writeln!(out, "{}", line.join("  "))?;
-    }
+    gcsim::export::write_aligned(&cells, 0, out)?;
     if report.rows.len() > top {
         writeln!(
             out,

@@ -119,23 +119,5 @@ pub fn write_table(report: &CodesReport, out: &mut dyn Write) -> io::Result<()> 
     }
     let mut rows = vec![HEADER.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     rows.extend(report.rows.iter().map(cells));
-    let widths: Vec<usize> = (0..HEADER.len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in &rows {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (cell, &w))| {
-                if i < 2 {
-                    format!("{cell:<w$}")
-                } else {
-                    format!("{cell:>w$}")
-                }
-            })
-            .collect();
-        writeln!(out, "{}", line.join("  ").trim_end())?;
-    }
-    Ok(())
+    crate::export::write_aligned(&rows, 2, out)
 }

@@ -467,30 +467,36 @@ impl TrialPlan {
         }
     }
 
+    /// Arrival times of `e`'s messages in `scratch.arrival`: its workers'
+    /// finish times at its load, plus the transfers where messages take time.
+    fn arrivals_of(&self, e: &Eval, times: &[f64], scratch: &mut Scratch) {
+        for (f, &x) in scratch.finish.iter_mut().zip(times) {
+            *f = if self.model.is_monotone() {
+                self.model.apply(e.load, x)
+            } else {
+                x
+            };
+        }
+        if self.comm.transfers() {
+            let message = self.messages[e.slot];
+            self.comm.arrivals(
+                &scratch.finish,
+                &scratch.transfer,
+                message,
+                &mut scratch.order,
+                &mut scratch.arrival,
+            );
+        } else {
+            scratch.arrival.copy_from_slice(&scratch.finish);
+        }
+    }
+
     fn evaluate(&self, class: &Class, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
         if let Some(codes) = &self.codes {
             // Arrivals in time order; the shortest decodable prefix, by
             // bisection (decodability only grows as workers arrive).
             for e in &class.evals {
-                for (f, &x) in scratch.finish.iter_mut().zip(times) {
-                    *f = if self.model.is_monotone() {
-                        self.model.apply(e.load, x)
-                    } else {
-                        x
-                    };
-                }
-                if self.comm.transfers() {
-                    let message = self.messages[e.slot];
-                    self.comm.arrivals(
-                        &scratch.finish,
-                        &scratch.transfer,
-                        message,
-                        &mut scratch.order,
-                        &mut scratch.arrival,
-                    );
-                } else {
-                    scratch.arrival.copy_from_slice(&scratch.finish);
-                }
+                self.arrivals_of(e, times, scratch);
                 let arrival = &scratch.arrival;
                 scratch.order.clear();
                 scratch.order.extend(0..self.n);
@@ -512,24 +518,9 @@ impl TrialPlan {
             return;
         }
         if self.comm.transfers() {
-            // Each configuration's arrivals: its finish times (at its load)
-            // plus its messages' transfers, judged by the event walk.
+            // Each configuration's arrivals, judged by the event walk.
             for e in &class.evals {
-                for (f, &x) in scratch.finish.iter_mut().zip(times) {
-                    *f = if self.model.is_monotone() {
-                        self.model.apply(e.load, x)
-                    } else {
-                        x
-                    };
-                }
-                let message = self.messages[e.slot];
-                self.comm.arrivals(
-                    &scratch.finish,
-                    &scratch.transfer,
-                    message,
-                    &mut scratch.order,
-                    &mut scratch.arrival,
-                );
+                self.arrivals_of(e, times, scratch);
                 out[e.slot] = completion_by_events(e.rule, &scratch.arrival, &mut scratch.order);
             }
             return;

@@ -369,7 +369,7 @@ impl RunConfig {
                 f.push((k, v.clone()));
             }
         }
-        if !self.comm.is_empty() {
+        if !self.comm.is_empty() && self.comm != crate::comm::Comm::default().to_string() {
             f.push(("comm", self.comm.clone()));
         }
         if self.mode == "analytic" {

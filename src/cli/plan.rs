@@ -234,7 +234,7 @@ fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()>
     let c = &report.config;
     writeln!(
         out,
-        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}  comm={}  trials={}  seed={}",
+        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}{}  trials={}  seed={}",
         c.n,
         c.workers,
         c.load_model,
@@ -242,7 +242,11 @@ fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()>
         c.objective,
         c.ref_n.map_or(String::new(), |r| format!("  ref-n={r}")),
         c.max_load.map_or(String::new(), |l| format!("  max-load={l}")),
-        c.comm,
+        if c.comm == gcsim::comm::Comm::default().to_string() {
+            String::new()
+        } else {
+            format!("  comm={}", c.comm)
+        },
         c.trials,
         c.seed
     )?;

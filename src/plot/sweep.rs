@@ -43,7 +43,7 @@ pub fn caption(config: &RunConfig) -> String {
     if let Some(u) = config.unit_time {
         c.push_str(&format!(" (unit time {u})"));
     }
-    if !config.comm.is_empty() && config.comm != "comm-time=0 link=dedicated decode-time=0" {
+    if !config.comm.is_empty() && config.comm != crate::comm::Comm::default().to_string() {
         c.push_str(&format!("   {}", config.comm));
     }
     if config.mode == "analytic" {

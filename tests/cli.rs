@@ -361,7 +361,10 @@ fn help_explains_with_examples() {
 #[test]
 fn bad_input_is_a_clear_one_line_error() {
     let cases: &[(&[&str], &str)] = &[
-        (&["run", "--n", "0", "--scheme", "uncoded"], "--n 0 is out of range"),
+        (
+            &["run", "--n", "0", "--scheme", "uncoded"],
+            "for '--n <N>': `0` is out of range; accepted: a whole number >= 1",
+        ),
         (
             &["run", "--n", "10", "--scheme", "crc", "--s", "10"],
             "--s 10 is out of range for crc with n=10; accepted: 0..9",

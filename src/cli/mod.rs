@@ -119,6 +119,15 @@ impl From<SchemeArg> for SchemeKind {
 #[error("{0}")]
 pub struct UsageError(pub String);
 
+/// A number of workers: a whole number >= 1, with an error that says so.
+pub fn parse_workers(s: &str) -> Result<usize, String> {
+    match parse_count(s) {
+        Ok(0) => Err("`0` is out of range; accepted: a whole number >= 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.replace(">= 0", ">= 1")),
+    }
+}
+
 /// A whole number >= 0, with an error that says so.
 pub fn parse_count(s: &str) -> Result<usize, String> {
     s.trim().parse::<usize>().map_err(|_| {

@@ -12,7 +12,7 @@ use gcsim::study::Study;
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind};
 use super::job::Job;
-use super::{SchemeArg, parse_count, run_config};
+use super::{SchemeArg, parse_count, parse_workers, run_config};
 
 /// Simulate one scheme on one cluster.
 #[derive(Debug, Clone, Args)]
@@ -24,7 +24,7 @@ use super::{SchemeArg, parse_count, run_config};
   gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --out result.json")]
 pub struct RunArgs {
     /// Number of workers (or give the cluster as --workers classes).
-    #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = parse_workers, allow_negative_numbers = true)]
     pub n: Option<usize>,
 
     /// The scheme.

@@ -12,7 +12,7 @@ use super::common::CommonArgs;
 use super::figure::MetricArg;
 use super::figure::{Figure, FigureKind};
 use super::job::Job;
-use super::{SchemeArg, parse_count, run_config};
+use super::{SchemeArg, parse_workers, run_config};
 use gcsim::range::{self, IntList};
 use gcsim::sweep::{self, Expanded, Ranges};
 
@@ -35,7 +35,7 @@ Examples:
 )]
 pub struct SweepArgs {
     /// Number of workers (or give the cluster as --workers classes).
-    #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = parse_workers, allow_negative_numbers = true)]
     pub n: Option<usize>,
 
     /// Schemes to compare, comma-separated.

@@ -453,7 +453,16 @@ impl Scenario {
                 Ok(s) => s.with_comm(comm),
                 Err(e) => {
                     let span = file.trials.as_ref().map_or(st.label.span(), |t| t.span());
-                    return src.err(Some(span), format!("study `{label}`: {e}"));
+                    return src.err(
+                        Some(span),
+                        format!(
+                            "study `{label}`: {}",
+                            e.to_string()
+                                .replace("--n ", "n = ")
+                                .replace("--trials", "trials")
+                                .replace("lower trials", "lower `trials`")
+                        ),
+                    );
                 }
             };
             let mut figures = Vec::new();

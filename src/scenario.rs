@@ -459,6 +459,7 @@ impl Scenario {
                             "study `{label}`: {}",
                             e.to_string()
                                 .replace("--n ", "n = ")
+                                .replace("smaller --n", "smaller n")
                                 .replace("--trials", "trials")
                                 .replace("lower trials", "lower `trials`")
                         ),

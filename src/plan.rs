@@ -18,7 +18,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use thiserror::Error;
 
 use crate::comm::Comm;
@@ -138,21 +138,6 @@ pub struct PlanRequest {
     pub exact: bool,
 }
 
-fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if x.is_finite() {
-        s.serialize_f64(*x)
-    } else {
-        s.serialize_str(if *x > 0.0 { "inf" } else { "-inf" })
-    }
-}
-
-fn opt_num<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-    match x {
-        Some(x) => num(x, s),
-        None => s.serialize_none(),
-    }
-}
-
 /// One ranked candidate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlanRow {
@@ -169,31 +154,31 @@ pub struct PlanRow {
     /// Guaranteed recovery threshold.
     pub k: usize,
     /// The objective: a time (unit of D) or, for a deadline, a probability.
-    #[serde(serialize_with = "num")]
+    #[serde(serialize_with = "crate::report::num")]
     pub objective: f64,
     /// Lower end of the objective's 95% interval (simulated rows).
-    #[serde(serialize_with = "opt_num")]
+    #[serde(serialize_with = "crate::report::opt_num")]
     pub objective_low: Option<f64>,
     /// Upper end of the objective's 95% interval (simulated rows).
-    #[serde(serialize_with = "opt_num")]
+    #[serde(serialize_with = "crate::report::opt_num")]
     pub objective_high: Option<f64>,
     /// Mean iteration time (unit of D).
-    #[serde(serialize_with = "num")]
+    #[serde(serialize_with = "crate::report::num")]
     pub mean: f64,
     /// 99th percentile (unit of D).
-    #[serde(serialize_with = "num")]
+    #[serde(serialize_with = "crate::report::num")]
     pub p99: f64,
     /// Uncoded mean at the same n over this mean.
-    #[serde(serialize_with = "opt_num")]
+    #[serde(serialize_with = "crate::report::opt_num")]
     pub speedup: Option<f64>,
     /// Data each worker stores, in units of the (reference) uncoded share.
-    #[serde(serialize_with = "num")]
+    #[serde(serialize_with = "crate::report::num")]
     pub storage: f64,
     /// Work each worker computes, in the same units.
-    #[serde(serialize_with = "num")]
+    #[serde(serialize_with = "crate::report::num")]
     pub compute: f64,
     /// Message size, as a fraction of one gradient.
-    #[serde(serialize_with = "num")]
+    #[serde(serialize_with = "crate::report::num")]
     pub message: f64,
     /// `exact` or `simulated`.
     pub method: &'static str,

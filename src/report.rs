@@ -13,7 +13,8 @@ use crate::scheme::{Scheme, SchemeKind};
 use crate::stats::QUANTILES;
 use crate::study::Study;
 
-fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+/// Serialises a number, `inf`/`-inf` for infinities, nothing for NaN.
+pub(crate) fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
     match *x {
         x if x.is_finite() => s.serialize_f64(x),
         x if x > 0.0 => s.serialize_str("inf"),
@@ -22,7 +23,8 @@ fn num<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
     }
 }
 
-fn opt_num<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+/// Serialises an optional number as [`num`] does, nothing for `None`.
+pub(crate) fn opt_num<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     match x {
         Some(x) => num(x, s),
         None => s.serialize_none(),

@@ -154,11 +154,7 @@ impl TryFrom<CodesArgs> for CodesJob {
 impl CodesJob {
     /// Runs the checks and writes the report; `Ok(false)` if an exact scheme failed them.
     pub fn execute(self) -> Result<bool> {
-        let mut pool = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = self.threads {
-            pool = pool.num_threads(t);
-        }
-        let pool = pool.build().context("cannot start the worker threads")?;
+        let pool = super::job::thread_pool(self.threads)?;
         let row: CodesRow = pool.install(|| check::check(&self.code, self.limit, self.seed));
         let failed = row.exact && !row.pass;
         let report = CodesReport {

@@ -29,12 +29,17 @@ pub struct Engine {
 
 impl Engine {
     fn pool(&self) -> Result<rayon::ThreadPool> {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = self.threads {
-            b = b.num_threads(t);
-        }
-        b.build().context("cannot start the worker threads")
+        thread_pool(self.threads)
     }
+}
+
+/// The worker threads of `--threads` (all cores if `None`).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        b = b.num_threads(t);
+    }
+    b.build().context("cannot start the worker threads")
 }
 
 /// The rows of `study`: exact values if `analytic`, else a simulation (with

@@ -82,12 +82,9 @@ impl MergeArgs {
         if self.threads == Some(0) {
             bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }
-        let mut pool = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = self.threads {
-            pool = pool.num_threads(t);
-        }
+        let pool = super::job::thread_pool(self.threads)?;
         let bar = Bar::new(self.quiet, study.trials());
-        let outcome = pool.build()?.install(|| engine::merge_shards(&study, &parts, &bar))?;
+        let outcome = pool.install(|| engine::merge_shards(&study, &parts, &bar))?;
         if outcome.passes > 1 {
             eprintln!(
                 "note: the percentiles needed {} passes; the extra ones ran here over every trial",

@@ -148,11 +148,7 @@ impl PlanArgs {
             exact: !self.simulate,
         };
         let output = resolve_output(common.format, common.out.as_ref(), io::stdout().is_terminal())?;
-        let mut pool = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = common.threads {
-            pool = pool.num_threads(t);
-        }
-        let pool = pool.build()?;
+        let pool = super::job::thread_pool(common.threads)?;
         let quiet = common.quiet;
         let rows = pool.install(|| {
             plan::plan(&req, &|study, options| {

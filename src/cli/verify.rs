@@ -52,11 +52,7 @@ impl VerifyArgs {
         if self.threads == Some(0) {
             anyhow::bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }
-        let mut pool = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = self.threads {
-            pool = pool.num_threads(t);
-        }
-        let pool = pool.build()?;
+        let pool = super::job::thread_pool(self.threads)?;
         let verdicts = pool.install(|| {
             verify::run(&verify::grid(), self.trials, self.seed, &|study| {
                 engine::simulate(study, &Silent)

@@ -240,18 +240,7 @@ fn shifted_exponential_and_pareto() {
         .iter()
         .map(|&k| scheme(SchemeKind::Mds, n, None, None, Some(k)))
         .collect();
-    let means = ks
-        .iter()
-        .map(|&k| {
-            let (nf, kf) = (n as f64, k as f64);
-            Some(
-                xm * (ln_gamma(nf + 1.0) + ln_gamma(nf - kf + 1.0 - 1.0 / alpha)
-                    - ln_gamma(nf - kf + 1.0)
-                    - ln_gamma(nf + 1.0 - 1.0 / alpha))
-                .exp(),
-            )
-        })
-        .collect();
+    let means = ks.iter().map(|&k| Some(pareto_order_mean(xm, alpha, n, k))).collect();
     check_all(n, pareto, LoadModel::Fixed, schemes, means, 31);
 }
 
@@ -355,7 +344,14 @@ fn additive_fractional_load_against_brute_force() {
 /// same bits for every scheme and load model, on either sampling.
 #[test]
 fn event_path_equals_fast_path() {
-    let n = 12;
+    for (n, deep) in [(12, 5), (96, 70)] {
+        event_path_equals_fast_path_at(n, deep);
+    }
+}
+
+/// At n = 96 the order-statistic path draws the top 49 order statistics
+/// and the rest on demand; `deep` tolerates enough stragglers to need them.
+fn event_path_equals_fast_path_at(n: usize, deep: usize) {
     let schemes = vec![
         scheme(SchemeKind::Uncoded, n, None, None, None),
         scheme(SchemeKind::Ignore, n, Some(3), None, None),
@@ -363,6 +359,7 @@ fn event_path_equals_fast_path() {
         scheme(SchemeKind::Crc, n, Some(2), None, None),
         scheme(SchemeKind::CommEfficient, n, Some(2), Some(2), None),
         scheme(SchemeKind::Mds, n, None, None, Some(5)),
+        scheme(SchemeKind::Crc, n, Some(deep), None, None),
     ];
     for model in [
         LoadModel::Fixed,
@@ -665,6 +662,22 @@ fn order_statistics_and_draws_agree_in_distribution() {
         scheme(SchemeKind::Frc, n, Some(1), None, None),
         scheme(SchemeKind::Mds, n, None, None, Some(2)),
     ];
+    assert_eq!(order_statistics_against_draws(n, schemes, 100), 3 * 3 * 6);
+    // Past the top block (n = 100 draws the top 51 and the rest on demand).
+    let n = 100;
+    let schemes = vec![
+        scheme(SchemeKind::Crc, n, Some(10), None, None),
+        scheme(SchemeKind::Crc, n, Some(75), None, None),
+        scheme(SchemeKind::Mds, n, None, None, Some(2)),
+        scheme(SchemeKind::Frc, n, Some(19), None, None),
+        scheme(SchemeKind::Frc, n, Some(49), None, None),
+    ];
+    assert_eq!(order_statistics_against_draws(n, schemes, 200), 3 * 3 * 6);
+}
+
+/// The KS checks of [`order_statistics_and_draws_agree_in_distribution`]
+/// for one worker count; returns how many were made.
+fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> usize {
     let laws = [
         Dist::exp(2.0).unwrap(),
         Dist::shifted_exp(1.0, 1.0).unwrap(),
@@ -679,7 +692,7 @@ fn order_statistics_and_draws_agree_in_distribution() {
     let mut checks = 0;
     for (i, dist) in laws.iter().enumerate() {
         for model in models {
-            let study = Study::new(n, *dist, model, schemes.clone(), trials, 100 + i as u64).unwrap();
+            let study = Study::new(n, *dist, model, schemes.clone(), trials, seed + i as u64).unwrap();
             let columns = |sampling| {
                 let plan = TrialPlan::with(&study, RulePath::Fast, sampling);
                 let mut scratch = plan.scratch();
@@ -712,5 +725,136 @@ fn order_statistics_and_draws_agree_in_distribution() {
             }
         }
     }
-    assert_eq!(checks, 3 * 3 * 6);
+    checks
+}
+
+/// Above 32 workers, order-statistic sampling draws the top
+/// `top_block(n)` order statistics in every trial and the lower ones on
+/// demand, top down. Configurations on both sides of the split, at the
+/// split itself and at the very bottom (k = 1, frc's large groups) against
+/// the exact law: harmonic means for k-of-n, the group formula for frc, and
+/// binomial-tail quantiles for both.
+#[test]
+fn order_statistics_below_the_top_block_match_the_exact_law() {
+    for (n, seed) in [(100usize, 31u64), (3000, 32)] {
+        let top = engine::trial::top_block(n);
+        let split = n - top + 1; // the lowest order statistic of the top block
+        let mut schemes: Vec<Scheme> = [0, 1, n - split - 1, n - split, n - split + 1, n - 2, n - 1]
+            .into_iter()
+            .map(|s| scheme(SchemeKind::Crc, n, Some(s), None, None))
+            .collect();
+        schemes.extend([1, 2, split - 1, split].map(|k| scheme(SchemeKind::Mds, n, None, None, Some(k))));
+        let sizes: Vec<usize> = (1..=n)
+            .filter(|r| n % r == 0 && [1, 2, 4, 25, 50, 100, 1000].contains(r))
+            .collect();
+        schemes.extend(
+            sizes
+                .iter()
+                .map(|&r| scheme(SchemeKind::Frc, n, Some(r - 1), None, None)),
+        );
+        let means = schemes
+            .iter()
+            .map(|s| {
+                Some(match s.rule() {
+                    Rule::KOfN(k) => harmonic(n) - harmonic(n - k),
+                    Rule::Groups { size } => harmonic(n / size) / size as f64,
+                })
+            })
+            .collect();
+        let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes.clone(), 10, seed).unwrap();
+        assert_eq!(TrialPlan::new(&study).sampling(), Sampling::OrderStatistics);
+        check_all(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, means, seed);
+    }
+}
+
+/// E[X_(k:n)] of Pareto(x_m, α): x_m Γ(n+1)Γ(n−k+1−1/α) / (Γ(n−k+1)Γ(n+1−1/α)).
+fn pareto_order_mean(xm: f64, alpha: f64, n: usize, k: usize) -> f64 {
+    let (nf, kf) = (n as f64, k as f64);
+    xm * (ln_gamma(nf + 1.0) + ln_gamma(nf - kf + 1.0 - 1.0 / alpha)
+        - ln_gamma(nf - kf + 1.0)
+        - ln_gamma(nf + 1.0 - 1.0 / alpha))
+    .exp()
+}
+
+/// The same split under Pareto and shifted-exponential laws and the scaled
+/// and affine load models, where the law's transform of the standard
+/// exponential and the load apply after the draw. Exact means: the Pareto
+/// Gamma ratio (frc: a group's minimum is Pareto(x_m, rα), and T the
+/// largest of g of them), harmonic numbers for the shifted exponential.
+#[test]
+fn order_statistics_below_the_top_block_other_laws_and_loads() {
+    let n = 100;
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Crc, n, Some(30), None, None),
+        scheme(SchemeKind::Crc, n, Some(80), None, None),
+        scheme(SchemeKind::Mds, n, None, None, Some(3)),
+        scheme(SchemeKind::Frc, n, Some(24), None, None),
+    ];
+    let (xm, alpha) = (1.0, 3.0);
+    let means = schemes
+        .iter()
+        .map(|s| {
+            Some(
+                s.load()
+                    * match s.rule() {
+                        Rule::KOfN(k) => pareto_order_mean(xm, alpha, n, k),
+                        Rule::Groups { size } => {
+                            let g = n / size;
+                            pareto_order_mean(xm, alpha * size as f64, g, g)
+                        }
+                    },
+            )
+        })
+        .collect();
+    check_all(
+        n,
+        Dist::pareto(xm, alpha).unwrap(),
+        LoadModel::Scaled,
+        schemes.clone(),
+        means,
+        40,
+    );
+    let (shift, rate, unit) = (0.5, 2.0, 0.01);
+    let means = schemes
+        .iter()
+        .map(|s| {
+            let e = match s.rule() {
+                Rule::KOfN(k) => harmonic(n) - harmonic(n - k),
+                Rule::Groups { size } => harmonic(n / size) / size as f64,
+            };
+            Some(unit * s.load() + shift + e / rate)
+        })
+        .collect();
+    let model = LoadModel::Affine { unit_time: unit };
+    check_all(n, Dist::shifted_exp(shift, rate).unwrap(), model, schemes, means, 41);
+}
+
+/// A configuration's values do not depend on what else the study contains:
+/// every trial draws the top block, then goes as deep as its deepest rule
+/// needs, and ranks come from a stream of their own.
+#[test]
+fn a_configurations_draws_do_not_depend_on_the_rest_of_the_study() {
+    let n = 100;
+    let alone = vec![
+        scheme(SchemeKind::Crc, n, Some(20), None, None),
+        scheme(SchemeKind::Crc, n, Some(70), None, None),
+    ];
+    let mut crowded = vec![
+        scheme(SchemeKind::Frc, n, Some(49), None, None),
+        scheme(SchemeKind::Mds, n, None, None, Some(1)),
+    ];
+    crowded.extend(alone.iter().cloned());
+    let dist = Dist::exp(1.0).unwrap();
+    let a = Study::new(n, dist, LoadModel::Fixed, alone, 10, 7).unwrap();
+    let b = Study::new(n, dist, LoadModel::Fixed, crowded, 10, 7).unwrap();
+    let (pa, pb) = (TrialPlan::new(&a), TrialPlan::new(&b));
+    let (mut sa, mut sb) = (pa.scratch(), pb.scratch());
+    let (mut oa, mut ob) = (vec![0.0; pa.slots()], vec![0.0; pb.slots()]);
+    for t in 0..2000 {
+        pa.run(7, t, &mut sa, &mut oa);
+        pb.run(7, t, &mut sb, &mut ob);
+        assert_eq!(oa[..2], ob[2..4], "trial {t}");
+        assert_eq!(oa[2], ob[4], "baseline, trial {t}");
+    }
 }

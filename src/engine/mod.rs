@@ -33,6 +33,8 @@ pub const PILOT_BYTES: u64 = 128 << 20;
 /// block, then in block order: the same floating-point sums whether the
 /// blocks run in one process or in shards.
 pub const BLOCK_CHUNKS: u64 = 128;
+/// Trials simulated between two calls of the accumulator.
+const ROW_BATCH: usize = 64;
 /// Passes over the trials at most (the first plus refinements).
 const MAX_PASSES: u32 = 8;
 
@@ -313,10 +315,10 @@ impl<'a> Started<'a> {
         let columns: Vec<PilotColumn> = (0..slots)
             .into_par_iter()
             .map(|j| {
-                let values = pilot
-                    .iter()
-                    .flat_map(|rows| rows.chunks_exact(slots).map(|r| r[j]))
-                    .collect();
+                let mut values = Vec::with_capacity(pilot.iter().map(|rows| rows.len() / slots).sum());
+                for rows in &pilot {
+                    values.extend(rows.chunks_exact(slots).map(|r| r[j]));
+                }
                 PilotColumn::new(values, runner.total)
             })
             .collect();
@@ -513,12 +515,20 @@ impl Runner<'_> {
         chunk * CHUNK..((chunk + 1) * CHUNK).min(self.total)
     }
 
-    /// Simulates one chunk, calling `row` with each trial's slot values.
-    fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut row: impl FnMut(&[f64])) {
-        let mut out = vec![0.0; self.plan.slots()];
-        for t in self.trials_of(chunk) {
-            self.plan.run(self.seed, t, scratch, &mut out);
-            row(&out);
+    /// Simulates one chunk, calling `rows` with the slot values of
+    /// [`ROW_BATCH`] trials at a time (row-major), in trial order.
+    fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut rows: impl FnMut(&[f64])) {
+        let slots = self.plan.slots();
+        let mut batch = vec![0.0; ROW_BATCH * slots];
+        let trials = self.trials_of(chunk);
+        let mut t = trials.start;
+        while t < trials.end {
+            let count = (trials.end - t).min(ROW_BATCH as u64) as usize;
+            for out in batch[..count * slots].chunks_exact_mut(slots) {
+                self.plan.run(self.seed, t, scratch, out);
+                t += 1;
+            }
+            rows(&batch[..count * slots]);
         }
     }
 
@@ -530,7 +540,7 @@ impl Runner<'_> {
                 || self.plan.scratch(),
                 |scratch, c| {
                     let mut values = Vec::with_capacity(CHUNK as usize * self.plan.slots());
-                    self.run_chunk(c, scratch, |row| values.extend_from_slice(row));
+                    self.run_chunk(c, scratch, |rows| values.extend_from_slice(rows));
                     progress.advance(values.len() as u64 / self.plan.slots() as u64);
                     values
                 },
@@ -559,7 +569,6 @@ impl Runner<'_> {
         blocks: std::ops::Range<u64>,
         progress: &dyn Progress,
     ) -> FirstPass {
-        let slots = self.plan.slots();
         let mut totals = PassTotals::new(pass);
         let mut block_sums = Vec::new();
         for block in blocks {
@@ -572,9 +581,9 @@ impl Runner<'_> {
                     |scratch, c| {
                         let mut counts = Counts::new(pass);
                         match stored.get(c as usize) {
-                            Some(values) => values.chunks_exact(slots).for_each(|r| counts.add_row(pass, r)),
+                            Some(values) => counts.add_rows(pass, values),
                             None => {
-                                self.run_chunk(c, scratch, |r| counts.add_row(pass, r));
+                                self.run_chunk(c, scratch, |rows| counts.add_rows(pass, rows));
                                 progress.advance(self.trials_of(c).count() as u64);
                             }
                         }

@@ -17,6 +17,21 @@
 //!   values for i.i.d. workers. Both paths give the same joint law of the
 //!   worker times; the tests check it.
 //!
+//! Only the top [`top_block`]`(n)` order statistics (about half the workers)
+//! are drawn in every trial, because a configuration that tolerates s
+//! stragglers reads E_(n−s) and above. The lowest of them, E_(k₀) with
+//! k₀ = n − B + 1, is −ln W for W = 1 − U_(k₀) ~ Beta(B, k₀) (uniform order
+//! statistics, David & Nagaraja §2.3), drawn as a ratio of two Gamma
+//! variates; the rest follow by Rényi spacings, E_(j+1) = E_(j) + Z/(n−j)
+//! (memorylessness). Order statistics below k₀ (deep tolerances, frc's large
+//! groups, the event walk) are drawn on demand, top down: given U_(k+1), the
+//! k lower uniforms are i.i.d. on (0, U_(k+1)), so
+//! ln U_(k) = ln U_(k+1) − Z/k, and E_(k) = −ln(1 − U_(k)). Every trial draws
+//! the same variates in the same order (the top block, then as deep as it is
+//! needed), so a configuration's values do not depend on what else the study
+//! contains; the permutation for ranks has a stream of its own for the same
+//! reason.
+//!
 //! Under `fixed`, `scaled` and `affine` a worker's time is an increasing
 //! function of one draw, so one ordering serves every configuration: the k-th
 //! order statistic of ℓ·X is ℓ times that of X, and max-of-group-minima
@@ -24,7 +39,7 @@
 //! load gets its own worker times and its own sort.
 
 use rand::RngExt;
-use rand_distr::{Distribution, Exp1};
+use rand_distr::{Distribution, Exp1, Gamma};
 
 use super::rng::trial_rng;
 use super::timeline::{completion_by_events, fast};
@@ -121,6 +136,16 @@ pub struct TrialPlan {
     sampling: Sampling,
     /// 1/(n−i+1) for i = 1..n: the Rényi spacing weights.
     weights: Vec<f64>,
+    /// Gamma(B) and Gamma(k₀) for the lowest of the top B order statistics
+    /// (none when B = n).
+    split: Option<(Gamma<f64>, Gamma<f64>)>,
+    /// Each slot's load.
+    slot_loads: Vec<f64>,
+    /// Per slot, the index of its order statistic where that is fixed and in
+    /// the top block (`u32::MAX` otherwise).
+    top_ranks: Vec<u32>,
+    /// The evaluations not covered by `top_ranks`.
+    other_evals: Vec<Eval>,
     /// 1/rate (exponential laws) or 1/shape (Pareto), for [`Self::law_of_standard`].
     inv_scale: f64,
     /// Communication and decoding.
@@ -133,6 +158,25 @@ pub struct TrialPlan {
 
 /// Key of the transfer-time stream (XORed with the seed).
 const COMM_STREAM: u64 = 0xC0_FFEE_D1CE_5EED;
+/// Key of the stream that assigns ranks to workers (XORed with the seed).
+const RANK_STREAM: u64 = 0x4A2C_5EED_0F0F_5EED;
+
+/// How many of the largest order statistics every order-statistic trial
+/// draws: the top half of the workers and one more (every s ≤ n/2), at
+/// least 32 and at most 1024; the rest are drawn on demand.
+pub fn top_block(n: usize) -> usize {
+    (n / 2 + 1).clamp(32, 1024).min(n)
+}
+
+/// −ln(1 − e^l) for l < 0, accurate at both ends (Mächler 2012).
+#[inline]
+fn neg_ln_one_minus_exp(l: f64) -> f64 {
+    if l > -std::f64::consts::LN_2 {
+        -(-l.exp_m1()).ln()
+    } else {
+        -(-l.exp()).ln_1p()
+    }
+}
 
 /// In-place running sum, as four independent chains over the quarters of
 /// `v` whose offsets are added afterwards: a quarter of the latency of one
@@ -225,7 +269,7 @@ impl TrialPlan {
             .collect();
         let slots = evals.len();
         let mut classes: Vec<Class> = Vec::new();
-        for e in evals {
+        for e in evals.iter().cloned() {
             let shared = model.is_monotone();
             match classes.iter_mut().find(|c| shared || c.load == e.load) {
                 Some(c) => c.evals.push(e),
@@ -235,6 +279,10 @@ impl TrialPlan {
                     needs_sort: false,
                 }),
             }
+        }
+        let mut slot_loads = vec![0.0; slots];
+        for e in &evals {
+            slot_loads[e.slot] = e.load;
         }
         classes.sort_by(|a, b| a.load.total_cmp(&b.load));
         let n = study.n();
@@ -249,6 +297,16 @@ impl TrialPlan {
             path,
             sampling,
             weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
+            slot_loads,
+            top_ranks: Vec::new(),
+            other_evals: Vec::new(),
+            split: {
+                let (top, k0) = (top_block(n), n - top_block(n) + 1);
+                (k0 > 1).then(|| {
+                    let gamma = |shape: usize| Gamma::new(shape as f64, 1.0).expect("positive shape");
+                    (gamma(top), gamma(k0))
+                })
+            },
             comm: *study.comm(),
             messages: study
                 .schemes()
@@ -267,10 +325,21 @@ impl TrialPlan {
         plan
     }
 
+    /// What follows from the rules: which classes sort, and which slots read
+    /// an order statistic of the top block directly.
     fn update_sorting(&mut self) {
         let sort = self.path == RulePath::Fast && self.sampling == Sampling::Draws;
         for c in &mut self.classes {
             c.needs_sort = sort && c.evals.iter().any(|e| matches!(e.rule, Rule::KOfN(_)));
+        }
+        let top_lo = self.n - top_block(self.n);
+        self.top_ranks = vec![u32::MAX; self.slots];
+        self.other_evals.clear();
+        for e in self.classes.iter().flat_map(|c| &c.evals) {
+            match e.rule {
+                Rule::KOfN(k) if k > top_lo => self.top_ranks[e.slot] = (k - 1) as u32,
+                _ => self.other_evals.push(e.clone()),
+            }
         }
     }
 
@@ -346,27 +415,26 @@ impl TrialPlan {
 
     fn run_order_statistics(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
         let mut rng = trial_rng(seed, trial);
-        for (s, w) in scratch.sorted.iter_mut().zip(&self.weights) {
-            let z: f64 = Exp1.sample(&mut rng);
-            *s = z * w;
-        }
-        prefix_sum(&mut scratch.sorted);
+        let mut lower = self.draw_top(&mut rng, scratch);
         let class = &self.classes[0];
         let needs_ranks =
             self.path == RulePath::Events || class.evals.iter().any(|e| matches!(e.rule, Rule::Groups { .. }));
         if needs_ranks {
-            // Fisher–Yates from the identity: the permutation depends only on this trial's stream.
+            // Fisher–Yates from the identity, on the trial's rank stream.
+            let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
             for (i, r) in scratch.ranks.iter_mut().enumerate() {
                 *r = i as u32;
             }
             for i in (1..self.n).rev() {
-                let j = rng.random_range(0..=i);
+                let j = rank_rng.random_range(0..=i);
                 scratch.ranks.swap(i, j);
             }
         }
         if self.path == RulePath::Events {
-            for (t, &r) in scratch.times.iter_mut().zip(&scratch.ranks) {
-                *t = self.law_of_standard(scratch.sorted[r as usize]);
+            self.reach(0, &mut rng, scratch, &mut lower);
+            for i in 0..self.n {
+                let e = self.order_statistic(scratch.ranks[i] as usize, scratch, lower);
+                scratch.times[i] = self.law_of_standard(e);
             }
             for e in &class.evals {
                 let raw = completion_by_events(e.rule, &scratch.times, &mut scratch.order);
@@ -374,7 +442,14 @@ impl TrialPlan {
             }
             return;
         }
-        for e in &class.evals {
+        // Each configuration's standard order statistic, by slot, then the
+        // law and the load model applied in one loop per (law, model) pair.
+        for (o, &r) in out.iter_mut().zip(&self.top_ranks) {
+            if r != u32::MAX {
+                *o = scratch.sorted[r as usize];
+            }
+        }
+        for e in &self.other_evals {
             let rank = match e.rule {
                 Rule::KOfN(k) => k - 1,
                 Rule::Groups { size } => scratch
@@ -384,7 +459,92 @@ impl TrialPlan {
                     .max()
                     .unwrap_or(0) as usize,
             };
-            out[e.slot] = self.model.apply(e.load, self.law_of_standard(scratch.sorted[rank]));
+            if rank < lower {
+                self.reach(rank, &mut rng, scratch, &mut lower);
+            }
+            out[e.slot] = self.order_statistic(rank, scratch, lower);
+        }
+        match self.dist.base() {
+            Base::Exp { .. } => self.apply_loads(out, |e| e * self.inv_scale),
+            Base::ShiftedExp { shift, .. } => self.apply_loads(out, |e| shift + e * self.inv_scale),
+            Base::Pareto { scale, .. } => self.apply_loads(out, |e| scale * (e * self.inv_scale).exp()),
+            Base::LogNormal { .. } | Base::Weibull { .. } => {
+                unreachable!("order_statistics_apply excludes log-normal and Weibull laws")
+            }
+        }
+    }
+
+    /// `out[slot] ← model.apply(load of slot, law(out[slot]))` for every
+    /// slot, as [`Self::law_of_standard`] and [`LoadModel::apply`] compute it
+    /// (the same operations, so the same bits as the event walk).
+    #[inline(always)]
+    fn apply_loads(&self, out: &mut [f64], law: impl Fn(f64) -> f64) {
+        let loads = &self.slot_loads;
+        match self.model {
+            LoadModel::Fixed => out.iter_mut().for_each(|v| *v = law(*v)),
+            LoadModel::Scaled => out.iter_mut().zip(loads).for_each(|(v, &l)| *v = l * law(*v)),
+            LoadModel::Affine { unit_time } => out
+                .iter_mut()
+                .zip(loads)
+                .for_each(|(v, &l)| *v = unit_time * l + law(*v)),
+            LoadModel::Additive => unreachable!("order_statistics_apply needs a monotone load"),
+        }
+    }
+
+    /// Draws the top [`top_block`] standard exponential order statistics
+    /// into `scratch.sorted` (index j holds E_(j+1)), and a/b (see below)
+    /// into `scratch.cum`; returns the index of the lowest one drawn.
+    fn draw_top(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) -> usize {
+        let lowest = match &self.split {
+            None => 0,
+            Some((top, rest)) => {
+                let k0 = self.n - top_block(self.n) + 1;
+                // W = a/(a+b) ~ Beta(B, k₀) is 1 − U_(k₀).
+                let (a, b) = (top.sample(rng), rest.sample(rng));
+                scratch.sorted[k0 - 1] = (b / a).ln_1p();
+                // ln U_(k₀) = −ln(1 + a/b), taken in `reach` if it is needed.
+                scratch.cum[k0 - 1] = a / b;
+                k0 - 1
+            }
+        };
+        let block = &mut scratch.sorted[lowest..];
+        let weights = &self.weights[lowest..];
+        let first = usize::from(lowest > 0);
+        for (s, w) in block.iter_mut().zip(weights).skip(first) {
+            let z: f64 = Exp1.sample(rng);
+            *s = z * w;
+        }
+        prefix_sum(block);
+        lowest
+    }
+
+    /// Extends the trial's order statistics down to index `rank`, top down
+    /// in ln U (see the module notes), updating `lowest`.
+    fn reach(
+        &self,
+        rank: usize,
+        rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+        scratch: &mut Scratch,
+        lowest: &mut usize,
+    ) {
+        if *lowest > rank && *lowest + top_block(self.n) == self.n {
+            scratch.cum[*lowest] = -scratch.cum[*lowest].ln_1p();
+        }
+        while *lowest > rank {
+            let k = *lowest; // the next index down holds the k-th smallest
+            let z: f64 = Exp1.sample(rng);
+            scratch.cum[k - 1] = scratch.cum[k] - z / k as f64;
+            *lowest = k - 1;
+        }
+    }
+
+    /// E_(rank+1), for a `rank` at or above the lowest drawn.
+    #[inline]
+    fn order_statistic(&self, rank: usize, scratch: &Scratch, lowest: usize) -> f64 {
+        debug_assert!(rank >= lowest);
+        match &self.split {
+            Some(_) if rank < self.n - top_block(self.n) => neg_ln_one_minus_exp(scratch.cum[rank]),
+            _ => scratch.sorted[rank],
         }
     }
 

@@ -1,10 +1,10 @@
 //! Shard files: the partial result of `--shard I/K`, merged by `gcsim merge`.
 //!
-//! Format (JSON, `format = "gcsim-shard"`, `version = 1`):
+//! Format (JSON, `format = "gcsim-shard"`, `version = 2`):
 //!
 //! ```text
 //! {
-//!   "format": "gcsim-shard", "version": 1, "gcsim": "0.1.0",
+//!   "format": "gcsim-shard", "version": 2, "gcsim": "0.1.0",
 //!   "shard": {"index": 3, "count": 10},          // 1-based index
 //!   "study": {"n": 100, "workers": {"iid": "exp:rate=1"}, "load_model": "fixed",
 //!             "unit_time": null, "trials": 1000000000, "seed": 0,
@@ -12,9 +12,15 @@
 //!   "config": { the run's JSON config, as a single run writes it },
 //!   "blocks": [{"index": 7, "sums": [[count, s1_bits, s2_bits], ...]}, ...],
 //!   "range":  [[min_bits, max_bits], ...],          // one per configuration + uncoded
-//!   "tallies": [{"below": 0, "counts": [...], "min_in": bits, "max_in": bits}, ...]
+//!   "tallies": [{"below": 0, "counts": [...], "min_in": bits, "max_in": bits,
+//!                "bin_range": [[min_bits, max_bits], ...]}, ...]
 //! }
 //! ```
+//!
+//! `bin_range` (each bin's smallest and largest value) is present only for
+//! trace and replay workers, whose times repeat: a percentile that falls on
+//! a repeated value is then read exactly from the first pass. Version 1
+//! files (before `bin_range`) are refused.
 //!
 //! `blocks` hold the power sums Σ(v−r), Σ(v−r)² of each block of 2²⁰ trials
 //! this shard ran (about the pilot median r); `tallies` the first-pass
@@ -41,7 +47,7 @@ use std::sync::Arc;
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Why a shard file cannot be used.
 #[derive(Debug, Error)]
@@ -265,6 +271,10 @@ pub struct TallyRecord {
     pub min_in: u64,
     /// Largest value inside, as bits.
     pub max_in: u64,
+    /// Each bin's smallest and largest value, as bits (trace and replay
+    /// workers only; absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bin_range: Vec<(u64, u64)>,
 }
 
 /// A shard file.
@@ -326,6 +336,7 @@ impl ShardFile {
                     counts: t.counts.clone(),
                     min_in: t.min_in.to_bits(),
                     max_in: t.max_in.to_bits(),
+                    bin_range: t.bin_range.iter().map(|&(a, b)| (a.to_bits(), b.to_bits())).collect(),
                 })
                 .collect(),
         }
@@ -384,6 +395,11 @@ impl ShardFile {
                     counts: t.counts.clone(),
                     min_in: f64::from_bits(t.min_in),
                     max_in: f64::from_bits(t.max_in),
+                    bin_range: t
+                        .bin_range
+                        .iter()
+                        .map(|&(a, b)| (f64::from_bits(a), f64::from_bits(b)))
+                        .collect(),
                 })
                 .collect(),
         }

@@ -17,9 +17,11 @@ use gcsim::engine::{self, Outcome, RulePath, Sampling, Silent, Summary, TrialPla
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
 use gcsim::stats::QUANTILES;
-use gcsim::study::Study;
+use gcsim::study::{Study, Workers};
+use gcsim::trace::Trace;
 use statrs::distribution::{Binomial, DiscreteCDF};
 use statrs::function::gamma::{gamma_lr, ln_gamma};
+use std::sync::Arc;
 
 const Z: f64 = 4.5;
 const TRIALS: u64 = 100_000;
@@ -258,8 +260,9 @@ fn straggler_mixtures_by_integration() {
     check_all(n, dist, LoadModel::Scaled, schemes, vec![None; 4], 41);
 }
 
-/// Log-normal and Weibull workers take the draw path (they are not the
-/// engine's transform of one standard exponential); the engine against the
+/// Log-normal workers and straggler mixtures take the draw path (neither is
+/// the engine's transform of one standard exponential); Weibull workers,
+/// λ·E^(1/k), take the order-statistic path. The engine against the
 /// binomial-tail CDF and its integrated mean.
 #[test]
 fn lognormal_and_weibull_by_integration() {
@@ -278,7 +281,7 @@ fn lognormal_and_weibull_by_integration() {
     .enumerate()
     {
         let study = Study::new(n, dist, LoadModel::Fixed, schemes.clone(), 10, 0).unwrap();
-        assert!(!engine::order_statistics_apply(&study), "{dist}");
+        assert_eq!(engine::order_statistics_apply(&study), i == 1, "{dist}");
         check_all(
             n,
             dist,
@@ -650,8 +653,10 @@ fn survival_curve_matches_the_exact_survival_function() {
 /// Order-statistic sampling and one-draw-per-worker sampling give the same
 /// distribution of every configuration's iteration time: two-sample
 /// Kolmogorov–Smirnov on 20 000 trials each, at the 0.1% level
-/// (√(n/2)·D < 1.95), for exponential, shifted-exponential and Pareto laws
-/// under fixed, scaled and affine loads, with k-of-n and frc rules.
+/// (√(n/2)·D < 1.95), for exponential, shifted-exponential, Pareto and
+/// Weibull laws and the bootstrap from a trace (where the test is
+/// conservative: the law has atoms) under fixed, scaled and affine loads,
+/// with k-of-n and frc rules.
 #[test]
 fn order_statistics_and_draws_agree_in_distribution() {
     let n = 20;
@@ -662,7 +667,7 @@ fn order_statistics_and_draws_agree_in_distribution() {
         scheme(SchemeKind::Frc, n, Some(1), None, None),
         scheme(SchemeKind::Mds, n, None, None, Some(2)),
     ];
-    assert_eq!(order_statistics_against_draws(n, schemes, 100), 3 * 3 * 6);
+    assert_eq!(order_statistics_against_draws(n, schemes, 100), 5 * 3 * 6);
     // Past the top block (n = 100 draws the top 51 and the rest on demand).
     let n = 100;
     let schemes = vec![
@@ -672,16 +677,19 @@ fn order_statistics_and_draws_agree_in_distribution() {
         scheme(SchemeKind::Frc, n, Some(19), None, None),
         scheme(SchemeKind::Frc, n, Some(49), None, None),
     ];
-    assert_eq!(order_statistics_against_draws(n, schemes, 200), 3 * 3 * 6);
+    assert_eq!(order_statistics_against_draws(n, schemes, 200), 5 * 3 * 6);
 }
 
 /// The KS checks of [`order_statistics_and_draws_agree_in_distribution`]
 /// for one worker count; returns how many were made.
 fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> usize {
+    let trace = Trace::from_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/trace-llm-64w.csv"));
     let laws = [
-        Dist::exp(2.0).unwrap(),
-        Dist::shifted_exp(1.0, 1.0).unwrap(),
-        Dist::pareto(1.0, 2.5).unwrap(),
+        Workers::Iid(Dist::exp(2.0).unwrap()),
+        Workers::Iid(Dist::shifted_exp(1.0, 1.0).unwrap()),
+        Workers::Iid(Dist::pareto(1.0, 2.5).unwrap()),
+        Workers::Iid(Dist::weibull(1.0, 1.5).unwrap()),
+        Workers::Trace(Arc::new(trace.unwrap())),
     ];
     let models = [
         LoadModel::Fixed,
@@ -690,9 +698,11 @@ fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> 
     ];
     let trials = 20_000u64;
     let mut checks = 0;
-    for (i, dist) in laws.iter().enumerate() {
+    for (i, workers) in laws.iter().enumerate() {
         for model in models {
-            let study = Study::new(n, *dist, model, schemes.clone(), trials, seed + i as u64).unwrap();
+            let study =
+                Study::with_workers(n, workers.clone(), model, schemes.clone(), trials, seed + i as u64).unwrap();
+            assert!(engine::order_statistics_apply(&study), "{workers}");
             let columns = |sampling| {
                 let plan = TrialPlan::with(&study, RulePath::Fast, sampling);
                 let mut scratch = plan.scratch();
@@ -720,7 +730,7 @@ fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> 
                     d = d.max((i as f64 - j as f64).abs() / trials as f64);
                 }
                 let stat = d * (trials as f64 / 2.0).sqrt();
-                assert!(stat < 1.95, "{dist} {model} slot {slot}: KS {stat:.3}");
+                assert!(stat < 1.95, "{workers} {model} slot {slot}: KS {stat:.3}");
                 checks += 1;
             }
         }

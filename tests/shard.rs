@@ -74,6 +74,27 @@ fn merged_shards_equal_a_single_run_for_any_k() {
     }
 }
 
+/// Trace workers: the first-pass tallies carry each bin's value range (so
+/// that a percentile on a repeated value is read exactly), and the merged
+/// shards still give the single run's bytes.
+#[test]
+fn trace_shards_carry_bin_ranges_and_merge_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = format!("trace:path={}/data/trace-llm-64w.csv", env!("CARGO_MANIFEST_DIR"));
+    let args = [
+        "sweep", "--n", "64", "--s", "0..7", "--dist", &trace, "--trials", "1200000", "--seed", "5", "-q",
+    ];
+    let single = output(&[&args[..], &["--format", "csv"]].concat());
+    let files: Vec<PathBuf> = (1..=3).map(|i| shard(dir.path(), &args, i, 3)).collect();
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(
+        text.contains("\"bin_range\"") && text.contains("\"version\":2"),
+        "{}",
+        &text[..200]
+    );
+    assert_eq!(merged(&files, "csv"), single);
+}
+
 /// A run no longer than the pilot: every shard computes it, merge reports the exact path.
 #[test]
 fn short_runs_merge_too() {

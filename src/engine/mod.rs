@@ -11,6 +11,7 @@
 
 pub mod pass;
 pub mod rng;
+pub mod sort;
 pub mod timeline;
 pub mod trial;
 
@@ -18,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::stats::quantile::{self, Tally, Verdict, Window};
 use crate::stats::{MeanEstimate, Moments, QUANTILES};
-use crate::study::Study;
+use crate::study::{Study, Workers};
 use pass::{Counts, LogBins, Pass, PassTotals, Watch};
 pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply};
 
@@ -271,7 +272,7 @@ pub fn merge_shards(study: &Study, parts: &[ShardPart], progress: &dyn Progress)
             *r = (r.0.min(pr.0), r.1.max(pr.1));
         }
         for (t, pt) in totals.tallies.iter_mut().zip(&p.tallies) {
-            if t.counts.len() != pt.counts.len() {
+            if t.counts.len() != pt.counts.len() || t.bin_range.len() != pt.bin_range.len() {
                 return Err(MergeError::Inconsistent(
                     p.index + 1,
                     count,
@@ -294,6 +295,10 @@ struct Started<'a> {
     refs: Vec<f64>,
     survival: Option<LogBins>,
     deadline: Option<f64>,
+    /// Whether worker times come from a finite set (trace or replay): then
+    /// the first pass also keeps each bin's value range, so that a
+    /// percentile on an atom resolves without a refinement pass.
+    discrete: bool,
 }
 
 /// The first pass's totals, and each block's power sums.
@@ -312,14 +317,22 @@ impl<'a> Started<'a> {
         progress.pass(1, runner.total);
         let pilot = runner.pilot(progress);
         let slots = plan.slots();
+        // Columns are gathered eight at a time (one cache line of each row),
+        // so the rows are read once per eight columns, not once per column.
+        let trials = pilot.iter().map(|rows| rows.len() / slots).sum();
         let columns: Vec<PilotColumn> = (0..slots)
+            .step_by(8)
+            .collect::<Vec<_>>()
             .into_par_iter()
-            .map(|j| {
-                let mut values = Vec::with_capacity(pilot.iter().map(|rows| rows.len() / slots).sum());
-                for rows in &pilot {
-                    values.extend(rows.chunks_exact(slots).map(|r| r[j]));
+            .flat_map_iter(|first| {
+                let group = first..(first + 8).min(slots);
+                let mut values: Vec<Vec<f64>> = group.clone().map(|_| Vec::with_capacity(trials)).collect();
+                for row in pilot.iter().flat_map(|rows| rows.chunks_exact(slots)) {
+                    for (v, &x) in values.iter_mut().zip(&row[group.clone()]) {
+                        v.push(x);
+                    }
                 }
-                PilotColumn::new(values, runner.total)
+                values.into_iter().map(|v| PilotColumn::new(v, runner.total))
             })
             .collect();
         let refs = columns.iter().map(|c| c.reference).collect();
@@ -331,6 +344,7 @@ impl<'a> Started<'a> {
             refs,
             survival,
             deadline: options.deadline,
+            discrete: matches!(study.workers(), Workers::Trace(_) | Workers::Replay(_)),
         }
     }
 
@@ -362,7 +376,8 @@ impl<'a> Started<'a> {
                 watches.push(Watch { slot, window });
             }
         }
-        Pass::new(&self.refs, watches, self.runner.plan.slots(), self.survival).with_deadline(self.deadline)
+        let pass = Pass::new(&self.refs, watches, self.runner.plan.slots(), self.survival).with_deadline(self.deadline);
+        if self.discrete { pass.with_bin_ranges() } else { pass }
     }
 
     fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
@@ -409,7 +424,7 @@ impl<'a> Started<'a> {
             passes += 1;
             progress.pass(passes, runner.total);
             let watches = next.iter().map(|&(slot, _, window)| Watch { slot, window }).collect();
-            let pass = Pass::new(&[], watches, slots, None);
+            let pass = Pass::new(&[], watches, slots, None).with_bin_ranges();
             let refined = runner.pass(&pass, &[], 0..runner.blocks(), progress).totals;
             open = next
                 .into_iter()
@@ -591,9 +606,7 @@ impl Runner<'_> {
                     },
                 )
                 .collect();
-            for c in counts {
-                block_totals.absorb(pass, c);
-            }
+            block_totals.absorb_all(pass, counts);
             block_sums.push((block, block_totals.moments.clone()));
             totals.merge(block_totals);
         }

@@ -4,6 +4,8 @@
 //! associative); window tallies and histograms are integer counts and merge
 //! in any order.
 
+use rayon::prelude::*;
+
 use crate::stats::Moments;
 use crate::stats::quantile::{Tally, Window};
 
@@ -72,6 +74,8 @@ pub struct Pass<'a> {
     deadline: Option<f64>,
     /// Whether this processor has AVX2 (see [`Counts::add_rows`]).
     avx2: bool,
+    /// Whether tallies keep each bin's smallest and largest value.
+    bin_ranges: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -109,7 +113,15 @@ impl<'a> Pass<'a> {
             avx2: std::arch::is_x86_feature_detected!("avx2"),
             #[cfg(not(target_arch = "x86_64"))]
             avx2: false,
+            bin_ranges: false,
         }
+    }
+
+    /// The same pass, keeping each bin's value range (for refinement
+    /// passes, whose few windows can afford it: it resolves atoms).
+    pub fn with_bin_ranges(mut self) -> Self {
+        self.bin_ranges = true;
+        self
     }
 
     /// The same pass, also counting values at or below `deadline`.
@@ -129,29 +141,13 @@ pub struct Counts {
     below: Vec<u64>,
     below4: [Vec<u32>; 4],
     inside_any: Vec<bool>,
-    hits: Vec<Hit>,
+    /// The bins of the values inside each window, by window.
+    hits: Vec<Vec<u32>>,
+    /// The values themselves, where the pass tracks bin ranges.
+    hit_values: Vec<Vec<f64>>,
     inside: Vec<(f64, f64)>,
     histogram: Vec<u64>,
     at_most: Vec<u64>,
-}
-
-/// A value inside a window: the window's index and the bin, packed.
-#[derive(Debug, Clone, Copy)]
-struct Hit(u64);
-
-impl Hit {
-    #[inline]
-    fn new(window: usize, bin: usize) -> Self {
-        Hit(((window as u64) << 32) | bin as u64)
-    }
-
-    fn window(self) -> usize {
-        (self.0 >> 32) as usize
-    }
-
-    fn bin(self) -> usize {
-        (self.0 & 0xffff_ffff) as usize
-    }
 }
 
 impl Counts {
@@ -168,7 +164,8 @@ impl Counts {
             below: vec![0; watches],
             below4: std::array::from_fn(|_| vec![0; if pass.stacked.is_some() { slots } else { 0 }]),
             inside_any: vec![false; slots],
-            hits: Vec::new(),
+            hits: vec![Vec::new(); watches],
+            hit_values: vec![Vec::new(); if pass.bin_ranges { watches } else { 0 }],
             inside: vec![(f64::INFINITY, f64::NEG_INFINITY); watches],
             histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
             at_most: vec![0; if pass.deadline.is_some() { slots } else { 0 }],
@@ -178,7 +175,10 @@ impl Counts {
     #[inline]
     fn hit(&mut self, pass: &Pass, w: usize, v: f64) {
         let win = &pass.watches[w].window;
-        self.hits.push(Hit::new(w, win.bin(v)));
+        self.hits[w].push(win.bin(v) as u32);
+        if pass.bin_ranges {
+            self.hit_values[w].push(v);
+        }
         let i = &mut self.inside[w];
         *i = (i.0.min(v), i.1.max(v));
     }
@@ -315,9 +315,38 @@ impl PassTotals {
         Self {
             moments: vec![Moments::ZERO; slots],
             range: vec![(f64::INFINITY, f64::NEG_INFINITY); slots],
-            tallies: pass.watches.iter().map(|w| Tally::new(&w.window)).collect(),
+            tallies: pass
+                .watches
+                .iter()
+                .map(|w| {
+                    let mut t = Tally::new(&w.window);
+                    if pass.bin_ranges {
+                        t.bin_range = vec![(f64::INFINITY, f64::NEG_INFINITY); w.window.bins];
+                    }
+                    t
+                })
+                .collect(),
             histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
             at_most: vec![0; if pass.deadline.is_some() { slots } else { 0 }],
+        }
+    }
+
+    /// Appends chunks' counts, given in chunk-index order. Power sums fold
+    /// in that order; window bins are integer counts and are added window
+    /// by window in parallel.
+    pub fn absorb_all(&mut self, pass: &Pass, mut counts: Vec<Counts>) {
+        let hits: Vec<Vec<Vec<u32>>> = counts.iter_mut().map(|c| std::mem::take(&mut c.hits)).collect();
+        let values: Vec<Vec<Vec<f64>>> = counts.iter_mut().map(|c| std::mem::take(&mut c.hit_values)).collect();
+        self.tallies.par_iter_mut().enumerate().for_each(|(w, t)| {
+            for (c, bins) in hits.iter().map(|h| &h[w]).enumerate() {
+                match values[c].get(w) {
+                    Some(vs) => bins.iter().zip(vs).for_each(|(&b, &v)| t.add(b as usize, v)),
+                    None => bins.iter().for_each(|&b| t.counts[b as usize] += 1),
+                }
+            }
+        });
+        for c in counts {
+            self.absorb(pass, c);
         }
     }
 
@@ -341,8 +370,11 @@ impl PassTotals {
             t.min_in = t.min_in.min(c.inside[w].0);
             t.max_in = t.max_in.max(c.inside[w].1);
         }
-        for h in c.hits {
-            self.tallies[h.window()].counts[h.bin()] += 1;
+        for (w, (t, bins)) in self.tallies.iter_mut().zip(c.hits).enumerate() {
+            match c.hit_values.get(w) {
+                Some(vs) => bins.iter().zip(vs).for_each(|(&b, &v)| t.add(b as usize, v)),
+                None => bins.iter().for_each(|&b| t.counts[b as usize] += 1),
+            }
         }
         for (a, b) in self.histogram.iter_mut().zip(&c.histogram) {
             *a += b;

@@ -654,9 +654,10 @@ fn survival_curve_matches_the_exact_survival_function() {
 /// distribution of every configuration's iteration time: two-sample
 /// Kolmogorov–Smirnov on 20 000 trials each, at the 0.1% level
 /// (√(n/2)·D < 1.95), for exponential, shifted-exponential, Pareto and
-/// Weibull laws and the bootstrap from a trace (where the test is
-/// conservative: the law has atoms) under fixed, scaled and affine loads,
-/// with k-of-n and frc rules.
+/// Weibull laws, the bootstrap from a trace (where the test is
+/// conservative: the law has atoms) and heterogeneous clusters in order and
+/// shuffled, under fixed, scaled and affine loads, with k-of-n and frc
+/// rules.
 #[test]
 fn order_statistics_and_draws_agree_in_distribution() {
     let n = 20;
@@ -667,7 +668,7 @@ fn order_statistics_and_draws_agree_in_distribution() {
         scheme(SchemeKind::Frc, n, Some(1), None, None),
         scheme(SchemeKind::Mds, n, None, None, Some(2)),
     ];
-    assert_eq!(order_statistics_against_draws(n, schemes, 100), 5 * 3 * 6);
+    assert_eq!(order_statistics_against_draws(n, schemes, 100), 7 * 3 * 6);
     // Past the top block (n = 100 draws the top 51 and the rest on demand).
     let n = 100;
     let schemes = vec![
@@ -677,7 +678,7 @@ fn order_statistics_and_draws_agree_in_distribution() {
         scheme(SchemeKind::Frc, n, Some(19), None, None),
         scheme(SchemeKind::Frc, n, Some(49), None, None),
     ];
-    assert_eq!(order_statistics_against_draws(n, schemes, 200), 5 * 3 * 6);
+    assert_eq!(order_statistics_against_draws(n, schemes, 200), 7 * 3 * 6);
 }
 
 /// The KS checks of [`order_statistics_and_draws_agree_in_distribution`]
@@ -690,6 +691,22 @@ fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> 
         Workers::Iid(Dist::pareto(1.0, 2.5).unwrap()),
         Workers::Iid(Dist::weibull(1.0, 1.5).unwrap()),
         Workers::Trace(Arc::new(trace.unwrap())),
+        // Heterogeneous clusters: each class by order statistics, merged.
+        Workers::Classes {
+            classes: vec![
+                (n / 2, Dist::exp(1.0).unwrap()),
+                (n / 2, Dist::pareto(0.5, 2.0).unwrap()),
+            ],
+            shuffle: false,
+        },
+        Workers::Classes {
+            classes: vec![
+                (n / 4, Dist::shifted_exp(0.5, 2.0).unwrap()),
+                (n / 4, Dist::weibull(1.0, 0.7).unwrap()),
+                (n / 2, Dist::exp(0.5).unwrap()),
+            ],
+            shuffle: true,
+        },
     ];
     let models = [
         LoadModel::Fixed,

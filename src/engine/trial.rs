@@ -77,6 +77,34 @@ pub enum Sampling {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn merging_runs_sorts_them() {
+        let runs: [&[f64]; 4] = [&[0.5, 1.0, 1.0, 7.0], &[], &[0.1, 1.0, 2.0, 2.0, 9.0, 10.0], &[3.0]];
+        let mut src = Vec::new();
+        let mut ends = Vec::new();
+        for r in runs {
+            src.extend_from_slice(r);
+            ends.push(src.len());
+        }
+        let mut expected = src.clone();
+        expected.sort_by(f64::total_cmp);
+        let mut dst = vec![0.0; src.len()];
+        super::merge_runs(&src, &ends, &mut dst, &mut Vec::new());
+        assert_eq!(dst, expected);
+        for (a, b) in [
+            (&[][..], &[1.0][..]),
+            (&[2.0], &[]),
+            (&[1.0, 3.0], &[2.0]),
+            (&[5.0], &[1.0, 2.0, 3.0]),
+        ] {
+            let mut pad = Vec::new();
+            super::merge_two(a, b, &mut pad);
+            let mut e: Vec<f64> = a.iter().chain(b).copied().collect();
+            e.sort_by(f64::total_cmp);
+            assert_eq!(&pad[pad.len() - e.len()..], &e[..], "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
     fn prefix_sum_is_a_running_sum() {
         for len in [0, 1, 3, 4, 7, 8, 100, 101] {
             let mut v: Vec<f64> = (0..len).map(|i| (i % 7) as f64 + 0.5).collect();
@@ -122,6 +150,7 @@ pub struct Scratch {
     finish: Vec<f64>,
     arrival: Vec<f64>,
     sort: SortBuffers,
+    merge: Vec<f64>,
 }
 
 /// What one trial computes: the iteration time of every slot. Slots are the
@@ -151,6 +180,9 @@ pub struct TrialPlan {
     /// The worker law as an increasing function of a standard exponential
     /// (order-statistic sampling only).
     standard: Standard,
+    /// The classes' laws, for order-statistic sampling of a heterogeneous
+    /// cluster.
+    class_laws: Option<ClassLaws>,
     /// Communication and decoding.
     comm: Comm,
     /// Each slot's message size, as a fraction of one gradient.
@@ -229,7 +261,92 @@ pub fn order_statistics_apply(study: &Study) -> bool {
     !study.comm().transfers()
         && study.decoder() == Decoder::Threshold
         && study.load_model().is_monotone()
-        && Standard::of(study.workers()).is_some()
+        && (Standard::of(study.workers()).is_some() || ClassLaws::of(study.workers()).is_some())
+}
+
+/// A heterogeneous cluster whose every class has a [`Standard`] law: each
+/// class's order statistics are drawn by Rényi's representation and the
+/// classes' sorted runs merged, with no sort.
+#[derive(Debug, Clone)]
+struct ClassLaws {
+    /// `(count, law, 1/(m−i+1) for i = 1..m)` per class, in order.
+    classes: Vec<(usize, Standard, Vec<f64>)>,
+    /// Random placement per trial.
+    shuffle: bool,
+}
+
+impl ClassLaws {
+    fn of(workers: &Workers) -> Option<Self> {
+        let Workers::Classes { classes, shuffle } = workers else {
+            return None;
+        };
+        let classes = classes
+            .iter()
+            .map(|&(m, d)| {
+                let law = Standard::of(&Workers::Iid(d))?;
+                Some((m, law, (1..=m).map(|i| 1.0 / (m - i + 1) as f64).collect()))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self {
+            classes,
+            shuffle: *shuffle,
+        })
+    }
+}
+
+/// Merges the ascending runs of `src` that end at `ends` into `dst`
+/// (ascending), two at a time; `pad` holds sentinel-padded copies.
+fn merge_runs(src: &[f64], ends: &[usize], dst: &mut [f64], pad: &mut Vec<f64>) {
+    let first = ends.first().copied().unwrap_or(0);
+    dst[..first].copy_from_slice(&src[..first]);
+    let mut len = first;
+    for w in ends.windows(2) {
+        let run = &src[w[0]..w[1]];
+        merge_two(&dst[..len], run, pad);
+        len += run.len();
+        dst[..len].copy_from_slice(&pad[pad.len() - len..]);
+    }
+}
+
+/// Merges ascending `a` and `b`, writing the result to the last
+/// `a.len() + b.len()` entries of `pad`. The inputs are copied between
+/// −∞/+∞ sentinels, and the merge runs from both ends at once: two
+/// independent chains of load, compare and step, with the side chosen by
+/// a select (min/max), so random interleavings cost no branch
+/// mispredictions.
+fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
+    let (la, lb) = (a.len(), b.len());
+    let total = la + lb;
+    pad.clear();
+    pad.push(f64::NEG_INFINITY);
+    pad.extend_from_slice(a);
+    pad.push(f64::INFINITY);
+    pad.push(f64::NEG_INFINITY);
+    pad.extend_from_slice(b);
+    pad.push(f64::INFINITY);
+    let base = pad.len();
+    pad.resize(base + total, 0.0);
+    let (inputs, out) = pad.split_at_mut(base);
+    // Front: a's next at i, b's next at j (ties to a). Back: a's last at
+    // p, b's last at q (ties to b, so that both halves agree on the order).
+    let (mut i, mut j) = (1, la + 3);
+    let (mut p, mut q) = (la, la + 2 + lb);
+    let front = total.div_ceil(2);
+    for k in 0..front {
+        let (x, y) = (inputs[i], inputs[j]);
+        let take_a = x <= y;
+        out[k] = if take_a { x } else { y };
+        i += usize::from(take_a);
+        j += usize::from(!take_a);
+        let k = total - 1 - k;
+        if k >= front {
+            let (x, y) = (inputs[p], inputs[q]);
+            let take_a = x > y;
+            out[k] = if take_a { x } else { y };
+            p -= usize::from(take_a);
+            q -= usize::from(!take_a);
+        }
+    }
 }
 
 /// An i.i.d. worker law written as an increasing function g of a standard
@@ -378,6 +495,7 @@ impl TrialPlan {
                 .collect(),
             codes: None,
             standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
+            class_laws: ClassLaws::of(study.workers()),
         };
         plan.update_sorting();
         plan
@@ -436,6 +554,7 @@ impl TrialPlan {
             finish: vec![0.0; self.n],
             arrival: vec![0.0; self.n],
             sort: SortBuffers::default(),
+            merge: Vec::with_capacity(2 * self.n + 4),
         }
     }
 
@@ -452,7 +571,10 @@ impl TrialPlan {
         }
         match self.sampling {
             Sampling::Draws => self.run_draws(seed, trial, scratch, out),
-            Sampling::OrderStatistics => self.run_order_statistics(seed, trial, scratch, out),
+            Sampling::OrderStatistics => match &self.class_laws {
+                Some(laws) => self.run_class_order_statistics(laws, seed, trial, scratch, out),
+                None => self.run_order_statistics(seed, trial, scratch, out),
+            },
         }
         if self.comm.decode_time != 0.0 {
             out.iter_mut().for_each(|v| *v += self.comm.decode_time);
@@ -602,6 +724,71 @@ impl TrialPlan {
             Some(_) if rank < self.n - top_block(self.n) => neg_ln_one_minus_exp(scratch.cum[rank]),
             _ => scratch.sorted[rank],
         }
+    }
+
+    /// A heterogeneous cluster by order statistics: each class's sorted
+    /// times by Rényi's representation (its own count of draws, in class
+    /// order), merged into `scratch.sorted`; where a rule needs to know
+    /// which worker finished, each class's times go to its workers in a
+    /// uniformly random order (they are exchangeable), placed as
+    /// [`Self::draw`] places classes.
+    fn run_class_order_statistics(
+        &self,
+        laws: &ClassLaws,
+        seed: u64,
+        trial: u64,
+        scratch: &mut Scratch,
+        out: &mut [f64],
+    ) {
+        let mut rng = trial_rng(seed, trial);
+        let mut ends = Vec::with_capacity(laws.classes.len());
+        let mut at = 0;
+        for (m, law, weights) in &laws.classes {
+            let run = &mut scratch.cum[at..at + m];
+            for (x, w) in run.iter_mut().zip(weights) {
+                let z: f64 = Exp1.sample(&mut rng);
+                *x = z * w;
+            }
+            prefix_sum(run);
+            run.iter_mut().for_each(|x| *x = law.apply(*x));
+            at += m;
+            ends.push(at);
+        }
+        merge_runs(&scratch.cum, &ends, &mut scratch.sorted, &mut scratch.merge);
+        let class = &self.classes[0];
+        let needs_times =
+            self.path == RulePath::Events || class.evals.iter().any(|e| matches!(e.rule, Rule::Groups { .. }));
+        if needs_times {
+            let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
+            // ranks[i] names worker i's class, placed at random if asked.
+            let mut i = 0;
+            for (c, (m, _, _)) in laws.classes.iter().enumerate() {
+                scratch.ranks[i..i + m].fill(c as u32);
+                i += m;
+            }
+            if laws.shuffle {
+                for i in (1..self.n).rev() {
+                    scratch.ranks.swap(i, rank_rng.random_range(0..=i));
+                }
+            }
+            // Each class's run in random order, dealt to its workers in turn.
+            let mut start = 0;
+            for &end in &ends {
+                let run = &mut scratch.cum[start..end];
+                for i in (1..run.len()).rev() {
+                    run.swap(i, rank_rng.random_range(0..=i));
+                }
+                start = end;
+            }
+            let mut next: Vec<usize> = std::iter::once(0).chain(ends.iter().copied()).collect();
+            for (t, &c) in scratch.times.iter_mut().zip(&scratch.ranks) {
+                *t = scratch.cum[next[c as usize]];
+                next[c as usize] += 1;
+            }
+        }
+        let times = std::mem::take(&mut scratch.times);
+        self.evaluate(class, &times, scratch, out);
+        scratch.times = times;
     }
 
     fn run_draws(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {

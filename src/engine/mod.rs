@@ -35,7 +35,7 @@ pub const PILOT_BYTES: u64 = 128 << 20;
 /// blocks run in one process or in shards.
 pub const BLOCK_CHUNKS: u64 = 128;
 /// Trials simulated between two calls of the accumulator.
-const ROW_BATCH: usize = 64;
+const BATCH: usize = 64;
 /// Passes over the trials at most (the first plus refinements).
 const MAX_PASSES: u32 = 8;
 
@@ -317,22 +317,18 @@ impl<'a> Started<'a> {
         progress.pass(1, runner.total);
         let pilot = runner.pilot(progress);
         let slots = plan.slots();
-        // Columns are gathered eight at a time (one cache line of each row),
-        // so the rows are read once per eight columns, not once per column.
-        let trials = pilot.iter().map(|rows| rows.len() / slots).sum();
+        // Each stored batch holds a slot's values contiguously.
+        let trials = pilot.iter().map(|values| values.len() / slots).sum();
         let columns: Vec<PilotColumn> = (0..slots)
-            .step_by(8)
-            .collect::<Vec<_>>()
             .into_par_iter()
-            .flat_map_iter(|first| {
-                let group = first..(first + 8).min(slots);
-                let mut values: Vec<Vec<f64>> = group.clone().map(|_| Vec::with_capacity(trials)).collect();
-                for row in pilot.iter().flat_map(|rows| rows.chunks_exact(slots)) {
-                    for (v, &x) in values.iter_mut().zip(&row[group.clone()]) {
-                        v.push(x);
-                    }
+            .map(|j| {
+                let mut values = Vec::with_capacity(trials);
+                for (c, stored) in pilot.iter().enumerate() {
+                    runner.stored_batches(c as u64, stored, |b, count| {
+                        values.extend_from_slice(&b[j * count..(j + 1) * count]);
+                    });
                 }
-                values.into_iter().map(|v| PilotColumn::new(v, runner.total))
+                PilotColumn::new(values, runner.total)
             })
             .collect();
         let refs = columns.iter().map(|c| c.reference).collect();
@@ -530,24 +526,45 @@ impl Runner<'_> {
         chunk * CHUNK..((chunk + 1) * CHUNK).min(self.total)
     }
 
-    /// Simulates one chunk, calling `rows` with the slot values of
-    /// [`ROW_BATCH`] trials at a time (row-major), in trial order.
-    fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut rows: impl FnMut(&[f64])) {
+    /// Simulates one chunk, calling `batch` with the slot values of
+    /// [`BATCH`] trials at a time (the last batch may be shorter),
+    /// column-major: `(values, count)` with slot j's values, in trial order,
+    /// at `values[j·count..(j+1)·count]`.
+    fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut batch: impl FnMut(&[f64], usize)) {
         let slots = self.plan.slots();
-        let mut batch = vec![0.0; ROW_BATCH * slots];
+        let mut values = vec![0.0; BATCH * slots];
+        let mut out = vec![0.0; slots];
         let trials = self.trials_of(chunk);
         let mut t = trials.start;
         while t < trials.end {
-            let count = (trials.end - t).min(ROW_BATCH as u64) as usize;
-            for out in batch[..count * slots].chunks_exact_mut(slots) {
-                self.plan.run(self.seed, t, scratch, out);
+            let count = (trials.end - t).min(BATCH as u64) as usize;
+            for i in 0..count {
+                self.plan.run(self.seed, t, scratch, &mut out);
+                for (j, &v) in out.iter().enumerate() {
+                    values[j * count + i] = v;
+                }
                 t += 1;
             }
-            rows(&batch[..count * slots]);
+            batch(&values[..count * slots], count);
         }
     }
 
-    /// The pilot chunks' values, row-major (trial, slot), one vector per chunk.
+    /// Calls `batch` with each stored batch of a chunk's values, as
+    /// [`Self::run_chunk`] laid them out.
+    fn stored_batches(&self, chunk: u64, values: &[f64], mut batch: impl FnMut(&[f64], usize)) {
+        let slots = self.plan.slots();
+        let mut left = self.trials_of(chunk).count();
+        let mut at = 0;
+        while left > 0 {
+            let count = left.min(BATCH);
+            batch(&values[at..at + count * slots], count);
+            at += count * slots;
+            left -= count;
+        }
+    }
+
+    /// The pilot chunks' values, one vector per chunk, in batches as
+    /// [`Self::run_chunk`] lays them out.
     fn pilot(&self, progress: &dyn Progress) -> Vec<Vec<f64>> {
         (0..self.pilot_chunks())
             .into_par_iter()
@@ -555,7 +572,7 @@ impl Runner<'_> {
                 || self.plan.scratch(),
                 |scratch, c| {
                     let mut values = Vec::with_capacity(CHUNK as usize * self.plan.slots());
-                    self.run_chunk(c, scratch, |rows| values.extend_from_slice(rows));
+                    self.run_chunk(c, scratch, |batch, _| values.extend_from_slice(batch));
                     progress.advance(values.len() as u64 / self.plan.slots() as u64);
                     values
                 },
@@ -596,9 +613,9 @@ impl Runner<'_> {
                     |scratch, c| {
                         let mut counts = Counts::new(pass);
                         match stored.get(c as usize) {
-                            Some(values) => counts.add_rows(pass, values),
+                            Some(values) => self.stored_batches(c, values, |b, count| counts.add_batch(pass, b, count)),
                             None => {
-                                self.run_chunk(c, scratch, |rows| counts.add_rows(pass, rows));
+                                self.run_chunk(c, scratch, |b, count| counts.add_batch(pass, b, count));
                                 progress.advance(self.trials_of(c).count() as u64);
                             }
                         }

@@ -134,13 +134,13 @@ impl<'a> Pass<'a> {
 /// The counts of one chunk.
 pub struct Counts {
     trials: u64,
-    s1: Vec<f64>,
-    s2: Vec<f64>,
+    /// Power sums per slot, in four lanes.
+    s1: Vec<[f64; 4]>,
+    s2: Vec<[f64; 4]>,
     min: Vec<f64>,
     max: Vec<f64>,
     below: Vec<u64>,
     below4: [Vec<u32>; 4],
-    inside_any: Vec<bool>,
     /// The bins of the values inside each window, by window.
     hits: Vec<Vec<u32>>,
     /// The values themselves, where the pass tracks bin ranges.
@@ -157,13 +157,12 @@ impl Counts {
         let watches = pass.watches.len();
         Self {
             trials: 0,
-            s1: vec![0.0; slots],
-            s2: vec![0.0; slots],
+            s1: vec![[0.0; 4]; slots],
+            s2: vec![[0.0; 4]; slots],
             min: vec![f64::INFINITY; slots],
             max: vec![f64::NEG_INFINITY; slots],
             below: vec![0; watches],
             below4: std::array::from_fn(|_| vec![0; if pass.stacked.is_some() { slots } else { 0 }]),
-            inside_any: vec![false; slots],
             hits: vec![Vec::new(); watches],
             hit_values: vec![Vec::new(); if pass.bin_ranges { watches } else { 0 }],
             inside: vec![(f64::INFINITY, f64::NEG_INFINITY); watches],
@@ -183,114 +182,133 @@ impl Counts {
         *i = (i.0.min(v), i.1.max(v));
     }
 
-    /// Counts trials' values, row-major (one value per slot per trial).
+    /// Counts a batch of `count` trials' values, column-major: slot j's
+    /// values are `batch[j·count..(j+1)·count]`, in trial order.
     ///
-    /// On x86-64 processors with AVX2 the same code is compiled a second
-    /// time for AVX2 and chosen at run time: twice the values per vector
-    /// instruction, and the same results (the operations and their order do
-    /// not change; floating-point contraction is never enabled).
-    pub fn add_rows(&mut self, pass: &Pass, rows: &[f64]) {
+    /// Each slot's values are processed four at a time with the slot's
+    /// window edges and sums held in registers; power sums keep four lanes
+    /// (value i of a batch goes to lane i mod 4), folded in a fixed order
+    /// when the chunk is absorbed, so results do not depend on threads or
+    /// shards. On x86-64 processors with AVX2 the same code is compiled a
+    /// second time for AVX2 and chosen at run time (the operations and
+    /// their order do not change; floating-point contraction is never
+    /// enabled, so the results are the same bits).
+    pub fn add_batch(&mut self, pass: &Pass, batch: &[f64], count: usize) {
         #[cfg(target_arch = "x86_64")]
         if pass.avx2 {
             // SAFETY: `pass.avx2` is set only where the processor has AVX2.
-            unsafe { self.add_rows_avx2(pass, rows) };
+            unsafe { self.add_batch_avx2(pass, batch, count) };
             return;
         }
-        self.add_rows_portable(pass, rows);
+        self.add_batch_portable(pass, batch, count);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn add_rows_avx2(&mut self, pass: &Pass, rows: &[f64]) {
-        self.add_rows_portable(pass, rows);
+    fn add_batch_avx2(&mut self, pass: &Pass, batch: &[f64], count: usize) {
+        self.add_batch_portable(pass, batch, count);
     }
 
     #[inline(always)]
-    fn add_rows_portable(&mut self, pass: &Pass, rows: &[f64]) {
-        for row in rows.chunks_exact(pass.by_slot.len()) {
-            self.add_row(pass, row);
+    fn add_batch_portable(&mut self, pass: &Pass, batch: &[f64], count: usize) {
+        self.trials += count as u64;
+        for (j, col) in batch.chunks_exact(count).enumerate() {
+            self.add_column(pass, j, col);
         }
     }
 
-    /// Counts one trial's values, one per slot.
+    /// Counts one slot's values.
     #[inline(always)]
-    pub fn add_row(&mut self, pass: &Pass, row: &[f64]) {
-        self.trials += 1;
-        if !pass.refs.is_empty() {
-            for (((s1, s2), &v), &r) in self.s1.iter_mut().zip(self.s2.iter_mut()).zip(row).zip(pass.refs) {
-                let d = v - r;
-                *s1 += d;
-                *s2 += d * d;
-            }
-        }
-        for ((lo, hi), &v) in self.min.iter_mut().zip(self.max.iter_mut()).zip(row) {
-            *lo = lo.min(v);
-            *hi = hi.max(v);
-        }
-        match &pass.stacked {
-            Some(st) => {
-                // The eight edges of a slot's windows ascend, so a value is
-                // inside a window exactly when an odd number of edges are at
-                // or below it; one comparison per edge serves both counts.
-                let slots = row.len();
-                let (lo, hi) = (&st.lo, &st.hi);
-                let (lo0, lo1, lo2, lo3) = (&lo[0][..slots], &lo[1][..slots], &lo[2][..slots], &lo[3][..slots]);
-                let (hi0, hi1, hi2, hi3) = (&hi[0][..slots], &hi[1][..slots], &hi[2][..slots], &hi[3][..slots]);
-                let [b0, b1, b2, b3] = &mut self.below4;
-                let (b0, b1, b2, b3) = (&mut b0[..slots], &mut b1[..slots], &mut b2[..slots], &mut b3[..slots]);
-                let flags = &mut self.inside_any[..slots];
-                let mut any = false;
-                for j in 0..slots {
-                    let v = row[j];
-                    let (a0, a1, a2, a3) = (v >= lo0[j], v >= lo1[j], v >= lo2[j], v >= lo3[j]);
-                    b0[j] += u32::from(!a0);
-                    b1[j] += u32::from(!a1);
-                    b2[j] += u32::from(!a2);
-                    b3[j] += u32::from(!a3);
-                    let at_or_below = u32::from(a0)
-                        + u32::from(a1)
-                        + u32::from(a2)
-                        + u32::from(a3)
-                        + u32::from(v >= hi0[j])
-                        + u32::from(v >= hi1[j])
-                        + u32::from(v >= hi2[j])
-                        + u32::from(v >= hi3[j]);
-                    let inside = at_or_below & 1 == 1;
-                    flags[j] = inside;
-                    any |= inside;
+    fn add_column(&mut self, pass: &Pass, j: usize, col: &[f64]) {
+        let r = pass.refs.get(j).copied();
+        let (mut s1, mut s2) = (self.s1[j], self.s2[j]);
+        let (mut mn, mut mx) = ([self.min[j]; 4], [self.max[j]; 4]);
+        // Window edges (when stacked); an empty window never counts.
+        let (lo, hi) = match &pass.stacked {
+            Some(st) => (
+                std::array::from_fn(|i| st.lo[i][j]),
+                std::array::from_fn(|i| st.hi[i][j]),
+            ),
+            None => ([f64::NEG_INFINITY; 4], [f64::NEG_INFINITY; 4]),
+        };
+        // below[i][l]: lane l's values under window i's lower edge.
+        let mut below = [[0u64; 4]; 4];
+        let quads = col.chunks_exact(4);
+        let tail = quads.remainder();
+        for q in quads {
+            let v: [f64; 4] = [q[0], q[1], q[2], q[3]];
+            let mut inside = [0u64; 4];
+            for l in 0..4 {
+                mn[l] = if v[l] < mn[l] { v[l] } else { mn[l] };
+                mx[l] = if v[l] > mx[l] { v[l] } else { mx[l] };
+                if let Some(r) = r {
+                    let d = v[l] - r;
+                    s1[l] += d;
+                    s2[l] += d * d;
                 }
-                if any {
-                    for (j, &v) in row.iter().enumerate() {
-                        if self.inside_any[j] {
-                            let i = (0..4).find(|&i| v >= st.lo[i][j] && v < st.hi[i][j]).unwrap_or(0);
-                            self.hit(pass, 4 * j + i, v);
-                        }
+                for i in 0..4 {
+                    let under = u64::from(v[l] < lo[i]);
+                    below[i][l] += under;
+                    inside[l] |= (1 - under) & u64::from(v[l] < hi[i]);
+                }
+            }
+            if inside != [0; 4] {
+                for l in 0..4 {
+                    if inside[l] != 0 {
+                        self.hit_stacked(pass, j, &lo, &hi, v[l]);
                     }
                 }
             }
-            None => {
-                for (j, &v) in row.iter().enumerate() {
-                    for &w in &pass.by_slot[j] {
-                        let win = &pass.watches[w].window;
-                        if v < win.lo {
-                            self.below[w] += 1;
-                        } else if v < win.hi {
-                            self.hit(pass, w, v);
-                        }
+        }
+        for (l, &v) in tail.iter().enumerate() {
+            mn[l] = if v < mn[l] { v } else { mn[l] };
+            mx[l] = if v > mx[l] { v } else { mx[l] };
+            if let Some(r) = r {
+                let d = v - r;
+                s1[l] += d;
+                s2[l] += d * d;
+            }
+            for i in 0..4 {
+                below[i][l] += u64::from(v < lo[i]);
+            }
+            if (0..4).any(|i| v >= lo[i] && v < hi[i]) {
+                self.hit_stacked(pass, j, &lo, &hi, v);
+            }
+        }
+        (self.s1[j], self.s2[j]) = (s1, s2);
+        self.min[j] = mn.into_iter().fold(f64::INFINITY, |a, b| if b < a { b } else { a });
+        self.max[j] = mx.into_iter().fold(f64::NEG_INFINITY, |a, b| if b > a { b } else { a });
+        if pass.stacked.is_some() {
+            for (i, b) in below.iter().enumerate() {
+                self.below4[i][j] += b.iter().sum::<u64>() as u32;
+            }
+        } else {
+            for &w in &pass.by_slot[j] {
+                let win = &pass.watches[w].window;
+                for &v in col {
+                    if v < win.lo {
+                        self.below[w] += 1;
+                    } else if v < win.hi {
+                        self.hit(pass, w, v);
                     }
                 }
             }
         }
         if let Some(bins) = &pass.survival {
-            for (j, &v) in row.iter().enumerate() {
+            for &v in col {
                 self.histogram[j * bins.slots() + bins.index(v)] += 1;
             }
         }
         if let Some(t) = pass.deadline {
-            for (c, &v) in self.at_most.iter_mut().zip(row) {
-                *c += u64::from(v <= t);
-            }
+            self.at_most[j] += col.iter().map(|&v| u64::from(v <= t)).sum::<u64>();
         }
+    }
+
+    /// A value of slot `j` inside one of its four stacked windows.
+    #[inline]
+    fn hit_stacked(&mut self, pass: &Pass, j: usize, lo: &[f64; 4], hi: &[f64; 4], v: f64) {
+        let i = (0..4).find(|&i| v >= lo[i] && v < hi[i]).unwrap_or(0);
+        self.hit(pass, 4 * j + i, v);
     }
 }
 
@@ -352,8 +370,9 @@ impl PassTotals {
 
     /// Appends the next chunk's counts (chunks arrive in index order).
     pub fn absorb(&mut self, pass: &Pass, c: Counts) {
-        for ((m, &s1), &s2) in self.moments.iter_mut().zip(&c.s1).zip(&c.s2) {
-            m.merge(&Moments::from_sums(c.trials, s1, s2));
+        let fold = |l: &[f64; 4]| (l[0] + l[1]) + (l[2] + l[3]);
+        for ((m, s1), s2) in self.moments.iter_mut().zip(&c.s1).zip(&c.s2) {
+            m.merge(&Moments::from_sums(c.trials, fold(s1), fold(s2)));
         }
         for ((r, &lo), &hi) in self.range.iter_mut().zip(&c.min).zip(&c.max) {
             *r = (r.0.min(lo), r.1.max(hi));
@@ -423,6 +442,51 @@ impl PassTotals {
 mod tests {
     use super::*;
 
+    /// The AVX2 build of the accumulator and the portable one give the same
+    /// counts and the same bits of every sum, on stacked and plain windows.
+    #[test]
+    fn avx2_and_portable_accumulators_agree() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Exp1};
+        let slots = 7;
+        let refs: Vec<f64> = (0..slots).map(|j| 0.5 + j as f64 * 0.1).collect();
+        let watches: Vec<Watch> = (0..slots)
+            .flat_map(|slot| {
+                [(0.3, 0.6), (0.9, 1.1), (1.5, 1.6), (2.5, 3.0)].map(|(lo, hi)| Watch {
+                    slot,
+                    window: Window { lo, hi, bins: 64 },
+                })
+            })
+            .collect();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+        for pass in [
+            Pass::new(&refs, watches.clone(), slots, None),
+            Pass::new(&refs, watches[..5].to_vec(), slots, Some(LogBins::new(0.1, 10.0, 5))).with_deadline(Some(1.0)),
+        ] {
+            let mut a = Counts::new(&pass);
+            let mut b = Counts::new(&pass);
+            for count in [64, 64, 13, 1, 64] {
+                let batch: Vec<f64> = (0..count * slots).map(|_| Exp1.sample(&mut rng)).collect();
+                a.add_batch_portable(&pass, &batch, count);
+                b.add_batch(&pass, &batch, count);
+            }
+            let bits = |c: &Counts| {
+                let f = |v: &[[f64; 4]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+                (
+                    f(&c.s1),
+                    f(&c.s2),
+                    c.min.clone(),
+                    c.max.clone(),
+                    c.below.clone(),
+                    c.below4.clone(),
+                    c.hits.clone(),
+                )
+            };
+            assert_eq!(format!("{:?}", bits(&a)), format!("{:?}", bits(&b)));
+            assert_eq!((a.histogram, a.at_most, a.trials), (b.histogram, b.at_most, b.trials));
+        }
+    }
+
     #[test]
     fn log_bins_cover_and_survival_counts_exceedances() {
         let bins = LogBins::new(1.0, 100.0, 2);
@@ -433,9 +497,7 @@ mod tests {
         assert_eq!(bins.index(100.0), 3);
         let pass = Pass::new(&[], Vec::new(), 1, Some(bins));
         let mut c = Counts::new(&pass);
-        for v in [0.5, 2.0, 20.0, 30.0, 500.0] {
-            c.add_row(&pass, &[v]);
-        }
+        c.add_batch(&pass, &[0.5, 2.0, 20.0, 30.0, 500.0], 5);
         let mut t = PassTotals::new(&pass);
         t.absorb(&pass, c);
         let sf = t.survival(&bins, 0, 5);

@@ -17,9 +17,11 @@ pub mod trial;
 
 use rayon::prelude::*;
 
+use crate::analytic::ExactLaw;
+use crate::scheme::Scheme;
 use crate::stats::quantile::{self, Tally, Verdict, Window};
 use crate::stats::{MeanEstimate, Moments, QUANTILES};
-use crate::study::{Study, Workers};
+use crate::study::{Decoder, Study, Workers};
 use pass::{Counts, LogBins, Pass, PassTotals, Watch};
 pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply};
 
@@ -331,6 +333,20 @@ impl<'a> Started<'a> {
                 PilotColumn::new(values, runner.total)
             })
             .collect();
+        let mut columns = columns;
+        if runner.total >= LAW_WINDOWS_AFTER * trials as u64 && values_follow_the_exact_law(study) {
+            let baseline = study.baseline();
+            let schemes: Vec<&Scheme> = study.schemes().iter().chain(std::iter::once(&baseline)).collect();
+            let windows: Vec<Option<[Window; 4]>> = schemes
+                .par_iter()
+                .map(|s| study.exact_law(s).and_then(|law| law_windows(&law, runner.total)))
+                .collect();
+            for (c, w) in columns.iter_mut().zip(windows) {
+                if let Some(w) = w {
+                    c.windows = w;
+                }
+            }
+        }
         let refs = columns.iter().map(|c| c.reference).collect();
         let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
         Self {
@@ -456,6 +472,36 @@ impl<'a> Started<'a> {
             passes,
         }
     }
+}
+
+/// Runs at least this many times the pilot place their percentile windows
+/// by the exact law where one exists: a window from the pilot must allow for
+/// the pilot's sampling error, √(N/p) times the run's, while the exact law
+/// needs room only for the run's own. Fewer values fall inside, and fewer
+/// bins are kept. The quantiles are still the run's sample quantiles: a
+/// window that misses its rank is refined like any other.
+const LAW_WINDOWS_AFTER: u64 = 8;
+
+/// Whether every slot's simulated value has the law
+/// [`Study::exact_law`] gives: no transfer or decode time, the threshold decoder.
+fn values_follow_the_exact_law(study: &Study) -> bool {
+    !study.comm().transfers() && study.comm().decode_time == 0.0 && study.decoder() == Decoder::Threshold
+}
+
+/// The four first-pass windows of a slot from its exact law, if the law
+/// places them (finite, ascending and disjoint).
+fn law_windows(law: &ExactLaw, total: u64) -> Option<[Window; 4]> {
+    let windows: [Window; 4] = std::array::from_fn(|i| {
+        let q = QUANTILES[i];
+        let half = quantile::law_half_width(q, total);
+        let (lo, hi) = (law.quantile((q - half).max(0.0)), law.quantile((q + half).min(1.0)));
+        quantile::window_over(lo, hi, q, half, total)
+    });
+    let finite = windows
+        .iter()
+        .all(|w| w.lo.is_finite() && w.hi.is_finite() && w.lo < w.hi);
+    let disjoint = windows.windows(2).all(|p| p[0].hi <= p[1].lo);
+    (finite && disjoint).then_some(windows)
 }
 
 /// Log bins spanning every pilot value with room on both sides.

@@ -120,10 +120,23 @@ fn pilot_half_width(q: f64, p: usize) -> f64 {
 /// The first-pass window of quantile `q` from the pilot's values `lo` and
 /// `hi` at [`pilot_ranks`], for a run of `total` trials.
 pub fn window_from_pilot(lo: f64, hi: f64, q: f64, p: usize, total: u64) -> Window {
+    window_over(lo, hi, q, pilot_half_width(q, p), total)
+}
+
+/// Half-width, in probability, of a first-pass window placed by the exact
+/// law for a run of `total` trials: 8 standard errors of the sample
+/// quantile (the interval's ends lie 1.96 inside; a sample quantile strays
+/// 6 standard errors with probability 2·10⁻⁹), plus two trials.
+pub fn law_half_width(q: f64, total: u64) -> f64 {
+    8.0 * (q * (1.0 - q) / total as f64).sqrt() + 2.0 / total as f64
+}
+
+/// The first-pass window `[lo, hi]` of quantile `q` for a run of `total`
+/// trials, holding about `2·half·total` values, with its bins.
+pub fn window_over(lo: f64, hi: f64, q: f64, half: f64, total: u64) -> Window {
     let hi = if hi > lo { hi } else { lo };
     // Expected count inside the window is about 2·half·N; aim for bins holding
     // a quarter of the allowed count at the target, to absorb density changes.
-    let half = pilot_half_width(q, p);
     let allowed = RANK_TOLERANCE * (q * (1.0 - q) * total as f64).sqrt();
     let bins = (4.0 * 2.0 * half * total as f64 / allowed).ceil();
     Window {

@@ -7,7 +7,9 @@
 //! are kept, fix each configuration's reference value and quantile windows
 //! (see [`crate::stats::quantile`]), and are then counted like any other
 //! chunk. A run no longer than the pilot keeps every value and reports exact
-//! sample quantiles.
+//! sample quantiles. A run of at least [`LAW_WINDOWS_AFTER`] pilots whose
+//! configurations all have an exact law takes its reference values and
+//! windows from that law instead, and has no pilot.
 
 pub mod pass;
 pub mod rng;
@@ -317,36 +319,63 @@ impl<'a> Started<'a> {
             total: study.trials(),
         };
         progress.pass(1, runner.total);
-        let pilot = runner.pilot(progress);
         let slots = plan.slots();
+        let pilot_trials = runner.pilot_chunks() * CHUNK;
+        // Windows from the exact law, where it places them (see LAW_WINDOWS_AFTER).
+        let laws: Vec<Option<(f64, [Window; 4])>> =
+            if runner.total >= LAW_WINDOWS_AFTER * pilot_trials && values_follow_the_exact_law(study) {
+                let baseline = study.baseline();
+                let schemes: Vec<&Scheme> = study.schemes().iter().chain(std::iter::once(&baseline)).collect();
+                schemes
+                    .par_iter()
+                    .map(|s| {
+                        let law = study.exact_law(s)?;
+                        let median = law.quantile(0.5);
+                        Some((
+                            if median.is_finite() { median } else { 0.0 },
+                            law_windows(&law, runner.total)?,
+                        ))
+                    })
+                    .collect()
+            } else {
+                vec![None; slots]
+            };
+        // Where every slot has them and no survival curve is asked for, the
+        // pilot has nothing left to decide: the run goes straight to its pass.
+        let pilot = if laws.iter().all(Option::is_some) && options.survival_points == 0 {
+            Vec::new()
+        } else {
+            runner.pilot(progress)
+        };
         // Each stored batch holds a slot's values contiguously.
         let trials = pilot.iter().map(|values| values.len() / slots).sum();
-        let columns: Vec<PilotColumn> = (0..slots)
+        let columns: Vec<PilotColumn> = laws
             .into_par_iter()
-            .map(|j| {
+            .enumerate()
+            .map(|(j, law)| {
+                if pilot.is_empty()
+                    && let Some((reference, windows)) = law
+                {
+                    return PilotColumn {
+                        reference,
+                        exact: [f64::NAN; 12],
+                        windows,
+                        span: (f64::NAN, f64::NAN),
+                    };
+                }
                 let mut values = Vec::with_capacity(trials);
                 for (c, stored) in pilot.iter().enumerate() {
                     runner.stored_batches(c as u64, stored, |b, count| {
                         values.extend_from_slice(&b[j * count..(j + 1) * count]);
                     });
                 }
-                PilotColumn::new(values, runner.total)
+                let mut column = PilotColumn::new(values, runner.total);
+                if let Some((_, windows)) = law {
+                    column.windows = windows;
+                }
+                column
             })
             .collect();
-        let mut columns = columns;
-        if runner.total >= LAW_WINDOWS_AFTER * trials as u64 && values_follow_the_exact_law(study) {
-            let baseline = study.baseline();
-            let schemes: Vec<&Scheme> = study.schemes().iter().chain(std::iter::once(&baseline)).collect();
-            let windows: Vec<Option<[Window; 4]>> = schemes
-                .par_iter()
-                .map(|s| study.exact_law(s).and_then(|law| law_windows(&law, runner.total)))
-                .collect();
-            for (c, w) in columns.iter_mut().zip(windows) {
-                if let Some(w) = w {
-                    c.windows = w;
-                }
-            }
-        }
         let refs = columns.iter().map(|c| c.reference).collect();
         let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
         Self {
@@ -480,7 +509,7 @@ impl<'a> Started<'a> {
 /// needs room only for the run's own. Fewer values fall inside, and fewer
 /// bins are kept. The quantiles are still the run's sample quantiles: a
 /// window that misses its rank is refined like any other.
-const LAW_WINDOWS_AFTER: u64 = 8;
+pub const LAW_WINDOWS_AFTER: u64 = 8;
 
 /// Whether every slot's simulated value has the law
 /// [`Study::exact_law`] gives: no transfer or decode time, the threshold decoder.
@@ -518,7 +547,8 @@ fn survival_bins(columns: &[PilotColumn], points: usize) -> LogBins {
 
 /// What the pilot says about one slot.
 struct PilotColumn {
-    /// Reference of the power sums: the pilot median (0 if not finite).
+    /// Reference of the power sums: the pilot median, or the exact median
+    /// where the exact law places the windows (0 if not finite).
     reference: f64,
     /// The values at [`quantile_levels`], exact for a run no longer than the pilot.
     exact: [f64; 12],

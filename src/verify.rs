@@ -4,7 +4,7 @@
 //! model × scheme whose iteration time has an exact law, plus the worked
 //! numbers of SPEC §3) the engine's estimates are compared with the theory:
 //!
-//! - the mean by z = (x̄ − E[T]) / SE(x̄);
+//! - the mean by z = (x̄ − E(T)) / SE(x̄);
 //! - p50 and p99 by z = (F(x̂_q) − q) / √(q(1−q)/N): the exact CDF at the
 //!   estimated quantile is Beta(⌈qN⌉, N−⌈qN⌉+1)-distributed, with that mean
 //!   and standard deviation up to O(1/N).

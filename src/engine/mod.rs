@@ -148,7 +148,7 @@ pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, o
 }
 
 /// The part of a run that shard `index` of `count` computes: its blocks'
-/// power sums, and its window tallies and value ranges (see [`shard`]).
+/// power sums, and its window tallies and value ranges (see [`crate::shard`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShardPart {
     /// 0-based shard index.

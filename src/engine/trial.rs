@@ -253,7 +253,7 @@ fn prefix_sum(v: &mut [f64]) {
 
 /// Whether `study`'s worker times can be drawn as order statistics: i.i.d.
 /// workers whose law is an increasing function of a standard exponential
-/// ([`Standard`]: exponential, shifted-exponential, Pareto and Weibull laws
+/// (`Standard`: exponential, shifted-exponential, Pareto and Weibull laws
 /// without a straggler mixture, and the bootstrap from a trace) under a
 /// monotone load, with the threshold decoder and no transfer times.
 /// Log-normal laws and mixtures take the draw path.

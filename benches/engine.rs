@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the engine's parts, per trial of the headline
 //! job (n = 100, s = 0..50, exponential, `fixed`, crc): drawing n variates
-//! (the floor), one trial on each sampling path, and a whole small sweep.
+//! (the floor), one trial on each sampling path (also for a heterogeneous
+//! cluster), and a whole small sweep.
 //! The end-to-end comparison with NumPy is `bench/compare.sh`.
 //!
 //! `cargo bench --bench engine`
@@ -12,7 +13,7 @@ use gcsim::dist::Dist;
 use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan, rng::trial_rng};
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
-use gcsim::study::Study;
+use gcsim::study::{Study, Workers};
 use rand_distr::Distribution;
 
 fn headline(trials: u64) -> Study {
@@ -49,11 +50,29 @@ fn per_trial(c: &mut Criterion) {
             black_box(&buf);
         })
     });
-    for (name, sampling) in [
-        ("trial, order statistics", Sampling::OrderStatistics),
-        ("trial, draws + sort", Sampling::Draws),
+    let classes = Study::with_workers(
+        100,
+        Workers::Classes {
+            classes: vec![(50, Dist::exp(1.0).unwrap()), (50, Dist::exp(0.5).unwrap())],
+            shuffle: false,
+        },
+        LoadModel::Fixed,
+        study.schemes().to_vec(),
+        1,
+        0,
+    )
+    .unwrap();
+    for (name, study, sampling) in [
+        ("trial, order statistics", &study, Sampling::OrderStatistics),
+        ("trial, draws + sort", &study, Sampling::Draws),
+        (
+            "trial, 50 + 50 classes, merged order statistics",
+            &classes,
+            Sampling::OrderStatistics,
+        ),
+        ("trial, 50 + 50 classes, draws + sort", &classes, Sampling::Draws),
     ] {
-        let plan = TrialPlan::with(&study, RulePath::Fast, sampling);
+        let plan = TrialPlan::with(study, RulePath::Fast, sampling);
         let mut scratch = plan.scratch();
         let mut out = vec![0.0; plan.slots()];
         let mut t = 0u64;

@@ -70,7 +70,7 @@ pub enum Sampling {
     /// One draw per worker, in worker order.
     Draws,
     /// The order statistics directly, with ranks assigned by a random
-    /// permutation when needed (i.i.d. exponential-family laws only).
+    /// permutation when needed (see [`order_statistics_apply`]).
     OrderStatistics,
 }
 
@@ -255,8 +255,10 @@ fn prefix_sum(v: &mut [f64]) {
 /// workers whose law is an increasing function of a standard exponential
 /// (`Standard`: exponential, shifted-exponential, Pareto and Weibull laws
 /// without a straggler mixture, and the bootstrap from a trace) under a
-/// monotone load, with the threshold decoder and no transfer times.
-/// Log-normal laws and mixtures take the draw path.
+/// monotone load, with the threshold decoder and no transfer times; or a
+/// heterogeneous cluster whose every class is such a law (each class's
+/// order statistics, merged). Log-normal laws and mixtures take the draw
+/// path.
 pub fn order_statistics_apply(study: &Study) -> bool {
     !study.comm().transfers()
         && study.decoder() == Decoder::Threshold

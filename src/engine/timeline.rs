@@ -92,12 +92,84 @@ pub mod fast {
             .map(|g| g.iter().copied().fold(f64::INFINITY, f64::min))
             .fold(f64::NEG_INFINITY, f64::max)
     }
+
+    /// [`groups`] for every size in `sizes` at once, into `out`: the max over
+    /// consecutive groups of the group's minimum, of values or of ranks.
+    ///
+    /// One size costs n comparisons. With many sizes a sparse table of
+    /// range minima (levels of minima over 2^j consecutive entries, built in
+    /// n per level) answers each group in O(1), so `sizes` cost
+    /// n·(levels) + Σ n/size: O(n log n) per trial for a whole frc sweep
+    /// instead of n per configuration. The results are the same elements
+    /// either way (minima and maxima select, they do not round).
+    pub fn groups_all<T: Copy + PartialOrd>(v: &[T], sizes: &[usize], table: &mut Vec<T>, out: &mut Vec<T>) {
+        #[inline(always)]
+        fn min<T: PartialOrd>(a: T, b: T) -> T {
+            if b < a { b } else { a }
+        }
+        #[inline(always)]
+        fn max<T: PartialOrd>(a: T, b: T) -> T {
+            if b > a { b } else { a }
+        }
+        out.clear();
+        let n = v.len();
+        let largest = sizes.iter().copied().max().unwrap_or(1);
+        let levels = (usize::BITS - largest.leading_zeros()) as usize; // ⌊log2⌋ + 1
+        if sizes.len() <= levels + 1 {
+            for &size in sizes {
+                let mut groups = v.chunks_exact(size).map(|g| g[1..].iter().copied().fold(g[0], min));
+                let first = groups.next().expect("size divides n");
+                out.push(groups.fold(first, max));
+            }
+            return;
+        }
+        table.clear();
+        table.extend_from_slice(v);
+        table.resize(levels * n, v[0]);
+        for j in 1..levels {
+            let half = 1 << (j - 1);
+            let (done, rest) = table.split_at_mut(j * n);
+            let (prev, level) = (&done[(j - 1) * n..], &mut rest[..n]);
+            let cut = n.saturating_sub(half);
+            for ((m, &x), &y) in level[..cut].iter_mut().zip(&prev[..cut]).zip(&prev[half..]) {
+                *m = min(x, y);
+            }
+            level[cut..].copy_from_slice(&prev[cut..]);
+        }
+        for &size in sizes {
+            let j = (usize::BITS - 1 - size.leading_zeros()) as usize;
+            let (level, span) = (&table[j * n..(j + 1) * n], 1 << j);
+            let mut groups = (0..n).step_by(size).map(|a| min(level[a], level[a + size - span]));
+            let first = groups.next().expect("size divides n");
+            out.push(groups.fold(first, max));
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// Every size at once, by sparse table or one by one, equals [`fast::groups`].
+        #[test]
+        fn all_group_sizes_at_once(
+            n in 1usize..300,
+            seed in any::<u64>(),
+            picks in prop::collection::vec(1usize..300, 0..40),
+        ) {
+            let v: Vec<f64> = (0..n).map(|i| ((i as u64 ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as f64).collect();
+            let sizes: Vec<usize> = picks.iter().map(|p| {
+                let divisors: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
+                divisors[p % divisors.len()]
+            }).collect();
+            let (mut table, mut out) = (Vec::new(), Vec::new());
+            fast::groups_all(&v, &sizes, &mut table, &mut out);
+            let expected: Vec<f64> = sizes.iter().map(|&s| fast::groups(&v, s)).collect();
+            prop_assert_eq!(out, expected);
+        }
+    }
 
     /// The earliest time t at which `decodable({i : times[i] ≤ t})` holds,
     /// by trying every worker's time: the definition, in O(n²).

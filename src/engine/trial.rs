@@ -126,6 +126,8 @@ struct Eval {
     slot: usize,
     load: f64,
     rule: Rule,
+    /// For a group rule, the index of its size in its class's `group_sizes`.
+    group: usize,
 }
 
 /// Configurations that share worker times: all of them under a monotone
@@ -135,6 +137,9 @@ struct Class {
     load: f64,
     evals: Vec<Eval>,
     needs_sort: bool,
+    /// The distinct group sizes of its group rules (frc), for
+    /// [`fast::groups_all`].
+    group_sizes: Vec<usize>,
 }
 
 /// Per-thread buffers for [`TrialPlan::run`].
@@ -151,6 +156,10 @@ pub struct Scratch {
     arrival: Vec<f64>,
     sort: SortBuffers,
     merge: Vec<f64>,
+    group_table: Vec<f64>,
+    group_times: Vec<f64>,
+    group_table_ranks: Vec<u32>,
+    group_ranks: Vec<u32>,
 }
 
 /// What one trial computes: the iteration time of every slot. Slots are the
@@ -447,6 +456,7 @@ impl TrialPlan {
                 slot,
                 load: s.load(),
                 rule: s.rule(),
+                group: usize::MAX,
             })
             .collect();
         let slots = evals.len();
@@ -459,6 +469,7 @@ impl TrialPlan {
                     load: e.load,
                     evals: vec![e],
                     needs_sort: false,
+                    group_sizes: Vec::new(),
                 }),
             }
         }
@@ -509,6 +520,18 @@ impl TrialPlan {
         let sort = self.path == RulePath::Fast && self.sampling == Sampling::Draws;
         for c in &mut self.classes {
             c.needs_sort = sort && c.evals.iter().any(|e| matches!(e.rule, Rule::KOfN(_)));
+            c.group_sizes.clear();
+            for e in &mut c.evals {
+                if let Rule::Groups { size } = e.rule {
+                    e.group = match c.group_sizes.iter().position(|&g| g == size) {
+                        Some(i) => i,
+                        None => {
+                            c.group_sizes.push(size);
+                            c.group_sizes.len() - 1
+                        }
+                    };
+                }
+            }
         }
         let top_lo = self.n - top_block(self.n);
         self.top_ranks = vec![u32::MAX; self.slots];
@@ -557,6 +580,10 @@ impl TrialPlan {
             arrival: vec![0.0; self.n],
             sort: SortBuffers::default(),
             merge: Vec::with_capacity(2 * self.n + 4),
+            group_table: Vec::new(),
+            group_times: Vec::new(),
+            group_table_ranks: Vec::new(),
+            group_ranks: Vec::new(),
         }
     }
 
@@ -625,15 +652,18 @@ impl TrialPlan {
                 *o = scratch.sorted[r as usize];
             }
         }
+        if !class.group_sizes.is_empty() {
+            fast::groups_all(
+                &scratch.ranks,
+                &class.group_sizes,
+                &mut scratch.group_table_ranks,
+                &mut scratch.group_ranks,
+            );
+        }
         for e in &self.other_evals {
             let rank = match e.rule {
                 Rule::KOfN(k) => k - 1,
-                Rule::Groups { size } => scratch
-                    .ranks
-                    .chunks_exact(size)
-                    .map(|g| g.iter().copied().min().unwrap_or(0))
-                    .max()
-                    .unwrap_or(0) as usize,
+                Rule::Groups { .. } => scratch.group_ranks[e.group] as usize,
             };
             if rank < lower {
                 self.reach(rank, &mut rng, scratch, &mut lower);
@@ -935,10 +965,18 @@ impl TrialPlan {
             sorted.copy_from_slice(times);
             sort_floats(sorted, &mut scratch.sort);
         }
+        if self.path == RulePath::Fast && !class.group_sizes.is_empty() {
+            fast::groups_all(
+                times,
+                &class.group_sizes,
+                &mut scratch.group_table,
+                &mut scratch.group_times,
+            );
+        }
         for e in &class.evals {
             let raw = match (self.path, e.rule) {
                 (RulePath::Fast, Rule::KOfN(k)) => fast::k_of_n(sorted, k),
-                (RulePath::Fast, Rule::Groups { size }) => fast::groups(times, size),
+                (RulePath::Fast, Rule::Groups { .. }) => scratch.group_times[e.group],
                 (RulePath::Events, rule) => completion_by_events(rule, times, order),
             };
             out[e.slot] = if self.model.is_monotone() {

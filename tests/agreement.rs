@@ -887,3 +887,35 @@ fn a_configurations_draws_do_not_depend_on_the_rest_of_the_study() {
         assert_eq!(oa[2], ob[4], "baseline, trial {t}");
     }
 }
+
+/// Asking for a survival curve or a deadline count (which keep a pilot)
+/// changes no statistic: the same bits as a run without them, also where
+/// the exact law places the windows.
+#[test]
+fn options_do_not_change_the_statistics() {
+    let n = 100;
+    let schemes = vec![scheme(SchemeKind::Crc, n, Some(20), None, None)];
+    for trials in [300_000, 600_000] {
+        let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes.clone(), trials, 1).unwrap();
+        let plan = TrialPlan::new(&study);
+        let plain = engine::simulate(&study, &Silent);
+        let options = engine::Options {
+            survival_points: 20,
+            deadline: Some(1.6),
+        };
+        let full = engine::simulate_full(&plan, &study, &Silent, &options);
+        for (a, b) in plain
+            .configs
+            .iter()
+            .zip(&full.configs)
+            .chain([(&plain.baseline, &full.baseline)])
+        {
+            assert_eq!(
+                (a.mean, a.quantiles, a.quantile_ci95),
+                (b.mean, b.quantiles, b.quantile_ci95),
+                "{trials}"
+            );
+            assert!(!b.survival.is_empty() && b.within_deadline.is_some());
+        }
+    }
+}

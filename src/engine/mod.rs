@@ -370,7 +370,10 @@ impl<'a> Started<'a> {
                     });
                 }
                 let mut column = PilotColumn::new(values, runner.total);
-                if let Some((_, windows)) = law {
+                if let Some((reference, windows)) = law {
+                    // As without a pilot, so that asking for a survival
+                    // curve does not change a bit of the statistics.
+                    column.reference = reference;
                     column.windows = windows;
                 }
                 column

@@ -90,11 +90,17 @@ mod tests {
         let mut dst = vec![0.0; src.len()];
         super::merge_runs(&src, &ends, &mut dst, &mut Vec::new());
         assert_eq!(dst, expected);
+        let inf = f64::INFINITY;
         for (a, b) in [
             (&[][..], &[1.0][..]),
             (&[2.0], &[]),
             (&[1.0, 3.0], &[2.0]),
             (&[5.0], &[1.0, 2.0, 3.0]),
+            // Values equal to the sentinels.
+            (&[1.0, 2.0], &[3.0, 4.0, inf, inf, inf, inf, inf, inf, inf, inf]),
+            (&[inf, inf], &[0.5, inf]),
+            (&[-inf, 0.0, inf], &[-inf, -inf, 1.0]),
+            (&[inf], &[inf]),
         ] {
             let mut pad = Vec::new();
             super::merge_two(a, b, &mut pad);
@@ -343,16 +349,20 @@ fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
     let (mut i, mut j) = (1, la + 3);
     let (mut p, mut q) = (la, la + 2 + lb);
     let front = total.div_ceil(2);
+    // The sentinels keep every read in bounds; which side is exhausted is
+    // decided by index, so values equal to a sentinel (±∞ times, from
+    // Pareto laws of tiny shape) merge correctly.
+    let (a_end, b_start, b_end) = (la, la + 3, la + 2 + lb);
     for k in 0..front {
         let (x, y) = (inputs[i], inputs[j]);
-        let take_a = x <= y;
+        let take_a = (i <= a_end) & ((j > b_end) | (x <= y));
         out[k] = if take_a { x } else { y };
         i += usize::from(take_a);
         j += usize::from(!take_a);
         let k = total - 1 - k;
         if k >= front {
             let (x, y) = (inputs[p], inputs[q]);
-            let take_a = x > y;
+            let take_a = (p >= 1) & ((q < b_start) | (x > y));
             out[k] = if take_a { x } else { y };
             p -= usize::from(take_a);
             q -= usize::from(!take_a);

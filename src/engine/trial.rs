@@ -166,6 +166,7 @@ pub struct Scratch {
     group_times: Vec<f64>,
     group_table_ranks: Vec<u32>,
     group_ranks: Vec<u32>,
+    class_next: Vec<usize>,
 }
 
 /// What one trial computes: the iteration time of every slot. Slots are the
@@ -208,6 +209,32 @@ pub struct TrialPlan {
 
 /// Key of the transfer-time stream (XORed with the seed).
 const COMM_STREAM: u64 = 0xC0_FFEE_D1CE_5EED;
+/// Fisher–Yates: a uniformly random order of `v`, drawing `i ∈ 0..=k` for
+/// k = len−1 down to 1 (every sampler that shuffles draws the same way).
+fn shuffle<T>(v: &mut [T], rng: &mut rand_xoshiro::Xoshiro256PlusPlus) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, rng.random_range(0..=i));
+    }
+}
+
+/// `ranks[i]` ← the class of worker i: classes of `counts` workers in
+/// order, or placed uniformly at random with `random`.
+fn place_classes(
+    ranks: &mut [u32],
+    counts: impl Iterator<Item = usize>,
+    random: bool,
+    rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+) {
+    let mut i = 0;
+    for (c, m) in counts.enumerate() {
+        ranks[i..i + m].fill(c as u32);
+        i += m;
+    }
+    if random {
+        shuffle(ranks, rng);
+    }
+}
+
 /// Key of the stream that assigns ranks to workers (XORed with the seed).
 const RANK_STREAM: u64 = 0x4A2C_5EED_0F0F_5EED;
 
@@ -290,6 +317,8 @@ struct ClassLaws {
     classes: Vec<(usize, Standard, Vec<f64>)>,
     /// Random placement per trial.
     shuffle: bool,
+    /// Where each class's run starts in the trial's times, and n at the end.
+    starts: Vec<usize>,
 }
 
 impl ClassLaws {
@@ -304,8 +333,15 @@ impl ClassLaws {
                 Some((m, law, (1..=m).map(|i| 1.0 / (m - i + 1) as f64).collect()))
             })
             .collect::<Option<Vec<_>>>()?;
+        let starts = std::iter::once(0)
+            .chain(classes.iter().scan(0, |at, (m, _, _)| {
+                *at += m;
+                Some(*at)
+            }))
+            .collect();
         Some(Self {
             classes,
+            starts,
             shuffle: *shuffle,
         })
     }
@@ -594,6 +630,7 @@ impl TrialPlan {
             group_times: Vec::new(),
             group_table_ranks: Vec::new(),
             group_ranks: Vec::new(),
+            class_next: Vec::new(),
         }
     }
 
@@ -630,18 +667,13 @@ impl TrialPlan {
         let mut rng = trial_rng(seed, trial);
         let mut lower = self.draw_top(&mut rng, scratch);
         let class = &self.classes[0];
-        let needs_ranks =
-            self.path == RulePath::Events || class.evals.iter().any(|e| matches!(e.rule, Rule::Groups { .. }));
-        if needs_ranks {
-            // Fisher–Yates from the identity, on the trial's rank stream.
+        if self.path == RulePath::Events || !class.group_sizes.is_empty() {
+            // A uniformly random permutation, on the trial's rank stream.
             let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
             for (i, r) in scratch.ranks.iter_mut().enumerate() {
                 *r = i as u32;
             }
-            for i in (1..self.n).rev() {
-                let j = rank_rng.random_range(0..=i);
-                scratch.ranks.swap(i, j);
-            }
+            shuffle(&mut scratch.ranks, &mut rank_rng);
         }
         if self.path == RulePath::Events {
             self.reach(0, &mut rng, scratch, &mut lower);
@@ -783,46 +815,28 @@ impl TrialPlan {
         out: &mut [f64],
     ) {
         let mut rng = trial_rng(seed, trial);
-        let mut ends = Vec::with_capacity(laws.classes.len());
-        let mut at = 0;
-        for (m, law, weights) in &laws.classes {
-            let run = &mut scratch.cum[at..at + m];
+        for ((_, law, weights), w) in laws.classes.iter().zip(laws.starts.windows(2)) {
+            let run = &mut scratch.cum[w[0]..w[1]];
             for (x, w) in run.iter_mut().zip(weights) {
                 let z: f64 = Exp1.sample(&mut rng);
                 *x = z * w;
             }
             prefix_sum(run);
             run.iter_mut().for_each(|x| *x = law.apply(*x));
-            at += m;
-            ends.push(at);
         }
-        merge_runs(&scratch.cum, &ends, &mut scratch.sorted, &mut scratch.merge);
+        merge_runs(&scratch.cum, &laws.starts[1..], &mut scratch.sorted, &mut scratch.merge);
         let class = &self.classes[0];
-        let needs_times =
-            self.path == RulePath::Events || class.evals.iter().any(|e| matches!(e.rule, Rule::Groups { .. }));
-        if needs_times {
+        if self.path == RulePath::Events || !class.group_sizes.is_empty() {
             let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
-            // ranks[i] names worker i's class, placed at random if asked.
-            let mut i = 0;
-            for (c, (m, _, _)) in laws.classes.iter().enumerate() {
-                scratch.ranks[i..i + m].fill(c as u32);
-                i += m;
-            }
-            if laws.shuffle {
-                for i in (1..self.n).rev() {
-                    scratch.ranks.swap(i, rank_rng.random_range(0..=i));
-                }
-            }
+            let counts = laws.classes.iter().map(|(m, _, _)| *m);
+            place_classes(&mut scratch.ranks, counts, laws.shuffle, &mut rank_rng);
             // Each class's run in random order, dealt to its workers in turn.
-            let mut start = 0;
-            for &end in &ends {
-                let run = &mut scratch.cum[start..end];
-                for i in (1..run.len()).rev() {
-                    run.swap(i, rank_rng.random_range(0..=i));
-                }
-                start = end;
+            for w in laws.starts.windows(2) {
+                shuffle(&mut scratch.cum[w[0]..w[1]], &mut rank_rng);
             }
-            let mut next: Vec<usize> = std::iter::once(0).chain(ends.iter().copied()).collect();
+            let next = &mut scratch.class_next;
+            next.clear();
+            next.extend_from_slice(&laws.starts);
             for (t, &c) in scratch.times.iter_mut().zip(&scratch.ranks) {
                 *t = scratch.cum[next[c as usize]];
                 next[c as usize] += 1;
@@ -875,17 +889,7 @@ impl TrialPlan {
         match &self.workers {
             Workers::Iid(dist) => scratch.draws.iter_mut().for_each(|d| *d = dist.sample(rng)),
             Workers::Classes { classes, shuffle } => {
-                // ranks[i] names worker i's class; shuffled, a random placement.
-                let mut i = 0;
-                for (c, (count, _)) in classes.iter().enumerate() {
-                    scratch.ranks[i..i + count].fill(c as u32);
-                    i += count;
-                }
-                if *shuffle {
-                    for i in (1..n).rev() {
-                        scratch.ranks.swap(i, rng.random_range(0..=i));
-                    }
-                }
+                place_classes(&mut scratch.ranks, classes.iter().map(|(m, _)| *m), *shuffle, rng);
                 for unit in scratch.draws.chunks_exact_mut(n) {
                     for (d, &c) in unit.iter_mut().zip(&scratch.ranks) {
                         *d = classes[c as usize].1.sample(rng);

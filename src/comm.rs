@@ -11,27 +11,101 @@
 //! arrive later are discarded.
 
 use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use thiserror::Error;
 
 use crate::dist::Dist;
+use crate::param::{Described, Naming, Param, keys};
 
 /// How messages reach the master.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Link {
     /// Each worker has its own link: arrival = finish + transfer.
+    #[default]
     Dedicated,
     /// One ingress link, first come first served in order of finish.
     Shared,
 }
 
-impl Link {
-    /// The name used on the command line and in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Link::Dedicated => "dedicated",
-            Link::Shared => "shared",
-        }
-    }
+/// A name that is not one of a closed set's: what was given, and what is accepted.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown {what} `{given}`; accepted: {}", accepted.join(", "))]
+pub struct UnknownName {
+    /// What kind of name (`link`, `decoder`).
+    pub what: &'static str,
+    /// The name given.
+    pub given: String,
+    /// The names accepted.
+    pub accepted: &'static [&'static str],
 }
+
+/// `FromStr`, `Display` and serde through a closed list of names, so that
+/// flags, scenario files and shard files read and write the same words.
+macro_rules! named {
+    ($ty:ident, $what:literal, [$($variant:ident => $name:literal),+ $(,)?]) => {
+        impl $ty {
+            /// Every name, in order.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+
+            /// The name used on the command line, in scenario files and in output.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name),+
+                }
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = UnknownName;
+
+            fn from_str(s: &str) -> Result<Self, UnknownName> {
+                match s {
+                    $($name => Ok($ty::$variant),)+
+                    _ => Err(UnknownName {
+                        what: $what,
+                        given: s.to_string(),
+                        accepted: Self::NAMES,
+                    }),
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.name())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+named!(Link, "link", [Dedicated => "dedicated", Shared => "shared"]);
+
+/// How the master decides that it can decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Decoder {
+    /// The scheme's recovery rule (any k of n; frc's groups).
+    #[default]
+    Threshold,
+    /// The rank condition of the scheme's real encoding matrix
+    /// ([`crate::codes::Code::is_decodable`]), on the arrived set.
+    Rank,
+}
+
+named!(Decoder, "decoder", [Threshold => "threshold", Rank => "rank"]);
 
 /// The transfer time of one full gradient.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,7 +137,92 @@ impl Default for Comm {
     }
 }
 
+/// Why a communication model is not valid.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CommError {
+    /// Both a constant and a random transfer time.
+    #[error("{}", self.describe(&keys))]
+    TwoTransfers,
+    /// A transfer or decoding time that is negative, NaN or infinite.
+    #[error("{}", self.describe(&keys))]
+    OutOfRange {
+        /// [`Param::CommTime`] or [`Param::DecodeTime`].
+        param: Param,
+        /// The value given.
+        value: f64,
+    },
+}
+
+impl Described for CommError {
+    fn describe(&self, name: Naming) -> String {
+        match self {
+            CommError::TwoTransfers => format!(
+                "{} and {} do not go together: give one transfer time",
+                name(Param::CommTime),
+                name(Param::CommDist)
+            ),
+            CommError::OutOfRange { param, value } => {
+                format!(
+                    "{} {value} is out of range; accepted: a finite number >= 0",
+                    name(*param)
+                )
+            }
+        }
+    }
+}
+
 impl Comm {
+    /// The model of a constant (`comm_time`) or random (`comm_dist`)
+    /// full-gradient transfer time, at most one of them (neither: no
+    /// transfer time), the link and the decoding time, each checked.
+    pub fn new(
+        comm_time: Option<f64>,
+        comm_dist: Option<Dist>,
+        link: Link,
+        decode_time: f64,
+    ) -> Result<Self, CommError> {
+        let in_range = |x: f64| x.is_finite() && x >= 0.0;
+        let transfer = match (comm_time, comm_dist) {
+            (Some(_), Some(_)) => return Err(CommError::TwoTransfers),
+            (Some(t), None) if !in_range(t) => {
+                return Err(CommError::OutOfRange {
+                    param: Param::CommTime,
+                    value: t,
+                });
+            }
+            (Some(t), None) => Transfer::Constant(t),
+            (None, Some(d)) => Transfer::Random(d),
+            (None, None) => Transfer::Constant(0.0),
+        };
+        if !in_range(decode_time) {
+            return Err(CommError::OutOfRange {
+                param: Param::DecodeTime,
+                value: decode_time,
+            });
+        }
+        Ok(Self {
+            transfer,
+            link,
+            decode_time,
+        })
+    }
+
+    /// The constant full-gradient transfer time, where there is one.
+    pub fn comm_time(&self) -> Option<f64> {
+        match self.transfer {
+            Transfer::Constant(t) => Some(t),
+            Transfer::Random(_) => None,
+        }
+    }
+
+    /// The law of the full-gradient transfer time, where it is random.
+    pub fn comm_dist(&self) -> Option<Dist> {
+        match self.transfer {
+            Transfer::Random(d) => Some(d),
+            Transfer::Constant(_) => None,
+        }
+    }
+
     /// Whether messages take time at all; without it the engine's
     /// computation-only path runs, bit for bit.
     pub fn transfers(&self) -> bool {
@@ -111,13 +270,54 @@ impl fmt::Display for Comm {
             Transfer::Constant(t) => write!(f, "comm-time={t}")?,
             Transfer::Random(d) => write!(f, "comm-dist={d}")?,
         }
-        write!(f, " link={} decode-time={}", self.link.name(), self.decode_time)
+        write!(f, " link={} decode-time={}", self.link, self.decode_time)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_round_trip_and_errors_name_the_key() {
+        for name in Link::NAMES.iter().chain(Decoder::NAMES) {
+            let text = match name.parse::<Link>() {
+                Ok(l) => l.to_string(),
+                Err(_) => name.parse::<Decoder>().unwrap().to_string(),
+            };
+            assert_eq!(&text, name);
+        }
+        assert_eq!(
+            "fast".parse::<Link>().unwrap_err().to_string(),
+            "unknown link `fast`; accepted: dedicated, shared"
+        );
+        let bad = Comm::new(Some(-1.0), None, Link::Shared, 0.0).unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "comm_time -1 is out of range; accepted: a finite number >= 0"
+        );
+        assert_eq!(
+            bad.describe(&|p| if p == Param::CommTime { "--comm-time" } else { "?" }),
+            "--comm-time -1 is out of range; accepted: a finite number >= 0"
+        );
+        let law = Dist::exp(1.0).unwrap();
+        assert_eq!(
+            Comm::new(Some(1.0), Some(law), Link::Dedicated, 0.0),
+            Err(CommError::TwoTransfers)
+        );
+        assert!(matches!(
+            Comm::new(None, None, Link::Dedicated, f64::NAN),
+            Err(CommError::OutOfRange {
+                param: Param::DecodeTime,
+                ..
+            })
+        ));
+        let ok = Comm::new(None, Some(law), Link::Shared, 0.5).unwrap();
+        assert_eq!(
+            (ok.comm_time(), ok.comm_dist(), ok.link),
+            (None, Some(law), Link::Shared)
+        );
+    }
 
     #[test]
     fn dedicated_and_shared_arrivals() {

@@ -1,4 +1,4 @@
-//! Load models: how a worker's time grows with its load ℓ (SPEC §1).
+//! Load models: how a worker's time grows with its load ℓ.
 //!
 //! - `fixed`: T = X, the model of the harmonic-number formulas of Tandon et
 //!   al. 2017;
@@ -15,6 +15,8 @@
 use std::fmt;
 
 use thiserror::Error;
+
+use crate::param::{Described, Naming, Param, keys};
 
 /// How a worker's time depends on its load.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -34,19 +36,34 @@ pub enum LoadModel {
 
 /// Why a load model could not be built.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[error("{}", self.describe(&keys))]
 pub enum LoadModelError {
-    /// `affine` without `--unit-time`.
-    #[error("--load-model affine needs --unit-time C, the compute time per unit of work (e.g. --unit-time 0.145)")]
+    /// `affine` without a unit time.
     MissingUnitTime,
-    /// `--unit-time` with another model.
-    #[error("--unit-time applies only to --load-model affine (got --load-model {0})")]
+    /// A unit time with another model.
     UnusedUnitTime(&'static str),
     /// A negative, NaN or infinite unit time.
-    #[error("--unit-time {0} is out of range; accepted: a finite number >= 0")]
     BadUnitTime(f64),
     /// A name that is not a load model.
-    #[error("unknown load model `{0}`; accepted: fixed, scaled, additive, affine")]
     UnknownName(String),
+}
+
+impl Described for LoadModelError {
+    fn describe(&self, name: Naming) -> String {
+        let (model, unit) = (name(Param::LoadModel), name(Param::UnitTime));
+        match self {
+            LoadModelError::MissingUnitTime => {
+                format!("{model} affine needs {unit} C, the compute time per unit of work (e.g. {unit} 0.145)")
+            }
+            LoadModelError::UnusedUnitTime(other) => {
+                format!("{unit} applies only to {model} affine (got {model} {other})")
+            }
+            LoadModelError::BadUnitTime(c) => format!("{unit} {c} is out of range; accepted: a finite number >= 0"),
+            LoadModelError::UnknownName(other) => {
+                format!("unknown load model `{other}`; accepted: fixed, scaled, additive, affine")
+            }
+        }
+    }
 }
 
 impl LoadModel {
@@ -135,7 +152,7 @@ mod tests {
             LoadModel::new("scaled", Some(1.0))
                 .unwrap_err()
                 .to_string()
-                .contains("only to --load-model affine")
+                .contains("unit_time applies only to load_model affine")
         );
     }
 

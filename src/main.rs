@@ -23,7 +23,7 @@ fn fail(err: anyhow::Error, code: u8) -> ExitCode {
     if is_broken_pipe(&err) {
         return ExitCode::SUCCESS;
     }
-    eprintln!("Error: {err:#}");
+    eprintln!("Error: {}", cli::flags::render(&err));
     ExitCode::from(code)
 }
 

@@ -25,6 +25,7 @@ use crate::comm::Comm;
 use crate::dist::Dist;
 use crate::engine::{Options, Outcome, Summary};
 use crate::load::LoadModel;
+use crate::param::{Described, Naming};
 use crate::scheme::{Params, Scheme, SchemeKind};
 use crate::study::{Study, StudyError, Workers};
 
@@ -107,6 +108,15 @@ pub enum PlanError {
     /// A study that cannot run.
     #[error(transparent)]
     Study(#[from] StudyError),
+}
+
+impl Described for PlanError {
+    fn describe(&self, name: Naming) -> String {
+        match self {
+            PlanError::Study(e) => e.describe(name),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// What to plan.
@@ -292,11 +302,7 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
         let schemes = candidates(req, n, factor)?;
         let study = study_at(req, n, factor, schemes)?;
         let laws: Option<Vec<_>> = if req.exact {
-            study
-                .schemes()
-                .iter()
-                .map(|s| crate::report::exact_law(&study, s))
-                .collect()
+            study.schemes().iter().map(|s| study.exact_law(s)).collect()
         } else {
             None
         };
@@ -318,25 +324,17 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
             message: s.message(),
             method,
         };
-        match (laws, crate::report::exact_law(&study, &study.baseline())) {
-            (Some(laws), Some((base, base_shift))) => {
-                for (s, (law, shift)) in study.schemes().iter().zip(&laws) {
+        match (laws, study.exact_law(&study.baseline())) {
+            (Some(laws), Some(base)) => {
+                for (s, law) in study.schemes().iter().zip(&laws) {
                     let objective = match req.objective {
-                        Objective::Mean => law.mean() + shift,
-                        Objective::Quantile(q) => law.quantile(q) + shift,
-                        Objective::Deadline(t) => law.cdf(t - shift),
+                        Objective::Mean => law.mean(),
+                        Objective::Quantile(q) => law.quantile(q),
+                        Objective::Deadline(t) => law.cdf(t),
                     };
-                    let mean = law.mean() + shift;
-                    let speedup = Some((base.mean() + base_shift) / mean).filter(|r| r.is_finite());
-                    rows.push(row(
-                        s,
-                        objective,
-                        None,
-                        mean,
-                        law.quantile(0.99) + shift,
-                        speedup,
-                        "exact",
-                    ));
+                    let mean = law.mean();
+                    let speedup = Some(base.mean() / mean).filter(|r| r.is_finite());
+                    rows.push(row(s, objective, None, mean, law.quantile(0.99), speedup, "exact"));
                 }
             }
             _ => {

@@ -1,5 +1,4 @@
-//! Result rows and the run configuration, as written to CSV, JSON and tables
-//! (SPEC §5).
+//! Result rows and the run configuration, as written to CSV, JSON and tables.
 //!
 //! Times are in the unit of the base distribution D. Non-finite numbers are
 //! written as `inf` (a string in JSON, which has no infinity); a statistic
@@ -7,7 +6,7 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::analytic::ExactLaw;
+use crate::comm::Decoder;
 use crate::engine::{Outcome, Summary};
 use crate::scheme::{Scheme, SchemeKind};
 use crate::stats::QUANTILES;
@@ -31,7 +30,7 @@ pub(crate) fn opt_num<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::
     }
 }
 
-/// One configuration's results: the columns of SPEC §5, in order.
+/// One configuration's results: the output columns, in order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
     /// Scheme name (`uncoded`, `ignore`, `frc`, `crc`, `comm-efficient`, `mds`).
@@ -90,7 +89,7 @@ pub struct Row {
     /// Exact 99th percentile where the theory gives one (unit of D).
     #[serde(serialize_with = "opt_num")]
     pub analytic_p99: Option<f64>,
-    /// The master's link: `dedicated` or `shared` (appended to SPEC §5).
+    /// The master's link: `dedicated` or `shared` (appended after the first columns).
     pub link: &'static str,
     /// Time to transfer this row's message, τ × message (unit of D); empty
     /// when transfer times are random (`--comm-dist`).
@@ -148,51 +147,14 @@ impl Row {
     }
 }
 
-/// Whether the iteration time of `scheme` has an infinite mean, from the
-/// worker law's tail index α alone (so it holds for every load model): the
-/// k-th order statistic of n has tail index α(n−k+1); frc's maximum of group
-/// minima has tail index α·(s+1). Only Pareto laws have polynomial tails.
-pub fn mean_is_infinite(study: &Study, scheme: &Scheme) -> bool {
-    // P(T > t) decays like t^(−index) with index the smallest sum of tail
-    // indices over the sets of workers whose lateness delays T: the n−k+1
-    // heaviest-tailed workers for k of n; one whole group for frc.
-    let n = study.n();
-    let index = match scheme.rule() {
-        crate::scheme::Rule::KOfN(k) => {
-            let mut alphas: Vec<f64> = (0..n).map(|i| study.workers().tail_index(i)).collect();
-            alphas.sort_by(f64::total_cmp);
-            alphas[..n - k + 1].iter().sum::<f64>()
-        }
-        crate::scheme::Rule::Groups { size } => (0..n / size)
-            .map(|g| {
-                (g * size..(g + 1) * size)
-                    .map(|i| study.workers().tail_index(i))
-                    .sum::<f64>()
-            })
-            .fold(f64::INFINITY, f64::min),
-    };
-    index <= 1.0
-}
-
-/// The exact law of `scheme` in `study`, where the theory gives one, with
-/// the constant it is shifted by under the communication model (τ·message
-/// on a dedicated link with constant τ, plus the decoding time).
-pub fn exact_law(study: &Study, scheme: &Scheme) -> Option<(ExactLaw, f64)> {
-    let shift = study.comm().constant_shift(scheme.message())? + study.comm().decode_time;
-    Some((study.exact_law(scheme)?, shift))
-}
-
 /// Writes the communication model into a row.
 fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
     let comm = study.comm();
     row.link = comm.link.name();
-    row.transfer_time = match comm.transfer {
-        crate::comm::Transfer::Constant(tau) => Some(tau * scheme.message()),
-        crate::comm::Transfer::Random(_) => None,
-    };
+    row.transfer_time = comm.comm_time().map(|tau| tau * scheme.message());
     row.decode_time = comm.decode_time;
-    if study.decoder() == crate::study::Decoder::Rank {
-        row.decoder = "rank";
+    row.decoder = study.decoder().name();
+    if study.decoder() == Decoder::Rank {
         row.approx_error = Some(if scheme.exact() {
             0.0
         } else {
@@ -208,7 +170,7 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
 /// row's `mean` is `inf`, its standard error and interval are empty, and the
 /// speedup compares the true means (∞/x = ∞, x/∞ = 0, ∞/∞ undefined).
 pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
-    let base_inf = mean_is_infinite(study, &study.baseline());
+    let base_inf = study.mean_is_infinite(&study.baseline());
     study
         .schemes()
         .iter()
@@ -216,11 +178,11 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
         .map(|(s, summary)| {
             let mut row = Row::new(s, summary, &outcome.baseline);
             comm_columns(&mut row, study, s);
-            if let Some((law, shift)) = exact_law(study, s) {
-                row.analytic_mean = Some(law.mean() + shift);
-                row.analytic_p99 = Some(law.quantile(0.99) + shift);
+            if let Some(law) = study.exact_law(s) {
+                row.analytic_mean = Some(law.mean());
+                row.analytic_p99 = Some(law.quantile(0.99));
             }
-            let row_inf = mean_is_infinite(study, s);
+            let row_inf = study.mean_is_infinite(s);
             if row_inf {
                 row.mean = f64::INFINITY;
                 row.std_err = None;
@@ -244,16 +206,16 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
 /// Rows from the exact laws alone (`--analytic`): no Monte Carlo, `trials`
 /// 0, no standard error. Schemes without an exact law are returned apart.
 pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
-    let baseline = exact_law(study, &study.baseline()).map(|(l, c)| (l.mean() + c, l.quantile(0.99) + c));
+    let baseline = study.exact_law(&study.baseline()).map(|l| (l.mean(), l.quantile(0.99)));
     let mut rows = Vec::new();
     let mut missing = Vec::new();
     for scheme in study.schemes() {
-        let Some((law, shift)) = exact_law(study, scheme) else {
+        let Some(law) = study.exact_law(scheme) else {
             missing.push(*scheme);
             continue;
         };
-        let mean = law.mean() + shift;
-        let [p50, p90, p99, p999] = QUANTILES.map(|q| law.quantile(q) + shift);
+        let mean = law.mean();
+        let [p50, p90, p99, p999] = QUANTILES.map(|q| law.quantile(q));
         rows.push(Row {
             scheme: scheme.kind(),
             n: scheme.n(),

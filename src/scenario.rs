@@ -27,16 +27,16 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::comm::{Comm, Link, Transfer};
+use crate::comm::{Comm, CommError, Link};
 use crate::dist::Dist;
 use crate::load::LoadModel;
+use crate::param::Param;
 use crate::plot::sweep::Metric;
 use crate::range::{self, IntList};
 use crate::scheme::SchemeKind;
-use crate::study::{Study, Workers};
+use crate::study::Study;
 use crate::sweep::{self, Ranges};
-use crate::trace::Trace;
-use std::sync::Arc;
+use crate::workers::{self, Workers};
 
 /// A scenario file error: one line, naming the file, the line and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,7 +187,8 @@ impl Source<'_> {
         })
     }
 
-    /// The communication model of the keys comm_time, comm_dist, link and decode_time.
+    /// The communication model of the keys comm_time, comm_dist, link and
+    /// decode_time; an error points at the key at fault, or at the study.
     fn comm(
         &self,
         time: Option<&Spanned<f64>>,
@@ -196,72 +197,36 @@ impl Source<'_> {
         decode: Option<&Spanned<f64>>,
         label: &Spanned<String>,
     ) -> Result<Comm, ScenarioError> {
-        let transfer = match (time, dist) {
-            (Some(t), Some(_)) => {
-                return self.err(Some(t.span()), "keys `comm_time` and `comm_dist` do not go together");
-            }
-            (Some(t), None) if !(t.get_ref().is_finite() && *t.get_ref() >= 0.0) => {
-                return self.err(
-                    Some(t.span()),
-                    format!(
-                        "key `comm_time`: {} is out of range; accepted: a finite number >= 0",
-                        t.get_ref()
-                    ),
-                );
-            }
-            (Some(t), None) => Transfer::Constant(*t.get_ref()),
-            (None, Some(d)) => match d.get_ref().parse::<Dist>() {
-                Ok(law) => Transfer::Random(law),
+        let law = match dist {
+            Some(d) => match d.get_ref().parse::<Dist>() {
+                Ok(law) => Some(law),
                 Err(e) => return self.err(Some(d.span()), format!("key `comm_dist`: {e}")),
             },
-            (None, None) => Transfer::Constant(0.0),
+            None => None,
         };
-        let link = match link.map(|l| l.get_ref().as_str()) {
-            None | Some("dedicated") => Link::Dedicated,
-            Some("shared") => Link::Shared,
-            Some(other) => {
-                return self.err(
-                    link.map(|l| l.span()),
-                    format!("key `link`: unknown `{other}`; accepted: dedicated, shared"),
-                );
-            }
+        let link = match link {
+            Some(l) => match l.get_ref().parse::<Link>() {
+                Ok(link) => link,
+                Err(e) => return self.err(Some(l.span()), format!("key `link`: {e}")),
+            },
+            None => Link::Dedicated,
         };
-        let decode_time = decode.map_or(0.0, |d| *d.get_ref());
-        if !(decode_time.is_finite() && decode_time >= 0.0) {
-            return self.err(
-                decode.map(|d| d.span()).or(Some(label.span())),
-                format!("key `decode_time`: {decode_time} is out of range; accepted: a finite number >= 0"),
-            );
-        }
-        Ok(Comm {
-            transfer,
+        Comm::new(
+            time.map(|t| *t.get_ref()),
+            law,
             link,
-            decode_time,
+            decode.map_or(0.0, |d| *d.get_ref()),
+        )
+        .or_else(|e| {
+            let span = match &e {
+                CommError::OutOfRange {
+                    param: Param::DecodeTime,
+                    ..
+                } => decode.map(|d| d.span()),
+                _ => time.map(|t| t.span()),
+            };
+            self.err(span.or(Some(label.span())), e.to_string())
         })
-    }
-
-    /// A `dist` value: a law, or `trace:path=`/`replay:path=` with the path
-    /// relative to the scenario file.
-    fn workers_from_dist(&self, text: &str) -> Result<Workers, String> {
-        for (prefix, replay) in [("trace:", false), ("replay:", true)] {
-            if let Some(rest) = text.strip_prefix(prefix) {
-                let path = rest
-                    .strip_prefix("path=")
-                    .filter(|p| !p.is_empty())
-                    .ok_or_else(|| format!("`{text}` needs the key `path`"))?;
-                let path = self
-                    .path
-                    .parent()
-                    .map_or_else(|| Path::new(path).to_path_buf(), |dir| dir.join(path));
-                let trace = Arc::new(Trace::from_file(&path).map_err(|e| e.to_string())?);
-                return Ok(if replay {
-                    Workers::Replay(trace)
-                } else {
-                    Workers::Trace(trace)
-                });
-            }
-        }
-        text.parse::<Dist>().map(Workers::Iid).map_err(|e| e.to_string())
     }
 
     fn list(&self, key: &str, value: &Option<Spanned<ListValue>>) -> Result<Option<IntList>, ScenarioError> {
@@ -276,16 +241,6 @@ impl Source<'_> {
             Err(e) => self.err(Some(v.span()), format!("key `{key}`: {e}")),
         }
     }
-}
-
-fn metric(name: &str) -> Option<Metric> {
-    Some(match name {
-        "mean" => Metric::Mean,
-        "p99" => Metric::P99,
-        "speedup" => Metric::Speedup,
-        "p99-speedup" => Metric::P99Speedup,
-        _ => return None,
-    })
 }
 
 impl Scenario {
@@ -368,44 +323,27 @@ impl Scenario {
                 (Some(c), None) => {
                     let mut list = Vec::new();
                     for item in c.get_ref() {
-                        let parsed = item.split_once(':').and_then(|(count, law)| {
-                            Some((
-                                count.trim().parse::<usize>().ok().filter(|&c| c > 0)?,
-                                law.parse::<Dist>(),
-                            ))
-                        });
-                        match parsed {
-                            Some((count, Ok(law))) => list.push((count, law)),
-                            Some((_, Err(e))) => {
-                                return src.err(Some(c.span()), format!("key `workers`: `{item}`: {e}"));
-                            }
-                            None => {
-                                return src.err(
-                                    Some(c.span()),
-                                    format!("key `workers`: `{item}` is not COUNT:DIST with COUNT >= 1 (e.g. \"90:exp:rate=1\")"),
-                                );
-                            }
+                        match workers::parse_class(item) {
+                            Ok(class) => list.push(class),
+                            Err(e) => return src.err(Some(c.span()), format!("key `workers`: {e}")),
                         }
                     }
                     Workers::Classes { classes: list, shuffle }
                 }
                 (None, None) => Workers::Iid(Dist::exp(1.0).expect("valid")),
-                (None, Some(d)) => match src.workers_from_dist(d.get_ref()) {
-                    Ok(w) => w,
-                    Err(e) => return src.err(Some(d.span()), format!("key `dist`: {e}")),
-                },
+                (None, Some(d)) => {
+                    let base = src.path.parent().unwrap_or(Path::new(""));
+                    match Workers::from_dist(d.get_ref(), base) {
+                        Ok(w) => w,
+                        Err(e) => return src.err(Some(d.span()), format!("key `dist`: {e}")),
+                    }
+                }
             };
             let model_text = st.load_model.as_ref().or(file.load_model.as_ref());
             let model_name = model_text.map_or("fixed", |m| m.get_ref().as_str());
             let model = match LoadModel::new(model_name, st.unit_time.or(file.unit_time)) {
                 Ok(m) => m,
-                Err(e) => {
-                    let msg = e
-                        .to_string()
-                        .replace("--load-model", "load_model")
-                        .replace("--unit-time", "unit_time");
-                    return src.err(model_text.map(|m| m.span()), format!("key `load_model`: {msg}"));
-                }
+                Err(e) => return src.err(model_text.map(|m| m.span()), format!("key `load_model`: {e}")),
             };
             let mut kinds = Vec::new();
             for name in st.schemes.get_ref() {
@@ -430,10 +368,7 @@ impl Scenario {
             }
             let expanded = match sweep::expand(*n.get_ref(), &kinds, &ranges) {
                 Ok(e) => e,
-                Err(e) => {
-                    let msg = e.to_string().replace("--scheme", "schemes").replace("--", "");
-                    return src.err(Some(st.label.span()), format!("study `{label}`: {msg}"));
-                }
+                Err(e) => return src.err(Some(st.label.span()), format!("study `{label}`: {e}")),
             };
             let comm = src.comm(
                 st.comm_time.as_ref().or(file.comm_time.as_ref()),
@@ -453,17 +388,7 @@ impl Scenario {
                 Ok(s) => s.with_comm(comm),
                 Err(e) => {
                     let span = file.trials.as_ref().map_or(st.label.span(), |t| t.span());
-                    return src.err(
-                        Some(span),
-                        format!(
-                            "study `{label}`: {}",
-                            e.to_string()
-                                .replace("--n ", "n = ")
-                                .replace("smaller --n", "smaller n")
-                                .replace("--trials", "trials")
-                                .replace("lower trials", "lower `trials`")
-                        ),
-                    );
+                    return src.err(Some(span), format!("study `{label}`: {e}"));
                 }
             };
             let mut figures = Vec::new();
@@ -478,17 +403,9 @@ impl Scenario {
                 }
                 let metric = match &f.metric {
                     None => Metric::Speedup,
-                    Some(m) => match metric(m.get_ref()) {
-                        Some(m) => m,
-                        None => {
-                            return src.err(
-                                Some(m.span()),
-                                format!(
-                                    "key `metric`: unknown `{}`; accepted: mean, p99, speedup, p99-speedup",
-                                    m.get_ref()
-                                ),
-                            );
-                        }
+                    Some(m) => match m.get_ref().parse::<Metric>() {
+                        Ok(m) => m,
+                        Err(e) => return src.err(Some(m.span()), format!("key `metric`: {e}")),
                     },
                 };
                 figures.push(FigureSpec {

@@ -19,6 +19,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::param::{Described, Naming, Param, keys};
+
 /// The closed set of schemes that `--scheme` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -80,24 +82,23 @@ impl FromStr for SchemeKind {
 
 /// Why a scheme cannot be built with the given parameters.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{}", self.describe(&keys))]
 pub enum SchemeError {
     /// A parameter the scheme needs is absent.
-    #[error("{scheme} needs {flag} (e.g. {example})")]
     Missing {
         /// The scheme.
         scheme: SchemeKind,
-        /// The flag that supplies the parameter.
-        flag: &'static str,
+        /// The parameter that is absent.
+        param: Param,
         /// An example value.
         example: &'static str,
     },
     /// A parameter outside its range for this n.
-    #[error("{flag} {value} is out of range for {scheme} with n={n}; accepted: {accepted}")]
     OutOfRange {
         /// The scheme.
         scheme: SchemeKind,
-        /// The flag.
-        flag: &'static str,
+        /// The parameter.
+        param: Param,
         /// The rejected value.
         value: usize,
         /// The number of workers.
@@ -108,7 +109,6 @@ pub enum SchemeError {
     /// A valid parameter combination that this scheme's construction does not
     /// admit (`frc` with (s+1) ∤ n, `comm-efficient` with s+m > n). A sweep
     /// skips these values; `run` reports them.
-    #[error("{scheme} does not admit {what} with n={n}: {rule}; {hint}")]
     NotAdmitted {
         /// The scheme.
         scheme: SchemeKind,
@@ -121,6 +121,41 @@ pub enum SchemeError {
         /// What would be admitted.
         hint: String,
     },
+}
+
+impl Described for SchemeError {
+    fn describe(&self, name: Naming) -> String {
+        match self {
+            SchemeError::Missing {
+                scheme: SchemeKind::Mds,
+                example,
+                ..
+            } => {
+                let (k, s) = (name(Param::K), name(Param::S));
+                format!("mds needs {k} (or {s}, as k = n - s) (e.g. {k} {example})")
+            }
+            SchemeError::Missing { scheme, param, example } => {
+                format!("{scheme} needs {p} (e.g. {p} {example})", p = name(*param))
+            }
+            SchemeError::OutOfRange {
+                scheme,
+                param,
+                value,
+                n,
+                accepted,
+            } => format!(
+                "{} {value} is out of range for {scheme} with n={n}; accepted: {accepted}",
+                name(*param)
+            ),
+            SchemeError::NotAdmitted {
+                scheme,
+                what,
+                n,
+                rule,
+                hint,
+            } => format!("{scheme} does not admit {what} with n={n}: {rule}; {hint}"),
+        }
+    }
 }
 
 /// Parameters as a user gives them; which ones a scheme reads depends on it.
@@ -169,10 +204,10 @@ impl Rule {
     }
 }
 
-fn out_of_range(kind: SchemeKind, flag: &'static str, value: usize, n: usize, accepted: String) -> SchemeError {
+fn out_of_range(kind: SchemeKind, param: Param, value: usize, n: usize, accepted: String) -> SchemeError {
     SchemeError::OutOfRange {
         scheme: kind,
-        flag,
+        param,
         value,
         n,
         accepted,
@@ -217,15 +252,15 @@ impl Scheme {
         let need_s = || {
             params.s.ok_or(SchemeError::Missing {
                 scheme: kind,
-                flag: "--s",
-                example: "--s 20",
+                param: Param::S,
+                example: "20",
             })
         };
         let check_s = |s: usize| {
             if s < n {
                 Ok(s)
             } else {
-                Err(out_of_range(kind, "--s", s, n, format!("0..{}", n - 1)))
+                Err(out_of_range(kind, Param::S, s, n, format!("0..{}", n - 1)))
             }
         };
         let scheme = |s, m, k| Self { kind, n, s, m, k };
@@ -234,7 +269,7 @@ impl Scheme {
                 None | Some(0) => Ok(scheme(0, None, n)),
                 Some(s) => Err(out_of_range(
                     kind,
-                    "--s",
+                    Param::S,
                     s,
                     n,
                     "0 (uncoded tolerates no straggler)".into(),
@@ -261,11 +296,11 @@ impl Scheme {
                 let s = check_s(need_s()?)?;
                 let m = params.m.ok_or(SchemeError::Missing {
                     scheme: kind,
-                    flag: "--m",
-                    example: "--m 2",
+                    param: Param::M,
+                    example: "2",
                 })?;
                 if m == 0 {
-                    return Err(out_of_range(kind, "--m", m, n, format!("1..{}", n - s)));
+                    return Err(out_of_range(kind, Param::M, m, n, format!("1..{}", n - s)));
                 }
                 // s < n here; `m > n - s` is `s + m > n` without overflow.
                 if m > n - s {
@@ -286,13 +321,13 @@ impl Scheme {
                     (None, None) => {
                         return Err(SchemeError::Missing {
                             scheme: kind,
-                            flag: "--k (or --s, as k = n - s)",
-                            example: "--k 80",
+                            param: Param::K,
+                            example: "80",
                         });
                     }
                 };
                 if k == 0 || k > n {
-                    return Err(out_of_range(kind, "--k", k, n, format!("1..{n}")));
+                    return Err(out_of_range(kind, Param::K, k, n, format!("1..{n}")));
                 }
                 Ok(scheme(n - k, None, k))
             }

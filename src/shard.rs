@@ -8,7 +8,9 @@
 //!   "shard": {"index": 3, "count": 10},          // 1-based index
 //!   "study": {"n": 100, "workers": {"iid": "exp:rate=1"}, "load_model": "fixed",
 //!             "unit_time": null, "trials": 1000000000, "seed": 0,
-//!             "schemes": [{"scheme": "crc", "s": 0, "m": null, "k": null}, ...]},
+//!             "schemes": [{"scheme": "crc", "s": 0, "m": null, "k": null}, ...],
+//!             "comm_time": 0.0, "comm_dist": null, "link": "dedicated",
+//!             "decode_time": 0.0, "decoder": "threshold"},
 //!   "config": { the run's JSON config, as a single run writes it },
 //!   "blocks": [{"index": 7, "sums": [[count, s1_bits, s2_bits], ...]}, ...],
 //!   "range":  [[min_bits, max_bits], ...],          // one per configuration + uncoded
@@ -32,17 +34,11 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::comm::{Comm, Link, Transfer};
-use crate::dist::Dist;
 use crate::engine::ShardPart;
-use crate::load::LoadModel;
 use crate::report::RunConfig;
-use crate::scheme::{Params, Scheme, SchemeKind};
 use crate::stats::Moments;
 use crate::stats::quantile::Tally;
-use crate::study::{Decoder, Study, Workers};
-use crate::trace::Trace;
-use std::sync::Arc;
+use crate::study::Study;
 
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
@@ -82,175 +78,6 @@ pub struct ShardId {
     pub count: u64,
 }
 
-/// One scheme of the study.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SchemeSpec {
-    /// The scheme.
-    pub scheme: SchemeKind,
-    /// Straggler tolerance.
-    pub s: Option<usize>,
-    /// Message split.
-    pub m: Option<usize>,
-    /// Recovery threshold (mds).
-    pub k: Option<usize>,
-}
-
-/// Who the workers are, as a shard file records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WorkersSpec {
-    /// i.i.d. workers of a `--dist` law.
-    Iid(String),
-    /// `--workers COUNT:DIST` classes in index order, and `--shuffle-placement`.
-    Classes {
-        /// `(count, --dist law)` per class.
-        classes: Vec<(usize, String)>,
-        /// Random placement per trial.
-        shuffle: bool,
-    },
-    /// `trace:path=FILE` (the file is read again at merge).
-    Trace(String),
-    /// `replay:path=FILE` (the file is read again at merge).
-    Replay(String),
-}
-
-impl WorkersSpec {
-    fn of(w: &Workers) -> Self {
-        match w {
-            Workers::Iid(d) => WorkersSpec::Iid(d.to_string()),
-            Workers::Classes { classes, shuffle } => WorkersSpec::Classes {
-                classes: classes.iter().map(|(c, d)| (*c, d.to_string())).collect(),
-                shuffle: *shuffle,
-            },
-            Workers::Trace(t) => WorkersSpec::Trace(t.file().to_string()),
-            Workers::Replay(t) => WorkersSpec::Replay(t.file().to_string()),
-        }
-    }
-
-    fn workers(&self) -> Result<Workers, String> {
-        let law = |s: &str| s.parse::<Dist>().map_err(|e| format!("dist: {e}"));
-        let trace = |p: &str| {
-            Trace::from_file(std::path::Path::new(p))
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
-        };
-        Ok(match self {
-            WorkersSpec::Iid(d) => Workers::Iid(law(d)?),
-            WorkersSpec::Classes { classes, shuffle } => Workers::Classes {
-                classes: classes
-                    .iter()
-                    .map(|(c, d)| Ok((*c, law(d)?)))
-                    .collect::<Result<_, String>>()?,
-                shuffle: *shuffle,
-            },
-            WorkersSpec::Trace(p) => Workers::Trace(trace(p)?),
-            WorkersSpec::Replay(p) => Workers::Replay(trace(p)?),
-        })
-    }
-}
-
-/// Everything that rebuilds the study.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StudySpec {
-    /// Workers.
-    pub n: usize,
-    /// Who the workers are.
-    pub workers: WorkersSpec,
-    /// Load model name.
-    pub load_model: String,
-    /// Unit time of `affine`.
-    pub unit_time: Option<f64>,
-    /// Trials of the whole run.
-    pub trials: u64,
-    /// Master seed.
-    pub seed: u64,
-    /// The configurations, in order.
-    pub schemes: Vec<SchemeSpec>,
-    /// Constant full-gradient transfer time (`--comm-time`).
-    pub comm_time: Option<f64>,
-    /// Random transfer time law (`--comm-dist`).
-    pub comm_dist: Option<String>,
-    /// `dedicated` or `shared`.
-    pub link: String,
-    /// `--decode-time`.
-    pub decode_time: f64,
-    /// `threshold` or `rank`.
-    pub decoder: String,
-}
-
-impl StudySpec {
-    /// The spec of `study`.
-    pub fn of(study: &Study) -> Self {
-        Self {
-            n: study.n(),
-            workers: WorkersSpec::of(study.workers()),
-            load_model: study.load_model().name().to_string(),
-            unit_time: study.load_model().unit_time(),
-            trials: study.trials(),
-            seed: study.seed(),
-            schemes: study
-                .schemes()
-                .iter()
-                .map(|s| {
-                    let p = s.params();
-                    SchemeSpec {
-                        scheme: s.kind(),
-                        s: p.s,
-                        m: p.m,
-                        k: p.k,
-                    }
-                })
-                .collect(),
-            comm_time: match study.comm().transfer {
-                Transfer::Constant(t) => Some(t),
-                Transfer::Random(_) => None,
-            },
-            comm_dist: match study.comm().transfer {
-                Transfer::Random(d) => Some(d.to_string()),
-                Transfer::Constant(_) => None,
-            },
-            link: study.comm().link.name().to_string(),
-            decode_time: study.comm().decode_time,
-            decoder: if study.decoder() == Decoder::Rank {
-                "rank"
-            } else {
-                "threshold"
-            }
-            .to_string(),
-        }
-    }
-
-    /// The study again.
-    pub fn study(&self) -> Result<Study, String> {
-        let workers = self.workers.workers()?;
-        let model = LoadModel::new(&self.load_model, self.unit_time).map_err(|e| e.to_string())?;
-        let schemes = self
-            .schemes
-            .iter()
-            .map(|s| Scheme::new(s.scheme, self.n, Params { s: s.s, m: s.m, k: s.k }).map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let transfer = match (&self.comm_dist, self.comm_time) {
-            (Some(d), _) => Transfer::Random(d.parse::<Dist>().map_err(|e| format!("comm_dist: {e}"))?),
-            (None, t) => Transfer::Constant(t.unwrap_or(0.0)),
-        };
-        let link = if self.link == "shared" {
-            Link::Shared
-        } else {
-            Link::Dedicated
-        };
-        let comm = Comm {
-            transfer,
-            link,
-            decode_time: self.decode_time,
-        };
-        Ok(
-            Study::with_workers(self.n, workers, model, schemes, self.trials, self.seed)
-                .map_err(|e| e.to_string())?
-                .with_comm(comm),
-        )
-    }
-}
-
 /// The power sums of one block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockSums {
@@ -288,8 +115,8 @@ pub struct ShardFile {
     pub gcsim: String,
     /// Which shard.
     pub shard: ShardId,
-    /// The study.
-    pub study: StudySpec,
+    /// The study, every field of it (read back through the study's validation).
+    pub study: Study,
     /// The output configuration of the whole run.
     pub config: RunConfig,
     /// Power sums of the blocks this shard ran.
@@ -311,7 +138,7 @@ impl ShardFile {
                 index: part.index + 1,
                 count: part.count,
             },
-            study: StudySpec::of(study),
+            study: study.clone(),
             config: config.clone(),
             blocks: part
                 .blocks
@@ -417,9 +244,5 @@ pub fn same_run(files: &[(String, ShardFile)]) -> Result<(Study, &RunConfig), Sh
             return Err(ShardError::Different(first_name.clone(), name.clone()));
         }
     }
-    let study = first.study.study().map_err(|reason| ShardError::Malformed {
-        file: first_name.clone(),
-        reason,
-    })?;
-    Ok((study, &first.config))
+    Ok((first.study.clone(), &first.config))
 }

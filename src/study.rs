@@ -1,84 +1,19 @@
 //! A validated study: one cluster, one law, one load model, the schemes to
-//! compare, and how many trials with which seed.
+//! compare, the communication model and decoder, and how many trials with
+//! which seed. The one place that knows a study's exact law.
 
-use std::fmt;
-use std::sync::Arc;
-
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use thiserror::Error;
 
-use crate::comm::Comm;
-use crate::dist::{Base, Dist};
+use crate::analytic::{ComputationLaw, ExactLaw, classes::ClassLaw, iteration_law};
+use crate::comm::{Comm, Link};
+use crate::dist::Dist;
 use crate::load::LoadModel;
-use crate::scheme::{Params, Scheme, SchemeKind};
-use crate::trace::Trace;
+use crate::param::{Described, Naming, Param, keys};
+use crate::scheme::{Params, Rule, Scheme, SchemeKind};
 
-/// Who the workers are: where each worker's time comes from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Workers {
-    /// n independent workers of one law.
-    Iid(Dist),
-    /// Classes of workers in index order (`count` workers of each law, the
-    /// first class first), so that frc's groups of consecutive workers and
-    /// crc's cyclic placement see the layout; with `shuffle`, a uniformly
-    /// random placement of the same classes in every trial.
-    Classes {
-        /// `(count, law)` per class.
-        classes: Vec<(usize, Dist)>,
-        /// Random placement per trial.
-        shuffle: bool,
-    },
-    /// Each worker's time bootstrapped from all recorded times of a trace.
-    Trace(Arc<Trace>),
-    /// Each trial replays one recorded step: the workers take that step's
-    /// recorded times (drawn with replacement among the trace's workers
-    /// when n differs from their number), so correlated and persistent
-    /// stragglers stay in.
-    Replay(Arc<Trace>),
-}
-
-impl Workers {
-    /// The law of worker `i` of `n`, where each worker has one.
-    pub fn law_of(&self, i: usize) -> Option<&Dist> {
-        match self {
-            Workers::Iid(d) => Some(d),
-            Workers::Classes { classes, .. } => {
-                let mut start = 0;
-                classes.iter().find_map(|(count, d)| {
-                    start += count;
-                    (i < start).then_some(d)
-                })
-            }
-            Workers::Trace(_) | Workers::Replay(_) => None,
-        }
-    }
-
-    /// The polynomial tail index of worker `i`'s time: the Pareto shape,
-    /// infinite for the light-tailed laws and for recorded times.
-    pub fn tail_index(&self, i: usize) -> f64 {
-        match self.law_of(i).map(Dist::base) {
-            Some(Base::Pareto { shape, .. }) => shape,
-            _ => f64::INFINITY,
-        }
-    }
-}
-
-impl fmt::Display for Workers {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Workers::Iid(d) => write!(f, "{d}"),
-            Workers::Classes { classes, shuffle } => {
-                let parts: Vec<String> = classes.iter().map(|(c, d)| format!("{c}:{d}")).collect();
-                write!(f, "{}", parts.join(" + "))?;
-                if *shuffle {
-                    write!(f, " (shuffled)")?;
-                }
-                Ok(())
-            }
-            Workers::Trace(t) => write!(f, "trace:path={}", t.file()),
-            Workers::Replay(t) => write!(f, "replay:path={}", t.file()),
-        }
-    }
-}
+pub use crate::comm::Decoder;
+pub use crate::workers::Workers;
 
 /// Most worker draws one trial may hold in memory (additive loads draw one
 /// value per unit of work per worker): 2²⁴ values, 128 MiB per thread.
@@ -92,28 +27,19 @@ pub const MAX_CONFIGS: usize = 10_000;
 
 /// Why a study is not valid.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[error("{}", self.describe(&keys))]
 pub enum StudyError {
     /// n = 0.
-    #[error("--n 0 is out of range; accepted: a whole number >= 1")]
     NoWorkers,
     /// trials = 0.
-    #[error("--trials 0 is out of range; accepted: a whole number >= 1")]
     NoTrials,
     /// Nothing to simulate.
-    #[error("no configuration to simulate: every value of the sweep was skipped")]
     Empty,
     /// Too many configurations.
-    #[error("{0} configurations is more than the limit of {MAX_CONFIGS}; narrow --s, --m or --k")]
     TooManyConfigs(usize),
     /// More workers than one trial may draw.
-    #[error(
-        "--n {0} is more than the limit of {MAX_DRAWS_PER_TRIAL} workers (one draw each per trial); use a smaller --n"
-    )]
     TooManyWorkers(usize),
     /// One trial would not fit in memory.
-    #[error(
-        "additive load {load} on n={n} workers needs {draws} draws per trial, more than the limit of {MAX_DRAWS_PER_TRIAL}; use a smaller load (larger --k) or another --load-model"
-    )]
     TrialTooLarge {
         /// The largest load.
         load: f64,
@@ -123,25 +49,17 @@ pub enum StudyError {
         draws: u64,
     },
     /// Worker classes that do not add up to n.
-    #[error("the --workers classes add up to {classes} workers, but --n is {n}")]
     ClassCount {
         /// Sum of the class counts.
         classes: usize,
         /// The cluster size.
         n: usize,
     },
-    /// A code that `--decoder rank` cannot build.
-    #[error("--decoder rank: {0}")]
+    /// A code that the rank decoder cannot build.
     Code(String),
     /// Replay under additive loads.
-    #[error(
-        "replay gives each worker one recorded time per step, but --load-model additive needs an independent draw per unit of work; use --dist trace:path=FILE or another load model"
-    )]
     ReplayAdditive,
     /// The whole study would run for days.
-    #[error(
-        "{draws} worker draws ({trials} trials x {per_trial} per trial) is more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower --trials"
-    )]
     TooMuchWork {
         /// Total draws.
         draws: u128,
@@ -152,7 +70,54 @@ pub enum StudyError {
     },
 }
 
-/// Everything one simulation needs, validated.
+impl Described for StudyError {
+    fn describe(&self, name: Naming) -> String {
+        use Param as P;
+        match self {
+            StudyError::NoWorkers => format!("{} 0 is out of range; accepted: a whole number >= 1", name(P::N)),
+            StudyError::NoTrials => format!("{} 0 is out of range; accepted: a whole number >= 1", name(P::Trials)),
+            StudyError::Empty => "no configuration to simulate: every value of the sweep was skipped".into(),
+            StudyError::TooManyConfigs(count) => format!(
+                "{count} configurations is more than the limit of {MAX_CONFIGS}; narrow {}, {} or {}",
+                name(P::S),
+                name(P::M),
+                name(P::K)
+            ),
+            StudyError::TooManyWorkers(n) => format!(
+                "{} {n} is more than the limit of {MAX_DRAWS_PER_TRIAL} workers (one draw each per trial); use a smaller {}",
+                name(P::N),
+                name(P::N)
+            ),
+            StudyError::TrialTooLarge { load, n, draws } => format!(
+                "additive load {load} on n={n} workers needs {draws} draws per trial, more than the limit of {MAX_DRAWS_PER_TRIAL}; use a smaller load (larger {}) or another {}",
+                name(P::K),
+                name(P::LoadModel)
+            ),
+            StudyError::ClassCount { classes, n } => format!(
+                "the {} classes add up to {classes} workers, but {} is {n}",
+                name(P::Workers),
+                name(P::N)
+            ),
+            StudyError::Code(reason) => format!("{} rank: {reason}", name(P::Decoder)),
+            StudyError::ReplayAdditive => format!(
+                "replay gives each worker one recorded time per step, but {} additive needs an independent draw per unit of work; use {} trace:path=FILE or another load model",
+                name(P::LoadModel),
+                name(P::Dist)
+            ),
+            StudyError::TooMuchWork {
+                draws,
+                trials,
+                per_trial,
+            } => format!(
+                "{draws} worker draws ({trials} trials x {per_trial} per trial) is more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower {}",
+                name(P::Trials)
+            ),
+        }
+    }
+}
+
+/// Everything one simulation needs, validated. Serialised (in shard files)
+/// as every field, and read back through the same validation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Study {
     n: usize,
@@ -163,17 +128,6 @@ pub struct Study {
     seed: u64,
     comm: Comm,
     decoder: Decoder,
-}
-
-/// How the master decides that it can decode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Decoder {
-    /// The scheme's recovery rule (any k of n; frc's groups).
-    #[default]
-    Threshold,
-    /// The rank condition of the scheme's real encoding matrix
-    /// ([`crate::codes::Code::is_decodable`]), on the arrived set.
-    Rank,
 }
 
 impl Study {
@@ -300,18 +254,50 @@ impl Study {
         &self.workers
     }
 
-    /// The exact law of `scheme`'s iteration time, where the theory gives one
-    /// (i.i.d. parametric workers; classes of workers under a one-draw load model).
-    pub fn exact_law(&self, scheme: &Scheme) -> Option<crate::analytic::ExactLaw> {
-        use crate::analytic::{ExactLaw, classes::ClassLaw, iteration_law};
-        match &self.workers {
-            Workers::Iid(d) => iteration_law(d, &self.load_model, scheme).map(ExactLaw::Iid),
+    /// The exact law of `scheme`'s iteration time, where the theory gives
+    /// one: i.i.d. parametric workers, or classes of workers under a
+    /// one-draw load model; under communication only where it shifts every
+    /// arrival by the same constant (a dedicated link with a constant
+    /// transfer time), the law of computation shifted by τ·message plus the
+    /// decoding time.
+    pub fn exact_law(&self, scheme: &Scheme) -> Option<ExactLaw> {
+        let shift = self.comm.constant_shift(scheme.message())? + self.comm.decode_time;
+        let computation = match &self.workers {
+            Workers::Iid(d) => iteration_law(d, &self.load_model, scheme).map(ComputationLaw::Iid),
             w @ Workers::Classes { .. } => {
-                let infinite = crate::report::mean_is_infinite(self, scheme);
-                ClassLaw::new(w, &self.load_model, scheme, infinite).map(ExactLaw::Classes)
+                let infinite = self.mean_is_infinite(scheme);
+                ClassLaw::new(w, &self.load_model, scheme, infinite).map(ComputationLaw::Classes)
             }
             Workers::Trace(_) | Workers::Replay(_) => None,
-        }
+        }?;
+        Some(ExactLaw::new(computation, shift))
+    }
+
+    /// Whether the iteration time of `scheme` has an infinite mean, from the
+    /// workers' tail indices α alone (so it holds for every load model): the
+    /// k-th order statistic of n i.i.d. workers has tail index α(n−k+1);
+    /// frc's maximum of group minima has tail index α·(s+1) (David &
+    /// Nagaraja 2003, §4.5). Only Pareto laws have polynomial tails.
+    pub fn mean_is_infinite(&self, scheme: &Scheme) -> bool {
+        // P(T > t) decays like t^(−index) with index the smallest sum of tail
+        // indices over the sets of workers whose lateness delays T: the n−k+1
+        // heaviest-tailed workers for k of n; one whole group for frc.
+        let n = self.n;
+        let index = match scheme.rule() {
+            Rule::KOfN(k) => {
+                let mut alphas: Vec<f64> = (0..n).map(|i| self.workers.tail_index(i)).collect();
+                alphas.sort_by(f64::total_cmp);
+                alphas[..n - k + 1].iter().sum::<f64>()
+            }
+            Rule::Groups { size } => (0..n / size)
+                .map(|g| {
+                    (g * size..(g + 1) * size)
+                        .map(|i| self.workers.tail_index(i))
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min),
+        };
+        index <= 1.0
     }
 
     /// The load model.
@@ -355,6 +341,101 @@ impl Study {
     }
 }
 
+/// One scheme as recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct SchemeRecord {
+    scheme: SchemeKind,
+    s: Option<usize>,
+    m: Option<usize>,
+    k: Option<usize>,
+}
+
+/// A study as recorded: every field, laws and load models in their
+/// command-line syntax.
+#[derive(Serialize, Deserialize)]
+struct StudyRecord {
+    n: usize,
+    workers: Workers,
+    load_model: String,
+    unit_time: Option<f64>,
+    trials: u64,
+    seed: u64,
+    schemes: Vec<SchemeRecord>,
+    comm_time: Option<f64>,
+    comm_dist: Option<String>,
+    link: Link,
+    decode_time: f64,
+    decoder: Decoder,
+}
+
+impl Serialize for Study {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Every field by name, so that a field added to `Study` and not
+        // recorded here does not compile.
+        let Study {
+            n,
+            workers,
+            load_model,
+            schemes,
+            trials,
+            seed,
+            comm,
+            decoder,
+        } = self;
+        StudyRecord {
+            n: *n,
+            workers: workers.clone(),
+            load_model: load_model.name().to_string(),
+            unit_time: load_model.unit_time(),
+            trials: *trials,
+            seed: *seed,
+            schemes: schemes
+                .iter()
+                .map(|sc| {
+                    let p = sc.params();
+                    SchemeRecord {
+                        scheme: sc.kind(),
+                        s: p.s,
+                        m: p.m,
+                        k: p.k,
+                    }
+                })
+                .collect(),
+            comm_time: comm.comm_time(),
+            comm_dist: comm.comm_dist().map(|d| d.to_string()),
+            link: comm.link,
+            decode_time: comm.decode_time,
+            decoder: *decoder,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Study {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let r = StudyRecord::deserialize(d)?;
+        let schemes = r
+            .schemes
+            .iter()
+            .map(|s| Scheme::new(s.scheme, r.n, Params { s: s.s, m: s.m, k: s.k }))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(D::Error::custom)?;
+        let model = LoadModel::new(&r.load_model, r.unit_time).map_err(D::Error::custom)?;
+        let comm_dist = match &r.comm_dist {
+            Some(text) => Some(
+                text.parse::<Dist>()
+                    .map_err(|e| D::Error::custom(format!("comm_dist: {e}")))?,
+            ),
+            None => None,
+        };
+        let comm = Comm::new(r.comm_time, comm_dist, r.link, r.decode_time).map_err(D::Error::custom)?;
+        Study::with_workers(r.n, r.workers, model, schemes, r.trials, r.seed)
+            .and_then(|s| s.with_comm(comm).with_decoder(r.decoder))
+            .map_err(D::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,7 +465,7 @@ mod tests {
         let uncoded = at(SchemeKind::Uncoded, n, Params::default());
         let err = Study::new(n, dist, LoadModel::Fixed, vec![uncoded], 1, 0).unwrap_err();
         assert!(
-            err.to_string().starts_with("--n 4294967296 is more than the limit"),
+            err.to_string().starts_with("n 4294967296 is more than the limit"),
             "{err}"
         );
         let big = 1usize << 20;
@@ -398,5 +479,96 @@ mod tests {
         );
         let err = Study::new(big, dist, LoadModel::Additive, vec![mds], 1, 0).unwrap_err();
         assert!(matches!(err, StudyError::TrialTooLarge { .. }), "{err}");
+        let flags = |p: Param| if p == Param::N { "--n" } else { "--other" };
+        assert!(
+            StudyError::TooManyWorkers(n)
+                .describe(&flags)
+                .ends_with("use a smaller --n"),
+            "the front end's names replace every key"
+        );
+    }
+
+    /// Every field of a study survives its record: a field the record drops
+    /// (the rank decoder once was) makes the studies differ.
+    #[test]
+    fn records_every_field() {
+        let classes = Workers::Classes {
+            classes: vec![(4, Dist::exp(1.0).unwrap()), (2, Dist::pareto(1.0, 3.0).unwrap())],
+            shuffle: true,
+        };
+        let schemes = vec![
+            at(
+                SchemeKind::Crc,
+                6,
+                Params {
+                    s: Some(2),
+                    ..Params::default()
+                },
+            ),
+            at(
+                SchemeKind::CommEfficient,
+                6,
+                Params {
+                    s: Some(1),
+                    m: Some(2),
+                    k: None,
+                },
+            ),
+        ];
+        let comm = Comm::new(None, Some(Dist::exp(2.0).unwrap()), Link::Shared, 0.25).unwrap();
+        let study = Study::with_workers(6, classes, LoadModel::Affine { unit_time: 0.5 }, schemes, 123, 9)
+            .unwrap()
+            .with_comm(comm)
+            .with_decoder(Decoder::Rank)
+            .unwrap();
+        let text = serde_json::to_string(&study).unwrap();
+        let back: Study = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, study, "{text}");
+        assert_eq!(back.decoder(), Decoder::Rank);
+        let constant = study
+            .clone()
+            .with_comm(Comm::new(Some(0.5), None, Link::Dedicated, 0.0).unwrap());
+        let back: Study = serde_json::from_str(&serde_json::to_string(&constant).unwrap()).unwrap();
+        assert_eq!(back, constant);
+    }
+
+    /// The exact law includes communication where it is a constant shift,
+    /// and does not exist where it is not.
+    #[test]
+    fn exact_law_includes_communication() {
+        let crc = at(
+            SchemeKind::Crc,
+            10,
+            Params {
+                s: Some(2),
+                ..Params::default()
+            },
+        );
+        let ce = at(
+            SchemeKind::CommEfficient,
+            10,
+            Params {
+                s: Some(2),
+                m: Some(4),
+                k: None,
+            },
+        );
+        let plain = Study::new(10, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![crc, ce], 10, 0).unwrap();
+        let with = |comm: Comm| plain.clone().with_comm(comm);
+        let tau = with(Comm::new(Some(2.0), None, Link::Dedicated, 0.5).unwrap());
+        for (scheme, message) in [(&crc, 1.0), (&ce, 0.25)] {
+            let base = plain.exact_law(scheme).unwrap();
+            let law = tau.exact_law(scheme).unwrap();
+            let shift = 2.0 * message + 0.5;
+            assert_eq!(law.mean(), base.mean() + shift);
+            assert_eq!(law.quantile(0.99), base.quantile(0.99) + shift);
+            assert_eq!(law.cdf(1.0 + shift), base.cdf(1.0));
+            assert_eq!(law.sf(1.0 + shift), base.sf(1.0));
+        }
+        let random = with(Comm::new(None, Some(Dist::exp(1.0).unwrap()), Link::Dedicated, 0.0).unwrap());
+        let shared = with(Comm::new(Some(1.0), None, Link::Shared, 0.0).unwrap());
+        assert!(random.exact_law(&crc).is_none() && shared.exact_law(&crc).is_none());
+        let free_shared = with(Comm::new(Some(0.0), None, Link::Shared, 0.0).unwrap());
+        assert_eq!(free_shared.exact_law(&crc), plain.exact_law(&crc));
     }
 }

@@ -3,6 +3,7 @@
 
 use thiserror::Error;
 
+use crate::param::{Described, Naming, Param, keys};
 use crate::range::IntList;
 use crate::scheme::{Params, Scheme, SchemeError, SchemeKind};
 
@@ -23,42 +24,56 @@ pub struct Ranges {
 
 /// Why a sweep cannot be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{}", self.describe(&keys))]
 pub enum SweepError {
     /// A scheme needs a list that is absent.
-    #[error("scheme {scheme} needs {flag} (e.g. {flag} {example})")]
     Missing {
         /// The scheme.
         scheme: SchemeKind,
-        /// The flag or key.
-        flag: &'static str,
+        /// The parameter whose list is absent.
+        param: Param,
         /// An example list.
         example: &'static str,
     },
     /// A list that no requested scheme reads.
-    #[error("{flag} applies only to --scheme {scheme}, which is not in --scheme")]
     Unused {
-        /// The flag or key.
-        flag: &'static str,
+        /// The parameter.
+        param: Param,
         /// The scheme that reads it.
         scheme: SchemeKind,
     },
     /// More parameter combinations than a sweep may expand (a guard in the
     /// spirit of hyperfine's `RangeStep`: the product of two long lists would
     /// otherwise be built before any limit is checked).
-    #[error(
-        "scheme {scheme}: {count} combinations of {flags} is more than the limit of {MAX_COMBINATIONS}; narrow the lists"
-    )]
     TooManyCombinations {
         /// The scheme.
         scheme: SchemeKind,
-        /// The flags whose lists multiply.
-        flags: &'static str,
         /// Combinations requested.
         count: u128,
     },
     /// A parameter value out of range for every scheme (e.g. s >= n).
-    #[error(transparent)]
     Scheme(#[from] SchemeError),
+}
+
+impl Described for SweepError {
+    fn describe(&self, name: Naming) -> String {
+        match self {
+            SweepError::Missing { scheme, param, example } => {
+                format!("scheme {scheme} needs {p} (e.g. {p} {example})", p = name(*param))
+            }
+            SweepError::Unused { param, scheme } => format!(
+                "{} applies only to {schemes} {scheme}, which is not in {schemes}",
+                name(*param),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::TooManyCombinations { scheme, count } => format!(
+                "scheme {scheme}: {count} combinations of {} and {} is more than the limit of {MAX_COMBINATIONS}; narrow the lists",
+                name(Param::S),
+                name(Param::M)
+            ),
+            SweepError::Scheme(e) => e.describe(name),
+        }
+    }
 }
 
 /// A sweep's configurations, and the values skipped with their reasons.
@@ -72,12 +87,12 @@ pub struct Expanded {
 
 fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepError> {
     let values = |l: &Option<IntList>| l.as_ref().map(|l| l.values.clone());
-    let missing = |flag, example| SweepError::Missing {
+    let missing = |param, example| SweepError::Missing {
         scheme: kind,
-        flag,
+        param,
         example,
     };
-    let s_values = || values(&ranges.s).ok_or_else(|| missing("--s", "0..50"));
+    let s_values = || values(&ranges.s).ok_or_else(|| missing(Param::S, "0..50"));
     let p = |s, m, k| Params { s, m, k };
     Ok(match kind {
         SchemeKind::Uncoded => vec![Params::default()],
@@ -85,15 +100,11 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
             s_values()?.into_iter().map(|s| p(Some(s), None, None)).collect()
         }
         SchemeKind::CommEfficient => {
-            let ms = values(&ranges.m).ok_or_else(|| missing("--m", "1..10"))?;
+            let ms = values(&ranges.m).ok_or_else(|| missing(Param::M, "1..10"))?;
             let ss = s_values()?;
             let count = ss.len() as u128 * ms.len() as u128;
             if count > MAX_COMBINATIONS as u128 {
-                return Err(SweepError::TooManyCombinations {
-                    scheme: kind,
-                    flags: "--s and --m",
-                    count,
-                });
+                return Err(SweepError::TooManyCombinations { scheme: kind, count });
             }
             ss.into_iter()
                 .flat_map(|s| ms.iter().map(move |&m| p(Some(s), Some(m), None)))
@@ -102,7 +113,7 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
         SchemeKind::Mds => match (values(&ranges.k), values(&ranges.s)) {
             (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
             (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
-            (None, None) => return Err(missing("--k", "1..100")),
+            (None, None) => return Err(missing(Param::K, "1..100")),
         },
     })
 }
@@ -117,13 +128,13 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
     }
     if ranges.m.is_some() && !unique.contains(&SchemeKind::CommEfficient) {
         return Err(SweepError::Unused {
-            flag: "--m",
+            param: Param::M,
             scheme: SchemeKind::CommEfficient,
         });
     }
     if ranges.k.is_some() && !unique.contains(&SchemeKind::Mds) {
         return Err(SweepError::Unused {
-            flag: "--k",
+            param: Param::K,
             scheme: SchemeKind::Mds,
         });
     }
@@ -197,7 +208,7 @@ mod tests {
         };
         let err = expand(200_000, &[SchemeKind::CommEfficient], &product).unwrap_err();
         assert!(
-            err.to_string().contains("10000000000 combinations of --s and --m"),
+            err.to_string().contains("10000000000 combinations of s and m"),
             "{err}"
         );
         let big = Ranges {

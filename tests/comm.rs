@@ -167,11 +167,13 @@ fn dedicated_constant_transfer_is_a_shift() {
     .with_comm(comm);
     let out = engine::simulate(&study, &Silent);
     let rows = gcsim::report::rows(&study, &out);
+    let computation_only = study.clone().with_comm(Comm::default());
     let mut means = Vec::new();
     for (s, r) in schemes.iter().zip(&rows) {
-        let base = study.exact_law(s).unwrap().mean();
+        let base = computation_only.exact_law(s).unwrap().mean();
         let exact = base + 2.0 * s.message() + 0.25;
         assert!((r.analytic_mean.unwrap() - exact).abs() < 1e-12);
+        assert!((study.exact_law(s).unwrap().mean() - exact).abs() < 1e-12);
         let z = (r.mean - exact) / r.std_err.unwrap();
         assert!(z.abs() < 4.5, "{s}: {} vs {exact}: z {z:.2}", r.mean);
         assert_eq!(r.transfer_time, Some(2.0 * s.message()));

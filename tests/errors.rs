@@ -403,7 +403,7 @@ fn scenario_files() {
         ),
         (
             "huge-n.toml",
-            &["huge-n.toml:", "n = 18446744073709551614 is more than the limit"],
+            &["huge-n.toml:", "n 18446744073709551614 is more than the limit"],
         ),
     ];
     for (file, expected) in cases {

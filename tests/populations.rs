@@ -221,8 +221,8 @@ fn pareto_classes_decide_infinite_means_by_tail_index() {
     };
     let schemes = vec![scheme(SchemeKind::Crc, 6, 0), scheme(SchemeKind::Crc, 6, 1)];
     let study = Study::with_workers(6, workers, LoadModel::Fixed, schemes.clone(), 1000, 0).unwrap();
-    assert!(gcsim::report::mean_is_infinite(&study, &schemes[0]));
-    assert!(!gcsim::report::mean_is_infinite(&study, &schemes[1]));
+    assert!(study.mean_is_infinite(&schemes[0]));
+    assert!(!study.mean_is_infinite(&schemes[1]));
 }
 
 #[test]

@@ -20,7 +20,7 @@ use gcsim::dist::Dist;
 use gcsim::engine::rng::trial_rng;
 use gcsim::engine::{RulePath, Sampling, Silent, TrialPlan, simulate_with};
 use gcsim::load::LoadModel;
-use gcsim::report::{mean_is_infinite, rows};
+use gcsim::report::rows;
 use gcsim::scenario::Scenario;
 use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
 use gcsim::study::Study;
@@ -551,7 +551,7 @@ fn engine_invariants_on_random_studies() {
             let uncoded = &rows[3];
             prop_assert_eq!(uncoded.scheme, SchemeKind::Uncoded);
             prop_assert_eq!(uncoded.p99_speedup, Some(1.0));
-            if mean_is_infinite(&study, &study.baseline()) {
+            if study.mean_is_infinite(&study.baseline()) {
                 // ∞/∞: no number, rather than 1 or NaN.
                 prop_assert_eq!(uncoded.speedup, None);
             } else {

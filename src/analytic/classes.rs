@@ -18,7 +18,7 @@ use super::numeric::{brent, integrate};
 use crate::dist::Dist;
 use crate::load::LoadModel;
 use crate::scheme::{Rule, Scheme};
-use crate::study::Workers;
+use crate::workers::Workers;
 
 /// Largest cluster whose class law is computed (the convolution is O(n²)).
 pub const MAX_N: usize = 4000;

@@ -1,4 +1,4 @@
-//! The exact law of the iteration time for i.i.d. workers (SPEC §3).
+//! The exact law of the iteration time for i.i.d. workers.
 //!
 //! With n i.i.d. worker times of CDF F after the load model:
 //! - k-of-n recovery (uncoded, ignore, crc, comm-efficient, mds): the k-th
@@ -211,45 +211,79 @@ impl IterationLaw {
     }
 }
 
-/// An exact iteration-time law: of i.i.d. workers, or of worker classes.
+/// The exact law of the computation alone: of i.i.d. workers, or of worker
+/// classes.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ExactLaw {
+pub enum ComputationLaw {
     /// i.i.d. workers.
     Iid(IterationLaw),
     /// Classes of workers (non-identical order statistics).
     Classes(classes::ClassLaw),
 }
 
+impl ComputationLaw {
+    fn cdf(&self, t: f64) -> f64 {
+        match self {
+            ComputationLaw::Iid(l) => l.cdf(t),
+            ComputationLaw::Classes(l) => l.cdf(t),
+        }
+    }
+
+    fn sf(&self, t: f64) -> f64 {
+        match self {
+            ComputationLaw::Iid(l) => l.sf(t),
+            ComputationLaw::Classes(l) => l.sf(t),
+        }
+    }
+
+    fn quantile(&self, q: f64) -> f64 {
+        match self {
+            ComputationLaw::Iid(l) => l.quantile(q),
+            ComputationLaw::Classes(l) => l.quantile(q),
+        }
+    }
+
+    fn mean(&self) -> f64 {
+        match self {
+            ComputationLaw::Iid(l) => l.mean(),
+            ComputationLaw::Classes(l) => l.mean(),
+        }
+    }
+}
+
+/// An exact iteration-time law: the computation's law shifted by a
+/// constant, the time every arrival takes on top of its worker's finish
+/// (τ·message on a dedicated link with constant τ) plus the decoding time.
+/// Obtained from [`crate::study::Study::exact_law`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExactLaw {
+    computation: ComputationLaw,
+    shift: f64,
+}
+
 impl ExactLaw {
+    /// The law of `computation` shifted by `shift`.
+    pub fn new(computation: ComputationLaw, shift: f64) -> Self {
+        Self { computation, shift }
+    }
+
     /// P(T ≤ t).
     pub fn cdf(&self, t: f64) -> f64 {
-        match self {
-            ExactLaw::Iid(l) => l.cdf(t),
-            ExactLaw::Classes(l) => l.cdf(t),
-        }
+        self.computation.cdf(t - self.shift)
     }
 
     /// P(T > t).
     pub fn sf(&self, t: f64) -> f64 {
-        match self {
-            ExactLaw::Iid(l) => l.sf(t),
-            ExactLaw::Classes(l) => l.sf(t),
-        }
+        self.computation.sf(t - self.shift)
     }
 
     /// The q-quantile.
     pub fn quantile(&self, q: f64) -> f64 {
-        match self {
-            ExactLaw::Iid(l) => l.quantile(q),
-            ExactLaw::Classes(l) => l.quantile(q),
-        }
+        self.computation.quantile(q) + self.shift
     }
 
     /// The mean (infinite where it is).
     pub fn mean(&self) -> f64 {
-        match self {
-            ExactLaw::Iid(l) => l.mean(),
-            ExactLaw::Classes(l) => l.mean(),
-        }
+        self.computation.mean() + self.shift
     }
 }

@@ -1,58 +1,44 @@
 //! Flags shared by `run` and `sweep`, and their conversion into library types.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 
+use gcsim::comm::{Comm, Decoder, Link};
 use gcsim::dist::Dist;
 use gcsim::export::Format;
-use std::sync::Arc;
-
-use gcsim::comm::{Comm, Link, Transfer};
 use gcsim::load::LoadModel;
 use gcsim::shard::ShardId;
-use gcsim::study::{Decoder, Workers};
-use gcsim::trace::Trace;
+use gcsim::workers::{self, Workers};
 
-/// `--load-model` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LoadModelArg {
-    /// T = X: straggling does not grow with the work (Tandon et al. 2017).
-    Fixed,
-    /// T = ℓ·X: time proportional to the work (Lee et al. 2017).
-    Scaled,
-    /// T = X₁ + … + X_ℓ: one independent draw per unit of work.
-    Additive,
-    /// T = c·ℓ + X, with --unit-time c.
-    Affine,
+/// A flag whose values are a library type's names, listed in `--help` with
+/// what each means (`help[i]` describes `names[i]`).
+fn named<T>(names: &'static [&'static str], help: [&'static str; 2]) -> impl TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Debug,
+{
+    assert_eq!(names.len(), help.len(), "one description per name");
+    let values = names.iter().zip(help).map(|(n, h)| PossibleValue::new(*n).help(h));
+    PossibleValuesParser::new(values).map(|s| s.parse::<T>().expect("clap accepted a listed name"))
 }
 
-/// `--decoder` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DecoderArg {
-    /// The recovery rule: any k of n, or one worker of every frc group.
-    Threshold,
-    /// The rank condition of the real code on the arrived workers.
-    Rank,
-}
-
-impl From<DecoderArg> for Decoder {
-    fn from(d: DecoderArg) -> Self {
-        match d {
-            DecoderArg::Threshold => Decoder::Threshold,
-            DecoderArg::Rank => Decoder::Rank,
-        }
-    }
-}
-
-/// `--link` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LinkArg {
-    /// Each worker has its own link to the master.
-    Dedicated,
-    /// One ingress link, first come first served (incast).
-    Shared,
+/// `--load-model` values, each with its formula.
+fn load_model_values() -> PossibleValuesParser {
+    let help = [
+        "T = X: straggling does not grow with the work (Tandon et al. 2017)",
+        "T = ℓ·X: time proportional to the work (Lee et al. 2017)",
+        "T = X₁ + … + X_ℓ: one independent draw per unit of work",
+        "T = c·ℓ + X, with --unit-time c",
+    ];
+    PossibleValuesParser::new(
+        LoadModel::NAMES
+            .iter()
+            .zip(help)
+            .map(|(n, h)| PossibleValue::new(*n).help(h)),
+    )
 }
 
 /// `--format` values.
@@ -89,7 +75,7 @@ pub struct CommonArgs {
     /// `gcsim fit FILE` prints the best-fitting law. [default: exp:rate=1]
     /// Example: --dist exp:rate=1,p_slow=0.05,slowdown=8
     #[arg(long, value_name = "DIST", value_parser = parse_dist)]
-    pub dist: Option<DistArg>,
+    pub dist: Option<Workers>,
 
     /// A class of COUNT workers of law DIST; repeat for a heterogeneous cluster.
     /// Workers keep the order given (frc's groups and crc's placement see it);
@@ -114,22 +100,28 @@ pub struct CommonArgs {
 
     /// The master's ingress: dedicated (a result arrives at finish + transfer)
     /// or shared (one message at a time, first come first served by finish).
-    #[arg(long, value_enum, default_value_t = LinkArg::Dedicated, value_name = "LINK")]
-    pub link: LinkArg,
+    #[arg(long, default_value = "dedicated", value_name = "LINK", value_parser = named::<Link>(Link::NAMES, [
+        "Each worker has its own link to the master",
+        "One ingress link, first come first served (incast)",
+    ]))]
+    pub link: Link,
 
     /// How the master decides it can decode: threshold (the scheme's recovery
     /// rule) or rank (the rank condition of the scheme's real encoding matrix,
     /// see `gcsim codes`; one least-squares solve per check, for small n).
-    #[arg(long, value_enum, default_value_t = DecoderArg::Threshold, value_name = "DECODER")]
-    pub decoder: DecoderArg,
+    #[arg(long, default_value = "threshold", value_name = "DECODER", value_parser = named::<Decoder>(Decoder::NAMES, [
+        "The recovery rule: any k of n, or one worker of every frc group",
+        "The rank condition of the real code on the arrived workers",
+    ]))]
+    pub decoder: Decoder,
 
     /// Time the master spends decoding once it can, added to every iteration.
     #[arg(long, default_value_t = 0.0, value_name = "D", allow_negative_numbers = true)]
     pub decode_time: f64,
 
     /// How a worker's time grows with its load ℓ.
-    #[arg(long, value_enum, default_value_t = LoadModelArg::Fixed, value_name = "MODEL")]
-    pub load_model: LoadModelArg,
+    #[arg(long, default_value = "fixed", value_name = "MODEL", value_parser = load_model_values())]
+    pub load_model: String,
 
     /// Compute time per unit of work c, for --load-model affine (required there).
     /// Example: --load-model affine --unit-time 0.145
@@ -174,34 +166,9 @@ pub struct CommonArgs {
     pub quiet: bool,
 }
 
-/// A parsed `--dist`: a law, or a trace read from its file.
-#[derive(Debug, Clone)]
-pub enum DistArg {
-    /// A parametric law.
-    Law(Dist),
-    /// Bootstrap from the recorded times.
-    Trace(Arc<Trace>),
-    /// Replay recorded steps.
-    Replay(Arc<Trace>),
-}
-
-fn parse_dist(s: &str) -> Result<DistArg, String> {
-    for (prefix, replay) in [("trace:", false), ("replay:", true)] {
-        if let Some(rest) = s.strip_prefix(prefix) {
-            let Some(path) = rest.strip_prefix("path=").filter(|p| !p.is_empty()) else {
-                return Err(format!(
-                    "`{s}` needs the key `path` (e.g. `{prefix}path=data/trace-llm-8w.csv`)"
-                ));
-            };
-            let trace = Arc::new(Trace::from_file(std::path::Path::new(path)).map_err(|e| e.to_string())?);
-            return Ok(if replay {
-                DistArg::Replay(trace)
-            } else {
-                DistArg::Trace(trace)
-            });
-        }
-    }
-    s.parse::<Dist>().map(DistArg::Law).map_err(|e| e.to_string())
+/// `--dist`: a law, or a trace read from its file (relative to the working directory).
+fn parse_dist(s: &str) -> Result<Workers, String> {
+    Workers::from_dist(s, Path::new("")).map_err(|e| e.to_string())
 }
 
 fn parse_law(s: &str) -> Result<Dist, String> {
@@ -209,17 +176,7 @@ fn parse_law(s: &str) -> Result<Dist, String> {
 }
 
 fn parse_class(s: &str) -> Result<(usize, Dist), String> {
-    let (count, law) = s
-        .split_once(':')
-        .ok_or_else(|| format!("`{s}` is not COUNT:DIST (e.g. 90:exp:rate=1)"))?;
-    let count: usize = count
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{count}` is not a whole number; accepted: COUNT:DIST with COUNT >= 1"))?;
-    if count == 0 {
-        return Err(format!("`{s}`: a class needs at least 1 worker"));
-    }
-    Ok((count, law.parse::<Dist>().map_err(|e| e.to_string())?))
+    workers::parse_class(s).map_err(|e| e.to_string())
 }
 
 /// Where and how results go, validated before any work starts.
@@ -235,30 +192,7 @@ impl CommonArgs {
     /// The communication and decoding model of --comm-time, --comm-dist,
     /// --link and --decode-time.
     pub fn comm(&self) -> Result<Comm> {
-        let transfer = match (self.comm_time, self.comm_dist) {
-            (Some(_), Some(_)) => bail!("--comm-time and --comm-dist do not go together: give one transfer time"),
-            (Some(t), None) if !(t.is_finite() && t >= 0.0) => {
-                bail!("--comm-time {t} is out of range; accepted: a finite number >= 0")
-            }
-            (Some(t), None) => Transfer::Constant(t),
-            (None, Some(d)) => Transfer::Random(d),
-            (None, None) => Transfer::Constant(0.0),
-        };
-        if !(self.decode_time.is_finite() && self.decode_time >= 0.0) {
-            bail!(
-                "--decode-time {} is out of range; accepted: a finite number >= 0",
-                self.decode_time
-            );
-        }
-        let link = match self.link {
-            LinkArg::Dedicated => Link::Dedicated,
-            LinkArg::Shared => Link::Shared,
-        };
-        Ok(Comm {
-            transfer,
-            link,
-            decode_time: self.decode_time,
-        })
+        Ok(Comm::new(self.comm_time, self.comm_dist, self.link, self.decode_time)?)
     }
 
     /// The cluster: n and who the workers are, from --n, --dist, --workers
@@ -271,12 +205,7 @@ impl CommonArgs {
             let Some(n) = n else {
                 bail!("give --n N (the number of workers), or the cluster as --workers COUNT:DIST ...");
             };
-            let workers = match self.dist.clone() {
-                None => Workers::Iid(Dist::exp(1.0).expect("valid")),
-                Some(DistArg::Law(d)) => Workers::Iid(d),
-                Some(DistArg::Trace(t)) => Workers::Trace(t),
-                Some(DistArg::Replay(t)) => Workers::Replay(t),
-            };
+            let workers = (self.dist.clone()).unwrap_or_else(|| Workers::Iid(Dist::exp(1.0).expect("valid")));
             return Ok((n, workers));
         }
         if self.dist.is_some() {
@@ -297,8 +226,7 @@ impl CommonArgs {
 
     /// The load model, checked against --unit-time.
     pub fn load_model(&self) -> Result<LoadModel> {
-        let name = self.load_model.to_possible_value().expect("no skipped variants");
-        Ok(LoadModel::new(name.get_name(), self.unit_time)?)
+        Ok(LoadModel::new(&self.load_model, self.unit_time)?)
     }
 
     /// Checks --trials and --threads.

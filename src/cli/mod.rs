@@ -5,6 +5,7 @@ pub mod codes;
 pub mod common;
 pub mod figure;
 pub mod fit;
+pub mod flags;
 pub mod job;
 pub mod merge;
 pub mod plan;

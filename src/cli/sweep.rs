@@ -93,7 +93,7 @@ impl TryFrom<SweepArgs> for Job {
         let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
         let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?
             .with_comm(common.comm()?)
-            .with_decoder(common.decoder.into())?;
+            .with_decoder(common.decoder)?;
         let mut unique: Vec<SchemeKind> = Vec::new();
         for k in kinds {
             if !unique.contains(&k) {

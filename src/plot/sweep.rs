@@ -21,6 +21,20 @@ pub enum Metric {
     P99Speedup,
 }
 
+impl std::str::FromStr for Metric {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "mean" => Metric::Mean,
+            "p99" => Metric::P99,
+            "speedup" => Metric::Speedup,
+            "p99-speedup" => Metric::P99Speedup,
+            _ => return Err(format!("unknown `{s}`; accepted: mean, p99, speedup, p99-speedup")),
+        })
+    }
+}
+
 /// The data of a sweep figure.
 #[derive(Debug, Clone, Copy)]
 pub struct SweepData<'a> {

@@ -1,0 +1,94 @@
+//! The parameters of a study, as the library names them in its errors.
+//!
+//! A library error names the parameter by its key (`comm_time`, `load_model`,
+//! …), which is also the key of a scenario file. A front end that spells
+//! parameters otherwise (the command line's `--comm-time`) renders the same
+//! error through [`Described::describe`] with its own table of names, so no
+//! message is ever rewritten by string replacement.
+
+use std::fmt;
+
+/// A parameter of a study.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// Number of workers.
+    N,
+    /// The worker-time law of i.i.d. workers, or a trace.
+    Dist,
+    /// Classes of workers.
+    Workers,
+    /// Random placement of the worker classes.
+    ShufflePlacement,
+    /// The load model.
+    LoadModel,
+    /// Compute time per unit of work of the `affine` load model.
+    UnitTime,
+    /// Monte Carlo trials.
+    Trials,
+    /// The master seed.
+    Seed,
+    /// The schemes.
+    Scheme,
+    /// Straggler tolerance.
+    S,
+    /// Message split.
+    M,
+    /// Recovery threshold.
+    K,
+    /// Constant full-gradient transfer time.
+    CommTime,
+    /// Law of the full-gradient transfer time.
+    CommDist,
+    /// The master's link.
+    Link,
+    /// Decoding time.
+    DecodeTime,
+    /// How the master decides it can decode.
+    Decoder,
+}
+
+impl Param {
+    /// The key that names the parameter in library errors and scenario files.
+    pub fn key(self) -> &'static str {
+        match self {
+            Param::N => "n",
+            Param::Dist => "dist",
+            Param::Workers => "workers",
+            Param::ShufflePlacement => "shuffle_placement",
+            Param::LoadModel => "load_model",
+            Param::UnitTime => "unit_time",
+            Param::Trials => "trials",
+            Param::Seed => "seed",
+            Param::Scheme => "schemes",
+            Param::S => "s",
+            Param::M => "m",
+            Param::K => "k",
+            Param::CommTime => "comm_time",
+            Param::CommDist => "comm_dist",
+            Param::Link => "link",
+            Param::DecodeTime => "decode_time",
+            Param::Decoder => "decoder",
+        }
+    }
+}
+
+impl fmt::Display for Param {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// How a front end spells a parameter.
+pub type Naming<'a> = &'a dyn Fn(Param) -> &'static str;
+
+/// An error whose message names parameters: `describe` renders it with a
+/// front end's names; `Display` renders it with the library's keys.
+pub trait Described {
+    /// The message, each parameter spelled by `name`.
+    fn describe(&self, name: Naming) -> String;
+}
+
+/// The library's own spelling: the key.
+pub fn keys(p: Param) -> &'static str {
+    p.key()
+}

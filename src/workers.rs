@@ -1,0 +1,242 @@
+//! Who the workers are: i.i.d. draws of one law, classes of workers, or
+//! measured times (a trace bootstrapped or replayed step by step).
+//!
+//! One description serves every front end: [`Workers::from_dist`] reads a
+//! `dist` value (`exp:rate=1`, `trace:path=FILE`, `replay:path=FILE`, with
+//! paths relative to a base directory: the working directory for flags, the
+//! file's directory for scenario files), [`parse_class`] a `COUNT:DIST`
+//! class, `Display` writes them back, and serde records them in shard files.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use thiserror::Error;
+
+use crate::dist::{Base, Dist, DistError};
+use crate::trace::{Trace, TraceError};
+
+/// Who the workers are: where each worker's time comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Workers {
+    /// n independent workers of one law.
+    Iid(Dist),
+    /// Classes of workers in index order (`count` workers of each law, the
+    /// first class first), so that frc's groups of consecutive workers see
+    /// the layout; with `shuffle`, a uniformly random placement of the same
+    /// classes in every trial.
+    Classes {
+        /// `(count, law)` per class.
+        classes: Vec<(usize, Dist)>,
+        /// Random placement per trial.
+        shuffle: bool,
+    },
+    /// Each worker's time bootstrapped from all recorded times of a trace.
+    Trace(Arc<Trace>),
+    /// Each trial replays one recorded step: the workers take that step's
+    /// recorded times (drawn with replacement among the trace's workers
+    /// when n differs from their number), so correlated and persistent
+    /// stragglers stay in.
+    Replay(Arc<Trace>),
+}
+
+/// Why a `dist` or `COUNT:DIST` value does not describe workers.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum WorkersError {
+    /// A law that does not parse or is out of range.
+    #[error(transparent)]
+    Law(#[from] DistError),
+    /// `trace:` or `replay:` without a path.
+    #[error("`{text}` needs the key `path` (e.g. `{prefix}path=data/trace-llm-8w.csv`)")]
+    NoPath {
+        /// The value given.
+        text: String,
+        /// `trace:` or `replay:`.
+        prefix: &'static str,
+    },
+    /// A trace file that cannot be used.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// A class without its `COUNT:`.
+    #[error("`{0}` is not COUNT:DIST (e.g. 90:exp:rate=1)")]
+    NotClass(String),
+    /// A class count that is not a whole number.
+    #[error("`{0}` is not a whole number; accepted: COUNT:DIST with COUNT >= 1")]
+    Count(String),
+    /// A class of no workers.
+    #[error("`{0}`: a class needs at least 1 worker")]
+    EmptyClass(String),
+}
+
+impl Workers {
+    /// The workers of a `dist` value: a law (i.i.d. workers), or
+    /// `trace:path=FILE` / `replay:path=FILE` with FILE relative to `base`.
+    pub fn from_dist(text: &str, base: &Path) -> Result<Self, WorkersError> {
+        for (prefix, replay) in [("trace:", false), ("replay:", true)] {
+            if let Some(rest) = text.strip_prefix(prefix) {
+                let Some(path) = rest.strip_prefix("path=").filter(|p| !p.is_empty()) else {
+                    return Err(WorkersError::NoPath {
+                        text: text.to_string(),
+                        prefix,
+                    });
+                };
+                let trace = Arc::new(Trace::from_file(&base.join(path))?);
+                return Ok(if replay {
+                    Workers::Replay(trace)
+                } else {
+                    Workers::Trace(trace)
+                });
+            }
+        }
+        Ok(Workers::Iid(text.parse::<Dist>()?))
+    }
+
+    /// The law of worker `i` of `n`, where each worker has one.
+    pub fn law_of(&self, i: usize) -> Option<&Dist> {
+        match self {
+            Workers::Iid(d) => Some(d),
+            Workers::Classes { classes, .. } => {
+                let mut start = 0;
+                classes.iter().find_map(|(count, d)| {
+                    start += count;
+                    (i < start).then_some(d)
+                })
+            }
+            Workers::Trace(_) | Workers::Replay(_) => None,
+        }
+    }
+
+    /// The polynomial tail index of worker `i`'s time: the Pareto shape,
+    /// infinite for the light-tailed laws and for recorded times.
+    pub fn tail_index(&self, i: usize) -> f64 {
+        match self.law_of(i).map(Dist::base) {
+            Some(Base::Pareto { shape, .. }) => shape,
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+/// A class of workers, `COUNT:DIST` (e.g. `90:exp:rate=1`), COUNT >= 1.
+pub fn parse_class(text: &str) -> Result<(usize, Dist), WorkersError> {
+    let (count, law) = text
+        .split_once(':')
+        .ok_or_else(|| WorkersError::NotClass(text.to_string()))?;
+    let count: usize = count
+        .trim()
+        .parse()
+        .map_err(|_| WorkersError::Count(count.to_string()))?;
+    if count == 0 {
+        return Err(WorkersError::EmptyClass(text.to_string()));
+    }
+    Ok((count, law.parse::<Dist>()?))
+}
+
+impl fmt::Display for Workers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Workers::Iid(d) => write!(f, "{d}"),
+            Workers::Classes { classes, shuffle } => {
+                let parts: Vec<String> = classes.iter().map(|(c, d)| format!("{c}:{d}")).collect();
+                write!(f, "{}", parts.join(" + "))?;
+                if *shuffle {
+                    write!(f, " (shuffled)")?;
+                }
+                Ok(())
+            }
+            Workers::Trace(t) => write!(f, "trace:path={}", t.file()),
+            Workers::Replay(t) => write!(f, "replay:path={}", t.file()),
+        }
+    }
+}
+
+/// The recorded form: laws in `--dist` syntax, traces by their path (read
+/// again when the record is read).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum WorkersRecord {
+    Iid(String),
+    Classes {
+        classes: Vec<(usize, String)>,
+        shuffle: bool,
+    },
+    Trace(String),
+    Replay(String),
+}
+
+impl Serialize for Workers {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let record = match self {
+            Workers::Iid(d) => WorkersRecord::Iid(d.to_string()),
+            Workers::Classes { classes, shuffle } => WorkersRecord::Classes {
+                classes: classes.iter().map(|(c, d)| (*c, d.to_string())).collect(),
+                shuffle: *shuffle,
+            },
+            Workers::Trace(t) => WorkersRecord::Trace(t.file().to_string()),
+            Workers::Replay(t) => WorkersRecord::Replay(t.file().to_string()),
+        };
+        record.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Workers {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let law = |s: &str| s.parse::<Dist>().map_err(|e| D::Error::custom(format!("dist: {e}")));
+        let trace = |p: &str| Trace::from_file(Path::new(p)).map(Arc::new).map_err(D::Error::custom);
+        Ok(match WorkersRecord::deserialize(d)? {
+            WorkersRecord::Iid(s) => Workers::Iid(law(&s)?),
+            WorkersRecord::Classes { classes, shuffle } => Workers::Classes {
+                classes: classes
+                    .iter()
+                    .map(|(c, s)| Ok((*c, law(s)?)))
+                    .collect::<Result<_, D::Error>>()?,
+                shuffle,
+            },
+            WorkersRecord::Trace(p) => Workers::Trace(trace(&p)?),
+            WorkersRecord::Replay(p) => Workers::Replay(trace(&p)?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_laws_traces_and_classes() {
+        let here = Path::new("");
+        assert_eq!(
+            Workers::from_dist("exp:rate=2", here).unwrap(),
+            Workers::Iid(Dist::exp(2.0).unwrap())
+        );
+        let err = Workers::from_dist("replay:path=", here).unwrap_err();
+        assert!(err.to_string().contains("needs the key `path`"), "{err}");
+        let err = Workers::from_dist("trace:path=none.csv", Path::new("some/dir")).unwrap_err();
+        assert!(err.to_string().starts_with("some/dir/none.csv: cannot read"), "{err}");
+        assert_eq!(parse_class("3:exp:rate=1").unwrap(), (3, Dist::exp(1.0).unwrap()));
+        for (bad, says) in [
+            ("x", "is not COUNT:DIST"),
+            ("x:exp:rate=1", "is not a whole number"),
+            ("0:exp:rate=1", "at least 1 worker"),
+            ("2:exp:rate=-1", "out of range"),
+        ] {
+            let e = parse_class(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn records_round_trip() {
+        for w in [
+            Workers::Iid(Dist::exp(1.5).unwrap().with_stragglers(0.05, 8.0).unwrap()),
+            Workers::Classes {
+                classes: vec![(3, Dist::exp(1.0).unwrap()), (2, Dist::pareto(1.0, 3.0).unwrap())],
+                shuffle: true,
+            },
+        ] {
+            let text = serde_json::to_string(&w).unwrap();
+            assert_eq!(serde_json::from_str::<Workers>(&text).unwrap(), w, "{text}");
+        }
+    }
+}

@@ -92,7 +92,7 @@ pub use decode::Decoding;
 pub const TOLERANCE: f64 = 1e-9;
 
 /// The largest n for which codes are built (B has n·m columns and is dense).
-pub const MAX_N: usize = 2000;
+pub const MAX_CODE_N: usize = 2000;
 
 /// How the random-free part of an MDS-style generator is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,8 +125,8 @@ pub enum CodeError {
         /// The generator asked for.
         generator: &'static str,
     },
-    /// n above [`MAX_N`].
-    #[error("--n {n} is too large to build a dense encoding matrix; accepted: 1..{max}", max = MAX_N)]
+    /// n above [`MAX_CODE_N`].
+    #[error("--n {n} is too large to build a dense encoding matrix; accepted: 1..{max}", max = MAX_CODE_N)]
     TooLarge {
         /// The number of workers.
         n: usize,
@@ -174,7 +174,7 @@ impl Code {
 
     fn build(scheme: &Scheme, generator: Option<Generator>, seed: u64) -> Result<Self, CodeError> {
         let n = scheme.n();
-        if n > MAX_N {
+        if n > MAX_CODE_N {
             return Err(CodeError::TooLarge { n });
         }
         let singular = || CodeError::Singular {

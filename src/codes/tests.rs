@@ -171,6 +171,6 @@ fn errors_name_the_flag() {
     let crc = scheme(SchemeKind::Crc, 10, 3, None);
     let err = Code::with_generator(&crc, Generator::Vandermonde, 0).unwrap_err();
     assert!(err.to_string().starts_with("--generator vandermonde"), "{err}");
-    let big = scheme(SchemeKind::Crc, MAX_N + 1, 3, None);
+    let big = scheme(SchemeKind::Crc, MAX_CODE_N + 1, 3, None);
     assert!(Code::new(&big, 0).unwrap_err().to_string().starts_with("--n "));
 }

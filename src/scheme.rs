@@ -1,4 +1,5 @@
-//! Coding schemes as plain data (SPEC §1 table).
+//! Coding schemes as plain data: load, message size and recovery rule of
+//! each (Tandon et al. 2017; Ye & Abbe 2018; Kadhe et al. 2020; Lee et al. 2017).
 //!
 //! Each scheme fixes, for its parameters, the per-worker load (in units of the
 //! uncoded share), the message size (fraction of one full gradient), the

@@ -2,7 +2,7 @@
 //!
 //! For each configuration of a built-in grid (every distribution × load
 //! model × scheme whose iteration time has an exact law, plus the worked
-//! numbers of SPEC §3) the engine's estimates are compared with the theory:
+//! numbers printed in the README) the engine's estimates are compared with the theory:
 //!
 //! - the mean by z = (x̄ − E(T)) / SE(x̄);
 //! - p50 and p99 by z = (F(x̂_q) − q) / √(q(1−q)/N): the exact CDF at the
@@ -74,7 +74,7 @@ pub struct Check {
 pub struct Verdicts {
     /// Monte Carlo against exact values.
     pub checks: Vec<Check>,
-    /// Exact values against the numbers SPEC §3 prints.
+    /// Exact values against the worked numbers the README prints (n = 100).
     pub printed: Vec<(Printed, bool)>,
     /// The |z| beyond which a check fails.
     pub threshold: f64,
@@ -100,7 +100,7 @@ fn scheme(kind: SchemeKind, n: usize, s: Option<usize>, m: Option<usize>, k: Opt
 
 /// The built-in grid: five laws (exponential, shifted exponential, Pareto
 /// with finite variance, Pareto with an infinite mean, a straggler mixture)
-/// × four load models × all six schemes on n = 20, and the SPEC §3 example on
+/// × four load models × all six schemes on n = 20, and the worked example on
 /// n = 100. Configurations without an exact law are left out when run.
 pub fn grid() -> Vec<Case> {
     let n = 20;
@@ -150,7 +150,7 @@ pub fn grid() -> Vec<Case> {
     cases
 }
 
-/// The SPEC §3 worked numbers, as computed by the analytic layer.
+/// The worked numbers of n = 100 exponential workers, as computed by the analytic layer.
 pub fn printed_numbers() -> Vec<Printed> {
     let dist = Dist::exp(1.0).expect("valid");
     let mean = |s: usize| {

@@ -1,6 +1,6 @@
 //! Means of the iteration time, in the variable Y before the load's affine map.
 //!
-//! Closed forms (SPEC §3; David & Nagaraja 2003, §3.1 and §6.7; Tandon et
+//! Closed forms (David & Nagaraja 2003, §3.1 and §6.7; Tandon et
 //! al. 2017, §4.1):
 //! - exponential rate μ (+ shift): `E[Y_(k:n)] = shift + (H_n − H_{n−k})/μ`;
 //!   groups: the group minimum is exponential with rate rμ, so

@@ -1,4 +1,4 @@
-//! Worker-time distributions (SPEC §2).
+//! Worker-time distributions.
 //!
 //! A [`Dist`] is a base law (exponential, shifted exponential, Pareto type I,
 //! log-normal or Weibull) optionally mixed with stragglers: with probability `p_slow` a draw is

@@ -1,4 +1,4 @@
-//! The `--dist NAME:key=value,...` syntax (SPEC §2) and its canonical form.
+//! The `--dist NAME:key=value,...` syntax and its canonical form.
 //!
 //! `Display` writes the canonical string, which `FromStr` reads back to the
 //! same value: `exp:rate=1,p_slow=0.05,slowdown=8`.

@@ -207,10 +207,7 @@ mod tests {
             k: None,
         };
         let err = expand(200_000, &[SchemeKind::CommEfficient], &product).unwrap_err();
-        assert!(
-            err.to_string().contains("10000000000 combinations of s and m"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("10000000000 combinations of s and m"), "{err}");
         let big = Ranges {
             s: Some(parse("6").unwrap()),
             ..Ranges::default()

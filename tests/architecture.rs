@@ -1,0 +1,142 @@
+//! The shape of the source: no import circle between the library's
+//! top-level modules, and no source file longer than about 600 lines unless
+//! its opening comment says why (`scripts/module-graph.py` draws the graph).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Files longer than this must say at their top why they are.
+const LONG_FILE: usize = 600;
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Each top-level module of the library (`src/x.rs` or `src/x/`) and the
+/// top-level modules its code (comments left out) names as `crate::y`.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let top = |p: &Path| {
+        let rel = p.strip_prefix(src).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .to_string();
+        first.trim_end_matches(".rs").to_string()
+    };
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|p| top(p))
+        .filter(|m| !matches!(m.as_str(), "lib" | "main" | "cli"))
+        .collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = modules.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
+    for file in &files {
+        let from = top(file);
+        if !modules.contains(&from) {
+            continue;
+        }
+        for line in fs::read_to_string(file).unwrap().lines() {
+            let code = line.split("//").next().unwrap();
+            for (i, _) in code.match_indices("crate::") {
+                let rest = &code[i + "crate::".len()..];
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if name != from && modules.contains(&name) {
+                    graph.get_mut(&from).unwrap().insert(name);
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// The modules that lie on a circle: those from which a path leads back to
+/// themselves.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<(String, Vec<String>)> {
+    let mut found = Vec::new();
+    for start in graph.keys() {
+        // Depth-first search from `start`, remembering the path.
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((node, path)) = stack.pop() {
+            for next in &graph[&node] {
+                if next == start {
+                    found.push((start.clone(), path.clone()));
+                    stack.clear();
+                    break;
+                }
+                if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_import_circle_between_modules() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    assert!(graph.contains_key("engine") && graph.contains_key("study"), "{graph:?}");
+    let found = circles(&graph);
+    assert!(
+        found.is_empty(),
+        "import circles (module: path back to it): {}",
+        found
+            .iter()
+            .map(|(m, path)| format!("{m}: {} -> {m}", path.join(" -> ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+}
+
+#[test]
+fn the_circle_finder_finds_circles() {
+    let edges = [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")];
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, to) in edges {
+        graph.entry(from.into()).or_default().insert(to.into());
+        graph.entry(to.into()).or_default();
+    }
+    let on_circle: BTreeSet<String> = circles(&graph).into_iter().map(|c| c.0).collect();
+    assert_eq!(on_circle, ["a", "b", "c"].map(String::from).into());
+    graph.get_mut("c").unwrap().remove("a");
+    assert!(circles(&graph).is_empty());
+}
+
+#[test]
+fn long_files_say_why() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "tests", "benches", "examples"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    let unexplained: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let text = fs::read_to_string(f).unwrap();
+            let lines = text.lines().count();
+            let head: String = text.lines().take(12).collect::<Vec<_>>().join("\n");
+            (lines > LONG_FILE && !head.contains("Longer than")).then(|| format!("{} ({lines} lines)", f.display()))
+        })
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "files over {LONG_FILE} lines whose opening comment does not say why (`Longer than ... because ...`): {}",
+        unexplained.join(", ")
+    );
+}

@@ -78,7 +78,8 @@ pub struct CommonArgs {
     pub dist: Option<Workers>,
 
     /// A class of COUNT workers of law DIST; repeat for a heterogeneous cluster.
-    /// Workers keep the order given (frc's groups and crc's placement see it);
+    /// Workers keep the order given (frc's groups of consecutive workers see it;
+    /// the k-of-n schemes, crc among them, decode from any set, so it cannot matter to them);
     /// n is the total. Example: --workers 90:exp:rate=1 --workers 10:exp:rate=0.2
     #[arg(long = "workers", value_name = "COUNT:DIST", value_parser = parse_class)]
     pub classes: Vec<(usize, Dist)>,

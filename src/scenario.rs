@@ -87,7 +87,7 @@ struct StudyFile {
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
-    shuffle_placement: Option<bool>,
+    shuffle_placement: Option<Spanned<bool>>,
     comm_time: Option<Spanned<f64>>,
     comm_dist: Option<Spanned<String>>,
     link: Option<Spanned<String>>,
@@ -107,7 +107,7 @@ struct ScenarioFile {
     n: Spanned<usize>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
-    shuffle_placement: Option<bool>,
+    shuffle_placement: Option<Spanned<bool>>,
     comm_time: Option<Spanned<f64>>,
     comm_dist: Option<Spanned<String>>,
     link: Option<Spanned<String>>,
@@ -308,7 +308,8 @@ impl Scenario {
             let n = st.n.as_ref().unwrap_or(&file.n);
             // A study's own workers or dist wins over the file's; one level may
             // not set both.
-            let shuffle = st.shuffle_placement.or(file.shuffle_placement).unwrap_or(false);
+            let shuffle_key = st.shuffle_placement.as_ref().or(file.shuffle_placement.as_ref());
+            let shuffle = shuffle_key.is_some_and(|s| *s.get_ref());
             let (classes, dist_text) = match (&st.workers, &st.dist) {
                 (None, None) => (file.workers.as_ref(), file.dist.as_ref()),
                 (w, d) => (w.as_ref(), d.as_ref()),
@@ -329,6 +330,12 @@ impl Scenario {
                         }
                     }
                     Workers::Classes { classes: list, shuffle }
+                }
+                (None, _) if shuffle => {
+                    return src.err(
+                        shuffle_key.map(|s| s.span()),
+                        "key `shuffle_placement`: it places `workers` classes, and this study has none; give workers = [\"COUNT:DIST\", ...] or drop it",
+                    );
                 }
                 (None, None) => Workers::Iid(Dist::exp(1.0).expect("valid")),
                 (None, Some(d)) => {
@@ -536,6 +543,11 @@ load_model = "scaled"
                 GOOD.replace("dist = \"exp:rate=2\"", "workers = [\"6:exp:rate=1\", \"x\"]"),
                 "x.toml:4:",
                 "`x` is not COUNT:DIST",
+            ),
+            (
+                GOOD.replace("trials = 1000", "trials = 1000\nshuffle_placement = true"),
+                "x.toml:6:",
+                "key `shuffle_placement`: it places `workers` classes",
             ),
             (
                 GOOD.replace("exp:rate=2", "replay:path=nope.csv"),

@@ -122,6 +122,13 @@ pub enum SchemeError {
         /// What would be admitted.
         hint: String,
     },
+    /// A parameter given to a scheme that does not read it.
+    NotRead {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The parameter it does not read.
+        param: Param,
+    },
 }
 
 impl Described for SchemeError {
@@ -155,6 +162,15 @@ impl Described for SchemeError {
                 rule,
                 hint,
             } => format!("{scheme} does not admit {what} with n={n}: {rule}; {hint}"),
+            SchemeError::NotRead {
+                scheme: SchemeKind::Mds,
+                param: Param::S,
+            } => format!(
+                "{s} does not apply to mds when {k} is given (k = n - s): give one of them",
+                s = name(Param::S),
+                k = name(Param::K)
+            ),
+            SchemeError::NotRead { scheme, param } => format!("{} does not apply to {scheme}", name(*param)),
         }
     }
 }
@@ -248,8 +264,28 @@ impl Scheme {
     /// `uncoded` takes no parameter (s = 0 is accepted); `ignore`, `frc` and
     /// `crc` read s; `comm-efficient` reads s and m; `mds` reads k, or s as
     /// k = n − s when k is absent.
+    ///
+    /// A parameter the scheme does not read is an error naming it (mds
+    /// reads s only when k is absent), never silently dropped.
     pub fn new(kind: SchemeKind, n: usize, params: Params) -> Result<Self, SchemeError> {
         assert!(n >= 1, "the cluster size is validated before schemes are built");
+        let reads = |param: Param| match (kind, param) {
+            (SchemeKind::Uncoded, Param::S) => true, // s = 0 only, checked below
+            (SchemeKind::CommEfficient, Param::M) => true,
+            (SchemeKind::Mds, Param::K) => true,
+            (SchemeKind::Mds, Param::S) => params.k.is_none(),
+            (_, Param::S) => true,
+            _ => false,
+        };
+        for (given, param) in [
+            (params.s.is_some(), Param::S),
+            (params.m.is_some(), Param::M),
+            (params.k.is_some(), Param::K),
+        ] {
+            if given && !reads(param) {
+                return Err(SchemeError::NotRead { scheme: kind, param });
+            }
+        }
         let need_s = || {
             params.s.ok_or(SchemeError::Missing {
                 scheme: kind,
@@ -484,6 +520,32 @@ mod tests {
             build(SchemeKind::Uncoded, 10, Some(1), None, None),
             Err(SchemeError::OutOfRange { .. })
         ));
+    }
+
+    /// A parameter the scheme does not read is an error naming it, never
+    /// dropped (mds reads s only when k is absent).
+    #[test]
+    fn parameters_not_read_are_errors() {
+        let not_read = |kind, s, m, k| match build(kind, 20, s, m, k) {
+            Err(SchemeError::NotRead { param, .. }) => Some(param),
+            _ => None,
+        };
+        use SchemeKind as K;
+        assert_eq!(not_read(K::Mds, Some(100), None, Some(15)), Some(Param::S));
+        assert_eq!(not_read(K::Mds, Some(3), None, Some(15)), Some(Param::S));
+        assert_eq!(not_read(K::Mds, None, Some(2), Some(15)), Some(Param::M));
+        assert_eq!(not_read(K::Frc, Some(1), None, Some(3)), Some(Param::K));
+        assert_eq!(not_read(K::Crc, Some(1), Some(3), None), Some(Param::M));
+        assert_eq!(not_read(K::Uncoded, None, Some(1), None), Some(Param::M));
+        assert_eq!(not_read(K::CommEfficient, Some(1), Some(1), Some(3)), Some(Param::K));
+        let err = build(K::Mds, 20, Some(3), None, Some(15)).unwrap_err();
+        assert!(
+            err.to_string().starts_with("s does not apply to mds when k is given"),
+            "{err}"
+        );
+        // What each scheme reads still builds.
+        assert_eq!(build(K::Mds, 20, Some(5), None, None).unwrap().k(), 15);
+        assert_eq!(build(K::Uncoded, 20, Some(0), None, None).unwrap().k(), 20);
     }
 
     /// Regression: huge n listed every divisor by trial division up to n

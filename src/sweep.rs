@@ -42,6 +42,8 @@ pub enum SweepError {
         /// The scheme that reads it.
         scheme: SchemeKind,
     },
+    /// A list of s that none of the schemes reads.
+    UnreadS,
     /// More parameter combinations than a sweep may expand (a guard in the
     /// spirit of hyperfine's `RangeStep`: the product of two long lists would
     /// otherwise be built before any limit is checked).
@@ -65,6 +67,11 @@ impl Described for SweepError {
                 "{} applies only to {schemes} {scheme}, which is not in {schemes}",
                 name(*param),
                 schemes = name(Param::Scheme)
+            ),
+            SweepError::UnreadS => format!(
+                "none of the schemes given reads {s} (uncoded takes no s; mds reads k = n - s only without {k}); drop {s} or add a scheme that reads it",
+                s = name(Param::S),
+                k = name(Param::K)
             ),
             SweepError::TooManyCombinations { scheme, count } => format!(
                 "scheme {scheme}: {count} combinations of {} and {} is more than the limit of {MAX_COMBINATIONS}; narrow the lists",
@@ -138,6 +145,14 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             scheme: SchemeKind::Mds,
         });
     }
+    let reads_s = |k: &SchemeKind| match k {
+        SchemeKind::Uncoded => false,
+        SchemeKind::Mds => ranges.k.is_none(),
+        _ => true,
+    };
+    if ranges.s.is_some() && !unique.iter().any(reads_s) {
+        return Err(SweepError::UnreadS);
+    }
     let mut schemes = Vec::new();
     let mut skipped: Vec<(SchemeKind, &'static str, Vec<String>)> = Vec::new();
     for &kind in &unique {
@@ -187,6 +202,20 @@ mod tests {
 
     #[test]
     fn errors() {
+        // An s list that none of the schemes reads is refused, not dropped.
+        let s_only = Ranges {
+            s: Some(parse("0..5").unwrap()),
+            ..Ranges::default()
+        };
+        assert_eq!(expand(6, &[SchemeKind::Uncoded], &s_only), Err(SweepError::UnreadS));
+        let s_and_k = Ranges {
+            s: Some(parse("2").unwrap()),
+            k: Some(parse("1..5").unwrap()),
+            m: None,
+        };
+        assert_eq!(expand(6, &[SchemeKind::Mds], &s_and_k), Err(SweepError::UnreadS));
+        assert!(expand(6, &[SchemeKind::Mds, SchemeKind::Crc], &s_and_k).is_ok());
+        assert!(expand(6, &[SchemeKind::Mds], &s_only).is_ok());
         let none = Ranges::default();
         assert!(matches!(
             expand(6, &[SchemeKind::Crc], &none),

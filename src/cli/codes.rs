@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
 use gcsim::codes::check::{self, CodesRow};
-use gcsim::codes::export::{self as codes_export, CodesConfig, CodesReport, DEFINITIONS};
+use gcsim::codes::export::{CodesConfig, CodesReport, DEFINITIONS};
 use gcsim::codes::{Code, Generator};
 use gcsim::export::Format;
 use gcsim::scheme::{Params, Scheme};
@@ -169,15 +169,15 @@ impl CodesJob {
         };
         match &self.out {
             Some(path) => {
-                write_atomically(path, |f| codes_export::write(&report, self.format, f))?;
+                write_atomically(path, |f| gcsim::export::write(&report, self.format, f))?;
                 if io::stdout().is_terminal() {
-                    codes_export::write(&report, Format::Table, &mut io::stdout().lock())?;
+                    gcsim::export::write(&report, Format::Table, &mut io::stdout().lock())?;
                 }
                 eprintln!("wrote 1 row to {}", path.display());
             }
             None => {
                 let mut out = io::BufWriter::new(io::stdout().lock());
-                codes_export::write(&report, self.format, &mut out)?;
+                gcsim::export::write(&report, self.format, &mut out)?;
                 out.flush()?;
             }
         }

@@ -215,15 +215,7 @@ impl PlanArgs {
 }
 
 fn short(x: Option<f64>) -> String {
-    match x {
-        None => "-".into(),
-        Some(x) if x.is_infinite() => "inf".into(),
-        Some(x) if x == 0.0 || (1e-4..1e6).contains(&x.abs()) => {
-            let digits = (3 - x.abs().max(1e-300).log10().floor() as i32).clamp(0, 6) as usize;
-            format!("{x:.digits$}")
-        }
-        Some(x) => format!("{x:.3e}"),
-    }
+    gcsim::export::short_cell(x, &gcsim::export::Digits::PLAN)
 }
 
 fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()> {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
 use gcsim::dist::Dist;
@@ -14,6 +14,9 @@ use gcsim::load::LoadModel;
 use gcsim::shard::ShardId;
 use gcsim::study::{Decoder, Workers};
 use gcsim::trace::Trace;
+
+use super::job::Engine;
+use super::output::{FormatArg, Output};
 
 /// `--load-model` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -53,27 +56,6 @@ pub enum LinkArg {
     Dedicated,
     /// One ingress link, first come first served (incast).
     Shared,
-}
-
-/// `--format` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// Aligned columns (the default on a terminal).
-    Table,
-    /// Comma-separated values with a header row (the default when piped).
-    Csv,
-    /// {"config": {...}, "rows": [...]}.
-    Json,
-}
-
-impl From<FormatArg> for Format {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Table => Format::Table,
-            FormatArg::Csv => Format::Csv,
-            FormatArg::Json => Format::Json,
-        }
-    }
 }
 
 /// Options every simulating subcommand takes.
@@ -222,15 +204,6 @@ fn parse_class(s: &str) -> Result<(usize, Dist), String> {
     Ok((count, law.parse::<Dist>().map_err(|e| e.to_string())?))
 }
 
-/// Where and how results go, validated before any work starts.
-#[derive(Debug)]
-pub struct Output {
-    /// Format of the file, or of stdout when there is no file.
-    pub format: Format,
-    /// The file to write, with its temporary sibling already created.
-    pub file: Option<Destination>,
-}
-
 impl CommonArgs {
     /// The communication and decoding model of --comm-time, --comm-dist,
     /// --link and --decode-time.
@@ -312,10 +285,17 @@ impl CommonArgs {
         Ok(())
     }
 
-    /// Resolves the format and opens the output's temporary file next to it,
-    /// so that an unwritable destination fails before the simulation. A
-    /// shard always writes its partial-result file to --out.
-    pub fn output(&self, stdout_is_terminal: bool) -> Result<Output> {
+    /// Threads and progress of --threads and --quiet.
+    pub fn engine(&self) -> Engine {
+        Engine {
+            threads: self.threads,
+            quiet: self.quiet,
+        }
+    }
+
+    /// The output of --format and --out, checked before any work starts. A
+    /// shard always writes its partial result to --out, as JSON.
+    pub fn output(&self) -> Result<Output> {
         if let Some(shard) = self.shard {
             if self.out.is_none() {
                 bail!(
@@ -327,83 +307,9 @@ impl CommonArgs {
             if self.analytic {
                 bail!("--shard and --analytic do not go together: --analytic runs no trials");
             }
-            return resolve_output(Some(FormatArg::Json), self.out.as_ref(), stdout_is_terminal);
+            return Output::resolve(Some(Format::Json), self.out.as_deref());
         }
-        resolve_output(self.format, self.out.as_ref(), stdout_is_terminal)
-    }
-}
-
-/// The output format and destination of `--format` and `--out`, with the
-/// destination's temporary file already open.
-pub fn resolve_output(format: Option<FormatArg>, out: Option<&PathBuf>, stdout_is_terminal: bool) -> Result<Output> {
-    let Some(path) = out else {
-        let default = if stdout_is_terminal { Format::Table } else { Format::Csv };
-        return Ok(Output {
-            format: format.map_or(default, Format::from),
-            file: None,
-        });
-    };
-    let format = match (format, Format::from_extension(path)) {
-        (Some(f), _) => f.into(),
-        (None, Some(f)) => f,
-        (None, None) => {
-            bail!(
-                "--out {}: cannot tell the format from the extension; use .csv, .json or .txt, or give --format",
-                path.display()
-            )
-        }
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if dir.exists() && !dir.is_dir() {
-        bail!(
-            "--out {}: {} is not a directory; give a path in an existing directory",
-            path.display(),
-            dir.display()
-        );
-    }
-    if !dir.is_dir() {
-        bail!(
-            "--out {}: the directory {} does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
-    if path.is_dir() {
-        bail!("--out {}: is a directory; give a file name", path.display());
-    }
-    let dest = Destination {
-        path: path.clone(),
-        dir,
-    };
-    // Fail now, not after the run, if the directory cannot be written; the
-    // probe is removed at once, so an interrupted run leaves nothing behind.
-    drop(dest.temp()?);
-    Ok(Output {
-        format,
-        file: Some(dest),
-    })
-}
-
-/// Where `--out` goes; its temporary file is created only when the result is
-/// complete, and renamed into place.
-#[derive(Debug)]
-pub struct Destination {
-    /// The file to write.
-    pub path: PathBuf,
-    dir: PathBuf,
-}
-
-impl Destination {
-    /// A temporary file beside the destination.
-    pub fn temp(&self) -> Result<tempfile::NamedTempFile> {
-        tempfile::Builder::new()
-            .prefix(".gcsim-")
-            .suffix(".partial")
-            .tempfile_in(&self.dir)
-            .with_context(|| format!("--out {}: cannot write in {}", self.path.display(), self.dir.display()))
+        Output::resolve(self.format.map(|f| f.0), self.out.as_deref())
     }
 }
 

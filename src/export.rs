@@ -1,7 +1,14 @@
-//! Writers for a [`Report`]: CSV (header row, SPEC §5 column order), JSON
-//! (`{"config": …, "rows": […]}`) and an aligned table for terminals.
+//! The three forms of a result: CSV (header row, SPEC §5 column order), JSON
+//! (`{"config": …, "rows": […]}`) and an aligned table for terminals. Every
+//! result type implements [`Export`]; [`write`] is the one place a format
+//! chooses its writer.
 
+use std::fmt;
 use std::io::{self, Write};
+use std::ops::Range;
+use std::str::FromStr;
+
+use serde::Serialize;
 
 use crate::report::{Report, Row};
 
@@ -17,6 +24,16 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order of [`Format::NAMES`].
+    pub const ALL: [Format; 3] = [Format::Table, Format::Csv, Format::Json];
+    /// The name of each format, as `--format` takes it.
+    pub const NAMES: [&'static str; 3] = ["table", "csv", "json"];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
     /// The format a file name's extension implies (`.csv`, `.json`, `.txt`).
     pub fn from_extension(path: &std::path::Path) -> Option<Self> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
@@ -28,20 +45,64 @@ impl Format {
     }
 }
 
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of [`Format::NAMES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format `{0}`; accepted: {names}", names = Format::NAMES.join(", "))]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::NAMES
+            .iter()
+            .position(|&n| n == s)
+            .map(|i| Self::ALL[i])
+            .ok_or_else(|| UnknownFormat(s.to_string()))
+    }
+}
+
+/// A result that can be written in every [`Format`].
+pub trait Export {
+    /// Aligned columns under a `#` header naming what was run.
+    fn write_table(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// One CSV row per result row, the header from the row type.
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// The whole result as one pretty-printed JSON object.
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()>;
+}
+
 /// Writes `report` to `out` in `format`.
-pub fn write(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
+pub fn write<R: Export + ?Sized>(report: &R, format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
-        Format::Csv => write_csv(&report.rows, out),
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report)?;
-            writeln!(out)
-        }
-        Format::Table => write_table(report, out),
+        Format::Table => report.write_table(out),
+        Format::Csv => report.write_csv(out),
+        Format::Json => report.write_json(out),
+    }
+}
+
+impl Export for Report {
+    fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_table(self, out)
+    }
+
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_csv(&self.rows, out)
+    }
+
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_json(self, out)
     }
 }
 
 /// CSV via `csv::Writer::serialize`: the header comes from the row type.
-pub fn write_csv(rows: &[Row], out: &mut dyn Write) -> io::Result<()> {
+pub fn write_csv<T: Serialize>(rows: &[T], out: &mut dyn Write) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     for row in rows {
         w.serialize(row).map_err(io::Error::other)?;
@@ -49,26 +110,91 @@ pub fn write_csv(rows: &[Row], out: &mut dyn Write) -> io::Result<()> {
     w.flush()
 }
 
-/// Four significant digits, `inf` for infinity, `-` for a missing value.
-fn short(x: Option<f64>) -> String {
-    match x {
-        None => "-".into(),
-        Some(x) if x.is_infinite() => if x > 0.0 { "inf" } else { "-inf" }.into(),
-        Some(0.0) => "0".into(),
-        Some(x) => {
-            let digits = (3 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
-            if x.abs() >= 1e6 || x.abs() < 1e-4 {
-                format!("{x:.3e}")
-            } else {
-                format!("{x:.digits$}")
-            }
-        }
+/// `value` as pretty-printed JSON and a newline.
+pub fn write_json<T: Serialize + ?Sized>(value: &T, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)
+}
+
+/// How [`short`] writes a number: fixed notation with a few significant
+/// digits inside a range of magnitudes, scientific outside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Digits {
+    /// Significant digits in fixed notation.
+    pub significant: i32,
+    /// At most this many decimals in fixed notation.
+    pub max_decimals: usize,
+    /// Magnitudes written in fixed notation.
+    pub fixed: Range<f64>,
+    /// Decimals of the mantissa in scientific notation.
+    pub sci_decimals: usize,
+    /// Drop trailing zeros (and then a trailing point) in fixed notation.
+    pub trim: bool,
+    /// Write zero with `max_decimals` decimals instead of as `0`.
+    pub padded_zero: bool,
+}
+
+impl Digits {
+    /// Result tables: four significant digits, e.g. `5.187`, `0.6881`, `2.500e7`.
+    pub const TABLE: Digits = Digits {
+        significant: 4,
+        max_decimals: 12,
+        fixed: 1e-4..1e6,
+        sci_decimals: 3,
+        trim: false,
+        padded_zero: false,
+    };
+    /// The `plan` table: as [`Digits::TABLE`], at most six decimals, zero as `0.000000`.
+    pub const PLAN: Digits = Digits {
+        max_decimals: 6,
+        padded_zero: true,
+        ..Digits::TABLE
+    };
+    /// Axis ticks: three significant digits, no trailing zeros, e.g. `1.5`, `250`, `1e-6`.
+    pub const TICK: Digits = Digits {
+        significant: 3,
+        max_decimals: 4,
+        fixed: 1e-3..1e5,
+        sci_decimals: 0,
+        trim: true,
+        padded_zero: false,
+    };
+}
+
+/// `x` in few characters, as `digits` says; `inf` and `-inf` for infinities.
+pub fn short(x: f64, digits: &Digits) -> String {
+    if x == 0.0 {
+        return if digits.padded_zero {
+            format!("{x:.0$}", digits.max_decimals)
+        } else {
+            "0".into()
+        };
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let a = x.abs();
+    if !digits.fixed.contains(&a) {
+        return format!("{x:.0$e}", digits.sci_decimals);
+    }
+    let decimals = (digits.significant - 1 - a.log10().floor() as i32).clamp(0, digits.max_decimals as i32) as usize;
+    let s = format!("{x:.decimals$}");
+    if digits.trim && s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
+/// [`short`] in a table cell: `-` for a missing value.
+pub fn short_cell(x: Option<f64>, digits: &Digits) -> String {
+    x.map_or_else(|| "-".into(), |x| short(x, digits))
+}
+
 fn table_cells(r: &Row) -> Vec<String> {
+    let d = &Digits::TABLE;
     let ci = match (r.ci95_low, r.ci95_high) {
-        (Some(lo), Some(hi)) => format!("[{}, {}]", short(Some(lo)), short(Some(hi))),
+        (Some(lo), Some(hi)) => format!("[{}, {}]", short(lo, d), short(hi, d)),
         _ => "-".into(),
     };
     vec![
@@ -77,20 +203,20 @@ fn table_cells(r: &Row) -> Vec<String> {
         r.s.to_string(),
         r.m.map_or("-".into(), |m| m.to_string()),
         r.k.to_string(),
-        short(Some(r.load)),
-        short(Some(r.message)),
+        short(r.load, d),
+        short(r.message, d),
         if r.exact { "yes" } else { "no" }.into(),
-        short(Some(r.mean)),
-        short(r.std_err),
+        short(r.mean, d),
+        short_cell(r.std_err, d),
         ci,
-        short(Some(r.p50)),
-        short(Some(r.p90)),
-        short(Some(r.p99)),
-        short(Some(r.p999)),
-        short(r.speedup),
-        short(r.p99_speedup),
-        short(r.analytic_mean),
-        short(r.analytic_p99),
+        short(r.p50, d),
+        short(r.p90, d),
+        short(r.p99, d),
+        short(r.p999, d),
+        short_cell(r.speedup, d),
+        short_cell(r.p99_speedup, d),
+        short_cell(r.analytic_mean, d),
+        short_cell(r.analytic_p99, d),
     ]
 }
 
@@ -171,11 +297,41 @@ mod tests {
 
     #[test]
     fn short_numbers() {
-        assert_eq!(short(Some(5.187_377)), "5.187");
-        assert_eq!(short(Some(0.688_1)), "0.6881");
-        assert_eq!(short(Some(123.456)), "123.5");
-        assert_eq!(short(Some(2.5e7)), "2.500e7");
-        assert_eq!(short(Some(f64::INFINITY)), "inf");
-        assert_eq!(short(None), "-");
+        assert_eq!(short(5.187_377, &Digits::TABLE), "5.187");
+        assert_eq!(short(0.688_1, &Digits::TABLE), "0.6881");
+        assert_eq!(short(123.456, &Digits::TABLE), "123.5");
+        assert_eq!(short(2.5e7, &Digits::TABLE), "2.500e7");
+        assert_eq!(short(f64::INFINITY, &Digits::TABLE), "inf");
+        assert_eq!(short_cell(None, &Digits::TABLE), "-");
+        assert_eq!(short(0.0, &Digits::TABLE), "0");
+        assert_eq!(short(f64::NEG_INFINITY, &Digits::TABLE), "-inf");
+    }
+
+    #[test]
+    fn plan_numbers() {
+        assert_eq!(short(0.0, &Digits::PLAN), "0.000000");
+        assert_eq!(short(0.000_123_456, &Digits::PLAN), "0.000123");
+        assert_eq!(short(0.000_123_456, &Digits::TABLE), "0.0001235");
+        assert_eq!(short(5.187_377, &Digits::PLAN), "5.187");
+        assert_eq!(short(2.5e7, &Digits::PLAN), "2.500e7");
+    }
+
+    #[test]
+    fn tick_labels() {
+        assert_eq!(short(0.0, &Digits::TICK), "0");
+        assert_eq!(short(1.5, &Digits::TICK), "1.5");
+        assert_eq!(short(2.0, &Digits::TICK), "2");
+        assert_eq!(short(0.0123, &Digits::TICK), "0.0123");
+        assert_eq!(short(1e-6, &Digits::TICK), "1e-6");
+        assert_eq!(short(250.0, &Digits::TICK), "250");
+    }
+
+    #[test]
+    fn format_names_round_trip() {
+        for (i, f) in Format::ALL.into_iter().enumerate() {
+            assert_eq!(f as usize, i);
+            assert_eq!(f.to_string().parse::<Format>(), Ok(f));
+        }
+        assert!("xml".parse::<Format>().is_err());
     }
 }

@@ -7,24 +7,45 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Exit status for invalid input (as clap uses for usage errors).
-const EXIT_USAGE: u8 = 2;
-/// Exit status for a failure while running or writing.
+use cli::{Config, Status, UsageError};
+
+/// Exit status for a failed check (`verify`, `codes`) and for a failure while
+/// running or writing (an I/O error names its file).
 const EXIT_FAILURE: u8 = 1;
+/// Exit status for invalid input, as clap uses for usage errors.
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
+    match Config::try_from(cli.command).and_then(Config::execute) {
+        Ok(Status::Success) => ExitCode::SUCCESS,
+        Ok(Status::ChecksFailed) => ExitCode::from(EXIT_FAILURE),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("Error: {}", cli::flags::render(&err));
+            ExitCode::from(exit_code(&err))
+        }
+    }
+}
+
+/// The exit status of an error, by its type: a [`UsageError`] is the user's
+/// to fix; anything else happened while running or writing.
+fn exit_code(err: &anyhow::Error) -> u8 {
+    if err.chain().any(|e| e.is::<UsageError>()) {
+        EXIT_USAGE
+    } else {
+        EXIT_FAILURE
+    }
+}
 
 /// A closed stdout (`gcsim ... | head`) is a normal way to stop reading.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain()
         .filter_map(|e| e.downcast_ref::<io::Error>())
         .any(|e| e.kind() == io::ErrorKind::BrokenPipe)
-}
-
-fn fail(err: anyhow::Error, code: u8) -> ExitCode {
-    if is_broken_pipe(&err) {
-        return ExitCode::SUCCESS;
-    }
-    eprintln!("Error: {}", cli::flags::render(&err));
-    ExitCode::from(code)
 }
 
 /// A clap usage error on one line, like every other error: clap's message
@@ -42,50 +63,4 @@ fn usage_error(err: clap::Error) -> ExitCode {
     let line = words.join(" ");
     eprintln!("Error: {}", line.strip_prefix("error: ").unwrap_or(&line));
     ExitCode::from(EXIT_USAGE)
-}
-
-fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(err) => return usage_error(err),
-    };
-    let job = match cli::prepare(cli) {
-        Ok(job) => job,
-        Err(err) => return fail(err, EXIT_USAGE),
-    };
-    match job {
-        cli::Prepared::Job(job) => match job.execute() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) if err.is::<cli::UsageError>() => fail(err, EXIT_USAGE),
-            Err(err) => fail(err, EXIT_FAILURE),
-        },
-        cli::Prepared::Scenario(job) => match job.execute() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) if err.is::<cli::UsageError>() => fail(err, EXIT_USAGE),
-            Err(err) => fail(err, EXIT_FAILURE),
-        },
-        cli::Prepared::Plan(args) => match args.execute() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => fail(err, EXIT_USAGE),
-        },
-        cli::Prepared::Merge(args) => match args.execute() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => fail(err, EXIT_USAGE),
-        },
-        cli::Prepared::Fit(args) => match args.execute() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) if err.is::<cli::UsageError>() => fail(err, EXIT_USAGE),
-            Err(err) => fail(err, EXIT_FAILURE),
-        },
-        cli::Prepared::Verify(args) => match args.execute() {
-            Ok(true) => ExitCode::SUCCESS,
-            Ok(false) => ExitCode::from(EXIT_FAILURE),
-            Err(err) => fail(err, EXIT_USAGE),
-        },
-        cli::Prepared::Codes(job) => match job.execute() {
-            Ok(true) => ExitCode::SUCCESS,
-            Ok(false) => ExitCode::from(EXIT_FAILURE),
-            Err(err) => fail(err, EXIT_FAILURE),
-        },
-    }
 }

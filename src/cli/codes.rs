@@ -2,21 +2,19 @@
 //! pattern of size ≤ s (or a random sample), and check the decoded gradient
 //! of a least-squares problem end to end.
 
-use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 
 use gcsim::codes::check::{self, CodesRow};
-use gcsim::codes::export::{self as codes_export, CodesConfig, CodesReport, DEFINITIONS};
+use gcsim::codes::export::{CodesConfig, CodesReport, DEFINITIONS};
 use gcsim::codes::{Code, Generator};
 use gcsim::export::Format;
 use gcsim::scheme::{Params, Scheme};
 
-use super::common::FormatArg;
-use super::job::write_atomically;
-use super::{SchemeArg, parse_count};
+use super::output::{self, Output};
+use super::{SchemeArg, Status, parse_count};
 
 /// `--generator` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -88,8 +86,8 @@ pub struct CodesArgs {
     pub threads: Option<usize>,
 
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<FormatArg>,
+    #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(output::format_help))]
+    pub format: Option<Format>,
 
     /// Write the results to FILE (.csv, .json or .txt), atomically.
     #[arg(long, value_name = "FILE")]
@@ -102,8 +100,7 @@ pub struct CodesJob {
     limit: u64,
     seed: u64,
     threads: Option<usize>,
-    format: Format,
-    out: Option<PathBuf>,
+    output: Output,
 }
 
 impl TryFrom<CodesArgs> for CodesJob {
@@ -130,30 +127,21 @@ impl TryFrom<CodesArgs> for CodesJob {
             Some(GeneratorArg::Gaussian) => Code::with_generator(&scheme, Generator::Gaussian, args.seed),
             Some(GeneratorArg::Vandermonde) => Code::with_generator(&scheme, Generator::Vandermonde, args.seed),
         }?;
-        let format = match (args.format, args.out.as_deref().map(Format::from_extension)) {
-            (Some(f), _) => f.into(),
-            (None, Some(Some(f))) => f,
-            (None, Some(None)) => bail!(
-                "--out {}: cannot tell the format from the extension; use .csv, .json or .txt, or give --format",
-                args.out.as_ref().expect("checked").display()
-            ),
-            (None, None) if io::stdout().is_terminal() => Format::Table,
-            (None, None) => Format::Csv,
-        };
+        let output = Output::resolve(args.format, args.out.as_deref())?;
         Ok(Self {
             code,
             limit: args.limit,
             seed: args.seed,
             threads: args.threads,
-            format,
-            out: args.out,
+            output,
         })
     }
 }
 
 impl CodesJob {
-    /// Runs the checks and writes the report; `Ok(false)` if an exact scheme failed them.
-    pub fn execute(self) -> Result<bool> {
+    /// Runs the checks and writes the report; [`Status::ChecksFailed`] if an
+    /// exact scheme failed them.
+    pub fn execute(self) -> Result<Status> {
         let pool = super::job::thread_pool(self.threads)?;
         let row: CodesRow = pool.install(|| check::check(&self.code, self.limit, self.seed));
         let failed = row.exact && !row.pass;
@@ -167,19 +155,8 @@ impl CodesJob {
             },
             rows: vec![row],
         };
-        match &self.out {
-            Some(path) => {
-                write_atomically(path, |f| codes_export::write(&report, self.format, f))?;
-                if io::stdout().is_terminal() {
-                    codes_export::write(&report, Format::Table, &mut io::stdout().lock())?;
-                }
-                eprintln!("wrote 1 row to {}", path.display());
-            }
-            None => {
-                let mut out = io::BufWriter::new(io::stdout().lock());
-                codes_export::write(&report, self.format, &mut out)?;
-                out.flush()?;
-            }
+        if let Some(path) = self.output.write(&report)? {
+            eprintln!("wrote 1 row to {}", path.display());
         }
         if failed {
             eprintln!(
@@ -187,6 +164,6 @@ impl CodesJob {
                 self.code.scheme()
             );
         }
-        Ok(!failed)
+        Ok(if failed { Status::ChecksFailed } else { Status::Success })
     }
 }

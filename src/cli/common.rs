@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, ValueEnum};
+use anyhow::{Result, bail};
+use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 
 use gcsim::comm::{Comm, Decoder, Link};
 use gcsim::dist::Dist;
@@ -13,17 +13,8 @@ use gcsim::load::LoadModel;
 use gcsim::shard::ShardId;
 use gcsim::workers::{self, Workers};
 
-/// A flag whose values are a library type's names, listed in `--help` with
-/// what each means (`help[i]` describes `names[i]`).
-fn named<T>(names: &'static [&'static str], help: [&'static str; 2]) -> impl TypedValueParser<Value = T>
-where
-    T: std::str::FromStr + Clone + Send + Sync + 'static,
-    T::Err: std::fmt::Debug,
-{
-    assert_eq!(names.len(), help.len(), "one description per name");
-    let values = names.iter().zip(help).map(|(n, h)| PossibleValue::new(*n).help(h));
-    PossibleValuesParser::new(values).map(|s| s.parse::<T>().expect("clap accepted a listed name"))
-}
+use super::job::Engine;
+use super::output::{FormatArg, Output};
 
 /// `--load-model` values, each with its formula.
 fn load_model_values() -> PossibleValuesParser {
@@ -39,27 +30,6 @@ fn load_model_values() -> PossibleValuesParser {
             .zip(help)
             .map(|(n, h)| PossibleValue::new(*n).help(h)),
     )
-}
-
-/// `--format` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// Aligned columns (the default on a terminal).
-    Table,
-    /// Comma-separated values with a header row (the default when piped).
-    Csv,
-    /// {"config": {...}, "rows": [...]}.
-    Json,
-}
-
-impl From<FormatArg> for Format {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Table => Format::Table,
-            FormatArg::Csv => Format::Csv,
-            FormatArg::Json => Format::Json,
-        }
-    }
 }
 
 /// Options every simulating subcommand takes.
@@ -101,19 +71,19 @@ pub struct CommonArgs {
 
     /// The master's ingress: dedicated (a result arrives at finish + transfer)
     /// or shared (one message at a time, first come first served by finish).
-    #[arg(long, default_value = "dedicated", value_name = "LINK", value_parser = named::<Link>(Link::NAMES, [
-        "Each worker has its own link to the master",
-        "One ingress link, first come first served (incast)",
-    ]))]
+    #[arg(long, default_value = "dedicated", value_name = "LINK", value_parser = super::listed([Link::Dedicated, Link::Shared], Link::name, |l| match l {
+        Link::Dedicated => "Each worker has its own link to the master",
+        Link::Shared => "One ingress link, first come first served (incast)",
+    }))]
     pub link: Link,
 
     /// How the master decides it can decode: threshold (the scheme's recovery
     /// rule) or rank (the rank condition of the scheme's real encoding matrix,
     /// see `gcsim codes`; one least-squares solve per check, for small n).
-    #[arg(long, default_value = "threshold", value_name = "DECODER", value_parser = named::<Decoder>(Decoder::NAMES, [
-        "The recovery rule: any k of n, or one worker of every frc group",
-        "The rank condition of the real code on the arrived workers",
-    ]))]
+    #[arg(long, default_value = "threshold", value_name = "DECODER", value_parser = super::listed([Decoder::Threshold, Decoder::Rank], Decoder::name, |d| match d {
+        Decoder::Threshold => "The recovery rule: any k of n, or one worker of every frc group",
+        Decoder::Rank => "The rank condition of the real code on the arrived workers",
+    }))]
     pub decoder: Decoder,
 
     /// Time the master spends decoding once it can, added to every iteration.
@@ -180,15 +150,6 @@ fn parse_class(s: &str) -> Result<(usize, Dist), String> {
     workers::parse_class(s).map_err(|e| e.to_string())
 }
 
-/// Where and how results go, validated before any work starts.
-#[derive(Debug)]
-pub struct Output {
-    /// Format of the file, or of stdout when there is no file.
-    pub format: Format,
-    /// The file to write, with its temporary sibling already created.
-    pub file: Option<Destination>,
-}
-
 impl CommonArgs {
     /// The communication and decoding model of --comm-time, --comm-dist,
     /// --link and --decode-time.
@@ -241,10 +202,17 @@ impl CommonArgs {
         Ok(())
     }
 
-    /// Resolves the format and opens the output's temporary file next to it,
-    /// so that an unwritable destination fails before the simulation. A
-    /// shard always writes its partial-result file to --out.
-    pub fn output(&self, stdout_is_terminal: bool) -> Result<Output> {
+    /// Threads and progress of --threads and --quiet.
+    pub fn engine(&self) -> Engine {
+        Engine {
+            threads: self.threads,
+            quiet: self.quiet,
+        }
+    }
+
+    /// The output of --format and --out, checked before any work starts. A
+    /// shard always writes its partial result to --out, as JSON.
+    pub fn output(&self) -> Result<Output> {
         if let Some(shard) = self.shard {
             if self.out.is_none() {
                 bail!(
@@ -256,83 +224,9 @@ impl CommonArgs {
             if self.analytic {
                 bail!("--shard and --analytic do not go together: --analytic runs no trials");
             }
-            return resolve_output(Some(FormatArg::Json), self.out.as_ref(), stdout_is_terminal);
+            return Output::resolve(Some(Format::Json), self.out.as_deref());
         }
-        resolve_output(self.format, self.out.as_ref(), stdout_is_terminal)
-    }
-}
-
-/// The output format and destination of `--format` and `--out`, with the
-/// destination's temporary file already open.
-pub fn resolve_output(format: Option<FormatArg>, out: Option<&PathBuf>, stdout_is_terminal: bool) -> Result<Output> {
-    let Some(path) = out else {
-        let default = if stdout_is_terminal { Format::Table } else { Format::Csv };
-        return Ok(Output {
-            format: format.map_or(default, Format::from),
-            file: None,
-        });
-    };
-    let format = match (format, Format::from_extension(path)) {
-        (Some(f), _) => f.into(),
-        (None, Some(f)) => f,
-        (None, None) => {
-            bail!(
-                "--out {}: cannot tell the format from the extension; use .csv, .json or .txt, or give --format",
-                path.display()
-            )
-        }
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if dir.exists() && !dir.is_dir() {
-        bail!(
-            "--out {}: {} is not a directory; give a path in an existing directory",
-            path.display(),
-            dir.display()
-        );
-    }
-    if !dir.is_dir() {
-        bail!(
-            "--out {}: the directory {} does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
-    if path.is_dir() {
-        bail!("--out {}: is a directory; give a file name", path.display());
-    }
-    let dest = Destination {
-        path: path.clone(),
-        dir,
-    };
-    // Fail now, not after the run, if the directory cannot be written; the
-    // probe is removed at once, so an interrupted run leaves nothing behind.
-    drop(dest.temp()?);
-    Ok(Output {
-        format,
-        file: Some(dest),
-    })
-}
-
-/// Where `--out` goes; its temporary file is created only when the result is
-/// complete, and renamed into place.
-#[derive(Debug)]
-pub struct Destination {
-    /// The file to write.
-    pub path: PathBuf,
-    dir: PathBuf,
-}
-
-impl Destination {
-    /// A temporary file beside the destination.
-    pub fn temp(&self) -> Result<tempfile::NamedTempFile> {
-        tempfile::Builder::new()
-            .prefix(".gcsim-")
-            .suffix(".partial")
-            .tempfile_in(&self.dir)
-            .with_context(|| format!("--out {}: cannot write in {}", self.path.display(), self.dir.display()))
+        Output::resolve(self.format.map(|f| f.0), self.out.as_deref())
     }
 }
 

@@ -1,10 +1,10 @@
 //! `--plot FILE` for `run` and `sweep`: validated before the work starts,
 //! drawn after it, written atomically (a temporary file renamed into place).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use clap::ValueEnum;
+use clap::builder::TypedValueParser;
 
 use gcsim::engine::Outcome;
 use gcsim::plot::survival::{Curve, survival_figure};
@@ -12,30 +12,16 @@ use gcsim::plot::sweep::{Metric, SweepData, sweep_figure};
 use gcsim::report::{Row, RunConfig};
 use gcsim::study::Study;
 
-use super::job::persist;
+use super::output::{AtomicFile, parent};
 
-/// `--plot-metric` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MetricArg {
-    /// Mean iteration time with its 95% interval.
-    Mean,
-    /// 99th percentile with its 95% interval.
-    P99,
-    /// Speedup of the mean over uncoded.
-    Speedup,
-    /// Speedup of p99 over uncoded.
-    P99Speedup,
-}
-
-impl From<MetricArg> for Metric {
-    fn from(m: MetricArg) -> Self {
-        match m {
-            MetricArg::Mean => Metric::Mean,
-            MetricArg::P99 => Metric::P99,
-            MetricArg::Speedup => Metric::Speedup,
-            MetricArg::P99Speedup => Metric::P99Speedup,
-        }
-    }
+/// A `--plot-metric` parser: `--help` lists each metric with what it shows.
+pub fn metric_parser() -> impl TypedValueParser<Value = Metric> {
+    super::listed(Metric::ALL, Metric::name, |metric| match metric {
+        Metric::Mean => "Mean iteration time with its 95% interval",
+        Metric::P99 => "99th percentile with its 95% interval",
+        Metric::Speedup => "Speedup of the mean over uncoded",
+        Metric::P99Speedup => "Speedup of p99 over uncoded",
+    })
 }
 
 /// Which figure a command draws.
@@ -79,12 +65,7 @@ impl Figure {
 
     /// Draws the figure of a finished run.
     pub fn draw(&self, study: &Study, config: &RunConfig, rows: &[Row], outcome: Option<&Outcome>) -> Result<()> {
-        let ext = self.path.extension().and_then(|e| e.to_str()).unwrap_or("png");
-        let tmp = tempfile::Builder::new()
-            .prefix(".gcsim-")
-            .suffix(&format!(".{ext}"))
-            .tempfile_in(parent(&self.path))
-            .with_context(|| format!("--plot {}: cannot write in its directory", self.path.display()))?;
+        let file = AtomicFile::create(&self.path).with_context(|| format!("--plot {}", self.path.display()))?;
         match self.kind {
             FigureKind::Sweep(metric) => {
                 let baseline = study.exact_law(&study.baseline());
@@ -98,22 +79,16 @@ impl Figure {
                     p99_ci: &p99_ci,
                     baseline_exact: baseline.map(|l| (l.mean(), l.quantile(0.99))),
                 };
-                sweep_figure(&data, metric, tmp.path())?;
+                sweep_figure(&data, metric, file.temp_path())?;
             }
             FigureKind::Survival => {
-                survival_figure(config, &survival_curves(study, outcome), tmp.path())?;
+                survival_figure(config, &survival_curves(study, outcome), file.temp_path())?;
             }
         }
-        persist(tmp, &self.path).with_context(|| format!("--plot {}", self.path.display()))?;
+        file.commit()
+            .with_context(|| format!("--plot {}", self.path.display()))?;
         eprintln!("wrote figure {}", self.path.display());
         Ok(())
-    }
-}
-
-fn parent(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
     }
 }
 

@@ -4,35 +4,22 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use anyhow::{Result, anyhow};
+use clap::Args;
 
 use gcsim::export::Format;
 use gcsim::fit::{self, FitReport};
 use gcsim::trace::Trace;
 
-use super::UsageError;
-use super::common::{FormatArg, resolve_output};
-use super::job::persist;
+use super::output::{self, Output};
+use super::{Status, usage};
 
-/// `gcsim fit --format` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FitFormatArg {
-    /// Aligned columns, then the line `best: --dist STRING` (the default on a terminal).
-    Table,
-    /// One row per fit with a header row, rank 1 first; the best: line goes to stderr.
-    Csv,
-    /// {"file", "workers", "steps", "times", "ranked_by", "best", "fits": [...], "warnings"}.
-    Json,
-}
-
-impl From<FitFormatArg> for FormatArg {
-    fn from(f: FitFormatArg) -> Self {
-        match f {
-            FitFormatArg::Table => FormatArg::Table,
-            FitFormatArg::Csv => FormatArg::Csv,
-            FitFormatArg::Json => FormatArg::Json,
-        }
+/// What each `gcsim fit --format` value writes.
+fn format_help(format: Format) -> &'static str {
+    match format {
+        Format::Table => "Aligned columns, then the line `best: --dist STRING` (the default on a terminal)",
+        Format::Csv => "One row per fit with a header row, rank 1 first; the best: line goes to stderr",
+        Format::Json => r#"{"file", "workers", "steps", "times", "ranked_by", "best", "fits": [...], "warnings"}"#,
     }
 }
 
@@ -55,57 +42,51 @@ pub struct FitArgs {
     pub file: PathBuf,
 
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<FitFormatArg>,
+    #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
+    pub format: Option<Format>,
 
     /// Write the fits to FILE (.csv, .json or .txt), atomically.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 }
 
-impl FitArgs {
-    /// Reads the trace, fits every family and writes the ranked fits. Input
-    /// errors (the trace, the sample, --out) are [`UsageError`]s.
-    pub fn execute(self) -> Result<()> {
-        let usage = |e: &dyn std::fmt::Display| anyhow::Error::new(UsageError(e.to_string()));
-        let output = resolve_output(
-            self.format.map(FormatArg::from),
-            self.out.as_ref(),
-            io::stdout().is_terminal(),
-        )
-        .map_err(|e| usage(&format_args!("{e:#}")))?;
-        let trace = Trace::from_file(&self.file).map_err(|e| usage(&e))?;
-        let fits = fit::fit_all(trace.all()).map_err(|e| usage(&format_args!("{}: {e}", trace.file())))?;
+/// A trace read and a destination checked: ready to fit.
+pub struct FitJob {
+    trace: Trace,
+    output: Output,
+}
+
+impl TryFrom<FitArgs> for FitJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: FitArgs) -> Result<Self> {
+        let output = Output::resolve(args.format, args.out.as_deref())?;
+        let trace = Trace::from_file(&args.file)?;
+        Ok(Self { trace, output })
+    }
+}
+
+impl FitJob {
+    /// Fits every family and writes the ranked fits; a sample no family can
+    /// be fitted to is a [`UsageError`](super::UsageError).
+    pub fn execute(self) -> Result<Status> {
+        let trace = &self.trace;
+        let fits = fit::fit_all(trace.all()).map_err(|e| usage(anyhow!("{}: {e}", trace.file())))?;
         let report = FitReport::new(trace.file(), trace.workers(), trace.steps(), fits);
         for w in &report.warnings {
             eprintln!("warning: {w}");
         }
-        let stdout = io::stdout();
-        match output.file {
-            Some(dest) => {
-                let (path, mut tmp) = (dest.path.clone(), dest.temp()?);
-                fit::write_report(&report, output.format, tmp.as_file_mut())
-                    .and_then(|()| tmp.as_file_mut().sync_all())
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-                persist(tmp, &path)?;
-                let mut out = stdout.lock();
-                if stdout.is_terminal() {
-                    fit::write_report(&report, Format::Table, &mut out)?;
-                } else {
-                    writeln!(out, "{}", report.best_line())?;
+        match self.output.write(&report)? {
+            Some(path) => {
+                if !io::stdout().is_terminal() {
+                    writeln!(io::stdout(), "{}", report.best_line())?;
                 }
                 eprintln!("wrote {} fits to {}", report.fits.len(), path.display());
             }
-            None => {
-                let mut out = io::BufWriter::new(stdout.lock());
-                fit::write_report(&report, output.format, &mut out)?;
-                out.flush()?;
-                if output.format == Format::Csv {
-                    // Keeps the CSV on stdout parseable; JSON carries `best` itself.
-                    eprintln!("{}", report.best_line());
-                }
-            }
+            // Keeps the CSV on stdout parseable; JSON carries `best` itself.
+            None if self.output.format == Format::Csv => eprintln!("{}", report.best_line()),
+            None => {}
         }
-        Ok(())
+        Ok(Status::Success)
     }
 }

@@ -1,22 +1,19 @@
 //! Running a validated study and writing its report: what `run`, `sweep` and
 //! `scenario` share.
 
-use std::fs::File;
-use std::io::{self, IsTerminal, Write};
-use std::path::Path;
+use std::io;
 
 use anyhow::{Context, Result};
 
 use gcsim::engine::{self, Outcome};
-use gcsim::export::{self, Format};
 use gcsim::report::{self, Report, Row, RunConfig};
 use gcsim::shard::{ShardFile, ShardId};
 use gcsim::study::Study;
 
-use super::UsageError;
-use super::common::{CommonArgs, Output};
 use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
+use super::output::Output;
 use super::progress::Bar;
+use super::{Status, UsageError};
 
 /// How to run the engine.
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +25,8 @@ pub struct Engine {
 }
 
 impl Engine {
-    fn pool(&self) -> Result<rayon::ThreadPool> {
+    /// The worker threads.
+    pub fn pool(&self) -> Result<rayon::ThreadPool> {
         thread_pool(self.threads)
     }
 }
@@ -90,38 +88,6 @@ pub fn evaluate(
     Ok((report::rows(study, &outcome), Some(outcome)))
 }
 
-/// Renames a finished temporary file to `path`, readable as any file the
-/// user writes (temporary files are created private).
-pub fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
-/// Writes `path` through a temporary file in its directory, renamed into
-/// place only once complete: an interrupted write leaves any previous file.
-pub fn write_atomically(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".gcsim-")
-        .suffix(".partial")
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    write(tmp.as_file_mut())
-        .and_then(|()| tmp.as_file_mut().sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    persist(tmp, path)
-}
-
 /// A study ready to run, with its description and where its results go.
 pub struct Job {
     /// What to simulate.
@@ -130,8 +96,12 @@ pub struct Job {
     pub config: RunConfig,
     /// Where the results go.
     pub output: Output,
-    /// Threads, progress, `--analytic`.
-    pub common: CommonArgs,
+    /// Threads and progress.
+    pub engine: Engine,
+    /// Exact values only (`--analytic`).
+    pub analytic: bool,
+    /// Run one part of the trials and write it as a partial result (`--shard`).
+    pub shard: Option<ShardId>,
     /// The figure to draw, if any.
     pub figure: Option<Figure>,
 }
@@ -139,50 +109,42 @@ pub struct Job {
 impl Job {
     /// Simulates (or evaluates), then writes the report to the file and/or
     /// stdout; under `--shard`, writes the partial result instead.
-    pub fn execute(mut self) -> Result<()> {
+    pub fn execute(mut self) -> Result<Status> {
         for note in &self.config.skipped {
             eprintln!("note: skipped {note}");
         }
-        let engine = Engine {
-            threads: self.common.threads,
-            quiet: self.common.quiet,
-        };
-        if let Some(shard) = self.common.shard {
-            return self.execute_shard(shard, engine);
+        if let Some(shard) = self.shard {
+            return self.execute_shard(shard);
         }
         let survival = self.figure.as_ref().is_some_and(|f| f.kind == FigureKind::Survival);
-        let (rows, outcome) = evaluate(&self.study, &mut self.config, self.common.analytic, survival, engine)?;
+        let (rows, outcome) = evaluate(&self.study, &mut self.config, self.analytic, survival, self.engine)?;
         let report = finish_report(rows, self.config);
-        write_report(&report, self.output)?;
+        write_report(&report, &self.output)?;
         if let Some(figure) = &self.figure {
             figure.draw(&self.study, &report.config, &report.rows, outcome.as_ref())?;
         }
-        Ok(())
+        Ok(Status::Success)
     }
 
-    fn execute_shard(self, shard: ShardId, engine: Engine) -> Result<()> {
-        let bar = Bar::new(engine.quiet, self.study.trials());
-        let part = engine
+    fn execute_shard(self, shard: ShardId) -> Result<Status> {
+        let bar = Bar::new(self.engine.quiet, self.study.trials());
+        let part = self
+            .engine
             .pool()?
             .install(|| engine::simulate_shard(&self.study, shard.index - 1, shard.count, &bar));
         let file = ShardFile::new(&self.study, &self.config, &part);
         let dest = self.output.file.context("a shard needs --out")?;
-        let (path, mut tmp) = (dest.path.clone(), dest.temp()?);
-        serde_json::to_writer(io::BufWriter::new(tmp.as_file_mut()), &file)
-            .map_err(io::Error::other)
-            .and_then(|()| tmp.as_file_mut().sync_all())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        persist(tmp, &path)?;
+        dest.write(|out| serde_json::to_writer(out, &file).map_err(io::Error::other))?;
         eprintln!(
             "wrote shard {}/{} ({} of {} blocks of 2^20 trials) to {}; combine all {} with gcsim merge",
             shard.index,
             shard.count,
             part.blocks.len(),
             self.study.trials().div_ceil(engine::CHUNK * engine::BLOCK_CHUNKS),
-            path.display(),
+            dest.path().display(),
             shard.count
         );
-        Ok(())
+        Ok(Status::Success)
     }
 }
 
@@ -195,32 +157,15 @@ pub fn finish_report(rows: Vec<Row>, mut config: RunConfig) -> Report {
     Report { rows, config }
 }
 
-/// Writes a report to its file (atomically; also the table on a terminal)
-/// or to stdout.
-pub fn write_report(report: &Report, output: Output) -> Result<()> {
-    let stdout = io::stdout();
-    match output.file {
-        Some(dest) => {
-            let (path, mut tmp) = (dest.path.clone(), dest.temp()?);
-            export::write(report, output.format, tmp.as_file_mut())
-                .and_then(|()| tmp.as_file_mut().sync_all())
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            persist(tmp, &path)?;
-            if stdout.is_terminal() {
-                export::write(report, Format::Table, &mut stdout.lock())?;
-            }
-            let rows = report.rows.len();
-            eprintln!(
-                "wrote {rows} row{} to {}",
-                if rows == 1 { "" } else { "s" },
-                path.display()
-            );
-        }
-        None => {
-            let mut out = io::BufWriter::new(stdout.lock());
-            export::write(report, output.format, &mut out)?;
-            out.flush()?;
-        }
+/// Writes a report to its output and says where a file went.
+pub fn write_report(report: &Report, output: &Output) -> Result<()> {
+    if let Some(path) = output.write(report)? {
+        let rows = report.rows.len();
+        eprintln!(
+            "wrote {rows} row{} to {}",
+            if rows == 1 { "" } else { "s" },
+            path.display()
+        );
     }
     Ok(())
 }

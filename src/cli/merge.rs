@@ -1,20 +1,23 @@
 //! `gcsim merge FILES...`: combine the partial results of `--shard I/K` runs
 //! into the output a single run gives, byte for byte.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use gcsim::engine;
-use gcsim::report;
+use gcsim::engine::{self, ShardPart};
+use gcsim::export::Format;
+use gcsim::plot::sweep::Metric;
+use gcsim::report::{self, RunConfig};
 use gcsim::shard::{self, ShardFile};
+use gcsim::study::Study;
 
-use super::common::{FormatArg, resolve_output};
-use super::figure::{Figure, FigureKind, MetricArg};
-use super::job::{finish_report, write_report};
+use super::figure::{Figure, FigureKind, metric_parser};
+use super::job::{Engine, finish_report, write_report};
+use super::output::{self, Output};
 use super::progress::Bar;
+use super::{Status, usage};
 
 /// Combine shard files into one result.
 #[derive(Debug, Clone, Args)]
@@ -34,8 +37,8 @@ pub struct MergeArgs {
     pub files: Vec<PathBuf>,
 
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<FormatArg>,
+    #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(output::format_help))]
+    pub format: Option<Format>,
 
     /// Write the merged result to FILE (.csv, .json or .txt), atomically.
     #[arg(long, value_name = "FILE")]
@@ -46,8 +49,8 @@ pub struct MergeArgs {
     pub plot: Option<PathBuf>,
 
     /// What the figure shows.
-    #[arg(long, value_enum, default_value_t = MetricArg::Speedup, value_name = "METRIC")]
-    pub plot_metric: MetricArg,
+    #[arg(long, default_value_t = Metric::Speedup, value_name = "METRIC", value_parser = metric_parser())]
+    pub plot_metric: Metric,
 
     /// Worker threads, for a quantile refinement pass if one is needed [default: all cores].
     #[arg(long, value_name = "N")]
@@ -58,33 +61,66 @@ pub struct MergeArgs {
     pub quiet: bool,
 }
 
-impl MergeArgs {
-    /// Reads, checks and merges the shards, then writes the result.
-    pub fn execute(self) -> Result<()> {
+/// Shard files read and checked to be one run, with where the result goes.
+pub struct MergeJob {
+    study: Study,
+    config: RunConfig,
+    parts: Vec<ShardPart>,
+    output: Output,
+    figure: Option<Figure>,
+    engine: Engine,
+}
+
+impl TryFrom<MergeArgs> for MergeJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: MergeArgs) -> Result<Self> {
         let mut files = Vec::new();
-        for path in &self.files {
+        for path in &args.files {
             let name = path.display().to_string();
             let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the shard"))?;
             files.push((name.clone(), ShardFile::parse(&name, &text)?));
         }
         let (study, config) = shard::same_run(&files)?;
-        let mut config = config.clone();
-        let parts: Vec<_> = files.iter().map(|(_, f)| f.part()).collect();
-        let output = resolve_output(self.format, self.out.as_ref(), std::io::stdout().is_terminal())?;
-        let figure = match &self.plot {
+        let config = config.clone();
+        let parts = files.iter().map(|(_, f)| f.part()).collect();
+        let output = Output::resolve(args.format, args.out.as_deref())?;
+        let figure = match args.plot {
             Some(p) if config.command == "run" => bail!(
                 "--plot {}: a merged run has no survival curve; plot a sweep",
                 p.display()
             ),
-            Some(p) => Some(Figure::new(p.clone(), FigureKind::Sweep(self.plot_metric.into()))?),
+            Some(p) => Some(Figure::new(p, FigureKind::Sweep(args.plot_metric))?),
             None => None,
         };
-        if self.threads == Some(0) {
+        if args.threads == Some(0) {
             bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }
-        let pool = super::job::thread_pool(self.threads)?;
-        let bar = Bar::new(self.quiet, study.trials());
-        let outcome = pool.install(|| engine::merge_shards(&study, &parts, &bar))?;
+        Ok(Self {
+            study,
+            config,
+            parts,
+            output,
+            figure,
+            engine: Engine {
+                threads: args.threads,
+                quiet: args.quiet,
+            },
+        })
+    }
+}
+
+impl MergeJob {
+    /// Merges the shards (a missing or repeated shard is a
+    /// [`UsageError`](super::UsageError)), then writes the result.
+    pub fn execute(self) -> Result<Status> {
+        let (study, mut config) = (self.study, self.config);
+        let bar = Bar::new(self.engine.quiet, study.trials());
+        let outcome = self
+            .engine
+            .pool()?
+            .install(|| engine::merge_shards(&study, &self.parts, &bar))
+            .map_err(usage)?;
         if outcome.passes > 1 {
             eprintln!(
                 "note: the percentiles needed {} passes; the extra ones ran here over every trial",
@@ -96,10 +132,10 @@ impl MergeArgs {
         }
         config.warnings.clear();
         let report = finish_report(report::rows(&study, &outcome), config);
-        write_report(&report, output)?;
-        if let Some(figure) = figure {
+        write_report(&report, &self.output)?;
+        if let Some(figure) = self.figure {
             figure.draw(&study, &report.config, &report.rows, Some(&outcome))?;
         }
-        Ok(())
+        Ok(Status::Success)
     }
 }

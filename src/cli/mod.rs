@@ -8,6 +8,7 @@ pub mod fit;
 pub mod flags;
 pub mod job;
 pub mod merge;
+pub mod output;
 pub mod plan;
 pub mod progress;
 pub mod run;
@@ -15,6 +16,10 @@ pub mod scenario;
 pub mod sweep;
 pub mod verify;
 
+use std::str::FromStr;
+
+use anyhow::Result;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use gcsim::report::RunConfig;
@@ -66,22 +71,97 @@ pub enum Command {
     Fit(fit::FitArgs),
 }
 
-/// A validated command, ready to execute.
-pub enum Prepared {
+/// A validated command, ready to execute: each subcommand's arguments
+/// converted once (`TryFrom`) into its clap-free configuration.
+pub enum Config {
     /// `run` or `sweep`.
     Job(Box<job::Job>),
     /// `verify`.
-    Verify(verify::VerifyArgs),
+    Verify(verify::VerifyJob),
     /// `scenario`.
     Scenario(Box<scenario::ScenarioJob>),
     /// `merge`.
-    Merge(merge::MergeArgs),
+    Merge(Box<merge::MergeJob>),
     /// `plan`.
-    Plan(Box<plan::PlanArgs>),
+    Plan(Box<plan::PlanJob>),
     /// `codes`.
     Codes(Box<codes::CodesJob>),
     /// `fit`.
-    Fit(fit::FitArgs),
+    Fit(Box<fit::FitJob>),
+}
+
+impl TryFrom<Command> for Config {
+    type Error = anyhow::Error;
+
+    /// Validates everything the command line says; every error is a [`UsageError`].
+    fn try_from(command: Command) -> Result<Self> {
+        let config = match command {
+            Command::Run(args) => args.try_into().map(|j| Config::Job(Box::new(j))),
+            Command::Sweep(args) => args.try_into().map(|j| Config::Job(Box::new(j))),
+            Command::Verify(args) => args.try_into().map(Config::Verify),
+            Command::Scenario(args) => args.try_into().map(|j| Config::Scenario(Box::new(j))),
+            Command::Merge(args) => args.try_into().map(|j| Config::Merge(Box::new(j))),
+            Command::Plan(args) => (*args).try_into().map(|j| Config::Plan(Box::new(j))),
+            Command::Codes(args) => args.try_into().map(|j| Config::Codes(Box::new(j))),
+            Command::Fit(args) => args.try_into().map(|j| Config::Fit(Box::new(j))),
+        };
+        config.map_err(usage)
+    }
+}
+
+impl Config {
+    /// Does the work and writes the results.
+    pub fn execute(self) -> Result<Status> {
+        match self {
+            Config::Job(job) => job.execute(),
+            Config::Verify(job) => job.execute(),
+            Config::Scenario(job) => job.execute(),
+            Config::Merge(job) => job.execute(),
+            Config::Plan(job) => job.execute(),
+            Config::Codes(job) => job.execute(),
+            Config::Fit(job) => job.execute(),
+        }
+    }
+}
+
+/// How a command that ran to the end went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Everything done, every check passed.
+    Success,
+    /// Done, but a check failed (`verify`, `codes`).
+    ChecksFailed,
+}
+
+/// An error in what the user gave (a flag, a combination of flags, an input
+/// file), whenever it is found. Any other error is a failure while running
+/// or writing, and names the file it could not write.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// `err` as a [`UsageError`], with the same message.
+pub fn usage(err: impl Into<anyhow::Error>) -> anyhow::Error {
+    let err = err.into();
+    if err.is::<UsageError>() {
+        return err;
+    }
+    UsageError(flags::render(&err)).into()
+}
+
+/// A clap parser for a library enum named by `name` and parsed by `FromStr`:
+/// `--help` lists each value with `help(value)`.
+pub fn listed<T, const N: usize>(
+    all: [T; N],
+    name: fn(T) -> &'static str,
+    help: fn(T) -> &'static str,
+) -> impl TypedValueParser<Value = T>
+where
+    T: Copy + FromStr + Send + Sync + 'static,
+    T::Err: std::fmt::Debug,
+{
+    PossibleValuesParser::new(all.map(|v| PossibleValue::new(name(v)).help(help(v))))
+        .map(|s: String| s.parse::<T>().expect("clap passes only the listed names"))
 }
 
 /// `--scheme` values.
@@ -113,12 +193,6 @@ impl From<SchemeArg> for SchemeKind {
         }
     }
 }
-
-/// An input error found after validation (e.g. `--analytic` on a
-/// configuration without an exact law): exits with the usage status.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
 
 /// A number of workers: a whole number >= 1, with an error that says so.
 pub fn parse_workers(s: &str) -> Result<usize, String> {
@@ -181,20 +255,6 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         study: None,
         comm: study.comm().to_string(),
     }
-}
-
-/// Converts the parsed command line into a job, validating everything.
-pub fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
-    Ok(match cli.command {
-        Command::Run(args) => Prepared::Job(Box::new(args.try_into()?)),
-        Command::Sweep(args) => Prepared::Job(Box::new(args.try_into()?)),
-        Command::Verify(args) => Prepared::Verify(args),
-        Command::Scenario(args) => Prepared::Scenario(Box::new(args.try_into()?)),
-        Command::Merge(args) => Prepared::Merge(args),
-        Command::Plan(args) => Prepared::Plan(args),
-        Command::Codes(args) => Prepared::Codes(Box::new(args.try_into()?)),
-        Command::Fit(args) => Prepared::Fit(args),
-    })
 }
 
 #[cfg(test)]

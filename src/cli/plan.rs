@@ -1,21 +1,22 @@
 //! `gcsim plan`: which scheme and tolerance should this cluster run?
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 use serde::Serialize;
 
 use gcsim::engine;
-use gcsim::export::Format;
+use gcsim::export::{self, Digits, Export, Format};
 use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
 use gcsim::range::{self, IntList};
 use gcsim::scheme::SchemeKind;
 
-use super::SchemeArg;
-use super::common::{CommonArgs, resolve_output};
-use super::job::persist;
+use super::common::CommonArgs;
+use super::job::Engine;
+use super::output::Output;
 use super::progress::Bar;
+use super::{SchemeArg, Status, usage};
 
 /// Rank every admissible configuration of every allowed scheme by an objective.
 #[derive(Debug, Clone, Args)]
@@ -72,11 +73,15 @@ pub struct PlanArgs {
     pub common: CommonArgs,
 }
 
+/// The ranked configurations and what produced them.
 #[derive(Serialize)]
-struct PlanReport<'a> {
+struct PlanReport {
     config: PlanConfig,
     recommendation: Option<String>,
-    rows: &'a [PlanRow],
+    rows: Vec<PlanRow>,
+    /// Rows shown in the table.
+    #[serde(skip)]
+    top: usize,
 }
 
 #[derive(Serialize)]
@@ -97,22 +102,32 @@ struct PlanConfig {
     comm: String,
 }
 
-impl PlanArgs {
-    /// Validates, plans and prints.
-    pub fn execute(self) -> Result<()> {
-        let common = &self.common;
+/// A checked plan request, with what the output says about it and where it goes.
+pub struct PlanJob {
+    req: PlanRequest,
+    config: PlanConfig,
+    top: usize,
+    output: Output,
+    engine: Engine,
+}
+
+impl TryFrom<PlanArgs> for PlanJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: PlanArgs) -> Result<Self> {
+        let common = &args.common;
         common.check_counts()?;
         if common.shard.is_some() || common.analytic {
             bail!("plan chooses exact values itself and runs in one process: drop --shard and --analytic");
         }
-        if let Some(l) = self.max_load.filter(|l| !(l.is_finite() && *l >= 1.0)) {
+        if let Some(l) = args.max_load.filter(|l| !(l.is_finite() && *l >= 1.0)) {
             bail!("--max-load {l} is out of range; accepted: a number >= 1 (uncoded has load 1)");
         }
-        if self.ref_n == Some(0) {
+        if args.ref_n == Some(0) {
             bail!("--ref-n 0 is out of range; accepted: a whole number >= 1");
         }
         let load_model = common.load_model()?;
-        let ns_given = self.n.as_ref().map(|l| l.values.clone());
+        let ns_given = args.n.as_ref().map(|l| l.values.clone());
         let (n0, workers) = common.population(ns_given.as_ref().and_then(|v| v.first().copied()))?;
         let ns = match ns_given {
             Some(v) if !common.classes.is_empty() && v != [n0] => bail!("--workers fixes n={n0}; give one --n or none"),
@@ -122,111 +137,109 @@ impl PlanArgs {
         if let Some(&bad) = ns.iter().find(|&&n| n == 0) {
             bail!("--n {bad} is out of range; accepted: whole numbers >= 1");
         }
-        let schemes: Vec<SchemeKind> = if self.scheme.is_empty() {
+        let schemes: Vec<SchemeKind> = if args.scheme.is_empty() {
             SchemeKind::ALL
                 .into_iter()
                 .filter(|&k| k != SchemeKind::Ignore)
                 .collect()
         } else {
-            self.scheme.iter().map(|&s| s.into()).collect()
+            args.scheme.iter().map(|&s| s.into()).collect()
         };
-        if self.m.values.contains(&0) {
+        if args.m.values.contains(&0) {
             bail!("--m 0 is out of range; accepted: whole numbers >= 1");
         }
         let req = PlanRequest {
-            ns: ns.clone(),
-            workers: workers.clone(),
+            ns,
+            workers,
             load_model,
-            ref_n: self.ref_n,
-            objective: self.objective,
-            max_load: self.max_load,
-            schemes: schemes.clone(),
-            m: self.m.values.clone(),
+            ref_n: args.ref_n,
+            objective: args.objective,
+            max_load: args.max_load,
+            schemes,
+            m: args.m.values.clone(),
             trials: common.trials,
             seed: common.seed,
             comm: common.comm()?,
-            exact: !self.simulate,
+            exact: !args.simulate,
         };
-        let output = resolve_output(common.format, common.out.as_ref(), io::stdout().is_terminal())?;
-        let pool = super::job::thread_pool(common.threads)?;
-        let quiet = common.quiet;
-        let rows = pool.install(|| {
-            plan::plan(&req, &|study, options| {
-                let bar = Bar::new(quiet, study.trials());
-                engine::simulate_full(&engine::TrialPlan::new(study), study, &bar, options)
+        let output = common.output()?;
+        let config = PlanConfig {
+            gcsim: env!("CARGO_PKG_VERSION"),
+            command: "plan",
+            n: args.n.as_ref().map_or(n0.to_string(), |l| l.text.clone()),
+            workers: req.workers.to_string(),
+            load_model: load_model.name().to_string(),
+            unit_time: load_model.unit_time(),
+            ref_n: args.ref_n,
+            objective: args.objective.to_string(),
+            max_load: args.max_load,
+            schemes: req.schemes.clone(),
+            m: args.m.text.clone(),
+            trials: common.trials,
+            seed: common.seed,
+            comm: req.comm.to_string(),
+        };
+        Ok(Self {
+            req,
+            config,
+            top: args.top,
+            output,
+            engine: common.engine(),
+        })
+    }
+}
+
+impl PlanJob {
+    /// Plans and writes the ranking; a request no configuration satisfies is
+    /// a [`UsageError`](super::UsageError).
+    pub fn execute(self) -> Result<Status> {
+        let quiet = self.engine.quiet;
+        let rows = self
+            .engine
+            .pool()?
+            .install(|| {
+                plan::plan(&self.req, &|study, options| {
+                    let bar = Bar::new(quiet, study.trials());
+                    engine::simulate_full(&engine::TrialPlan::new(study), study, &bar, options)
+                })
             })
-        })?;
-        let recommendation = plan::recommendation(&rows, &self.objective);
+            .map_err(usage)?;
         let report = PlanReport {
-            config: PlanConfig {
-                gcsim: env!("CARGO_PKG_VERSION"),
-                command: "plan",
-                n: self.n.as_ref().map_or(n0.to_string(), |l| l.text.clone()),
-                workers: workers.to_string(),
-                load_model: load_model.name().to_string(),
-                unit_time: load_model.unit_time(),
-                ref_n: self.ref_n,
-                objective: self.objective.to_string(),
-                max_load: self.max_load,
-                schemes,
-                m: self.m.text.clone(),
-                trials: common.trials,
-                seed: common.seed,
-                comm: req.comm.to_string(),
-            },
-            recommendation: recommendation.clone(),
-            rows: &rows,
+            config: self.config,
+            recommendation: plan::recommendation(&rows, &self.req.objective),
+            rows,
+            top: self.top,
         };
-        let write = |out: &mut dyn Write, format: Format| -> io::Result<()> {
-            match format {
-                Format::Csv => {
-                    let mut w = csv::Writer::from_writer(out);
-                    rows.iter().try_for_each(|r| w.serialize(r)).map_err(io::Error::other)?;
-                    w.flush()
-                }
-                Format::Json => {
-                    serde_json::to_writer_pretty(&mut *out, &report)?;
-                    writeln!(out)
-                }
-                Format::Table => table(&report, self.top, out),
-            }
-        };
-        match output.file {
-            Some(dest) => {
-                let (path, mut tmp) = (dest.path.clone(), dest.temp()?);
-                write(tmp.as_file_mut(), output.format).with_context(|| format!("cannot write {}", path.display()))?;
-                persist(tmp, &path)?;
-                if io::stdout().is_terminal() {
-                    table(&report, self.top, &mut io::stdout().lock())?;
-                }
-                eprintln!("wrote {} rows to {}", rows.len(), path.display());
-            }
-            None => {
-                let mut out = io::BufWriter::new(io::stdout().lock());
-                write(&mut out, output.format)?;
-                out.flush()?;
-            }
+        if let Some(path) = self.output.write(&report)? {
+            eprintln!("wrote {} rows to {}", report.rows.len(), path.display());
         }
-        if let (Format::Csv, Some(r)) = (output.format, recommendation) {
+        if let (Format::Csv, Some(r)) = (self.output.format, &report.recommendation) {
             eprintln!("{r}");
         }
-        Ok(())
+        Ok(Status::Success)
+    }
+}
+
+impl Export for PlanReport {
+    fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
+        table(self, out)
+    }
+
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        export::write_csv(&self.rows, out)
+    }
+
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        export::write_json(self, out)
     }
 }
 
 fn short(x: Option<f64>) -> String {
-    match x {
-        None => "-".into(),
-        Some(x) if x.is_infinite() => "inf".into(),
-        Some(x) if x == 0.0 || (1e-4..1e6).contains(&x.abs()) => {
-            let digits = (3 - x.abs().max(1e-300).log10().floor() as i32).clamp(0, 6) as usize;
-            format!("{x:.digits$}")
-        }
-        Some(x) => format!("{x:.3e}"),
-    }
+    export::short_cell(x, &Digits::PLAN)
 }
 
-fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()> {
+fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
+    let top = report.top;
     let c = &report.config;
     writeln!(
         out,
@@ -291,7 +304,7 @@ fn table(report: &PlanReport, top: usize, out: &mut dyn Write) -> io::Result<()>
             r.method.to_string(),
         ]);
     }
-    gcsim::export::write_aligned(&cells, 0, out)?;
+    export::write_aligned(&cells, 0, out)?;
     if report.rows.len() > top {
         writeln!(
             out,

@@ -1,7 +1,5 @@
 //! `gcsim run`: one configuration.
 
-use std::io::IsTerminal;
-
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
@@ -86,7 +84,7 @@ impl TryFrom<RunArgs> for Job {
         config.s = args.s.map(|v| v.to_string());
         config.m = args.m.map(|v| v.to_string());
         config.k = args.k.map(|v| v.to_string());
-        let output = common.output(std::io::stdout().is_terminal())?;
+        let output = common.output()?;
         let figure = args.plot.map(|p| Figure::new(p, FigureKind::Survival)).transpose()?;
         if figure.is_some() && common.shard.is_some() {
             bail!("--plot needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
@@ -95,7 +93,9 @@ impl TryFrom<RunArgs> for Job {
             study,
             config,
             output,
-            common,
+            engine: common.engine(),
+            analytic: common.analytic,
+            shard: common.shard,
             figure,
         })
     }

@@ -12,8 +12,9 @@ use gcsim::report::{self, Report};
 use gcsim::scenario::Scenario;
 
 use super::figure::{Figure, FigureKind};
-use super::job::{Engine, evaluate, write_atomically};
-use super::run_config;
+use super::job::{Engine, evaluate};
+use super::output::{self, write_atomically};
+use super::{Status, run_config};
 
 /// Run a study described by a scenario file.
 #[derive(Debug, Clone, Args)]
@@ -66,8 +67,7 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
         let scenario = Scenario::from_file(&args.file, args.trials)?;
         let dir = args.out_dir.join(&scenario.name);
         std::fs::create_dir_all(&dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;
-        let probe = tempfile::Builder::new().prefix(".gcsim-").tempfile_in(&dir);
-        probe.with_context(|| format!("--out-dir: cannot write in {}", dir.display()))?;
+        output::probe(&dir).context("--out-dir")?;
         Ok(Self {
             scenario,
             dir,
@@ -81,7 +81,7 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
 
 impl ScenarioJob {
     /// Runs every study in file order.
-    pub fn execute(self) -> Result<()> {
+    pub fn execute(self) -> Result<Status> {
         let mut stdout = io::stdout().lock();
         if let Some(d) = &self.scenario.description {
             writeln!(stdout, "# {}: {d}", self.scenario.name)?;
@@ -100,8 +100,8 @@ impl ScenarioJob {
             config.warnings.extend(report::infinite_mean_warnings(&rows));
             let report = Report { rows, config };
             let mut written = Vec::new();
-            for (ext, format) in [("csv", Format::Csv), ("json", Format::Json)] {
-                let path = self.dir.join(format!("{}.{ext}", st.label));
+            for format in [Format::Csv, Format::Json] {
+                let path = self.dir.join(format!("{}.{format}", st.label));
                 write_atomically(&path, |f| export::write(&report, format, f))?;
                 written.push(path);
             }
@@ -117,6 +117,6 @@ impl ScenarioJob {
             writeln!(stdout, "# wrote {}\n", names.join(", "))?;
         }
         stdout.flush()?;
-        Ok(())
+        Ok(Status::Success)
     }
 }

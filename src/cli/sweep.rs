@@ -1,16 +1,14 @@
 //! `gcsim sweep`: every scheme × parameter value, on the same draws.
 
-use std::io::IsTerminal;
-
 use anyhow::{Result, bail};
 use clap::Args;
 
+use gcsim::plot::sweep::Metric;
 use gcsim::scheme::SchemeKind;
 use gcsim::study::Study;
 
 use super::common::CommonArgs;
-use super::figure::MetricArg;
-use super::figure::{Figure, FigureKind};
+use super::figure::{Figure, FigureKind, metric_parser};
 use super::job::Job;
 use super::{SchemeArg, parse_workers, run_config};
 use gcsim::range::{self, IntList};
@@ -66,8 +64,8 @@ pub struct SweepArgs {
     pub plot: Option<std::path::PathBuf>,
 
     /// What the figure shows.
-    #[arg(long, value_enum, default_value_t = MetricArg::Speedup, value_name = "METRIC")]
-    pub plot_metric: MetricArg,
+    #[arg(long, default_value_t = Metric::Speedup, value_name = "METRIC", value_parser = metric_parser())]
+    pub plot_metric: Metric,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -105,10 +103,10 @@ impl TryFrom<SweepArgs> for Job {
         config.m = args.m.map(|l| l.text);
         config.k = args.k.map(|l| l.text);
         config.skipped = skipped;
-        let output = common.output(std::io::stdout().is_terminal())?;
+        let output = common.output()?;
         let figure = args
             .plot
-            .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric.into())))
+            .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric)))
             .transpose()?;
         if figure.is_some() && common.shard.is_some() {
             bail!("--plot needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
@@ -117,7 +115,9 @@ impl TryFrom<SweepArgs> for Job {
             study,
             config,
             output,
-            common,
+            engine: common.engine(),
+            analytic: common.analytic,
+            shard: common.shard,
             figure,
         })
     }

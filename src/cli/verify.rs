@@ -2,11 +2,13 @@
 
 use std::io::{self, Write};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::Args;
 
 use gcsim::engine::{self, Silent};
 use gcsim::verify::{self, Verdicts};
+
+use super::Status;
 
 /// Check the simulator against the exact order-statistic formulas.
 #[derive(Debug, Clone, Args)]
@@ -40,18 +42,39 @@ pub struct VerifyArgs {
     pub failures_only: bool,
 }
 
-impl VerifyArgs {
-    /// Runs the grid and prints it; `Ok(false)` if any check failed.
-    pub fn execute(&self) -> Result<bool> {
-        if self.trials < 1000 {
-            anyhow::bail!(
+/// A checked `gcsim verify` run.
+pub struct VerifyJob {
+    trials: u64,
+    seed: u64,
+    threads: Option<usize>,
+    failures_only: bool,
+}
+
+impl TryFrom<VerifyArgs> for VerifyJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: VerifyArgs) -> Result<Self> {
+        if args.trials < 1000 {
+            bail!(
                 "--trials {} is too few for the z-tests; accepted: 1000 or more",
-                self.trials
+                args.trials
             );
         }
-        if self.threads == Some(0) {
-            anyhow::bail!("--threads 0 is out of range; accepted: a whole number >= 1");
+        if args.threads == Some(0) {
+            bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }
+        Ok(Self {
+            trials: args.trials,
+            seed: args.seed,
+            threads: args.threads,
+            failures_only: args.failures_only,
+        })
+    }
+}
+
+impl VerifyJob {
+    /// Runs the grid and prints it; [`Status::ChecksFailed`] if any check failed.
+    pub fn execute(self) -> Result<Status> {
         let pool = super::job::thread_pool(self.threads)?;
         let verdicts = pool.install(|| {
             verify::run(&verify::grid(), self.trials, self.seed, &|study| {
@@ -61,7 +84,11 @@ impl VerifyArgs {
         let mut out = io::BufWriter::new(io::stdout().lock());
         print(&verdicts, self.failures_only, &mut out)?;
         out.flush()?;
-        Ok(verdicts.failed() == 0)
+        Ok(if verdicts.failed() == 0 {
+            Status::Success
+        } else {
+            Status::ChecksFailed
+        })
     }
 }
 

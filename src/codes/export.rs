@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::check::CodesRow;
-use crate::export::Format;
+use crate::export::Export;
 
 /// Everything that determines a `gcsim codes` result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,21 +36,17 @@ pub struct CodesReport {
 /// The `definitions` text of [`CodesConfig`].
 pub const DEFINITIONS: &str = "residual = |A*B_F - T|_F / |T|_F for the least-squares decoder A; condition = sigma_max/sigma_r of B_F over its numerically nonzero singular values";
 
-/// Writes `report` in `format`.
-pub fn write(report: &CodesReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
-    match format {
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            for row in &report.rows {
-                w.serialize(row).map_err(io::Error::other)?;
-            }
-            w.flush()
-        }
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report)?;
-            writeln!(out)
-        }
-        Format::Table => write_table(report, out),
+impl Export for CodesReport {
+    fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_table(self, out)
+    }
+
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        crate::export::write_csv(&self.rows, out)
+    }
+
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        crate::export::write_json(self, out)
     }
 }
 

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::Fit;
-use crate::export::Format;
+use crate::export::Export;
 
 /// The fits of one sample, with where the sample came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -62,22 +62,19 @@ impl FitReport {
     }
 }
 
-/// Writes `report` in `format`. The table ends with [`FitReport::best_line`];
-/// CSV holds the rows only (rank 1 is the best), JSON the whole report.
-pub fn write(report: &FitReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
-    match format {
-        Format::Table => write_table(report, out),
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            for f in &report.fits {
-                w.serialize(f).map_err(io::Error::other)?;
-            }
-            w.flush()
-        }
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report)?;
-            writeln!(out)
-        }
+/// The table ends with [`FitReport::best_line`]; CSV holds the rows only
+/// (rank 1 is the best), JSON the whole report.
+impl Export for FitReport {
+    fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_table(self, out)
+    }
+
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        crate::export::write_csv(&self.fits, out)
+    }
+
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        crate::export::write_json(self, out)
     }
 }
 

@@ -24,7 +24,7 @@
 mod export;
 mod mle;
 
-pub use export::{FitReport, write as write_report};
+pub use export::FitReport;
 pub use mle::SIGNIFICANT_DIGITS;
 
 use serde::Serialize;

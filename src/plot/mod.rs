@@ -352,33 +352,5 @@ where
 
 /// Tick labels: few significant digits, no trailing noise.
 fn short(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
-    let a = v.abs();
-    if !(1e-3..1e5).contains(&a) {
-        return format!("{v:.0e}");
-    }
-    let digits = (2 - a.log10().floor() as i32).clamp(0, 4) as usize;
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tick_labels() {
-        assert_eq!(short(0.0), "0");
-        assert_eq!(short(1.5), "1.5");
-        assert_eq!(short(2.0), "2");
-        assert_eq!(short(0.0123), "0.0123");
-        assert_eq!(short(1e-6), "1e-6");
-        assert_eq!(short(250.0), "250");
-    }
+    crate::export::short(v, &crate::export::Digits::TICK)
 }

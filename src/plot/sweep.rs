@@ -2,7 +2,9 @@
 //! line per scheme, the exact curve dashed where one exists.
 
 use std::collections::BTreeSet;
+use std::fmt;
 use std::path::Path;
+use std::str::FromStr;
 
 use super::{LineChart, PlotError, Point, Series, draw};
 use crate::report::{Row, RunConfig};
@@ -21,17 +23,38 @@ pub enum Metric {
     P99Speedup,
 }
 
-impl std::str::FromStr for Metric {
-    type Err = String;
+impl Metric {
+    /// Every metric, in the order of [`Metric::NAMES`].
+    pub const ALL: [Metric; 4] = [Metric::Mean, Metric::P99, Metric::Speedup, Metric::P99Speedup];
+    /// The name of each metric, as `--plot-metric` and scenario files take it.
+    pub const NAMES: [&'static str; 4] = ["mean", "p99", "speedup", "p99-speedup"];
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "mean" => Metric::Mean,
-            "p99" => Metric::P99,
-            "speedup" => Metric::Speedup,
-            "p99-speedup" => Metric::P99Speedup,
-            _ => return Err(format!("unknown `{s}`; accepted: mean, p99, speedup, p99-speedup")),
-        })
+    /// The name `--plot-metric` and scenario files take.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of [`Metric::NAMES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown `{0}`; accepted: {names}", names = Metric::NAMES.join(", "))]
+pub struct UnknownMetric(pub String);
+
+impl FromStr for Metric {
+    type Err = UnknownMetric;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::NAMES
+            .iter()
+            .position(|&n| n == s)
+            .map(|i| Self::ALL[i])
+            .ok_or_else(|| UnknownMetric(s.to_string()))
     }
 }
 
@@ -201,4 +224,21 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
 
 fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     Some(a? / b?).filter(|r| r.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_names_round_trip() {
+        for (i, m) in Metric::ALL.into_iter().enumerate() {
+            assert_eq!(m as usize, i);
+            assert_eq!(m.to_string().parse::<Metric>(), Ok(m));
+        }
+        assert_eq!(
+            "p99speedup".parse::<Metric>().unwrap_err().to_string(),
+            "unknown `p99speedup`; accepted: mean, p99, speedup, p99-speedup"
+        );
+    }
 }

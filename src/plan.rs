@@ -22,6 +22,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::comm::Comm;
+use crate::comm::Decoder;
 use crate::dist::Dist;
 use crate::engine::{Options, Outcome, Summary};
 use crate::load::LoadModel;
@@ -144,6 +145,8 @@ pub struct PlanRequest {
     pub seed: u64,
     /// Communication and decoding.
     pub comm: Comm,
+    /// How the master decides it can decode; the rank decoder is simulated.
+    pub decoder: Decoder,
     /// Use exact values where they exist (else simulate everything).
     pub exact: bool,
 }
@@ -275,7 +278,9 @@ fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> R
             LoadModel::Additive => return Err(PlanError::RefNAdditive),
         }
     };
-    Ok(Study::with_workers(n, workers, model, schemes, req.trials, req.seed)?.with_comm(req.comm))
+    Ok(Study::with_workers(n, workers, model, schemes, req.trials, req.seed)?
+        .with_comm(req.comm)
+        .with_decoder(req.decoder)?)
 }
 
 fn scale(dist: &Dist, factor: f64) -> Dist {
@@ -301,7 +306,7 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
         let factor = req.ref_n.map_or(1.0, |n0| n0 as f64 / n as f64);
         let schemes = candidates(req, n, factor)?;
         let study = study_at(req, n, factor, schemes)?;
-        let laws: Option<Vec<_>> = if req.exact {
+        let laws: Option<Vec<_>> = if req.exact && req.decoder == Decoder::Threshold {
             study.schemes().iter().map(|s| study.exact_law(s)).collect()
         } else {
             None

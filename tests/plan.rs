@@ -33,6 +33,7 @@ fn request(
         trials: 40_000,
         seed: 1,
         comm: gcsim::comm::Comm::default(),
+        decoder: gcsim::comm::Decoder::Threshold,
         exact: true,
     }
 }

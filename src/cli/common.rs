@@ -191,13 +191,18 @@ impl CommonArgs {
         Ok(LoadModel::new(&self.load_model, self.unit_time)?)
     }
 
-    /// Checks --trials and --threads.
+    /// Checks --trials and --threads, and the flags that do not go together.
     pub fn check_counts(&self) -> Result<()> {
         if self.trials == 0 {
             bail!("--trials 0 is out of range; accepted: a whole number >= 1");
         }
         if self.threads == Some(0) {
             bail!("--threads 0 is out of range; accepted: a whole number >= 1");
+        }
+        if self.analytic && self.decoder == Decoder::Rank {
+            bail!(
+                "--analytic and --decoder rank do not go together: --analytic gives the recovery rule's exact law, and the rank decoder is simulated"
+            );
         }
         Ok(())
     }
@@ -223,6 +228,16 @@ impl CommonArgs {
             }
             if self.analytic {
                 bail!("--shard and --analytic do not go together: --analytic runs no trials");
+            }
+            if let Some(f) = self.format.map(|f| f.0).filter(|&f| f != Format::Json) {
+                bail!("--shard writes its partial result as JSON: drop --format {f} (or give --format json)");
+            }
+            let out = self.out.as_deref().expect("checked above");
+            if out.extension().is_some_and(|e| !e.eq_ignore_ascii_case("json")) {
+                bail!(
+                    "--shard writes its partial result as JSON: give --out a .json file (not {})",
+                    out.display()
+                );
             }
             return Output::resolve(Some(Format::Json), self.out.as_deref());
         }

@@ -121,3 +121,49 @@ fn survival_curves(study: &Study, outcome: Option<&Outcome>) -> Vec<Curve> {
     }
     curves
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gcsim::comm::{Comm, Link};
+    use gcsim::dist::Dist;
+    use gcsim::load::LoadModel;
+    use gcsim::scheme::{Params, Scheme, SchemeKind};
+
+    fn study(comm: Comm) -> Study {
+        let crc = Scheme::new(
+            SchemeKind::Crc,
+            10,
+            Params {
+                s: Some(2),
+                ..Params::default()
+            },
+        )
+        .unwrap();
+        Study::new(10, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![crc], 10, 0)
+            .unwrap()
+            .with_comm(comm)
+    }
+
+    /// The dashed exact survival curves carry the communication model: a
+    /// constant transfer time shifts them by τ·message + D, and random
+    /// transfer times or a shared link have no exact curve at all.
+    #[test]
+    fn exact_survival_curves_include_communication() {
+        let plain = survival_curves(&study(Comm::default()), None);
+        let shifted = survival_curves(&study(Comm::new(Some(2.0), None, Link::Dedicated, 0.5).unwrap()), None);
+        for (p, s) in plain.iter().zip(&shifted) {
+            assert_eq!(p.exact.len(), s.exact.len());
+            assert!(!p.exact.is_empty());
+            for (a, b) in p.exact.iter().zip(&s.exact) {
+                assert!((b.0 - (a.0 + 2.5)).abs() < 1e-9, "{a:?} vs {b:?}");
+                assert!((b.1 - a.1).abs() < 1e-9, "{a:?} vs {b:?}");
+            }
+        }
+        let random = Comm::new(None, Some(Dist::exp(1.0).unwrap()), Link::Dedicated, 0.0).unwrap();
+        let shared = Comm::new(Some(1.0), None, Link::Shared, 0.0).unwrap();
+        for comm in [random, shared] {
+            assert!(survival_curves(&study(comm), None).iter().all(|c| c.exact.is_empty()));
+        }
+    }
+}

@@ -52,9 +52,9 @@ pub struct PlanArgs {
     pub scheme: Vec<SchemeArg>,
 
     /// Message splits tried for comm-efficient (without a communication cost,
-    /// m > 1 only adds work).
-    #[arg(long, default_value = "1", value_name = "RANGE", value_parser = range::parse)]
-    pub m: IntList,
+    /// m > 1 only adds work) [default: 1].
+    #[arg(long, value_name = "RANGE", value_parser = range::parse)]
+    pub m: Option<IntList>,
 
     /// N0: the law describes the uncoded share of the work at N0 workers, so at
     /// n workers each share is N0/n as large. For "how many workers, and which code?".
@@ -145,7 +145,14 @@ impl TryFrom<PlanArgs> for PlanJob {
         } else {
             args.scheme.iter().map(|&s| s.into()).collect()
         };
-        if args.m.values.contains(&0) {
+        if args.m.is_some() && !schemes.contains(&SchemeKind::CommEfficient) {
+            bail!("--m applies only to --scheme comm-efficient, which is not in --scheme");
+        }
+        let m = args
+            .m
+            .clone()
+            .unwrap_or_else(|| range::parse("1").expect("a valid list"));
+        if m.values.contains(&0) {
             bail!("--m 0 is out of range; accepted: whole numbers >= 1");
         }
         let req = PlanRequest {
@@ -156,10 +163,11 @@ impl TryFrom<PlanArgs> for PlanJob {
             objective: args.objective,
             max_load: args.max_load,
             schemes,
-            m: args.m.values.clone(),
+            m: m.values.clone(),
             trials: common.trials,
             seed: common.seed,
             comm: common.comm()?,
+            decoder: common.decoder,
             exact: !args.simulate,
         };
         let output = common.output()?;
@@ -174,7 +182,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             objective: args.objective.to_string(),
             max_load: args.max_load,
             schemes: req.schemes.clone(),
-            m: args.m.text.clone(),
+            m: m.text.clone(),
             trials: common.trials,
             seed: common.seed,
             comm: req.comm.to_string(),

@@ -564,4 +564,41 @@ load_model = "scaled"
             assert!(!e.contains('\n'), "one line: {e}");
         }
     }
+
+    /// The communication keys reach the study, at file and study level, and
+    /// change its exact values: the shipped comm-tradeoff scenario's
+    /// dedicated study has the computation-only mean plus τ·message.
+    #[test]
+    fn communication_keys_reach_the_study() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/comm-tradeoff.toml");
+        let scenario = Scenario::from_file(&path, Some(1000)).unwrap();
+        let [dedicated, shared] = &scenario.studies[..] else {
+            panic!("two studies")
+        };
+        assert_eq!(
+            *dedicated.study.comm(),
+            Comm::new(Some(2.0), None, Link::Dedicated, 0.0).unwrap()
+        );
+        assert_eq!(
+            *shared.study.comm(),
+            Comm::new(Some(2.0), None, Link::Shared, 0.0).unwrap()
+        );
+        let first = dedicated.study.schemes()[0];
+        let bare = dedicated.study.clone().with_comm(Comm::default());
+        let with = dedicated.study.exact_law(&first).unwrap().mean();
+        let without = bare.exact_law(&first).unwrap().mean();
+        assert!(
+            (with - (without + 2.0 * first.message())).abs() < 1e-12,
+            "{with} vs {without}"
+        );
+        let text = GOOD.replace(
+            "load_model = \"scaled\"",
+            "load_model = \"scaled\"\ncomm_dist = \"exp:rate=3\"\nlink = \"shared\"\ndecode_time = 0.5",
+        );
+        let b = &parse(&text).unwrap().studies[1];
+        assert_eq!(
+            *b.study.comm(),
+            Comm::new(None, Some(Dist::exp(3.0).unwrap()), Link::Shared, 0.5).unwrap()
+        );
+    }
 }

@@ -1,0 +1,162 @@
+//! The scenario reader: files read, errors placed, keys carried into the study.
+use super::*;
+
+const GOOD: &str = r#"
+name = "t"
+n = 12
+dist = "exp:rate=2"
+trials = 1000
+
+[[study]]
+label = "a"
+schemes = ["crc", "frc"]
+s = "0..5"
+figures = [{ file = "a.png" }, { file = "a.svg", metric = "p99" }]
+
+[[study]]
+label = "b"
+schemes = ["mds"]
+k = [3, 6, 12]
+load_model = "scaled"
+"#;
+
+fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    Scenario::from_str(Path::new("x.toml"), text, None)
+}
+
+#[test]
+fn reads_a_scenario() {
+    let s = parse(GOOD).unwrap();
+    assert_eq!(s.name, "t");
+    assert_eq!(s.studies.len(), 2);
+    let a = &s.studies[0];
+    assert_eq!(a.study.schemes().len(), 6 + 5);
+    assert_eq!(a.skipped, vec!["frc at s=4 (s+1 must divide n, n=12)".to_string()]);
+    assert_eq!(a.figures[1].metric, Metric::P99);
+    assert_eq!(a.study.trials(), 1000);
+    let b = &s.studies[1];
+    assert_eq!(*b.study.load_model(), LoadModel::Scaled);
+    assert_eq!(b.study.schemes().len(), 3);
+    let overridden = Scenario::from_str(Path::new("x.toml"), GOOD, Some(50)).unwrap();
+    assert_eq!(overridden.studies[0].study.trials(), 50);
+}
+
+#[test]
+fn errors_name_file_line_and_key() {
+    let cases = [
+        (
+            GOOD.replace("trials = 1000", "trials = 1000\ncolour = 3"),
+            "x.toml:6:",
+            "unknown field `colour`",
+        ),
+        (GOOD.replace("s = \"0..5\"", "s = \"5..0\""), "x.toml:10:", "key `s`"),
+        (
+            GOOD.replace("exp:rate=2", "exp:rate=-2"),
+            "x.toml:4:",
+            "key `dist`: `rate=-2` is out of range",
+        ),
+        (
+            GOOD.replace("[\"mds\"]", "[\"lrc\"]"),
+            "x.toml:15:",
+            "unknown scheme `lrc`",
+        ),
+        (
+            GOOD.replace("\"scaled\"", "\"quadratic\""),
+            "x.toml:17:",
+            "unknown load model `quadratic`",
+        ),
+        (
+            GOOD.replace("metric = \"p99\"", "metric = \"p42\""),
+            "x.toml:11:",
+            "key `metric`",
+        ),
+        (GOOD.replace("a.png", "../a.png"), "x.toml:11:", "key `file`"),
+        (
+            GOOD.replace("name = \"t\"", "name = \"../t\""),
+            "x.toml:2:",
+            "key `name`",
+        ),
+        (GOOD.replace("n = 12", ""), "x.toml", "missing field `n`"),
+        (
+            GOOD.replace("k = [3, 6, 12]", "k = [3, 6, 13]"),
+            "x.toml:14:",
+            "study `b`: k 13 is out of range for mds with n=12",
+        ),
+        (
+            GOOD.replace("label = \"b\"", "label = \"a\""),
+            "x.toml:14:",
+            "used by two studies",
+        ),
+        (
+            "name = \"t\"\nn = 3\nstudy = []".to_string(),
+            "x.toml:3:",
+            "at least one [[study]]",
+        ),
+        ("name = [".to_string(), "x.toml:1:", ""),
+        (
+            GOOD.replace("trials = 1000", "trials = 1000\nworkers = [\"12:exp:rate=1\"]"),
+            "x.toml:6:",
+            "keys `workers` and `dist` do not go together",
+        ),
+        (
+            GOOD.replace("dist = \"exp:rate=2\"", "workers = [\"6:exp:rate=1\", \"x\"]"),
+            "x.toml:4:",
+            "`x` is not COUNT:DIST",
+        ),
+        (
+            GOOD.replace("trials = 1000", "trials = 1000\nshuffle_placement = true"),
+            "x.toml:6:",
+            "key `shuffle_placement`: it places `workers` classes",
+        ),
+        (
+            GOOD.replace("exp:rate=2", "replay:path=nope.csv"),
+            "x.toml:4:",
+            "key `dist`: nope.csv: cannot read the trace",
+        ),
+    ];
+    for (text, place, what) in cases {
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(
+            e.starts_with(place) && e.contains(what),
+            "expected `{place}` … `{what}`, got: {e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+}
+
+/// The communication keys reach the study, at file and study level, and
+/// change its exact values: the shipped comm-tradeoff scenario's
+/// dedicated study has the computation-only mean plus τ·message.
+#[test]
+fn communication_keys_reach_the_study() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/comm-tradeoff.toml");
+    let scenario = Scenario::from_file(&path, Some(1000)).unwrap();
+    let [dedicated, shared] = &scenario.studies[..] else {
+        panic!("two studies")
+    };
+    assert_eq!(
+        *dedicated.study.comm(),
+        Comm::new(Some(2.0), None, Link::Dedicated, 0.0).unwrap()
+    );
+    assert_eq!(
+        *shared.study.comm(),
+        Comm::new(Some(2.0), None, Link::Shared, 0.0).unwrap()
+    );
+    let first = dedicated.study.schemes()[0];
+    let bare = dedicated.study.clone().with_comm(Comm::default());
+    let with = dedicated.study.exact_law(&first).unwrap().mean();
+    let without = bare.exact_law(&first).unwrap().mean();
+    assert!(
+        (with - (without + 2.0 * first.message())).abs() < 1e-12,
+        "{with} vs {without}"
+    );
+    let text = GOOD.replace(
+        "load_model = \"scaled\"",
+        "load_model = \"scaled\"\ncomm_dist = \"exp:rate=3\"\nlink = \"shared\"\ndecode_time = 0.5",
+    );
+    let b = &parse(&text).unwrap().studies[1];
+    assert_eq!(
+        *b.study.comm(),
+        Comm::new(None, Some(Dist::exp(3.0).unwrap()), Link::Shared, 0.5).unwrap()
+    );
+}

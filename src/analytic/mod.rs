@@ -190,7 +190,15 @@ impl IterationLaw {
             let (c, s) = self.cdf_sf_y(y);
             if q < 0.5 { c - q } else { (1.0 - q) - s }
         };
-        let mut step = self.worker.spread();
+        // A law whose spread overflows (Pareto of tiny shape, log-normal of
+        // huge μ) starts from the largest finite step, so that every search
+        // below moves by finite steps and ends.
+        let spread = self.worker.spread();
+        let mut step = if spread.is_finite() && spread > 0.0 {
+            spread
+        } else {
+            f64::MAX / 4.0
+        };
         if g(y0 + step) < 0.0 {
             while g(y0 + 2.0 * step) < 0.0 {
                 if step >= f64::MAX / 4.0 {
@@ -285,5 +293,47 @@ impl ExactLaw {
     /// The mean (infinite where it is).
     pub fn mean(&self) -> f64 {
         self.computation.mean() + self.shift
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheme::{Params, SchemeKind};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Regression: a law whose spread overflows to infinity (Pareto of tiny
+    /// shape, a straggler slowdown of 1e300) sent the quantile search into
+    /// an endless halving of an infinite step. Each quantile must come back,
+    /// in far less than the 10 s allowed here.
+    #[test]
+    fn quantiles_of_overflowing_laws_end() {
+        let crc = Scheme::new(
+            SchemeKind::Crc,
+            10,
+            Params {
+                s: Some(2),
+                ..Params::default()
+            },
+        )
+        .unwrap();
+        let laws = [
+            Dist::pareto(1.0, 0.0009).unwrap(),
+            Dist::pareto(1.0, 1e-4).unwrap(),
+            Dist::pareto(1.0, 0.01).unwrap().with_stragglers(0.5, 1e300).unwrap(),
+            Dist::lognormal(700.0, 1.0).unwrap(),
+        ];
+        for dist in laws {
+            let (tx, rx) = mpsc::channel();
+            std::thread::spawn(move || {
+                let law = iteration_law(&dist, &LoadModel::Fixed, &crc).unwrap();
+                tx.send([0.5, 0.99].map(|q| law.quantile(q))).unwrap();
+            });
+            let q = rx
+                .recv_timeout(Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("{dist}: the quantile search did not end"));
+            assert!(q.iter().all(|x| !x.is_nan() && *x > 0.0), "{dist}: {q:?}");
+        }
     }
 }

@@ -109,7 +109,8 @@ impl Dist {
 
     /// Log-normal: `ln X ~ Normal(mu, sigma²)`, `mu` finite, `sigma` > 0.
     pub fn lognormal(mu: f64, sigma: f64) -> Result<Self, DistError> {
-        check("mu", mu, true, "a finite number")?;
+        // The median e^mu must itself be a finite number.
+        check("mu", mu, mu.abs() <= 700.0, "a number from -700 to 700")?;
         check("sigma", sigma, sigma > 0.0, "a finite number > 0")?;
         Ok(Self::from_base(Base::LogNormal { mu, sigma }))
     }

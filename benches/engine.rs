@@ -10,8 +10,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gcsim::dist::Dist;
-use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan, rng::trial_rng};
+use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan};
 use gcsim::load::LoadModel;
+use gcsim::rng::trial_rng;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
 use gcsim::study::{Study, Workers};
 use rand_distr::Distribution;

@@ -8,7 +8,8 @@
 use std::time::Instant;
 
 use gcsim::dist::Dist;
-use gcsim::engine::{CHUNK, rng::trial_rng};
+use gcsim::engine::CHUNK;
+use gcsim::rng::trial_rng;
 use rand_distr::Distribution;
 use rayon::prelude::*;
 

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod plot;
 pub mod range;
 pub mod report;
+pub mod rng;
 pub mod scenario;
 pub mod scheme;
 pub mod shard;

@@ -290,7 +290,7 @@ fn scale(dist: &Dist, factor: f64) -> Dist {
 /// A 95% interval of a binomial proportion: Wilson's score interval, which
 /// stays informative at 0 and 1 (Wilson 1927).
 pub fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
-    let z = 1.959_963_984_540_054;
+    let z = crate::stats::Z95;
     let n = n as f64;
     let d = 1.0 + z * z / n;
     let centre = (p + z * z / (2.0 * n)) / d;

@@ -31,14 +31,16 @@
 //! kept. Blocks fold in index order and counts add, so the merged result is
 //! the single run's, byte for byte.
 
+pub mod runs;
+
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::engine::ShardPart;
 use crate::report::RunConfig;
 use crate::stats::Moments;
 use crate::stats::quantile::Tally;
 use crate::study::Study;
+use runs::ShardPart;
 
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";

@@ -9,8 +9,9 @@ use rand_distr::Distribution;
 
 use gcsim::comm::{Comm, Link, Transfer};
 use gcsim::dist::Dist;
-use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan, rng::trial_rng};
+use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan};
 use gcsim::load::LoadModel;
+use gcsim::rng::trial_rng;
 use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
 use gcsim::study::Study;
 

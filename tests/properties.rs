@@ -17,10 +17,10 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rand_distr::Distribution;
 
 use gcsim::dist::Dist;
-use gcsim::engine::rng::trial_rng;
 use gcsim::engine::{RulePath, Sampling, Silent, TrialPlan, simulate_with};
 use gcsim::load::LoadModel;
 use gcsim::report::rows;
+use gcsim::rng::trial_rng;
 use gcsim::scenario::Scenario;
 use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
 use gcsim::study::Study;

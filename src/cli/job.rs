@@ -131,7 +131,7 @@ impl Job {
         let part = self
             .engine
             .pool()?
-            .install(|| engine::simulate_shard(&self.study, shard.index - 1, shard.count, &bar));
+            .install(|| gcsim::shard::runs::simulate_shard(&self.study, shard.index - 1, shard.count, &bar));
         let file = ShardFile::new(&self.study, &self.config, &part);
         let dest = self.output.file.context("a shard needs --out")?;
         dest.write(|out| serde_json::to_writer(out, &file).map_err(io::Error::other))?;

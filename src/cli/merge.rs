@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use gcsim::engine::{self, ShardPart};
 use gcsim::export::Format;
 use gcsim::plot::sweep::Metric;
 use gcsim::report::{self, RunConfig};
+use gcsim::shard::runs::ShardPart;
 use gcsim::shard::{self, ShardFile};
 use gcsim::study::Study;
 
@@ -119,7 +119,7 @@ impl MergeJob {
         let outcome = self
             .engine
             .pool()?
-            .install(|| engine::merge_shards(&study, &self.parts, &bar))
+            .install(|| gcsim::shard::runs::merge_shards(&study, &self.parts, &bar))
             .map_err(usage)?;
         if outcome.passes > 1 {
             eprintln!(

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Code, Generator, TOLERANCE, build};
-use crate::engine::rng::trial_rng;
+use crate::rng::trial_rng;
 use crate::scheme::SchemeKind;
 
 /// The end-to-end check passes when the decoded gradient's relative error is

@@ -131,7 +131,7 @@ mod tests {
         assert!((s[0] - 5.0).abs() < 1e-12 && s[1..].iter().all(|&x| x < 1e-12), "{s:?}");
         assert!((&u * DMatrix::from_diagonal(&s.clone().into()) * v.transpose() - &ones).norm() < 1e-12);
         let frc = super::super::build::frc(200, 19);
-        let mut rng = crate::engine::rng::trial_rng(1, 0);
+        let mut rng = crate::rng::trial_rng(1, 0);
         for _ in 0..20 {
             let mut rows: Vec<usize> = (0..200).collect();
             for _ in 0..19 {

@@ -11,9 +11,10 @@
 //! configurations all have an exact law takes its reference values and
 //! windows from that law instead, and has no pilot.
 
+mod kernels;
 pub mod pass;
-pub mod rng;
 pub mod sort;
+mod targets;
 pub mod timeline;
 pub mod trial;
 
@@ -25,6 +26,7 @@ use crate::stats::quantile::{self, Tally, Verdict, Window};
 use crate::stats::{MeanEstimate, Moments, QUANTILES};
 use crate::study::{Decoder, Study, Workers};
 use pass::{Counts, LogBins, Pass, PassTotals, Watch};
+pub use targets::Targets;
 pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply};
 
 /// Trials per chunk.
@@ -88,29 +90,17 @@ pub struct Options {
 }
 
 impl Summary {
-    /// From the values at [`quantile_levels`].
-    fn new(trials: u64, mean: MeanEstimate, v: [f64; 12]) -> Self {
+    /// From the values at the [`Targets::levels`].
+    fn new(trials: u64, mean: MeanEstimate, v: Targets) -> Self {
         Self {
             trials,
             mean,
-            quantiles: [v[0], v[3], v[6], v[9]],
-            quantile_ci95: [(v[1], v[2]), (v[4], v[5]), (v[7], v[8]), (v[10], v[11])],
+            quantiles: std::array::from_fn(|i| v.quantile(i)),
+            quantile_ci95: std::array::from_fn(|i| v.interval(i)),
             survival: Vec::new(),
             within_deadline: None,
         }
     }
-}
-
-/// For each reported quantile q: q, then the levels of its interval's ends.
-pub fn quantile_levels(trials: u64) -> [f64; 12] {
-    let mut levels = [0.0; 12];
-    for (i, q) in QUANTILES.into_iter().enumerate() {
-        let half = 1.959_963_984_540_054 * (q * (1.0 - q) / trials as f64).sqrt();
-        levels[3 * i] = q;
-        levels[3 * i + 1] = (q - half).max(0.0);
-        levels[3 * i + 2] = (q + half).min(1.0);
-    }
-    levels
 }
 
 /// The statistics of every configuration of a study, and of its baseline.
@@ -137,8 +127,8 @@ pub fn simulate_with(plan: &TrialPlan, study: &Study, progress: &dyn Progress) -
 /// Simulates `study` with a given trial plan and options.
 pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, options: &Options) -> Outcome {
     let run = Started::new(plan, study, options, progress);
-    let outcome = if run.exact() {
-        run.exact_outcome(progress)
+    let outcome = if run.pilot_is_whole_run() {
+        run.whole_run_outcome(progress)
     } else {
         let first = run.first_pass(0..run.runner.blocks(), progress);
         run.finish(first.totals, progress)
@@ -147,153 +137,9 @@ pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, o
     outcome
 }
 
-/// The part of a run that shard `index` of `count` computes: its blocks'
-/// power sums, and its window tallies and value ranges (see [`crate::shard`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShardPart {
-    /// 0-based shard index.
-    pub index: u64,
-    /// Number of shards.
-    pub count: u64,
-    /// Power sums of each block this shard ran, by block index.
-    pub blocks: Vec<(u64, Vec<Moments>)>,
-    /// Smallest and largest value per slot.
-    pub range: Vec<(f64, f64)>,
-    /// First-pass window tallies.
-    pub tallies: Vec<Tally>,
-}
-
-/// The blocks shard `index` of `count` runs: a contiguous share of them.
-pub fn shard_blocks(blocks: u64, index: u64, count: u64) -> std::ops::Range<u64> {
-    let at = |i: u64| (blocks as u128 * i as u128 / count as u128) as u64;
-    at(index)..at(index + 1)
-}
-
-/// Runs shard `index` of `count` of `study`: the pilot, then the first pass
-/// over this shard's blocks only.
-pub fn simulate_shard(study: &Study, index: u64, count: u64, progress: &dyn Progress) -> ShardPart {
-    let plan = TrialPlan::new(study);
-    let run = Started::new(&plan, study, &Options::default(), progress);
-    let blocks = shard_blocks(run.runner.blocks(), index, count);
-    let (blocks, range, tallies) = if run.exact() {
-        (Vec::new(), Vec::new(), Vec::new())
-    } else {
-        let first = run.first_pass(blocks, progress);
-        (first.blocks, first.totals.range, first.totals.tallies)
-    };
-    progress.finish();
-    ShardPart {
-        index,
-        count,
-        blocks,
-        range,
-        tallies,
-    }
-}
-
-/// Why shards cannot be merged.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MergeError {
-    /// Shards of different splits.
-    #[error("shards of different splits: one is of {0}, another of {1}")]
-    Counts(u64, u64),
-    /// The same shard twice (1-based index, as in `--shard I/K`).
-    #[error("shard {0}/{1} is given twice")]
-    Duplicate(u64, u64),
-    /// A shard is absent (1-based index).
-    #[error("shard {0}/{1} is missing (give all {1} shard files)")]
-    Missing(u64, u64),
-    /// A shard's contents do not fit the study (1-based index).
-    #[error("shard {0}/{1} does not fit the study: {2}")]
-    Inconsistent(u64, u64, String),
-}
-
-/// Merges the parts of every shard of `study` into the outcome a single run
-/// gives, bit for bit: the pilot is recomputed (it is a pure function of the
-/// seed), blocks fold in index order, tallies add, and any quantile
-/// refinement pass runs here.
-pub fn merge_shards(study: &Study, parts: &[ShardPart], progress: &dyn Progress) -> Result<Outcome, MergeError> {
-    let count = parts.first().map_or(1, |p| p.count);
-    let mut seen = vec![false; count as usize];
-    for p in parts {
-        if p.count != count {
-            return Err(MergeError::Counts(count, p.count));
-        }
-        if p.index >= count {
-            return Err(MergeError::Inconsistent(
-                p.index + 1,
-                count,
-                "index out of range".into(),
-            ));
-        }
-        if std::mem::replace(&mut seen[p.index as usize], true) {
-            return Err(MergeError::Duplicate(p.index + 1, count));
-        }
-    }
-    if let Some(i) = seen.iter().position(|s| !s) {
-        return Err(MergeError::Missing(i as u64 + 1, count));
-    }
-    let plan = TrialPlan::new(study);
-    let run = Started::new(&plan, study, &Options::default(), progress);
-    if run.exact() {
-        let outcome = run.exact_outcome(progress);
-        progress.finish();
-        return Ok(outcome);
-    }
-    let pass = run.first_pass_spec();
-    let mut totals = PassTotals::new(&pass);
-    let mut blocks: Vec<&(u64, Vec<Moments>)> = parts.iter().flat_map(|p| &p.blocks).collect();
-    blocks.sort_by_key(|b| b.0);
-    let expected: Vec<u64> = (0..run.runner.blocks()).collect();
-    if blocks.iter().map(|b| b.0).collect::<Vec<_>>() != expected {
-        return Err(MergeError::Inconsistent(
-            1,
-            count,
-            "the shards' blocks do not cover the trials exactly once".into(),
-        ));
-    }
-    for (_, moments) in blocks {
-        if moments.len() != totals.moments.len() {
-            return Err(MergeError::Inconsistent(
-                1,
-                count,
-                "a block has the wrong number of configurations".into(),
-            ));
-        }
-        for (t, m) in totals.moments.iter_mut().zip(moments) {
-            t.merge(m);
-        }
-    }
-    for p in parts {
-        if p.range.len() != totals.range.len() || p.tallies.len() != totals.tallies.len() {
-            return Err(MergeError::Inconsistent(
-                p.index + 1,
-                count,
-                "wrong number of configurations or windows".into(),
-            ));
-        }
-        for (r, pr) in totals.range.iter_mut().zip(&p.range) {
-            *r = (r.0.min(pr.0), r.1.max(pr.1));
-        }
-        for (t, pt) in totals.tallies.iter_mut().zip(&p.tallies) {
-            if t.counts.len() != pt.counts.len() || t.bin_range.len() != pt.bin_range.len() {
-                return Err(MergeError::Inconsistent(
-                    p.index + 1,
-                    count,
-                    "a window has the wrong number of bins".into(),
-                ));
-            }
-            t.merge(pt);
-        }
-    }
-    let outcome = run.finish(totals, progress);
-    progress.finish();
-    Ok(outcome)
-}
-
 /// A run whose pilot is done: what every path (whole run, shard, merge) shares.
-struct Started<'a> {
-    runner: Runner<'a>,
+pub(crate) struct Started<'a> {
+    pub(crate) runner: Runner<'a>,
     pilot: Vec<Vec<f64>>,
     columns: Vec<PilotColumn>,
     refs: Vec<f64>,
@@ -306,13 +152,13 @@ struct Started<'a> {
 }
 
 /// The first pass's totals, and each block's power sums.
-struct FirstPass {
-    totals: PassTotals,
-    blocks: Vec<(u64, Vec<Moments>)>,
+pub(crate) struct FirstPass {
+    pub(crate) totals: PassTotals,
+    pub(crate) blocks: Vec<(u64, Vec<Moments>)>,
 }
 
 impl<'a> Started<'a> {
-    fn new(plan: &'a TrialPlan, study: &Study, options: &Options, progress: &dyn Progress) -> Self {
+    pub(crate) fn new(plan: &'a TrialPlan, study: &Study, options: &Options, progress: &dyn Progress) -> Self {
         let runner = Runner {
             plan,
             seed: study.seed(),
@@ -358,7 +204,7 @@ impl<'a> Started<'a> {
                 {
                     return PilotColumn {
                         reference,
-                        exact: [f64::NAN; 12],
+                        sample_quantiles: Targets::UNKNOWN,
                         windows,
                         span: (f64::NAN, f64::NAN),
                     };
@@ -392,12 +238,12 @@ impl<'a> Started<'a> {
         }
     }
 
-    /// Whether the pilot is the whole run (exact sample quantiles).
-    fn exact(&self) -> bool {
+    /// Whether the pilot is the whole run (its sample quantiles are the run's).
+    pub(crate) fn pilot_is_whole_run(&self) -> bool {
         self.pilot.len() as u64 == self.runner.chunks()
     }
 
-    fn exact_outcome(&self, progress: &dyn Progress) -> Outcome {
+    pub(crate) fn whole_run_outcome(&self, progress: &dyn Progress) -> Outcome {
         let pass =
             Pass::new(&self.refs, Vec::new(), self.runner.plan.slots(), self.survival).with_deadline(self.deadline);
         let totals = self
@@ -408,12 +254,12 @@ impl<'a> Started<'a> {
             .columns
             .iter()
             .zip(&totals.moments)
-            .map(|(c, m)| Summary::new(self.runner.total, m.summarize(c.reference), c.exact))
+            .map(|(c, m)| Summary::new(self.runner.total, m.summarize(c.reference), c.sample_quantiles))
             .collect();
         self.outcome(summaries, 1, &totals)
     }
 
-    fn first_pass_spec(&self) -> Pass<'_> {
+    pub(crate) fn first_pass_spec(&self) -> Pass<'_> {
         let mut watches = Vec::new();
         for (slot, c) in self.columns.iter().enumerate() {
             for window in c.windows {
@@ -424,21 +270,21 @@ impl<'a> Started<'a> {
         if self.discrete { pass.with_bin_ranges() } else { pass }
     }
 
-    fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
+    pub(crate) fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
         self.runner.pass(&self.first_pass_spec(), &self.pilot, blocks, progress)
     }
 
     /// Resolves every quantile from the first pass's totals, running
     /// refinement passes over all trials where a window was not enough.
-    fn finish(&self, mut totals: PassTotals, progress: &dyn Progress) -> Outcome {
+    pub(crate) fn finish(&self, mut totals: PassTotals, progress: &dyn Progress) -> Outcome {
         let runner = &self.runner;
         let slots = runner.plan.slots();
         let first = self.first_pass_spec();
         let range = totals.range.clone();
         // Each quantile's window also serves the two order statistics of its
         // 95% interval, which lie well inside it.
-        let levels = quantile_levels(runner.total);
-        let mut values = vec![[f64::NAN; 12]; slots];
+        let levels = Targets::levels(runner.total);
+        let mut values = vec![Targets::UNKNOWN; slots];
         // (slot, target index, window, tally) still to resolve.
         let mut open: Vec<(usize, usize, Window, Tally)> = Vec::new();
         for (w, (watch, tally)) in first
@@ -448,7 +294,7 @@ impl<'a> Started<'a> {
             .enumerate()
         {
             let qi = w % QUANTILES.len();
-            for t in 3 * qi..3 * qi + 3 {
+            for t in Targets::of_quantile(qi) {
                 open.push((watch.slot, t, watch.window, tally.clone()));
             }
         }
@@ -553,8 +399,9 @@ struct PilotColumn {
     /// Reference of the power sums: the pilot median, or the exact median
     /// where the exact law places the windows (0 if not finite).
     reference: f64,
-    /// The values at [`quantile_levels`], exact for a run no longer than the pilot.
-    exact: [f64; 12],
+    /// The sample quantiles at the [`Targets::levels`], for a run no longer
+    /// than the pilot.
+    sample_quantiles: Targets,
     /// First-pass windows of the four quantiles.
     windows: [Window; 4],
     /// Smallest positive and largest finite value, for survival bins.
@@ -566,7 +413,7 @@ impl PilotColumn {
     /// selects the ranks it needs instead of sorting.
     fn new(mut values: Vec<f64>, total: u64) -> Self {
         let p = values.len();
-        let levels = quantile_levels(total);
+        let levels = Targets::levels(total);
         let mut ranks = vec![quantile::target_index(0.5, p as u64) as usize];
         ranks.extend(levels.iter().map(|&l| quantile::target_index(l, p as u64) as usize));
         ranks.extend(QUANTILES.iter().flat_map(|&q| quantile::pilot_ranks(q, p)));
@@ -579,18 +426,20 @@ impl PilotColumn {
         });
         let at = quantile::select_ranks(&mut values, &ranks);
         let windows = std::array::from_fn(|i| {
-            quantile::window_from_pilot(at[13 + 2 * i], at[14 + 2 * i], QUANTILES[i], p, total)
+            // After the median and the targets come two pilot ranks per quantile.
+            let ranks = 1 + Targets::LEN + 2 * i;
+            quantile::window_from_pilot(at[ranks], at[ranks + 1], QUANTILES[i], p, total)
         });
         Self {
             reference: Some(at[0]).filter(|m| m.is_finite()).unwrap_or(0.0),
-            exact: std::array::from_fn(|i| at[1 + i]),
+            sample_quantiles: Targets::from_fn(|t| at[1 + t]),
             windows,
             span,
         }
     }
 }
 
-struct Runner<'a> {
+pub(crate) struct Runner<'a> {
     plan: &'a TrialPlan,
     seed: u64,
     total: u64,
@@ -666,7 +515,7 @@ impl Runner<'_> {
     }
 
     /// Blocks of [`BLOCK_CHUNKS`] chunks.
-    fn blocks(&self) -> u64 {
+    pub(crate) fn blocks(&self) -> u64 {
         self.chunks().div_ceil(BLOCK_CHUNKS)
     }
 

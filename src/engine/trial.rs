@@ -43,17 +43,24 @@
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma};
 
-use super::rng::trial_rng;
 use super::sort::{SortBuffers, sort_floats};
 use super::timeline::{completion_by_events, fast};
 use crate::comm::{Comm, Transfer};
 use crate::dist::Base;
 use crate::load::LoadModel;
+use crate::rng::trial_rng;
 use crate::scheme::{Rule, Scheme};
 use std::sync::Arc;
 
 use crate::codes::Code;
 use crate::study::{Decoder, Study, Workers};
+
+mod evaluate;
+mod sample;
+
+use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
+use sample::{ClassLaws, Standard};
+pub use sample::{order_statistics_apply, top_block};
 
 /// How rules are evaluated on a trial's worker times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,59 +81,6 @@ pub enum Sampling {
     OrderStatistics,
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn merging_runs_sorts_them() {
-        let runs: [&[f64]; 4] = [&[0.5, 1.0, 1.0, 7.0], &[], &[0.1, 1.0, 2.0, 2.0, 9.0, 10.0], &[3.0]];
-        let mut src = Vec::new();
-        let mut ends = Vec::new();
-        for r in runs {
-            src.extend_from_slice(r);
-            ends.push(src.len());
-        }
-        let mut expected = src.clone();
-        expected.sort_by(f64::total_cmp);
-        let mut dst = vec![0.0; src.len()];
-        super::merge_runs(&src, &ends, &mut dst, &mut Vec::new());
-        assert_eq!(dst, expected);
-        let inf = f64::INFINITY;
-        for (a, b) in [
-            (&[][..], &[1.0][..]),
-            (&[2.0], &[]),
-            (&[1.0, 3.0], &[2.0]),
-            (&[5.0], &[1.0, 2.0, 3.0]),
-            // Values equal to the sentinels.
-            (&[1.0, 2.0], &[3.0, 4.0, inf, inf, inf, inf, inf, inf, inf, inf]),
-            (&[inf, inf], &[0.5, inf]),
-            (&[-inf, 0.0, inf], &[-inf, -inf, 1.0]),
-            (&[inf], &[inf]),
-        ] {
-            let mut pad = Vec::new();
-            super::merge_two(a, b, &mut pad);
-            let mut e: Vec<f64> = a.iter().chain(b).copied().collect();
-            e.sort_by(f64::total_cmp);
-            assert_eq!(&pad[pad.len() - e.len()..], &e[..], "{a:?} {b:?}");
-        }
-    }
-
-    #[test]
-    fn prefix_sum_is_a_running_sum() {
-        for len in [0, 1, 3, 4, 7, 8, 100, 101] {
-            let mut v: Vec<f64> = (0..len).map(|i| (i % 7) as f64 + 0.5).collect();
-            let expected: Vec<f64> = v
-                .iter()
-                .scan(0.0, |acc, x| {
-                    *acc += x;
-                    Some(*acc)
-                })
-                .collect();
-            super::prefix_sum(&mut v);
-            assert_eq!(v, expected, "len {len}");
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 struct Eval {
     slot: usize,
@@ -136,10 +90,10 @@ struct Eval {
     group: usize,
 }
 
-/// Configurations that share worker times: all of them under a monotone
+/// A load group: the configurations that share worker times, all of them under a monotone
 /// load model, those with the same load under `additive`.
 #[derive(Debug, Clone)]
-struct Class {
+struct LoadGroup {
     load: f64,
     evals: Vec<Eval>,
     needs_sort: bool,
@@ -151,12 +105,26 @@ struct Class {
 /// Per-thread buffers for [`TrialPlan::run`].
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
+    /// One draw per worker (per unit of work under `additive`, unit-major).
     draws: Vec<f64>,
+    /// The worker times of one load group, by worker.
     times: Vec<f64>,
+    /// Sorted times: the top standard exponential order statistics, or the
+    /// merged runs of the worker classes.
     sorted: Vec<f64>,
-    cum: Vec<f64>,
+    /// Below the top block, by index: a/b of the Beta split, then ln U_(k)
+    /// as the order statistics are reached top down.
+    low_order: Vec<f64>,
+    /// Each worker class's sorted run of times, then the same run shuffled
+    /// to deal to the class's workers.
+    class_runs: Vec<f64>,
+    /// Running sums of the units of work drawn so far (`additive`).
+    unit_sums: Vec<f64>,
     order: Vec<usize>,
-    ranks: Vec<u32>,
+    /// The rank of each worker's time: a uniformly random permutation.
+    worker_rank: Vec<u32>,
+    /// The class of each worker.
+    worker_class: Vec<u32>,
     transfer: Vec<f64>,
     finish: Vec<f64>,
     arrival: Vec<f64>,
@@ -177,7 +145,7 @@ pub struct TrialPlan {
     workers: Workers,
     model: LoadModel,
     units: usize,
-    classes: Vec<Class>,
+    load_groups: Vec<LoadGroup>,
     slots: usize,
     path: RulePath,
     sampling: Sampling,
@@ -209,265 +177,6 @@ pub struct TrialPlan {
 
 /// Key of the transfer-time stream (XORed with the seed).
 const COMM_STREAM: u64 = 0xC0_FFEE_D1CE_5EED;
-/// Fisher–Yates: a uniformly random order of `v`, drawing `i ∈ 0..=k` for
-/// k = len−1 down to 1 (every sampler that shuffles draws the same way).
-fn shuffle<T>(v: &mut [T], rng: &mut rand_xoshiro::Xoshiro256PlusPlus) {
-    for i in (1..v.len()).rev() {
-        v.swap(i, rng.random_range(0..=i));
-    }
-}
-
-/// `ranks[i]` ← the class of worker i: classes of `counts` workers in
-/// order, or placed uniformly at random with `random`.
-fn place_classes(
-    ranks: &mut [u32],
-    counts: impl Iterator<Item = usize>,
-    random: bool,
-    rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
-) {
-    let mut i = 0;
-    for (c, m) in counts.enumerate() {
-        ranks[i..i + m].fill(c as u32);
-        i += m;
-    }
-    if random {
-        shuffle(ranks, rng);
-    }
-}
-
-/// Key of the stream that assigns ranks to workers (XORed with the seed).
-const RANK_STREAM: u64 = 0x4A2C_5EED_0F0F_5EED;
-
-/// How many of the largest order statistics every order-statistic trial
-/// draws: the top half of the workers and one more (every s ≤ n/2), at
-/// least 32 and at most 1024; the rest are drawn on demand.
-pub fn top_block(n: usize) -> usize {
-    (n / 2 + 1).clamp(32, 1024).min(n)
-}
-
-/// −ln(1 − e^l) for l < 0, accurate at both ends (Mächler 2012).
-#[inline]
-fn neg_ln_one_minus_exp(l: f64) -> f64 {
-    if l > -std::f64::consts::LN_2 {
-        -(-l.exp_m1()).ln()
-    } else {
-        -(-l.exp()).ln_1p()
-    }
-}
-
-/// In-place running sum, as four independent chains over the quarters of
-/// `v` whose offsets are added afterwards: a quarter of the latency of one
-/// chain of dependent additions. The result is a fixed function of `v`.
-fn prefix_sum(v: &mut [f64]) {
-    let q = v.len() / 4;
-    if q == 0 {
-        let mut acc = 0.0;
-        for x in v.iter_mut() {
-            acc += *x;
-            *x = acc;
-        }
-        return;
-    }
-    let (a, rest) = v.split_at_mut(q);
-    let (b, rest) = rest.split_at_mut(q);
-    let (c, d) = rest.split_at_mut(q);
-    let (mut sa, mut sb, mut sc, mut sd) = (0.0, 0.0, 0.0, 0.0);
-    for i in 0..q {
-        sa += a[i];
-        a[i] = sa;
-        sb += b[i];
-        b[i] = sb;
-        sc += c[i];
-        c[i] = sc;
-        sd += d[i];
-        d[i] = sd;
-    }
-    for x in d.iter_mut().skip(q) {
-        sd += *x;
-        *x = sd;
-    }
-    let (ob, oc) = (sa, sa + sb);
-    let od = oc + sc;
-    b.iter_mut().for_each(|x| *x += ob);
-    c.iter_mut().for_each(|x| *x += oc);
-    d.iter_mut().for_each(|x| *x += od);
-}
-
-/// Whether `study`'s worker times can be drawn as order statistics: i.i.d.
-/// workers whose law is an increasing function of a standard exponential
-/// (`Standard`: exponential, shifted-exponential, Pareto and Weibull laws
-/// without a straggler mixture, and the bootstrap from a trace) under a
-/// monotone load, with the threshold decoder and no transfer times; or a
-/// heterogeneous cluster whose every class is such a law (each class's
-/// order statistics, merged). Log-normal laws and mixtures take the draw
-/// path.
-pub fn order_statistics_apply(study: &Study) -> bool {
-    !study.comm().transfers()
-        && study.decoder() == Decoder::Threshold
-        && study.load_model().is_monotone()
-        && (Standard::of(study.workers()).is_some() || ClassLaws::of(study.workers()).is_some())
-}
-
-/// A heterogeneous cluster whose every class has a [`Standard`] law: each
-/// class's order statistics are drawn by Rényi's representation and the
-/// classes' sorted runs merged, with no sort.
-#[derive(Debug, Clone)]
-struct ClassLaws {
-    /// `(count, law, 1/(m−i+1) for i = 1..m)` per class, in order.
-    classes: Vec<(usize, Standard, Vec<f64>)>,
-    /// Random placement per trial.
-    shuffle: bool,
-    /// Where each class's run starts in the trial's times, and n at the end.
-    starts: Vec<usize>,
-}
-
-impl ClassLaws {
-    fn of(workers: &Workers) -> Option<Self> {
-        let Workers::Classes { classes, shuffle } = workers else {
-            return None;
-        };
-        let classes = classes
-            .iter()
-            .map(|&(m, d)| {
-                let law = Standard::of(&Workers::Iid(d))?;
-                Some((m, law, (1..=m).map(|i| 1.0 / (m - i + 1) as f64).collect()))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let starts = std::iter::once(0)
-            .chain(classes.iter().scan(0, |at, (m, _, _)| {
-                *at += m;
-                Some(*at)
-            }))
-            .collect();
-        Some(Self {
-            classes,
-            starts,
-            shuffle: *shuffle,
-        })
-    }
-}
-
-/// Merges the ascending runs of `src` that end at `ends` into `dst`
-/// (ascending), two at a time; `pad` holds sentinel-padded copies.
-fn merge_runs(src: &[f64], ends: &[usize], dst: &mut [f64], pad: &mut Vec<f64>) {
-    let first = ends.first().copied().unwrap_or(0);
-    dst[..first].copy_from_slice(&src[..first]);
-    let mut len = first;
-    for w in ends.windows(2) {
-        let run = &src[w[0]..w[1]];
-        merge_two(&dst[..len], run, pad);
-        len += run.len();
-        dst[..len].copy_from_slice(&pad[pad.len() - len..]);
-    }
-}
-
-/// Merges ascending `a` and `b`, writing the result to the last
-/// `a.len() + b.len()` entries of `pad`. The inputs are copied between
-/// −∞/+∞ sentinels, and the merge runs from both ends at once: two
-/// independent chains of load, compare and step, with the side chosen by
-/// a select (min/max), so random interleavings cost no branch
-/// mispredictions.
-fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
-    let (la, lb) = (a.len(), b.len());
-    let total = la + lb;
-    pad.clear();
-    pad.push(f64::NEG_INFINITY);
-    pad.extend_from_slice(a);
-    pad.push(f64::INFINITY);
-    pad.push(f64::NEG_INFINITY);
-    pad.extend_from_slice(b);
-    pad.push(f64::INFINITY);
-    let base = pad.len();
-    pad.resize(base + total, 0.0);
-    let (inputs, out) = pad.split_at_mut(base);
-    // Front: a's next at i, b's next at j (ties to a). Back: a's last at
-    // p, b's last at q (ties to b, so that both halves agree on the order).
-    let (mut i, mut j) = (1, la + 3);
-    let (mut p, mut q) = (la, la + 2 + lb);
-    let front = total.div_ceil(2);
-    // The sentinels keep every read in bounds; which side is exhausted is
-    // decided by index, so values equal to a sentinel (±∞ times, from
-    // Pareto laws of tiny shape) merge correctly.
-    let (a_end, b_start, b_end) = (la, la + 3, la + 2 + lb);
-    for k in 0..front {
-        let (x, y) = (inputs[i], inputs[j]);
-        let take_a = (i <= a_end) & ((j > b_end) | (x <= y));
-        out[k] = if take_a { x } else { y };
-        i += usize::from(take_a);
-        j += usize::from(!take_a);
-        let k = total - 1 - k;
-        if k >= front {
-            let (x, y) = (inputs[p], inputs[q]);
-            let take_a = (p >= 1) & ((q < b_start) | (x > y));
-            out[k] = if take_a { x } else { y };
-            p -= usize::from(take_a);
-            q -= usize::from(!take_a);
-        }
-    }
-}
-
-/// An i.i.d. worker law written as an increasing function g of a standard
-/// exponential E, so that g(E_(k)) is the law's k-th order statistic.
-#[derive(Debug, Clone)]
-enum Standard {
-    /// E/μ.
-    Exp { inv_rate: f64 },
-    /// shift + E/μ.
-    ShiftedExp { shift: f64, inv_rate: f64 },
-    /// x_m·e^(E/α).
-    Pareto { scale: f64, inv_shape: f64 },
-    /// λ·E^(1/k).
-    Weibull { scale: f64, inv_shape: f64 },
-    /// The bootstrap from a trace: its ⌊M·U⌋-th smallest value (0-based) for
-    /// U = 1 − e^(−E), uniform on [0, 1): each of the M values with
-    /// probability 1/M.
-    Empirical(Arc<Vec<f64>>),
-}
-
-impl Standard {
-    /// The representation of `workers`' law, if it has one.
-    fn of(workers: &Workers) -> Option<Self> {
-        match workers {
-            Workers::Iid(d) if d.stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0) => match d.base() {
-                Base::Exp { rate } => Some(Self::Exp { inv_rate: 1.0 / rate }),
-                Base::ShiftedExp { shift, rate } => Some(Self::ShiftedExp {
-                    shift,
-                    inv_rate: 1.0 / rate,
-                }),
-                Base::Pareto { scale, shape } => Some(Self::Pareto {
-                    scale,
-                    inv_shape: 1.0 / shape,
-                }),
-                Base::Weibull { scale, shape } => Some(Self::Weibull {
-                    scale,
-                    inv_shape: 1.0 / shape,
-                }),
-                Base::LogNormal { .. } => None,
-            },
-            Workers::Trace(trace) => {
-                let mut sorted = trace.all().to_vec();
-                sorted.sort_unstable_by(f64::total_cmp);
-                Some(Self::Empirical(Arc::new(sorted)))
-            }
-            Workers::Iid(_) | Workers::Classes { .. } | Workers::Replay(_) => None,
-        }
-    }
-
-    #[inline(always)]
-    fn apply(&self, e: f64) -> f64 {
-        match self {
-            Self::Exp { inv_rate } => e * inv_rate,
-            Self::ShiftedExp { shift, inv_rate } => shift + e * inv_rate,
-            Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
-            Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
-            Self::Empirical(sorted) => {
-                let m = sorted.len();
-                let u = -(-e).exp_m1();
-                sorted[((u * m as f64) as usize).min(m - 1)]
-            }
-        }
-    }
-}
 
 impl TrialPlan {
     /// The fastest plan for `study`: order statistics where they apply,
@@ -506,12 +215,12 @@ impl TrialPlan {
             })
             .collect();
         let slots = evals.len();
-        let mut classes: Vec<Class> = Vec::new();
+        let mut load_groups: Vec<LoadGroup> = Vec::new();
         for e in evals.iter().cloned() {
             let shared = model.is_monotone();
-            match classes.iter_mut().find(|c| shared || c.load == e.load) {
+            match load_groups.iter_mut().find(|c| shared || c.load == e.load) {
                 Some(c) => c.evals.push(e),
-                None => classes.push(Class {
+                None => load_groups.push(LoadGroup {
                     load: e.load,
                     evals: vec![e],
                     needs_sort: false,
@@ -523,14 +232,14 @@ impl TrialPlan {
         for e in &evals {
             slot_loads[e.slot] = e.load;
         }
-        classes.sort_by(|a, b| a.load.total_cmp(&b.load));
+        load_groups.sort_by(|a, b| a.load.total_cmp(&b.load));
         let n = study.n();
         let mut plan = Self {
             n,
             workers: study.workers().clone(),
             model,
             units: (study.draws_per_trial() / n as u64) as usize,
-            classes,
+            load_groups,
             slots,
             path,
             sampling,
@@ -560,11 +269,11 @@ impl TrialPlan {
         plan
     }
 
-    /// What follows from the rules: which classes sort, and which slots read
+    /// What follows from the rules: which load groups sort, and which slots read
     /// an order statistic of the top block directly.
     fn update_sorting(&mut self) {
         let sort = self.path == RulePath::Fast && self.sampling == Sampling::Draws;
-        for c in &mut self.classes {
+        for c in &mut self.load_groups {
             c.needs_sort = sort && c.evals.iter().any(|e| matches!(e.rule, Rule::KOfN(_)));
             c.group_sizes.clear();
             for e in &mut c.evals {
@@ -582,7 +291,7 @@ impl TrialPlan {
         let top_lo = self.n - top_block(self.n);
         self.top_ranks = vec![u32::MAX; self.slots];
         self.other_evals.clear();
-        for e in self.classes.iter().flat_map(|c| &c.evals) {
+        for e in self.load_groups.iter().flat_map(|c| &c.evals) {
             match e.rule {
                 Rule::KOfN(k) if k > top_lo => self.top_ranks[e.slot] = (k - 1) as u32,
                 _ => self.other_evals.push(e.clone()),
@@ -593,8 +302,8 @@ impl TrialPlan {
     /// The same plan with every slot's rule replaced by `f(slot, rule)`: for
     /// alternative decoders, and for checking that a wrong rule is caught.
     pub fn map_rules(mut self, f: impl Fn(usize, Rule) -> Rule) -> Self {
-        for class in &mut self.classes {
-            for e in &mut class.evals {
+        for group in &mut self.load_groups {
+            for e in &mut group.evals {
                 e.rule = f(e.slot, e.rule);
             }
         }
@@ -618,9 +327,12 @@ impl TrialPlan {
             draws: vec![0.0; self.n * self.units],
             times: vec![0.0; self.n],
             sorted: vec![0.0; self.n],
-            cum: vec![0.0; self.n],
+            low_order: vec![0.0; self.n],
+            class_runs: vec![0.0; self.n],
+            unit_sums: vec![0.0; self.n],
             order: Vec::with_capacity(self.n),
-            ranks: (0..self.n as u32).collect(),
+            worker_rank: (0..self.n as u32).collect(),
+            worker_class: vec![0; self.n],
             transfer: vec![0.0; self.n],
             finish: vec![0.0; self.n],
             arrival: vec![0.0; self.n],
@@ -654,350 +366,6 @@ impl TrialPlan {
         }
         if self.comm.decode_time != 0.0 {
             out.iter_mut().for_each(|v| *v += self.comm.decode_time);
-        }
-    }
-
-    /// The worker law as an increasing function of a standard exponential.
-    #[inline]
-    fn law_of_standard(&self, e: f64) -> f64 {
-        self.standard.apply(e)
-    }
-
-    fn run_order_statistics(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
-        let mut rng = trial_rng(seed, trial);
-        let mut lower = self.draw_top(&mut rng, scratch);
-        let class = &self.classes[0];
-        if self.path == RulePath::Events || !class.group_sizes.is_empty() {
-            // A uniformly random permutation, on the trial's rank stream.
-            let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
-            for (i, r) in scratch.ranks.iter_mut().enumerate() {
-                *r = i as u32;
-            }
-            shuffle(&mut scratch.ranks, &mut rank_rng);
-        }
-        if self.path == RulePath::Events {
-            self.reach(0, &mut rng, scratch, &mut lower);
-            for i in 0..self.n {
-                let e = self.order_statistic(scratch.ranks[i] as usize, scratch, lower);
-                scratch.times[i] = self.law_of_standard(e);
-            }
-            for e in &class.evals {
-                let raw = completion_by_events(e.rule, &scratch.times, &mut scratch.order);
-                out[e.slot] = self.model.apply(e.load, raw);
-            }
-            return;
-        }
-        // Each configuration's standard order statistic, by slot, then the
-        // law and the load model applied in one loop per (law, model) pair.
-        for (o, &r) in out.iter_mut().zip(&self.top_ranks) {
-            if r != u32::MAX {
-                *o = scratch.sorted[r as usize];
-            }
-        }
-        if !class.group_sizes.is_empty() {
-            fast::groups_all(
-                &scratch.ranks,
-                &class.group_sizes,
-                &mut scratch.group_table_ranks,
-                &mut scratch.group_ranks,
-            );
-        }
-        for e in &self.other_evals {
-            let rank = match e.rule {
-                Rule::KOfN(k) => k - 1,
-                Rule::Groups { .. } => scratch.group_ranks[e.group] as usize,
-            };
-            if rank < lower {
-                self.reach(rank, &mut rng, scratch, &mut lower);
-            }
-            out[e.slot] = self.order_statistic(rank, scratch, lower);
-        }
-        // One loop per law, each law's transform inlined.
-        match &self.standard {
-            Standard::Exp { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
-            Standard::ShiftedExp { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
-            Standard::Pareto { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
-            Standard::Weibull { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
-            Standard::Empirical(_) => self.apply_loads(out, |e| self.standard.apply(e)),
-        }
-    }
-
-    /// `out[slot] ← model.apply(load of slot, law(out[slot]))` for every
-    /// slot, as [`Self::law_of_standard`] and [`LoadModel::apply`] compute it
-    /// (the same operations, so the same bits as the event walk).
-    #[inline(always)]
-    fn apply_loads(&self, out: &mut [f64], law: impl Fn(f64) -> f64) {
-        let loads = &self.slot_loads;
-        match self.model {
-            LoadModel::Fixed => out.iter_mut().for_each(|v| *v = law(*v)),
-            LoadModel::Scaled => out.iter_mut().zip(loads).for_each(|(v, &l)| *v = l * law(*v)),
-            LoadModel::Affine { unit_time } => out
-                .iter_mut()
-                .zip(loads)
-                .for_each(|(v, &l)| *v = unit_time * l + law(*v)),
-            LoadModel::Additive => unreachable!("order_statistics_apply needs a monotone load"),
-        }
-    }
-
-    /// Draws the top [`top_block`] standard exponential order statistics
-    /// into `scratch.sorted` (index j holds E_(j+1)), and a/b (see below)
-    /// into `scratch.cum`; returns the index of the lowest one drawn.
-    fn draw_top(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) -> usize {
-        let lowest = match &self.split {
-            None => 0,
-            Some((top, rest)) => {
-                let k0 = self.n - top_block(self.n) + 1;
-                // W = a/(a+b) ~ Beta(B, k₀) is 1 − U_(k₀).
-                let (a, b) = (top.sample(rng), rest.sample(rng));
-                // −ln W = ln((a+b)/a). With k₀ ≥ 2 and B ≤ 1024, b/a is
-                // almost never below 1e-4, where ln of the rounded ratio is
-                // still within 1e-12 (relative) of ln_1p(b/a), at a third
-                // of the cost.
-                scratch.sorted[k0 - 1] = ((a + b) / a).ln();
-                // ln U_(k₀) = −ln(1 + a/b), taken in `reach` if it is needed.
-                scratch.cum[k0 - 1] = a / b;
-                k0 - 1
-            }
-        };
-        let block = &mut scratch.sorted[lowest..];
-        let weights = &self.weights[lowest..];
-        let first = usize::from(lowest > 0);
-        for (s, w) in block.iter_mut().zip(weights).skip(first) {
-            let z: f64 = Exp1.sample(rng);
-            *s = z * w;
-        }
-        prefix_sum(block);
-        lowest
-    }
-
-    /// Extends the trial's order statistics down to index `rank`, top down
-    /// in ln U (see the module notes), updating `lowest`.
-    fn reach(
-        &self,
-        rank: usize,
-        rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
-        scratch: &mut Scratch,
-        lowest: &mut usize,
-    ) {
-        if *lowest > rank && *lowest + top_block(self.n) == self.n {
-            scratch.cum[*lowest] = -scratch.cum[*lowest].ln_1p();
-        }
-        while *lowest > rank {
-            let k = *lowest; // the next index down holds the k-th smallest
-            let z: f64 = Exp1.sample(rng);
-            scratch.cum[k - 1] = scratch.cum[k] - z / k as f64;
-            *lowest = k - 1;
-        }
-    }
-
-    /// E_(rank+1), for a `rank` at or above the lowest drawn.
-    #[inline]
-    fn order_statistic(&self, rank: usize, scratch: &Scratch, lowest: usize) -> f64 {
-        debug_assert!(rank >= lowest);
-        match &self.split {
-            Some(_) if rank < self.n - top_block(self.n) => neg_ln_one_minus_exp(scratch.cum[rank]),
-            _ => scratch.sorted[rank],
-        }
-    }
-
-    /// A heterogeneous cluster by order statistics: each class's sorted
-    /// times by Rényi's representation (its own count of draws, in class
-    /// order), merged into `scratch.sorted`; where a rule needs to know
-    /// which worker finished, each class's times go to its workers in a
-    /// uniformly random order (they are exchangeable), placed as
-    /// [`Self::draw`] places classes.
-    fn run_class_order_statistics(
-        &self,
-        laws: &ClassLaws,
-        seed: u64,
-        trial: u64,
-        scratch: &mut Scratch,
-        out: &mut [f64],
-    ) {
-        let mut rng = trial_rng(seed, trial);
-        for ((_, law, weights), w) in laws.classes.iter().zip(laws.starts.windows(2)) {
-            let run = &mut scratch.cum[w[0]..w[1]];
-            for (x, w) in run.iter_mut().zip(weights) {
-                let z: f64 = Exp1.sample(&mut rng);
-                *x = z * w;
-            }
-            prefix_sum(run);
-            run.iter_mut().for_each(|x| *x = law.apply(*x));
-        }
-        merge_runs(&scratch.cum, &laws.starts[1..], &mut scratch.sorted, &mut scratch.merge);
-        let class = &self.classes[0];
-        if self.path == RulePath::Events || !class.group_sizes.is_empty() {
-            let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
-            let counts = laws.classes.iter().map(|(m, _, _)| *m);
-            place_classes(&mut scratch.ranks, counts, laws.shuffle, &mut rank_rng);
-            // Each class's run in random order, dealt to its workers in turn.
-            for w in laws.starts.windows(2) {
-                shuffle(&mut scratch.cum[w[0]..w[1]], &mut rank_rng);
-            }
-            let next = &mut scratch.class_next;
-            next.clear();
-            next.extend_from_slice(&laws.starts);
-            for (t, &c) in scratch.times.iter_mut().zip(&scratch.ranks) {
-                *t = scratch.cum[next[c as usize]];
-                next[c as usize] += 1;
-            }
-        }
-        let times = std::mem::take(&mut scratch.times);
-        self.evaluate(class, &times, scratch, out);
-        scratch.times = times;
-    }
-
-    fn run_draws(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
-        let mut rng = trial_rng(seed, trial);
-        self.draw(&mut rng, scratch);
-        let n = self.n;
-        if self.model.is_monotone() {
-            let class = &self.classes[0];
-            let raw = std::mem::take(&mut scratch.draws);
-            self.evaluate(class, &raw[..n], scratch, out);
-            scratch.draws = raw;
-            return;
-        }
-        // Additive: classes ascend in load, so running unit sums are extended in place.
-        scratch.cum.fill(0.0);
-        let mut summed = 0;
-        for class in &self.classes {
-            let whole = class.load.floor() as usize;
-            let frac = class.load - whole as f64;
-            while summed < whole {
-                let unit = &scratch.draws[summed * n..(summed + 1) * n];
-                scratch.cum.iter_mut().zip(unit).for_each(|(c, u)| *c += u);
-                summed += 1;
-            }
-            if frac > 0.0 {
-                let unit = &scratch.draws[whole * n..(whole + 1) * n];
-                for ((t, c), u) in scratch.times.iter_mut().zip(&scratch.cum).zip(unit) {
-                    *t = c + frac * u;
-                }
-            } else {
-                scratch.times.copy_from_slice(&scratch.cum);
-            }
-            let times = std::mem::take(&mut scratch.times);
-            self.evaluate(class, &times, scratch, out);
-            scratch.times = times;
-        }
-    }
-
-    /// One trial's worker times (unit-major under `additive`).
-    fn draw(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) {
-        let n = self.n;
-        match &self.workers {
-            Workers::Iid(dist) => scratch.draws.iter_mut().for_each(|d| *d = dist.sample(rng)),
-            Workers::Classes { classes, shuffle } => {
-                place_classes(&mut scratch.ranks, classes.iter().map(|(m, _)| *m), *shuffle, rng);
-                for unit in scratch.draws.chunks_exact_mut(n) {
-                    for (d, &c) in unit.iter_mut().zip(&scratch.ranks) {
-                        *d = classes[c as usize].1.sample(rng);
-                    }
-                }
-            }
-            Workers::Trace(trace) => {
-                let all = trace.all();
-                scratch
-                    .draws
-                    .iter_mut()
-                    .for_each(|d| *d = all[rng.random_range(0..all.len())]);
-            }
-            Workers::Replay(trace) => {
-                let step = trace.step(rng.random_range(0..trace.steps()));
-                if trace.workers() == n {
-                    scratch.draws[..n].copy_from_slice(step);
-                } else {
-                    scratch.draws[..n]
-                        .iter_mut()
-                        .for_each(|d| *d = step[rng.random_range(0..step.len())]);
-                }
-            }
-        }
-    }
-
-    /// Arrival times of `e`'s messages in `scratch.arrival`: its workers'
-    /// finish times at its load, plus the transfers where messages take time.
-    fn arrivals_of(&self, e: &Eval, times: &[f64], scratch: &mut Scratch) {
-        for (f, &x) in scratch.finish.iter_mut().zip(times) {
-            *f = if self.model.is_monotone() {
-                self.model.apply(e.load, x)
-            } else {
-                x
-            };
-        }
-        if self.comm.transfers() {
-            let message = self.messages[e.slot];
-            self.comm.arrivals(
-                &scratch.finish,
-                &scratch.transfer,
-                message,
-                &mut scratch.order,
-                &mut scratch.arrival,
-            );
-        } else {
-            scratch.arrival.copy_from_slice(&scratch.finish);
-        }
-    }
-
-    fn evaluate(&self, class: &Class, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
-        if let Some(codes) = &self.codes {
-            // Arrivals in time order; the shortest decodable prefix, by
-            // bisection (decodability only grows as workers arrive).
-            for e in &class.evals {
-                self.arrivals_of(e, times, scratch);
-                let arrival = &scratch.arrival;
-                scratch.order.clear();
-                scratch.order.extend(0..self.n);
-                scratch
-                    .order
-                    .sort_unstable_by(|&a, &b| arrival[a].total_cmp(&arrival[b]).then(a.cmp(&b)));
-                let code = &codes[e.slot];
-                let (mut lo, mut hi) = (1, self.n);
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    if code.is_decodable(&scratch.order[..mid]) {
-                        hi = mid
-                    } else {
-                        lo = mid + 1
-                    }
-                }
-                out[e.slot] = arrival[scratch.order[lo - 1]];
-            }
-            return;
-        }
-        if self.comm.transfers() {
-            // Each configuration's arrivals, judged by the event walk.
-            for e in &class.evals {
-                self.arrivals_of(e, times, scratch);
-                out[e.slot] = completion_by_events(e.rule, &scratch.arrival, &mut scratch.order);
-            }
-            return;
-        }
-        let (sorted, order) = (&mut scratch.sorted, &mut scratch.order);
-        if class.needs_sort {
-            sorted.copy_from_slice(times);
-            sort_floats(sorted, &mut scratch.sort);
-        }
-        if self.path == RulePath::Fast && !class.group_sizes.is_empty() {
-            fast::groups_all(
-                times,
-                &class.group_sizes,
-                &mut scratch.group_table,
-                &mut scratch.group_times,
-            );
-        }
-        for e in &class.evals {
-            let raw = match (self.path, e.rule) {
-                (RulePath::Fast, Rule::KOfN(k)) => fast::k_of_n(sorted, k),
-                (RulePath::Fast, Rule::Groups { .. }) => scratch.group_times[e.group],
-                (RulePath::Events, rule) => completion_by_events(rule, times, order),
-            };
-            out[e.slot] = if self.model.is_monotone() {
-                self.model.apply(e.load, raw)
-            } else {
-                raw
-            };
         }
     }
 }

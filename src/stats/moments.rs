@@ -75,11 +75,11 @@ impl Moments {
 /// The 97.5% quantile of Student's t with `dof` degrees of freedom.
 fn t975(dof: u64) -> f64 {
     if dof > 1_000_000 {
-        return 1.959_963_984_540_054;
+        return super::Z95;
     }
     StudentsT::new(0.0, 1.0, dof as f64)
         .map(|t| t.inverse_cdf(0.975))
-        .unwrap_or(1.959_963_984_540_054)
+        .unwrap_or(super::Z95)
 }
 
 /// The sample mean with its uncertainty.

@@ -1,0 +1,191 @@
+//! Small numeric kernels of a trial: a Fisher–Yates shuffle, the placement
+//! of worker classes, a running sum in four chains, −ln(1 − e^l), and the
+//! merge of sorted runs.
+
+use rand::RngExt;
+
+/// Fisher–Yates: a uniformly random order of `v`, drawing `i ∈ 0..=k` for
+/// k = len−1 down to 1 (every sampler that shuffles draws the same way).
+pub(super) fn shuffle<T>(v: &mut [T], rng: &mut rand_xoshiro::Xoshiro256PlusPlus) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, rng.random_range(0..=i));
+    }
+}
+
+/// `class_of[i]` ← the class of worker i: classes of `counts` workers in
+/// order, or placed uniformly at random with `random`.
+pub(super) fn place_classes(
+    class_of: &mut [u32],
+    counts: impl Iterator<Item = usize>,
+    random: bool,
+    rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+) {
+    let mut i = 0;
+    for (c, m) in counts.enumerate() {
+        class_of[i..i + m].fill(c as u32);
+        i += m;
+    }
+    if random {
+        shuffle(class_of, rng);
+    }
+}
+
+/// −ln(1 − e^l) for l < 0, accurate at both ends (Mächler 2012).
+#[inline]
+pub(super) fn neg_ln_one_minus_exp(l: f64) -> f64 {
+    if l > -std::f64::consts::LN_2 {
+        -(-l.exp_m1()).ln()
+    } else {
+        -(-l.exp()).ln_1p()
+    }
+}
+
+/// In-place running sum, as four independent chains over the quarters of
+/// `v` whose offsets are added afterwards: a quarter of the latency of one
+/// chain of dependent additions. The result is a fixed function of `v`.
+pub(super) fn prefix_sum(v: &mut [f64]) {
+    let q = v.len() / 4;
+    if q == 0 {
+        let mut acc = 0.0;
+        for x in v.iter_mut() {
+            acc += *x;
+            *x = acc;
+        }
+        return;
+    }
+    let (a, rest) = v.split_at_mut(q);
+    let (b, rest) = rest.split_at_mut(q);
+    let (c, d) = rest.split_at_mut(q);
+    let (mut sa, mut sb, mut sc, mut sd) = (0.0, 0.0, 0.0, 0.0);
+    for i in 0..q {
+        sa += a[i];
+        a[i] = sa;
+        sb += b[i];
+        b[i] = sb;
+        sc += c[i];
+        c[i] = sc;
+        sd += d[i];
+        d[i] = sd;
+    }
+    for x in d.iter_mut().skip(q) {
+        sd += *x;
+        *x = sd;
+    }
+    let (ob, oc) = (sa, sa + sb);
+    let od = oc + sc;
+    b.iter_mut().for_each(|x| *x += ob);
+    c.iter_mut().for_each(|x| *x += oc);
+    d.iter_mut().for_each(|x| *x += od);
+}
+
+/// Merges the ascending runs of `src` that end at `ends` into `dst`
+/// (ascending), two at a time; `pad` holds sentinel-padded copies.
+pub(super) fn merge_runs(src: &[f64], ends: &[usize], dst: &mut [f64], pad: &mut Vec<f64>) {
+    let first = ends.first().copied().unwrap_or(0);
+    dst[..first].copy_from_slice(&src[..first]);
+    let mut len = first;
+    for w in ends.windows(2) {
+        let run = &src[w[0]..w[1]];
+        merge_two(&dst[..len], run, pad);
+        len += run.len();
+        dst[..len].copy_from_slice(&pad[pad.len() - len..]);
+    }
+}
+
+/// Merges ascending `a` and `b`, writing the result to the last
+/// `a.len() + b.len()` entries of `pad`. The inputs are copied between
+/// −∞/+∞ sentinels, and the merge runs from both ends at once: two
+/// independent chains of load, compare and step, with the side chosen by
+/// a select (min/max), so random interleavings cost no branch
+/// mispredictions.
+pub(super) fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
+    let (la, lb) = (a.len(), b.len());
+    let total = la + lb;
+    pad.clear();
+    pad.push(f64::NEG_INFINITY);
+    pad.extend_from_slice(a);
+    pad.push(f64::INFINITY);
+    pad.push(f64::NEG_INFINITY);
+    pad.extend_from_slice(b);
+    pad.push(f64::INFINITY);
+    let base = pad.len();
+    pad.resize(base + total, 0.0);
+    let (inputs, out) = pad.split_at_mut(base);
+    // Front: a's next at i, b's next at j (ties to a). Back: a's last at
+    // p, b's last at q (ties to b, so that both halves agree on the order).
+    let (mut i, mut j) = (1, la + 3);
+    let (mut p, mut q) = (la, la + 2 + lb);
+    let front = total.div_ceil(2);
+    // The sentinels keep every read in bounds; which side is exhausted is
+    // decided by index, so values equal to a sentinel (±∞ times, from
+    // Pareto laws of tiny shape) merge correctly.
+    let (a_end, b_start, b_end) = (la, la + 3, la + 2 + lb);
+    for k in 0..front {
+        let (x, y) = (inputs[i], inputs[j]);
+        let take_a = (i <= a_end) & ((j > b_end) | (x <= y));
+        out[k] = if take_a { x } else { y };
+        i += usize::from(take_a);
+        j += usize::from(!take_a);
+        let k = total - 1 - k;
+        if k >= front {
+            let (x, y) = (inputs[p], inputs[q]);
+            let take_a = (p >= 1) & ((q < b_start) | (x > y));
+            out[k] = if take_a { x } else { y };
+            p -= usize::from(take_a);
+            q -= usize::from(!take_a);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn merging_runs_sorts_them() {
+        let runs: [&[f64]; 4] = [&[0.5, 1.0, 1.0, 7.0], &[], &[0.1, 1.0, 2.0, 2.0, 9.0, 10.0], &[3.0]];
+        let mut src = Vec::new();
+        let mut ends = Vec::new();
+        for r in runs {
+            src.extend_from_slice(r);
+            ends.push(src.len());
+        }
+        let mut expected = src.clone();
+        expected.sort_by(f64::total_cmp);
+        let mut dst = vec![0.0; src.len()];
+        super::merge_runs(&src, &ends, &mut dst, &mut Vec::new());
+        assert_eq!(dst, expected);
+        let inf = f64::INFINITY;
+        for (a, b) in [
+            (&[][..], &[1.0][..]),
+            (&[2.0], &[]),
+            (&[1.0, 3.0], &[2.0]),
+            (&[5.0], &[1.0, 2.0, 3.0]),
+            // Values equal to the sentinels.
+            (&[1.0, 2.0], &[3.0, 4.0, inf, inf, inf, inf, inf, inf, inf, inf]),
+            (&[inf, inf], &[0.5, inf]),
+            (&[-inf, 0.0, inf], &[-inf, -inf, 1.0]),
+            (&[inf], &[inf]),
+        ] {
+            let mut pad = Vec::new();
+            super::merge_two(a, b, &mut pad);
+            let mut e: Vec<f64> = a.iter().chain(b).copied().collect();
+            e.sort_by(f64::total_cmp);
+            assert_eq!(&pad[pad.len() - e.len()..], &e[..], "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn prefix_sum_is_a_running_sum() {
+        for len in [0, 1, 3, 4, 7, 8, 100, 101] {
+            let mut v: Vec<f64> = (0..len).map(|i| (i % 7) as f64 + 0.5).collect();
+            let expected: Vec<f64> = v
+                .iter()
+                .scan(0.0, |acc, x| {
+                    *acc += x;
+                    Some(*acc)
+                })
+                .collect();
+            super::prefix_sum(&mut v);
+            assert_eq!(v, expected, "len {len}");
+        }
+    }
+}

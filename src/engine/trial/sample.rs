@@ -1,0 +1,404 @@
+//! Sampling: one trial's worker times, by draws (one per worker, or per
+//! unit of work) or by order statistics (Rényi's representation, the top
+//! block first and deeper ones on demand; worker classes' runs merged). See
+//! the notes of the parent module for the formulas.
+
+use super::*;
+
+/// Key of the stream that assigns ranks to workers (XORed with the seed).
+pub(super) const RANK_STREAM: u64 = 0x4A2C_5EED_0F0F_5EED;
+
+/// How many of the largest order statistics every order-statistic trial
+/// draws: the top half of the workers and one more (every s ≤ n/2), at
+/// least 32 and at most 1024; the rest are drawn on demand.
+pub fn top_block(n: usize) -> usize {
+    (n / 2 + 1).clamp(32, 1024).min(n)
+}
+
+/// Whether `study`'s worker times can be drawn as order statistics: i.i.d.
+/// workers whose law is an increasing function of a standard exponential
+/// (`Standard`: exponential, shifted-exponential, Pareto and Weibull laws
+/// without a straggler mixture, and the bootstrap from a trace) under a
+/// monotone load, with the threshold decoder and no transfer times; or a
+/// heterogeneous cluster whose every class is such a law (each class's
+/// order statistics, merged). Log-normal laws and mixtures take the draw
+/// path.
+pub fn order_statistics_apply(study: &Study) -> bool {
+    !study.comm().transfers()
+        && study.decoder() == Decoder::Threshold
+        && study.load_model().is_monotone()
+        && (Standard::of(study.workers()).is_some() || ClassLaws::of(study.workers()).is_some())
+}
+
+/// A heterogeneous cluster whose every class has a [`Standard`] law: each
+/// class's order statistics are drawn by Rényi's representation and the
+/// classes' sorted runs merged, with no sort.
+#[derive(Debug, Clone)]
+pub(super) struct ClassLaws {
+    /// `(count, law, 1/(m−i+1) for i = 1..m)` per class, in order.
+    classes: Vec<(usize, Standard, Vec<f64>)>,
+    /// Random placement per trial.
+    shuffle: bool,
+    /// Where each class's run starts in the trial's times, and n at the end.
+    starts: Vec<usize>,
+}
+
+impl ClassLaws {
+    pub(super) fn of(workers: &Workers) -> Option<Self> {
+        let Workers::Classes { classes, shuffle } = workers else {
+            return None;
+        };
+        let classes = classes
+            .iter()
+            .map(|&(m, d)| {
+                let law = Standard::of(&Workers::Iid(d))?;
+                Some((m, law, (1..=m).map(|i| 1.0 / (m - i + 1) as f64).collect()))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let starts = std::iter::once(0)
+            .chain(classes.iter().scan(0, |at, (m, _, _)| {
+                *at += m;
+                Some(*at)
+            }))
+            .collect();
+        Some(Self {
+            classes,
+            starts,
+            shuffle: *shuffle,
+        })
+    }
+}
+
+/// An i.i.d. worker law written as an increasing function g of a standard
+/// exponential E, so that g(E_(k)) is the law's k-th order statistic.
+#[derive(Debug, Clone)]
+pub(super) enum Standard {
+    /// E/μ.
+    Exp { inv_rate: f64 },
+    /// shift + E/μ.
+    ShiftedExp { shift: f64, inv_rate: f64 },
+    /// x_m·e^(E/α).
+    Pareto { scale: f64, inv_shape: f64 },
+    /// λ·E^(1/k).
+    Weibull { scale: f64, inv_shape: f64 },
+    /// The bootstrap from a trace: its ⌊M·U⌋-th smallest value (0-based) for
+    /// U = 1 − e^(−E), uniform on [0, 1): each of the M values with
+    /// probability 1/M.
+    Empirical(Arc<Vec<f64>>),
+}
+
+impl Standard {
+    /// The representation of `workers`' law, if it has one.
+    pub(super) fn of(workers: &Workers) -> Option<Self> {
+        match workers {
+            Workers::Iid(d) if d.stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0) => match d.base() {
+                Base::Exp { rate } => Some(Self::Exp { inv_rate: 1.0 / rate }),
+                Base::ShiftedExp { shift, rate } => Some(Self::ShiftedExp {
+                    shift,
+                    inv_rate: 1.0 / rate,
+                }),
+                Base::Pareto { scale, shape } => Some(Self::Pareto {
+                    scale,
+                    inv_shape: 1.0 / shape,
+                }),
+                Base::Weibull { scale, shape } => Some(Self::Weibull {
+                    scale,
+                    inv_shape: 1.0 / shape,
+                }),
+                Base::LogNormal { .. } => None,
+            },
+            Workers::Trace(trace) => {
+                let mut sorted = trace.all().to_vec();
+                sorted.sort_unstable_by(f64::total_cmp);
+                Some(Self::Empirical(Arc::new(sorted)))
+            }
+            Workers::Iid(_) | Workers::Classes { .. } | Workers::Replay(_) => None,
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn apply(&self, e: f64) -> f64 {
+        match self {
+            Self::Exp { inv_rate } => e * inv_rate,
+            Self::ShiftedExp { shift, inv_rate } => shift + e * inv_rate,
+            Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
+            Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
+            Self::Empirical(sorted) => {
+                let m = sorted.len();
+                let u = -(-e).exp_m1();
+                sorted[((u * m as f64) as usize).min(m - 1)]
+            }
+        }
+    }
+}
+
+impl TrialPlan {
+    /// The worker law as an increasing function of a standard exponential.
+    #[inline]
+    pub(super) fn law_of_standard(&self, e: f64) -> f64 {
+        self.standard.apply(e)
+    }
+
+    pub(super) fn run_order_statistics(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
+        let mut rng = trial_rng(seed, trial);
+        let mut lower = self.draw_top(&mut rng, scratch);
+        let group = &self.load_groups[0];
+        if self.path == RulePath::Events || !group.group_sizes.is_empty() {
+            // A uniformly random permutation, on the trial's rank stream.
+            let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
+            for (i, r) in scratch.worker_rank.iter_mut().enumerate() {
+                *r = i as u32;
+            }
+            shuffle(&mut scratch.worker_rank, &mut rank_rng);
+        }
+        if self.path == RulePath::Events {
+            self.reach(0, &mut rng, scratch, &mut lower);
+            for i in 0..self.n {
+                let e = self.order_statistic(scratch.worker_rank[i] as usize, scratch, lower);
+                scratch.times[i] = self.law_of_standard(e);
+            }
+            for e in &group.evals {
+                let raw = completion_by_events(e.rule, &scratch.times, &mut scratch.order);
+                out[e.slot] = self.model.apply(e.load, raw);
+            }
+            return;
+        }
+        // Each configuration's standard order statistic, by slot, then the
+        // law and the load model applied in one loop per (law, model) pair.
+        for (o, &r) in out.iter_mut().zip(&self.top_ranks) {
+            if r != u32::MAX {
+                *o = scratch.sorted[r as usize];
+            }
+        }
+        if !group.group_sizes.is_empty() {
+            fast::groups_all(
+                &scratch.worker_rank,
+                &group.group_sizes,
+                &mut scratch.group_table_ranks,
+                &mut scratch.group_ranks,
+            );
+        }
+        for e in &self.other_evals {
+            let rank = match e.rule {
+                Rule::KOfN(k) => k - 1,
+                Rule::Groups { .. } => scratch.group_ranks[e.group] as usize,
+            };
+            if rank < lower {
+                self.reach(rank, &mut rng, scratch, &mut lower);
+            }
+            out[e.slot] = self.order_statistic(rank, scratch, lower);
+        }
+        // One loop per law, each law's transform inlined.
+        match &self.standard {
+            Standard::Exp { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
+            Standard::ShiftedExp { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
+            Standard::Pareto { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
+            Standard::Weibull { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
+            Standard::Empirical(_) => self.apply_loads(out, |e| self.standard.apply(e)),
+        }
+    }
+
+    /// `out[slot] ← model.apply(load of slot, law(out[slot]))` for every
+    /// slot, as [`Self::law_of_standard`] and [`LoadModel::apply`] compute it
+    /// (the same operations, so the same bits as the event walk).
+    #[inline(always)]
+    pub(super) fn apply_loads(&self, out: &mut [f64], law: impl Fn(f64) -> f64) {
+        let loads = &self.slot_loads;
+        match self.model {
+            LoadModel::Fixed => out.iter_mut().for_each(|v| *v = law(*v)),
+            LoadModel::Scaled => out.iter_mut().zip(loads).for_each(|(v, &l)| *v = l * law(*v)),
+            LoadModel::Affine { unit_time } => out
+                .iter_mut()
+                .zip(loads)
+                .for_each(|(v, &l)| *v = unit_time * l + law(*v)),
+            LoadModel::Additive => unreachable!("order_statistics_apply needs a monotone load"),
+        }
+    }
+
+    /// Draws the top [`top_block`] standard exponential order statistics
+    /// into `scratch.sorted` (index j holds E_(j+1)), and a/b (see below)
+    /// into `scratch.low_order`; returns the index of the lowest one drawn.
+    pub(super) fn draw_top(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) -> usize {
+        let lowest = match &self.split {
+            None => 0,
+            Some((top, rest)) => {
+                let k0 = self.n - top_block(self.n) + 1;
+                // W = a/(a+b) ~ Beta(B, k₀) is 1 − U_(k₀).
+                let (a, b) = (top.sample(rng), rest.sample(rng));
+                // −ln W = ln((a+b)/a). With k₀ ≥ 2 and B ≤ 1024, b/a is
+                // almost never below 1e-4, where ln of the rounded ratio is
+                // still within 1e-12 (relative) of ln_1p(b/a), at a third
+                // of the cost.
+                scratch.sorted[k0 - 1] = ((a + b) / a).ln();
+                // ln U_(k₀) = −ln(1 + a/b), taken in `reach` if it is needed.
+                scratch.low_order[k0 - 1] = a / b;
+                k0 - 1
+            }
+        };
+        let block = &mut scratch.sorted[lowest..];
+        let weights = &self.weights[lowest..];
+        let first = usize::from(lowest > 0);
+        for (s, w) in block.iter_mut().zip(weights).skip(first) {
+            let z: f64 = Exp1.sample(rng);
+            *s = z * w;
+        }
+        prefix_sum(block);
+        lowest
+    }
+
+    /// Extends the trial's order statistics down to index `rank`, top down
+    /// in ln U (see the module notes), updating `lowest`.
+    pub(super) fn reach(
+        &self,
+        rank: usize,
+        rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+        scratch: &mut Scratch,
+        lowest: &mut usize,
+    ) {
+        if *lowest > rank && *lowest + top_block(self.n) == self.n {
+            scratch.low_order[*lowest] = -scratch.low_order[*lowest].ln_1p();
+        }
+        while *lowest > rank {
+            let k = *lowest; // the next index down holds the k-th smallest
+            let z: f64 = Exp1.sample(rng);
+            scratch.low_order[k - 1] = scratch.low_order[k] - z / k as f64;
+            *lowest = k - 1;
+        }
+    }
+
+    /// E_(rank+1), for a `rank` at or above the lowest drawn.
+    #[inline]
+    pub(super) fn order_statistic(&self, rank: usize, scratch: &Scratch, lowest: usize) -> f64 {
+        debug_assert!(rank >= lowest);
+        match &self.split {
+            Some(_) if rank < self.n - top_block(self.n) => neg_ln_one_minus_exp(scratch.low_order[rank]),
+            _ => scratch.sorted[rank],
+        }
+    }
+
+    /// A heterogeneous cluster by order statistics: each class's sorted
+    /// times by Rényi's representation (its own count of draws, in class
+    /// order), merged into `scratch.sorted`; where a rule needs to know
+    /// which worker finished, each class's times go to its workers in a
+    /// uniformly random order (they are exchangeable), placed as
+    /// [`Self::draw`] places classes.
+    pub(super) fn run_class_order_statistics(
+        &self,
+        laws: &ClassLaws,
+        seed: u64,
+        trial: u64,
+        scratch: &mut Scratch,
+        out: &mut [f64],
+    ) {
+        let mut rng = trial_rng(seed, trial);
+        for ((_, law, weights), w) in laws.classes.iter().zip(laws.starts.windows(2)) {
+            let run = &mut scratch.class_runs[w[0]..w[1]];
+            for (x, w) in run.iter_mut().zip(weights) {
+                let z: f64 = Exp1.sample(&mut rng);
+                *x = z * w;
+            }
+            prefix_sum(run);
+            run.iter_mut().for_each(|x| *x = law.apply(*x));
+        }
+        merge_runs(
+            &scratch.class_runs,
+            &laws.starts[1..],
+            &mut scratch.sorted,
+            &mut scratch.merge,
+        );
+        let group = &self.load_groups[0];
+        if self.path == RulePath::Events || !group.group_sizes.is_empty() {
+            let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
+            let counts = laws.classes.iter().map(|(m, _, _)| *m);
+            place_classes(&mut scratch.worker_class, counts, laws.shuffle, &mut rank_rng);
+            // Each class's run in random order, dealt to its workers in turn.
+            for w in laws.starts.windows(2) {
+                shuffle(&mut scratch.class_runs[w[0]..w[1]], &mut rank_rng);
+            }
+            let next = &mut scratch.class_next;
+            next.clear();
+            next.extend_from_slice(&laws.starts);
+            for (t, &c) in scratch.times.iter_mut().zip(&scratch.worker_class) {
+                *t = scratch.class_runs[next[c as usize]];
+                next[c as usize] += 1;
+            }
+        }
+        let times = std::mem::take(&mut scratch.times);
+        self.evaluate(group, &times, scratch, out);
+        scratch.times = times;
+    }
+
+    pub(super) fn run_draws(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
+        let mut rng = trial_rng(seed, trial);
+        self.draw(&mut rng, scratch);
+        let n = self.n;
+        if self.model.is_monotone() {
+            let group = &self.load_groups[0];
+            let raw = std::mem::take(&mut scratch.draws);
+            self.evaluate(group, &raw[..n], scratch, out);
+            scratch.draws = raw;
+            return;
+        }
+        // Additive: load groups ascend in load, so running unit sums are extended in place.
+        scratch.unit_sums.fill(0.0);
+        let mut summed = 0;
+        for group in &self.load_groups {
+            let whole = group.load.floor() as usize;
+            let frac = group.load - whole as f64;
+            while summed < whole {
+                let unit = &scratch.draws[summed * n..(summed + 1) * n];
+                scratch.unit_sums.iter_mut().zip(unit).for_each(|(c, u)| *c += u);
+                summed += 1;
+            }
+            if frac > 0.0 {
+                let unit = &scratch.draws[whole * n..(whole + 1) * n];
+                for ((t, c), u) in scratch.times.iter_mut().zip(&scratch.unit_sums).zip(unit) {
+                    *t = c + frac * u;
+                }
+            } else {
+                scratch.times.copy_from_slice(&scratch.unit_sums);
+            }
+            let times = std::mem::take(&mut scratch.times);
+            self.evaluate(group, &times, scratch, out);
+            scratch.times = times;
+        }
+    }
+
+    /// One trial's worker times (unit-major under `additive`).
+    pub(super) fn draw(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) {
+        let n = self.n;
+        match &self.workers {
+            Workers::Iid(dist) => scratch.draws.iter_mut().for_each(|d| *d = dist.sample(rng)),
+            Workers::Classes { classes, shuffle } => {
+                place_classes(
+                    &mut scratch.worker_class,
+                    classes.iter().map(|(m, _)| *m),
+                    *shuffle,
+                    rng,
+                );
+                for unit in scratch.draws.chunks_exact_mut(n) {
+                    for (d, &c) in unit.iter_mut().zip(&scratch.worker_class) {
+                        *d = classes[c as usize].1.sample(rng);
+                    }
+                }
+            }
+            Workers::Trace(trace) => {
+                let all = trace.all();
+                scratch
+                    .draws
+                    .iter_mut()
+                    .for_each(|d| *d = all[rng.random_range(0..all.len())]);
+            }
+            Workers::Replay(trace) => {
+                let step = trace.step(rng.random_range(0..trace.steps()));
+                if trace.workers() == n {
+                    scratch.draws[..n].copy_from_slice(step);
+                } else {
+                    scratch.draws[..n]
+                        .iter_mut()
+                        .for_each(|d| *d = step[rng.random_range(0..step.len())]);
+                }
+            }
+        }
+    }
+}

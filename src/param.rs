@@ -45,6 +45,8 @@ pub enum Param {
     DecodeTime,
     /// How the master decides it can decode.
     Decoder,
+    /// The generator of the rank decoder's codes.
+    Generator,
 }
 
 impl Param {
@@ -68,6 +70,7 @@ impl Param {
             Param::Link => "link",
             Param::DecodeTime => "decode_time",
             Param::Decoder => "decoder",
+            Param::Generator => "generator",
         }
     }
 }

@@ -147,6 +147,8 @@ pub struct PlanRequest {
     pub comm: Comm,
     /// How the master decides it can decode; the rank decoder is simulated.
     pub decoder: Decoder,
+    /// The generator of the rank decoder's codes, where a scheme has several.
+    pub generator: Option<crate::codes::Generator>,
     /// Use exact values where they exist (else simulate everything).
     pub exact: bool,
 }
@@ -280,7 +282,8 @@ fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> R
     };
     Ok(Study::with_workers(n, workers, model, schemes, req.trials, req.seed)?
         .with_comm(req.comm)
-        .with_decoder(req.decoder)?)
+        .with_decoder(req.decoder)?
+        .with_generator(req.generator)?)
 }
 
 fn scale(dist: &Dist, factor: f64) -> Dist {

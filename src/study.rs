@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use thiserror::Error;
 
 use crate::analytic::{ComputationLaw, ExactLaw, classes::ClassLaw, iteration_law};
+use crate::codes::{Code, CodeError, Generator};
 use crate::comm::{Comm, Link};
 use crate::dist::Dist;
 use crate::load::LoadModel;
@@ -57,6 +58,8 @@ pub enum StudyError {
     },
     /// A code that the rank decoder cannot build.
     Code(String),
+    /// A generator without the rank decoder, which is what it chooses for.
+    GeneratorWithoutRank,
     /// Replay under additive loads.
     ReplayAdditive,
     /// The whole study would run for days.
@@ -99,6 +102,11 @@ impl Described for StudyError {
                 name(P::N)
             ),
             StudyError::Code(reason) => format!("{} rank: {reason}", name(P::Decoder)),
+            StudyError::GeneratorWithoutRank => format!(
+                "{} chooses the code of the rank decoder: give {} rank too",
+                name(P::Generator),
+                name(P::Decoder)
+            ),
             StudyError::ReplayAdditive => format!(
                 "replay gives each worker one recorded time per step, but {} additive needs an independent draw per unit of work; use {} trace:path=FILE or another load model",
                 name(P::LoadModel),
@@ -128,6 +136,7 @@ pub struct Study {
     seed: u64,
     comm: Comm,
     decoder: Decoder,
+    generator: Option<Generator>,
 }
 
 impl Study {
@@ -187,6 +196,7 @@ impl Study {
             seed,
             comm: Comm::default(),
             decoder: Decoder::Threshold,
+            generator: None,
         };
         if n as u64 > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TooManyWorkers(n));
@@ -223,12 +233,47 @@ impl Study {
     /// The same study with another decoder; under [`Decoder::Rank`] every
     /// configuration's code must be constructible.
     pub fn with_decoder(self, decoder: Decoder) -> Result<Self, StudyError> {
-        if decoder == Decoder::Rank {
-            for s in self.schemes.iter().chain(std::iter::once(&self.baseline())) {
-                crate::codes::Code::new(s, self.seed).map_err(|e| StudyError::Code(e.to_string()))?;
+        let study = Self { decoder, ..self };
+        study.check_codes()?;
+        Ok(study)
+    }
+
+    /// The same study with the generator of the codes that have several
+    /// (comm-efficient and mds; Gaussian where none is given). It chooses the
+    /// code of the rank decoder, so it needs one.
+    pub fn with_generator(self, generator: Option<Generator>) -> Result<Self, StudyError> {
+        let study = Self { generator, ..self };
+        study.check_codes()?;
+        Ok(study)
+    }
+
+    fn check_codes(&self) -> Result<(), StudyError> {
+        match (self.decoder, self.generator) {
+            (Decoder::Threshold, Some(_)) => Err(StudyError::GeneratorWithoutRank),
+            (Decoder::Threshold, None) => Ok(()),
+            (Decoder::Rank, _) => {
+                for s in self.schemes.iter().chain(std::iter::once(&self.baseline())) {
+                    self.code(s).map_err(|e| StudyError::Code(e.to_string()))?;
+                }
+                Ok(())
             }
         }
-        Ok(Self { decoder, ..self })
+    }
+
+    /// The real code of `scheme` that the rank decoder uses: the study's
+    /// generator where the scheme takes one, built from the study's seed.
+    pub fn code(&self, scheme: &Scheme) -> Result<Code, CodeError> {
+        match self.generator {
+            Some(g) if matches!(scheme.kind(), SchemeKind::CommEfficient | SchemeKind::Mds) => {
+                Code::with_generator(scheme, g, self.seed)
+            }
+            _ => Code::new(scheme, self.seed),
+        }
+    }
+
+    /// The generator of the codes that have several, if one was chosen.
+    pub fn generator(&self) -> Option<Generator> {
+        self.generator
     }
 
     /// How the master decides that it can decode.
@@ -259,8 +304,13 @@ impl Study {
     /// one-draw load model; under communication only where it shifts every
     /// arrival by the same constant (a dedicated link with a constant
     /// transfer time), the law of computation shifted by τ·message plus the
-    /// decoding time.
+    /// decoding time. None under the rank decoder, which is simulated.
     pub fn exact_law(&self, scheme: &Scheme) -> Option<ExactLaw> {
+        if self.decoder == Decoder::Rank {
+            // The laws are those of the recovery rules; the real codes'
+            // rank condition is simulated.
+            return None;
+        }
         let shift = self.comm.constant_shift(scheme.message())? + self.comm.decode_time;
         let computation = match &self.workers {
             Workers::Iid(d) => iteration_law(d, &self.load_model, scheme).map(ComputationLaw::Iid),
@@ -366,6 +416,8 @@ struct StudyRecord {
     link: Link,
     decode_time: f64,
     decoder: Decoder,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    generator: Option<Generator>,
 }
 
 impl Serialize for Study {
@@ -381,6 +433,7 @@ impl Serialize for Study {
             seed,
             comm,
             decoder,
+            generator,
         } = self;
         StudyRecord {
             n: *n,
@@ -406,6 +459,7 @@ impl Serialize for Study {
             link: comm.link,
             decode_time: comm.decode_time,
             decoder: *decoder,
+            generator: *generator,
         }
         .serialize(s)
     }
@@ -432,6 +486,7 @@ impl<'de> Deserialize<'de> for Study {
         let comm = Comm::new(r.comm_time, comm_dist, r.link, r.decode_time).map_err(D::Error::custom)?;
         Study::with_workers(r.n, r.workers, model, schemes, r.trials, r.seed)
             .and_then(|s| s.with_comm(comm).with_decoder(r.decoder))
+            .and_then(|s| s.with_generator(r.generator))
             .map_err(D::Error::custom)
     }
 }

@@ -34,6 +34,7 @@ fn request(
         seed: 1,
         comm: gcsim::comm::Comm::default(),
         decoder: gcsim::comm::Decoder::Threshold,
+        generator: None,
         exact: true,
     }
 }

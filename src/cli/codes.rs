@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use gcsim::codes::check::{self, CodesRow};
 use gcsim::codes::export::{CodesConfig, CodesReport, DEFINITIONS};
@@ -15,16 +15,6 @@ use gcsim::scheme::{Params, Scheme};
 
 use super::output::{self, Output};
 use super::{SchemeArg, Status, parse_count};
-
-/// `--generator` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GeneratorArg {
-    /// I.i.d. standard normal entries (Kadhe et al. 2020): well conditioned.
-    Gaussian,
-    /// Powers of n points in [-1, 1] (Ye & Abbe's polynomial code; the classic
-    /// MDS code): ill conditioned as n grows.
-    Vandermonde,
-}
 
 /// Check that a scheme's code decodes from every allowed set of workers, and how stably.
 #[derive(Debug, Clone, Args)]
@@ -69,8 +59,8 @@ pub struct CodesArgs {
     pub k: Option<usize>,
 
     /// Generator of comm-efficient and mds [default: gaussian].
-    #[arg(long, value_enum, value_name = "GENERATOR")]
-    pub generator: Option<GeneratorArg>,
+    #[arg(long, value_name = "GENERATOR", value_parser = super::generator_values())]
+    pub generator: Option<Generator>,
 
     /// Decode every straggler pattern while there are at most this many, else
     /// this many uniform random ones.
@@ -123,9 +113,8 @@ impl TryFrom<CodesArgs> for CodesJob {
         };
         let scheme = Scheme::new(args.scheme.into(), args.n, params).context("invalid configuration")?;
         let code = match args.generator {
+            Some(g) => Code::with_generator(&scheme, g, args.seed),
             None => Code::new(&scheme, args.seed),
-            Some(GeneratorArg::Gaussian) => Code::with_generator(&scheme, Generator::Gaussian, args.seed),
-            Some(GeneratorArg::Vandermonde) => Code::with_generator(&scheme, Generator::Vandermonde, args.seed),
         }?;
         let output = Output::resolve(args.format, args.out.as_deref())?;
         Ok(Self {

@@ -86,6 +86,13 @@ pub struct CommonArgs {
     }))]
     pub decoder: Decoder,
 
+    /// With --decoder rank: the generator of the codes that have several
+    /// (comm-efficient and mds) [default: gaussian]. Vandermonde codes fail
+    /// numerically beyond n ≈ 30, and such trials never decode (their time is inf).
+    /// Example: --scheme mds --k 45 --decoder rank --generator vandermonde
+    #[arg(long, value_name = "GENERATOR", value_parser = super::generator_values())]
+    pub generator: Option<gcsim::codes::Generator>,
+
     /// Time the master spends decoding once it can, added to every iteration.
     #[arg(long, default_value_t = 0.0, value_name = "D", allow_negative_numbers = true)]
     pub decode_time: f64,

@@ -36,6 +36,7 @@ pub fn flag(param: Param) -> &'static str {
         Param::Link => "--link",
         Param::DecodeTime => "--decode-time",
         Param::Decoder => "--decoder",
+        Param::Generator => "--generator",
     }
 }
 

@@ -164,6 +164,21 @@ where
         .map(|s: String| s.parse::<T>().expect("clap passes only the listed names"))
 }
 
+/// `--generator` values, each described.
+pub fn generator_values() -> impl TypedValueParser<Value = gcsim::codes::Generator> {
+    use gcsim::codes::Generator;
+    listed(
+        [Generator::Gaussian, Generator::Vandermonde],
+        Generator::name,
+        |g| match g {
+            Generator::Gaussian => "I.i.d. standard normal entries (Kadhe et al. 2020): well conditioned",
+            Generator::Vandermonde => {
+                "Powers of n points in [-1, 1] (Ye & Abbe's polynomial code; the classic MDS code): ill conditioned as n grows"
+            }
+        },
+    )
+}
+
 /// `--scheme` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SchemeArg {

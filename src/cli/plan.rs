@@ -168,6 +168,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             seed: common.seed,
             comm: common.comm()?,
             decoder: common.decoder,
+            generator: common.generator,
             exact: !args.simulate,
         };
         let output = common.output()?;

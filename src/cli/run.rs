@@ -79,7 +79,8 @@ impl TryFrom<RunArgs> for Job {
         let scheme = Scheme::new(kind, n, params).context("invalid configuration")?;
         let study = Study::with_workers(n, workers, load_model, vec![scheme], common.trials, common.seed)?
             .with_comm(common.comm()?)
-            .with_decoder(common.decoder)?;
+            .with_decoder(common.decoder)?
+            .with_generator(common.generator)?;
         let mut config: RunConfig = run_config("run", &study, vec![kind]);
         config.s = args.s.map(|v| v.to_string());
         config.m = args.m.map(|v| v.to_string());

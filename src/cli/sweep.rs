@@ -91,7 +91,8 @@ impl TryFrom<SweepArgs> for Job {
         let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
         let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?
             .with_comm(common.comm()?)
-            .with_decoder(common.decoder)?;
+            .with_decoder(common.decoder)?
+            .with_generator(common.generator)?;
         let mut unique: Vec<SchemeKind> = Vec::new();
         for k in kinds {
             if !unique.contains(&k) {

@@ -171,8 +171,9 @@ pub struct TrialPlan {
     comm: Comm,
     /// Each slot's message size, as a fraction of one gradient.
     messages: Vec<f64>,
-    /// Each slot's real code, under the rank decoder.
-    codes: Option<Arc<Vec<Code>>>,
+    /// Under the rank decoder, each slot's real code (`None` for the
+    /// schemes that do not decode the exact gradient, which keep their rule).
+    codes: Option<Arc<Vec<Option<Code>>>>,
 }
 
 /// Key of the transfer-time stream (XORed with the seed).
@@ -261,7 +262,14 @@ impl TrialPlan {
                 .map(Scheme::message)
                 .chain(std::iter::once(1.0))
                 .collect(),
-            codes: None,
+            codes: (study.decoder() == Decoder::Rank).then(|| {
+                let slots = study.schemes().iter().copied().chain(std::iter::once(study.baseline()));
+                let codes = slots.map(|s| {
+                    s.exact()
+                        .then(|| study.code(&s).expect("the study checked that its codes build"))
+                });
+                Arc::new(codes.collect())
+            }),
             standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
             class_laws: ClassLaws::of(study.workers()),
         };

@@ -32,27 +32,12 @@ impl TrialPlan {
 
     pub(super) fn evaluate(&self, group: &LoadGroup, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
         if let Some(codes) = &self.codes {
-            // Arrivals in time order; the shortest decodable prefix, by
-            // bisection (decodability only grows as workers arrive).
             for e in &group.evals {
                 self.arrivals_of(e, times, scratch);
-                let arrival = &scratch.arrival;
-                scratch.order.clear();
-                scratch.order.extend(0..self.n);
-                scratch
-                    .order
-                    .sort_unstable_by(|&a, &b| arrival[a].total_cmp(&arrival[b]).then(a.cmp(&b)));
-                let code = &codes[e.slot];
-                let (mut lo, mut hi) = (1, self.n);
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    if code.is_decodable(&scratch.order[..mid]) {
-                        hi = mid
-                    } else {
-                        lo = mid + 1
-                    }
-                }
-                out[e.slot] = arrival[scratch.order[lo - 1]];
+                out[e.slot] = match &codes[e.slot] {
+                    Some(code) => shortest_decodable(code, &scratch.arrival, &mut scratch.order),
+                    None => completion_by_events(e.rule, &scratch.arrival, &mut scratch.order),
+                };
             }
             return;
         }
@@ -90,4 +75,29 @@ impl TrialPlan {
             };
         }
     }
+}
+
+/// The time at which the master can first decode `code` from the messages
+/// arriving at `arrival`: the arrival of the last worker of the shortest
+/// decodable prefix in arrival order, found by bisection (decodability only
+/// grows as workers arrive); infinite when even every worker's message does
+/// not decode (a code that fails numerically). `order` is scratch space.
+fn shortest_decodable(code: &Code, arrival: &[f64], order: &mut Vec<usize>) -> f64 {
+    let n = arrival.len();
+    order.clear();
+    order.extend(0..n);
+    order.sort_unstable_by(|&a, &b| arrival[a].total_cmp(&arrival[b]).then(a.cmp(&b)));
+    if !code.is_decodable(order) {
+        return f64::INFINITY;
+    }
+    let (mut lo, mut hi) = (1, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if code.is_decodable(&order[..mid]) {
+            hi = mid
+        } else {
+            lo = mid + 1
+        }
+    }
+    arrival[order[lo - 1]]
 }

@@ -4,9 +4,7 @@
 //! Brute-force Monte Carlo is in `analytic_monte_carlo.rs`.
 #![allow(clippy::excessive_precision)] // reference values keep the digits they were computed to
 
-mod common;
-
-use common::{exp1, law, scheme};
+use crate::common::{exp1, law, scheme};
 use gcsim::analytic::iteration_law;
 use gcsim::dist::{Base, Dist};
 use gcsim::load::LoadModel;

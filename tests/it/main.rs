@@ -17,4 +17,5 @@ mod plan;
 mod populations;
 mod properties;
 mod shard;
+mod value_stability;
 mod verify;

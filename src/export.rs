@@ -10,8 +10,6 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::report::{Report, Row};
-
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -84,20 +82,6 @@ pub fn write<R: Export + ?Sized>(report: &R, format: Format, out: &mut dyn Write
         Format::Table => report.write_table(out),
         Format::Csv => report.write_csv(out),
         Format::Json => report.write_json(out),
-    }
-}
-
-impl Export for Report {
-    fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
-        write_table(self, out)
-    }
-
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        write_csv(&self.rows, out)
-    }
-
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        write_json(self, out)
     }
 }
 
@@ -189,74 +173,6 @@ pub fn short(x: f64, digits: &Digits) -> String {
 /// [`short`] in a table cell: `-` for a missing value.
 pub fn short_cell(x: Option<f64>, digits: &Digits) -> String {
     x.map_or_else(|| "-".into(), |x| short(x, digits))
-}
-
-fn table_cells(r: &Row) -> Vec<String> {
-    let d = &Digits::TABLE;
-    let ci = match (r.ci95_low, r.ci95_high) {
-        (Some(lo), Some(hi)) => format!("[{}, {}]", short(lo, d), short(hi, d)),
-        _ => "-".into(),
-    };
-    vec![
-        r.scheme.name().to_string(),
-        r.n.to_string(),
-        r.s.to_string(),
-        r.m.map_or("-".into(), |m| m.to_string()),
-        r.k.to_string(),
-        short(r.load, d),
-        short(r.message, d),
-        if r.exact { "yes" } else { "no" }.into(),
-        short(r.mean, d),
-        short_cell(r.std_err, d),
-        ci,
-        short(r.p50, d),
-        short(r.p90, d),
-        short(r.p99, d),
-        short(r.p999, d),
-        short_cell(r.speedup, d),
-        short_cell(r.p99_speedup, d),
-        short_cell(r.analytic_mean, d),
-        short_cell(r.analytic_p99, d),
-    ]
-}
-
-const TABLE_HEADER: [&str; 19] = [
-    "scheme",
-    "n",
-    "s",
-    "m",
-    "k",
-    "load",
-    "message",
-    "exact",
-    "mean",
-    "std_err",
-    "ci95",
-    "p50",
-    "p90",
-    "p99",
-    "p999",
-    "speedup",
-    "p99_speedup",
-    "analytic_mean",
-    "analytic_p99",
-];
-
-/// The rows as aligned columns under a `#` header naming every parameter.
-pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let c = &report.config;
-    let fields: Vec<String> = c.header_fields().into_iter().map(|(k, v)| format!("{k}={v}")).collect();
-    writeln!(out, "# gcsim {} {}", c.command, fields.join("  "))?;
-    writeln!(out, "# times in units of D; percentiles: {}", c.quantile_definition)?;
-    for note in &c.skipped {
-        writeln!(out, "# skipped: {note}")?;
-    }
-    for warning in &c.warnings {
-        writeln!(out, "# warning: {warning}")?;
-    }
-    let mut cells = vec![TABLE_HEADER.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
-    cells.extend(report.rows.iter().map(table_cells));
-    write_aligned(&cells, 1, out)
 }
 
 /// Writes rows of cells as columns two spaces apart: the first `left`

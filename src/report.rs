@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
+mod table;
+pub use table::write_table;
+
 use crate::comm::Decoder;
 use crate::engine::{Outcome, Summary};
 use crate::scheme::{Scheme, SchemeKind};
@@ -158,7 +161,7 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
         row.approx_error = Some(if scheme.exact() {
             0.0
         } else {
-            crate::codes::ignore_residual(scheme.n(), scheme.n() - scheme.s())
+            crate::scheme::ignore_residual(scheme.n(), scheme.n() - scheme.s())
         });
     }
 }

@@ -273,20 +273,7 @@ impl Code {
     }
 }
 
-/// The approximation error of `ignore` when `finished` of the n workers are
-/// in: min over a of ‖aᵀ·I_F − 1ᵀ‖ / ‖1‖ = √((n − finished)/n), the fraction
-/// of the gradient's partitions that are lost, in the norm of approximate
-/// gradient coding. Equal to the residual of [`Code::decode`] for `ignore`.
-///
-/// # Panics
-/// If `finished > n` or n = 0.
-pub fn ignore_residual(n: usize, finished: usize) -> f64 {
-    assert!(
-        n > 0 && finished <= n,
-        "finished workers are a subset of the n >= 1 workers"
-    );
-    ((n - finished) as f64 / n as f64).sqrt()
-}
+pub use crate::scheme::ignore_residual;
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,4 @@
-//! Helpers shared by the analytic test binaries.
+//! Helpers shared by the analytic test modules.
 
 use gcsim::analytic::{IterationLaw, iteration_law};
 use gcsim::dist::Dist;

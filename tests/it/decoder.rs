@@ -100,3 +100,53 @@ fn cli_rank_decoder() {
     .code(2)
     .stderr(predicate::str::contains("--decoder rank:"));
 }
+
+/// The rank decoder decodes with the real code, not the rule: Tandon-style
+/// Gaussian mds at n = 50, k = 45 decodes exactly when 45 workers are in
+/// (trial by trial the rule's time), while the Vandermonde code of the same
+/// scheme fails numerically in float64 and never decodes, so those trials
+/// take forever. A decoder that fell back to the rule would give the
+/// Vandermonde code finite times.
+#[test]
+fn rank_decoder_decodes_with_the_real_code() {
+    use gcsim::codes::Generator;
+    let (n, trials) = (50, 12u64);
+    let mds = Scheme::new(
+        SchemeKind::Mds,
+        n,
+        Params {
+            k: Some(45),
+            ..Params::default()
+        },
+    )
+    .unwrap();
+    let base = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![mds], trials, 3).unwrap();
+    let rule = TrialPlan::with(&base, RulePath::Fast, Sampling::Draws);
+    let times = |study: &Study| {
+        let plan = TrialPlan::new(study);
+        let mut scratch = plan.scratch();
+        let mut out = vec![0.0; plan.slots()];
+        (0..trials)
+            .map(|t| {
+                plan.run(3, t, &mut scratch, &mut out);
+                out[0]
+            })
+            .collect::<Vec<f64>>()
+    };
+    let by_rule: Vec<f64> = {
+        let mut scratch = rule.scratch();
+        let mut out = vec![0.0; rule.slots()];
+        (0..trials)
+            .map(|t| {
+                rule.run(3, t, &mut scratch, &mut out);
+                out[0]
+            })
+            .collect()
+    };
+    let rank = base.clone().with_decoder(Decoder::Rank).unwrap();
+    assert_eq!(times(&rank), by_rule, "the Gaussian code decodes from any 45");
+    let vandermonde = rank.with_generator(Some(Generator::Vandermonde)).unwrap();
+    let failing = times(&vandermonde);
+    assert!(by_rule.iter().all(|t| t.is_finite()));
+    assert!(failing.iter().all(|t| t.is_infinite()), "{failing:?}");
+}

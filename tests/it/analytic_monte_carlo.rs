@@ -2,9 +2,7 @@
 //! sampler of its own: n draws per trial, then the k-th smallest (k of n) or
 //! the maximum over groups of the group minimum (frc).
 
-mod common;
-
-use common::{exp1, law, scheme};
+use crate::common::{exp1, law, scheme};
 use gcsim::dist::Dist;
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Rule, Scheme, SchemeKind};

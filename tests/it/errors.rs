@@ -1,4 +1,5 @@
-//! Every bad input of issue 7 that `tests/cli.rs` does not already cover:
+//! Every bad input (malformed flags, values out of range, bad scenario
+//! files) that the `cli` module does not already cover:
 //! exit status 2, exactly one line on stderr naming the flag or key and what
 //! is accepted, no panic, nothing on stdout.
 

@@ -1,0 +1,128 @@
+//! Schemes: the table of loads and messages, admitted and refused parameters, the rules.
+use super::*;
+
+fn build(
+    kind: SchemeKind,
+    n: usize,
+    s: Option<usize>,
+    m: Option<usize>,
+    k: Option<usize>,
+) -> Result<Scheme, SchemeError> {
+    Scheme::new(kind, n, Params { s, m, k })
+}
+
+#[test]
+fn spec_table() {
+    let u = build(SchemeKind::Uncoded, 10, None, None, None).unwrap();
+    assert_eq!((u.load(), u.message(), u.k(), u.exact()), (1.0, 1.0, 10, true));
+    let i = build(SchemeKind::Ignore, 10, Some(3), None, None).unwrap();
+    assert_eq!((i.load(), i.k(), i.exact()), (1.0, 7, false));
+    let f = build(SchemeKind::Frc, 10, Some(4), None, None).unwrap();
+    assert_eq!((f.load(), f.k(), f.rule()), (5.0, 6, Rule::Groups { size: 5 }));
+    let c = build(SchemeKind::Crc, 10, Some(4), None, None).unwrap();
+    assert_eq!((c.load(), c.k(), c.rule()), (5.0, 6, Rule::KOfN(6)));
+    let ce = build(SchemeKind::CommEfficient, 10, Some(2), Some(4), None).unwrap();
+    assert_eq!((ce.load(), ce.message(), ce.k()), (6.0, 0.25, 8));
+    let mds = build(SchemeKind::Mds, 10, None, None, Some(4)).unwrap();
+    assert_eq!((mds.load(), mds.k(), mds.s()), (2.5, 4, 6));
+    let mds_s = build(SchemeKind::Mds, 10, Some(6), None, None).unwrap();
+    assert_eq!(mds_s, mds);
+}
+
+#[test]
+fn inadmissible_parameters() {
+    let err = build(SchemeKind::Frc, 10, Some(2), None, None).unwrap_err();
+    assert!(matches!(err, SchemeError::NotAdmitted { .. }));
+    assert!(err.to_string().contains("accepted s: 0, 1, 4, 9"), "{err}");
+    assert!(matches!(
+        build(SchemeKind::CommEfficient, 10, Some(5), Some(6), None),
+        Err(SchemeError::NotAdmitted { .. })
+    ));
+    assert!(matches!(
+        build(SchemeKind::Crc, 10, Some(10), None, None),
+        Err(SchemeError::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        build(SchemeKind::Mds, 10, None, None, Some(0)),
+        Err(SchemeError::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        build(SchemeKind::Mds, 10, None, None, Some(11)),
+        Err(SchemeError::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        build(SchemeKind::CommEfficient, 10, Some(1), Some(0), None),
+        Err(SchemeError::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        build(SchemeKind::CommEfficient, 10, Some(1), None, None),
+        Err(SchemeError::Missing { .. })
+    ));
+    assert!(matches!(
+        build(SchemeKind::Uncoded, 10, Some(1), None, None),
+        Err(SchemeError::OutOfRange { .. })
+    ));
+}
+
+/// A parameter the scheme does not read is an error naming it, never
+/// dropped (mds reads s only when k is absent).
+#[test]
+fn parameters_not_read_are_errors() {
+    let not_read = |kind, s, m, k| match build(kind, 20, s, m, k) {
+        Err(SchemeError::NotRead { param, .. }) => Some(param),
+        _ => None,
+    };
+    use SchemeKind as K;
+    assert_eq!(not_read(K::Mds, Some(100), None, Some(15)), Some(Param::S));
+    assert_eq!(not_read(K::Mds, Some(3), None, Some(15)), Some(Param::S));
+    assert_eq!(not_read(K::Mds, None, Some(2), Some(15)), Some(Param::M));
+    assert_eq!(not_read(K::Frc, Some(1), None, Some(3)), Some(Param::K));
+    assert_eq!(not_read(K::Crc, Some(1), Some(3), None), Some(Param::M));
+    assert_eq!(not_read(K::Uncoded, None, Some(1), None), Some(Param::M));
+    assert_eq!(not_read(K::CommEfficient, Some(1), Some(1), Some(3)), Some(Param::K));
+    let err = build(K::Mds, 20, Some(3), None, Some(15)).unwrap_err();
+    assert!(
+        err.to_string().starts_with("s does not apply to mds when k is given"),
+        "{err}"
+    );
+    // What each scheme reads still builds.
+    assert_eq!(build(K::Mds, 20, Some(5), None, None).unwrap().k(), 15);
+    assert_eq!(build(K::Uncoded, 20, Some(0), None, None).unwrap().k(), 20);
+}
+
+/// Regression: huge n listed every divisor by trial division up to n
+/// (a hang), and s + m overflowed for huge m (a panic, or a wrapped sum
+/// that accepted m and reported a load of 0).
+#[test]
+fn huge_parameters_are_errors_at_once() {
+    let err = build(SchemeKind::Frc, usize::MAX - 1, Some(2), None, None).unwrap_err();
+    assert!(err.to_string().contains("one less than a divisor of n"), "{err}");
+    let err = build(SchemeKind::Frc, 36, Some(6), None, None).unwrap_err();
+    assert!(
+        err.to_string().contains("accepted s: 0, 1, 2, 3, 5, 8, 11, 17, 35"),
+        "{err}"
+    );
+    assert!(matches!(
+        build(SchemeKind::CommEfficient, 10, Some(1), Some(usize::MAX), None),
+        Err(SchemeError::NotAdmitted { .. })
+    ));
+    let ce = build(SchemeKind::CommEfficient, 10, Some(1), Some(9), None).unwrap();
+    assert_eq!(ce.load(), 10.0);
+}
+
+#[test]
+fn decodable_rules() {
+    let f = [true, false, false, false, true, false];
+    assert!(Rule::KOfN(2).decodable(&f));
+    assert!(!Rule::KOfN(3).decodable(&f));
+    assert!(Rule::Groups { size: 3 }.decodable(&f));
+    assert!(!Rule::Groups { size: 2 }.decodable(&f));
+}
+
+#[test]
+fn names_round_trip() {
+    for k in SchemeKind::ALL {
+        assert_eq!(k.name().parse::<SchemeKind>().unwrap(), k);
+    }
+    assert!("lrc".parse::<SchemeKind>().unwrap_err().contains("accepted"));
+}

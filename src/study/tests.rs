@@ -1,0 +1,134 @@
+//! Studies: limits, the recorded form, the exact law with communication.
+use super::*;
+
+fn at(kind: SchemeKind, n: usize, params: Params) -> Scheme {
+    Scheme::new(kind, n, params).unwrap()
+}
+
+/// Regression: n × load overflowed u64 under `additive` (2³² workers at
+/// load 2³²), wrapped to 0 draws per trial, passed the guard and aborted
+/// on allocation; and a huge n under `fixed` was blamed on an additive load.
+#[test]
+fn huge_clusters_are_errors() {
+    let n = 1usize << 32;
+    let ce = at(
+        SchemeKind::CommEfficient,
+        n,
+        Params {
+            s: Some(0),
+            m: Some(n),
+            k: None,
+        },
+    );
+    let dist = Dist::exp(1.0).unwrap();
+    let err = Study::new(n, dist, LoadModel::Additive, vec![ce], 1, 0).unwrap_err();
+    assert_eq!(err, StudyError::TooManyWorkers(n));
+    let uncoded = at(SchemeKind::Uncoded, n, Params::default());
+    let err = Study::new(n, dist, LoadModel::Fixed, vec![uncoded], 1, 0).unwrap_err();
+    assert!(
+        err.to_string().starts_with("n 4294967296 is more than the limit"),
+        "{err}"
+    );
+    let big = 1usize << 20;
+    let mds = at(
+        SchemeKind::Mds,
+        big,
+        Params {
+            k: Some(1),
+            ..Params::default()
+        },
+    );
+    let err = Study::new(big, dist, LoadModel::Additive, vec![mds], 1, 0).unwrap_err();
+    assert!(matches!(err, StudyError::TrialTooLarge { .. }), "{err}");
+    let flags = |p: Param| if p == Param::N { "--n" } else { "--other" };
+    assert!(
+        StudyError::TooManyWorkers(n)
+            .describe(&flags)
+            .ends_with("use a smaller --n"),
+        "the front end's names replace every key"
+    );
+}
+
+/// Every field of a study survives its record: a field the record drops
+/// (the rank decoder once was) makes the studies differ.
+#[test]
+fn records_every_field() {
+    let classes = Workers::Classes {
+        classes: vec![(4, Dist::exp(1.0).unwrap()), (2, Dist::pareto(1.0, 3.0).unwrap())],
+        shuffle: true,
+    };
+    let schemes = vec![
+        at(
+            SchemeKind::Crc,
+            6,
+            Params {
+                s: Some(2),
+                ..Params::default()
+            },
+        ),
+        at(
+            SchemeKind::CommEfficient,
+            6,
+            Params {
+                s: Some(1),
+                m: Some(2),
+                k: None,
+            },
+        ),
+    ];
+    let comm = Comm::new(None, Some(Dist::exp(2.0).unwrap()), Link::Shared, 0.25).unwrap();
+    let study = Study::with_workers(6, classes, LoadModel::Affine { unit_time: 0.5 }, schemes, 123, 9)
+        .unwrap()
+        .with_comm(comm)
+        .with_decoder(Decoder::Rank)
+        .unwrap();
+    let text = serde_json::to_string(&study).unwrap();
+    let back: Study = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, study, "{text}");
+    assert_eq!(back.decoder(), Decoder::Rank);
+    let constant = study
+        .clone()
+        .with_comm(Comm::new(Some(0.5), None, Link::Dedicated, 0.0).unwrap());
+    let back: Study = serde_json::from_str(&serde_json::to_string(&constant).unwrap()).unwrap();
+    assert_eq!(back, constant);
+}
+
+/// The exact law includes communication where it is a constant shift,
+/// and does not exist where it is not.
+#[test]
+fn exact_law_includes_communication() {
+    let crc = at(
+        SchemeKind::Crc,
+        10,
+        Params {
+            s: Some(2),
+            ..Params::default()
+        },
+    );
+    let ce = at(
+        SchemeKind::CommEfficient,
+        10,
+        Params {
+            s: Some(2),
+            m: Some(4),
+            k: None,
+        },
+    );
+    let plain = Study::new(10, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![crc, ce], 10, 0).unwrap();
+    let with = |comm: Comm| plain.clone().with_comm(comm);
+    let tau = with(Comm::new(Some(2.0), None, Link::Dedicated, 0.5).unwrap());
+    for (scheme, message) in [(&crc, 1.0), (&ce, 0.25)] {
+        let base = plain.exact_law(scheme).unwrap();
+        let law = tau.exact_law(scheme).unwrap();
+        let shift = 2.0 * message + 0.5;
+        assert_eq!(law.mean(), base.mean() + shift);
+        assert_eq!(law.quantile(0.99), base.quantile(0.99) + shift);
+        assert_eq!(law.cdf(1.0 + shift), base.cdf(1.0));
+        assert_eq!(law.sf(1.0 + shift), base.sf(1.0));
+    }
+    let random = with(Comm::new(None, Some(Dist::exp(1.0).unwrap()), Link::Dedicated, 0.0).unwrap());
+    let shared = with(Comm::new(Some(1.0), None, Link::Shared, 0.0).unwrap());
+    assert!(random.exact_law(&crc).is_none() && shared.exact_law(&crc).is_none());
+    let free_shared = with(Comm::new(Some(0.0), None, Link::Shared, 0.0).unwrap());
+    assert_eq!(free_shared.exact_law(&crc), plain.exact_law(&crc));
+}

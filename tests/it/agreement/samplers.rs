@@ -1,0 +1,331 @@
+//! The engine's sampling paths against each other and the exact law: the
+//! event path against the fast path, thread counts, order statistics
+//! against one draw per worker (Kolmogorov–Smirnov), the on-demand lower
+//! order statistics, and a configuration's values independent of the rest
+//! of the study and of the reporting options.
+
+use gcsim::dist::Dist;
+use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan};
+use gcsim::load::LoadModel;
+use gcsim::scheme::{Rule, Scheme, SchemeKind};
+use gcsim::study::{Study, Workers};
+use gcsim::trace::Trace;
+use std::sync::Arc;
+
+use super::{check_all, harmonic, pareto_order_mean, scheme};
+
+/// The general discrete-event path and the closed-form fast path give the
+/// same bits for every scheme and load model, on either sampling.
+#[test]
+fn event_path_equals_fast_path() {
+    for (n, deep) in [(12, 5), (96, 70)] {
+        event_path_equals_fast_path_at(n, deep);
+    }
+}
+
+/// At n = 96 the order-statistic path draws the top 49 order statistics
+/// and the rest on demand; `deep` tolerates enough stragglers to need them.
+fn event_path_equals_fast_path_at(n: usize, deep: usize) {
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Ignore, n, Some(3), None, None),
+        scheme(SchemeKind::Frc, n, Some(2), None, None),
+        scheme(SchemeKind::Crc, n, Some(2), None, None),
+        scheme(SchemeKind::CommEfficient, n, Some(2), Some(2), None),
+        scheme(SchemeKind::Mds, n, None, None, Some(5)),
+        scheme(SchemeKind::Crc, n, Some(deep), None, None),
+    ];
+    for model in [
+        LoadModel::Fixed,
+        LoadModel::Scaled,
+        LoadModel::Additive,
+        LoadModel::Affine { unit_time: 1.0 },
+    ] {
+        let study = Study::new(n, Dist::pareto(1.0, 2.0).unwrap(), model, schemes.clone(), 3000, 5).unwrap();
+        let mut samplings = vec![Sampling::Draws];
+        if engine::order_statistics_apply(&study) {
+            samplings.push(Sampling::OrderStatistics);
+        }
+        for sampling in samplings {
+            let fast = engine::simulate_with(&TrialPlan::with(&study, RulePath::Fast, sampling), &study, &Silent);
+            let events = engine::simulate_with(&TrialPlan::with(&study, RulePath::Events, sampling), &study, &Silent);
+            assert_eq!(fast, events, "{model} {sampling:?}");
+        }
+    }
+}
+
+/// Same seed, one thread or two: identical results.
+#[test]
+fn thread_count_does_not_change_results() {
+    let n = 30;
+    let schemes = vec![
+        scheme(SchemeKind::Crc, n, Some(4), None, None),
+        scheme(SchemeKind::Frc, n, Some(4), None, None),
+    ];
+    let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, 150_000, 3).unwrap();
+    let run = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| engine::simulate(&study, &Silent))
+    };
+    assert_eq!(run(1), run(2));
+    assert_eq!(run(1), run(3));
+}
+
+/// Order-statistic sampling and one-draw-per-worker sampling give the same
+/// distribution of every configuration's iteration time: two-sample
+/// Kolmogorov–Smirnov on 20 000 trials each, at the 0.1% level
+/// (√(n/2)·D < 1.95), for exponential, shifted-exponential, Pareto and
+/// Weibull laws, the bootstrap from a trace (where the test is
+/// conservative: the law has atoms) and heterogeneous clusters in order and
+/// shuffled, under fixed, scaled and affine loads, with k-of-n and frc
+/// rules.
+#[test]
+fn order_statistics_and_draws_agree_in_distribution() {
+    let n = 20;
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Crc, n, Some(3), None, None),
+        scheme(SchemeKind::Frc, n, Some(3), None, None),
+        scheme(SchemeKind::Frc, n, Some(1), None, None),
+        scheme(SchemeKind::Mds, n, None, None, Some(2)),
+    ];
+    assert_eq!(order_statistics_against_draws(n, schemes, 100), 7 * 3 * 6);
+    // Past the top block (n = 100 draws the top 51 and the rest on demand).
+    let n = 100;
+    let schemes = vec![
+        scheme(SchemeKind::Crc, n, Some(10), None, None),
+        scheme(SchemeKind::Crc, n, Some(75), None, None),
+        scheme(SchemeKind::Mds, n, None, None, Some(2)),
+        scheme(SchemeKind::Frc, n, Some(19), None, None),
+        scheme(SchemeKind::Frc, n, Some(49), None, None),
+    ];
+    assert_eq!(order_statistics_against_draws(n, schemes, 200), 7 * 3 * 6);
+}
+
+/// The KS checks of [`order_statistics_and_draws_agree_in_distribution`]
+/// for one worker count; returns how many were made.
+fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> usize {
+    let trace = Trace::from_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/trace-llm-64w.csv"));
+    let laws = [
+        Workers::Iid(Dist::exp(2.0).unwrap()),
+        Workers::Iid(Dist::shifted_exp(1.0, 1.0).unwrap()),
+        Workers::Iid(Dist::pareto(1.0, 2.5).unwrap()),
+        Workers::Iid(Dist::weibull(1.0, 1.5).unwrap()),
+        Workers::Trace(Arc::new(trace.unwrap())),
+        // Heterogeneous clusters: each class by order statistics, merged.
+        Workers::Classes {
+            classes: vec![
+                (n / 2, Dist::exp(1.0).unwrap()),
+                (n / 2, Dist::pareto(0.5, 2.0).unwrap()),
+            ],
+            shuffle: false,
+        },
+        Workers::Classes {
+            classes: vec![
+                (n / 4, Dist::shifted_exp(0.5, 2.0).unwrap()),
+                (n / 4, Dist::weibull(1.0, 0.7).unwrap()),
+                (n / 2, Dist::exp(0.5).unwrap()),
+            ],
+            shuffle: true,
+        },
+    ];
+    let models = [
+        LoadModel::Fixed,
+        LoadModel::Scaled,
+        LoadModel::Affine { unit_time: 0.5 },
+    ];
+    let trials = 20_000u64;
+    let mut checks = 0;
+    for (i, workers) in laws.iter().enumerate() {
+        for model in models {
+            let study =
+                Study::with_workers(n, workers.clone(), model, schemes.clone(), trials, seed + i as u64).unwrap();
+            assert!(engine::order_statistics_apply(&study), "{workers}");
+            let columns = |sampling| {
+                let plan = TrialPlan::with(&study, RulePath::Fast, sampling);
+                let mut scratch = plan.scratch();
+                let mut out = vec![0.0; plan.slots()];
+                let mut cols = vec![Vec::with_capacity(trials as usize); plan.slots()];
+                for t in 0..trials {
+                    plan.run(study.seed(), t, &mut scratch, &mut out);
+                    cols.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
+                }
+                cols.iter_mut().for_each(|c| c.sort_by(f64::total_cmp));
+                cols
+            };
+            let (a, b) = (columns(Sampling::OrderStatistics), columns(Sampling::Draws));
+            for (slot, (x, y)) in a.iter().zip(&b).enumerate() {
+                // D = sup |F_x − F_y| over the pooled sample.
+                let (mut i, mut j, mut d) = (0usize, 0usize, 0.0f64);
+                while i < x.len() && j < y.len() {
+                    let t = x[i].min(y[j]);
+                    while i < x.len() && x[i] <= t {
+                        i += 1;
+                    }
+                    while j < y.len() && y[j] <= t {
+                        j += 1;
+                    }
+                    d = d.max((i as f64 - j as f64).abs() / trials as f64);
+                }
+                let stat = d * (trials as f64 / 2.0).sqrt();
+                assert!(stat < 1.95, "{workers} {model} slot {slot}: KS {stat:.3}");
+                checks += 1;
+            }
+        }
+    }
+    checks
+}
+
+/// Above 32 workers, order-statistic sampling draws the top
+/// `top_block(n)` order statistics in every trial and the lower ones on
+/// demand, top down. Configurations on both sides of the split, at the
+/// split itself and at the very bottom (k = 1, frc's large groups) against
+/// the exact law: harmonic means for k-of-n, the group formula for frc, and
+/// binomial-tail quantiles for both.
+#[test]
+fn order_statistics_below_the_top_block_match_the_exact_law() {
+    for (n, seed) in [(100usize, 31u64), (3000, 32)] {
+        let top = engine::trial::top_block(n);
+        let split = n - top + 1; // the lowest order statistic of the top block
+        let mut schemes: Vec<Scheme> = [0, 1, n - split - 1, n - split, n - split + 1, n - 2, n - 1]
+            .into_iter()
+            .map(|s| scheme(SchemeKind::Crc, n, Some(s), None, None))
+            .collect();
+        schemes.extend([1, 2, split - 1, split].map(|k| scheme(SchemeKind::Mds, n, None, None, Some(k))));
+        let sizes: Vec<usize> = (1..=n)
+            .filter(|r| n % r == 0 && [1, 2, 4, 25, 50, 100, 1000].contains(r))
+            .collect();
+        schemes.extend(
+            sizes
+                .iter()
+                .map(|&r| scheme(SchemeKind::Frc, n, Some(r - 1), None, None)),
+        );
+        let means = schemes
+            .iter()
+            .map(|s| {
+                Some(match s.rule() {
+                    Rule::KOfN(k) => harmonic(n) - harmonic(n - k),
+                    Rule::Groups { size } => harmonic(n / size) / size as f64,
+                })
+            })
+            .collect();
+        let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes.clone(), 10, seed).unwrap();
+        assert_eq!(TrialPlan::new(&study).sampling(), Sampling::OrderStatistics);
+        check_all(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, means, seed);
+    }
+}
+
+/// The same split under Pareto and shifted-exponential laws and the scaled
+/// and affine load models, where the law's transform of the standard
+/// exponential and the load apply after the draw. Exact means: the Pareto
+/// Gamma ratio (frc: a group's minimum is Pareto(x_m, rα), and T the
+/// largest of g of them), harmonic numbers for the shifted exponential.
+#[test]
+fn order_statistics_below_the_top_block_other_laws_and_loads() {
+    let n = 100;
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, None, None, None),
+        scheme(SchemeKind::Crc, n, Some(30), None, None),
+        scheme(SchemeKind::Crc, n, Some(80), None, None),
+        scheme(SchemeKind::Mds, n, None, None, Some(3)),
+        scheme(SchemeKind::Frc, n, Some(24), None, None),
+    ];
+    let (xm, alpha) = (1.0, 3.0);
+    let means = schemes
+        .iter()
+        .map(|s| {
+            Some(
+                s.load()
+                    * match s.rule() {
+                        Rule::KOfN(k) => pareto_order_mean(xm, alpha, n, k),
+                        Rule::Groups { size } => {
+                            let g = n / size;
+                            pareto_order_mean(xm, alpha * size as f64, g, g)
+                        }
+                    },
+            )
+        })
+        .collect();
+    check_all(
+        n,
+        Dist::pareto(xm, alpha).unwrap(),
+        LoadModel::Scaled,
+        schemes.clone(),
+        means,
+        40,
+    );
+    let (shift, rate, unit) = (0.5, 2.0, 0.01);
+    let means = schemes
+        .iter()
+        .map(|s| {
+            let e = match s.rule() {
+                Rule::KOfN(k) => harmonic(n) - harmonic(n - k),
+                Rule::Groups { size } => harmonic(n / size) / size as f64,
+            };
+            Some(unit * s.load() + shift + e / rate)
+        })
+        .collect();
+    let model = LoadModel::Affine { unit_time: unit };
+    check_all(n, Dist::shifted_exp(shift, rate).unwrap(), model, schemes, means, 41);
+}
+
+/// A configuration's values do not depend on what else the study contains:
+/// every trial draws the top block, then goes as deep as its deepest rule
+/// needs, and ranks come from a stream of their own.
+#[test]
+fn a_configurations_draws_do_not_depend_on_the_rest_of_the_study() {
+    let n = 100;
+    let alone = vec![
+        scheme(SchemeKind::Crc, n, Some(20), None, None),
+        scheme(SchemeKind::Crc, n, Some(70), None, None),
+    ];
+    let mut crowded = vec![
+        scheme(SchemeKind::Frc, n, Some(49), None, None),
+        scheme(SchemeKind::Mds, n, None, None, Some(1)),
+    ];
+    crowded.extend(alone.iter().cloned());
+    let dist = Dist::exp(1.0).unwrap();
+    let a = Study::new(n, dist, LoadModel::Fixed, alone, 10, 7).unwrap();
+    let b = Study::new(n, dist, LoadModel::Fixed, crowded, 10, 7).unwrap();
+    let (pa, pb) = (TrialPlan::new(&a), TrialPlan::new(&b));
+    let (mut sa, mut sb) = (pa.scratch(), pb.scratch());
+    let (mut oa, mut ob) = (vec![0.0; pa.slots()], vec![0.0; pb.slots()]);
+    for t in 0..2000 {
+        pa.run(7, t, &mut sa, &mut oa);
+        pb.run(7, t, &mut sb, &mut ob);
+        assert_eq!(oa[..2], ob[2..4], "trial {t}");
+        assert_eq!(oa[2], ob[4], "baseline, trial {t}");
+    }
+}
+
+/// Asking for a survival curve or a deadline count (which keep a pilot)
+/// changes no statistic: the same bits as a run without them, also where
+/// the exact law places the windows.
+#[test]
+fn options_do_not_change_the_statistics() {
+    let n = 100;
+    let schemes = vec![scheme(SchemeKind::Crc, n, Some(20), None, None)];
+    for trials in [300_000, 600_000] {
+        let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes.clone(), trials, 1).unwrap();
+        let plan = TrialPlan::new(&study);
+        let plain = engine::simulate(&study, &Silent);
+        let options = engine::Options {
+            survival_points: 20,
+            deadline: Some(1.6),
+        };
+        let full = engine::simulate_full(&plan, &study, &Silent, &options);
+        for (a, b) in plain
+            .configs
+            .iter()
+            .zip(&full.configs)
+            .chain([(&plain.baseline, &full.baseline)])
+        {
+            assert_eq!(
+                (a.mean, a.quantiles, a.quantile_ci95),
+                (b.mean, b.quantiles, b.quantile_ci95),
+                "{trials}"
+            );
+            assert!(!b.survival.is_empty() && b.within_deadline.is_some());
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Every invalid input on the main paths: exit status 2, one line on
+//! stderr naming the flag or key and what is accepted, no panic. The
+//! `errors` module holds the rest.
+
+use super::gcsim;
+
+/// Every invalid input: exit status 2, one line on stderr naming the flag or
+/// key and what is accepted, no panic.
+#[test]
+fn bad_input_is_a_clear_one_line_error() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", "--n", "0", "--scheme", "uncoded"],
+            "for '--n <N>': `0` is out of range; accepted: a whole number >= 1",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "crc", "--s", "10"],
+            "--s 10 is out of range for crc with n=10; accepted: 0..9",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "crc", "--s", "-1"],
+            "`-1` is negative",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "crc", "--s", "two"],
+            "`two` is not a whole number",
+        ),
+        (&["run", "--n", "10", "--scheme", "crc"], "crc needs --s"),
+        (&["sweep", "--n", "10", "--s", "5..2"], "the start 5 exceeds the end 2"),
+        (&["sweep", "--n", "10", "--s", "0..99999999"], "limit"),
+        (
+            &["run", "--n", "10", "--scheme", "frc", "--s", "2"],
+            "s+1 must divide n; accepted s: 0, 1, 4, 9",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "comm-efficient", "--s", "1", "--m", "0"],
+            "--m 0 is out of range",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "comm-efficient", "--s", "5", "--m", "6"],
+            "s+m must be at most n",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "mds", "--k", "0"],
+            "--k 0 is out of range for mds with n=10; accepted: 1..10",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "mds", "--k", "11"],
+            "--k 11 is out of range",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "lrc"],
+            "invalid value 'lrc' for '--scheme <SCHEME>'",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--dist", "gauss:mean=1"],
+            "unknown distribution `gauss`",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--dist", "exp:lambda=1"],
+            "unknown key `lambda` for `exp`",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--dist", "pareto:scale=1"],
+            "needs the key `shape`",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--dist", "exp:rate=0"],
+            "`rate=0` is out of range",
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "10",
+                "--scheme",
+                "uncoded",
+                "--dist",
+                "pareto:scale=1,shape=-2",
+            ],
+            "`shape=-2` is out of range",
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "10",
+                "--scheme",
+                "uncoded",
+                "--dist",
+                "pareto:scale=0,shape=2",
+            ],
+            "`scale=0` is out of range",
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "10",
+                "--scheme",
+                "uncoded",
+                "--dist",
+                "shifted-exp:shift=-1,rate=1",
+            ],
+            "`shift=-1` is out of range",
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "10",
+                "--scheme",
+                "uncoded",
+                "--dist",
+                "exp:rate=1,p_slow=1.5,slowdown=2",
+            ],
+            "`p_slow=1.5` is out of range",
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "10",
+                "--scheme",
+                "uncoded",
+                "--dist",
+                "exp:rate=1,p_slow=0.5,slowdown=0.5",
+            ],
+            "`slowdown=0.5` is out of range",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--dist", "exp:rate=NaN"],
+            "`rate=NaN` is out of range",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--dist", "exp:rate=inf"],
+            "`rate=inf` is out of range",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--load-model", "quadratic"],
+            "invalid value 'quadratic' for '--load-model <MODEL>'",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--load-model", "affine"],
+            "--load-model affine needs --unit-time",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--unit-time", "1"],
+            "--unit-time applies only to --load-model affine",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--trials", "0"],
+            "--trials 0 is out of range",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--threads", "0"],
+            "--threads 0 is out of range",
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "10",
+                "--scheme",
+                "uncoded",
+                "--out",
+                "/nonexistent-dir/x.csv",
+            ],
+            "the directory /nonexistent-dir does not exist",
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--out", "x.parquet"],
+            "cannot tell the format from the extension",
+        ),
+        (
+            &["sweep", "--n", "10", "--scheme", "comm-efficient", "--s", "1"],
+            "comm-efficient needs --m",
+        ),
+        (
+            &["sweep", "--n", "10", "--s", "1", "--m", "2"],
+            "--m applies only to --scheme comm-efficient",
+        ),
+        (
+            &["sweep", "--n", "10", "--s", "1", "--k", "2"],
+            "--k applies only to --scheme mds",
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "100000",
+                "--scheme",
+                "mds",
+                "--k",
+                "1",
+                "--load-model",
+                "additive",
+            ],
+            "draws per trial",
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "1000",
+                "--scheme",
+                "uncoded",
+                "--trials",
+                "100000000000000",
+            ],
+            "lower --trials",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = gcsim().args(*args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(expected),
+            "{args:?}: expected `{expected}` in: {stderr}"
+        );
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        let first = lines.first().copied().unwrap_or("");
+        assert!(
+            first.contains(expected),
+            "{args:?}: the first line should say it: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -1,0 +1,29 @@
+//! The `gcsim` binary end to end: outputs, reproducibility, files and every
+//! error. Helpers here; the tests in `output`, `determinism`, `files` and
+//! `bad_input`.
+
+use assert_cmd::Command;
+
+fn gcsim() -> Command {
+    Command::cargo_bin("gcsim").unwrap()
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = gcsim().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The output columns of `run --format csv`: the scheme, its statistics and
+/// analytic values, then the communication model's columns, which were
+/// appended and must never be reordered (scripts read columns by position).
+const HEADER: &str = "scheme,n,s,m,k,load,message,exact,trials,mean,std_err,ci95_low,ci95_high,p50,p90,p99,p999,speedup,p99_speedup,analytic_mean,analytic_p99,link,transfer_time,decode_time,decoder,approx_error";
+
+mod bad_input;
+mod determinism;
+mod files;
+mod output;

@@ -1,0 +1,24 @@
+//! gcsim's integration tests, one test binary: each module was once its own
+//! binary, and one link instead of sixteen keeps `cargo test` and CI fast.
+//! Filter by module path, e.g. `cargo test --release --test it agreement::`.
+
+mod agreement;
+mod analytic_monte_carlo;
+mod analytic_reference;
+mod architecture;
+mod cli;
+mod codes;
+mod comm;
+mod comm_random;
+mod common;
+mod decoder;
+mod errors;
+mod figures;
+mod fit;
+mod flags_act;
+mod plan;
+mod populations;
+mod properties;
+mod shard;
+mod value_stability;
+mod verify;

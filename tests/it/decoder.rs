@@ -121,9 +121,7 @@ fn rank_decoder_decodes_with_the_real_code() {
     )
     .unwrap();
     let base = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![mds], trials, 3).unwrap();
-    let rule = TrialPlan::with(&base, RulePath::Fast, Sampling::Draws);
-    let times = |study: &Study| {
-        let plan = TrialPlan::new(study);
+    let times = |plan: TrialPlan| {
         let mut scratch = plan.scratch();
         let mut out = vec![0.0; plan.slots()];
         (0..trials)
@@ -133,20 +131,15 @@ fn rank_decoder_decodes_with_the_real_code() {
             })
             .collect::<Vec<f64>>()
     };
-    let by_rule: Vec<f64> = {
-        let mut scratch = rule.scratch();
-        let mut out = vec![0.0; rule.slots()];
-        (0..trials)
-            .map(|t| {
-                rule.run(3, t, &mut scratch, &mut out);
-                out[0]
-            })
-            .collect()
-    };
+    let by_rule = times(TrialPlan::with(&base, RulePath::Fast, Sampling::Draws));
     let rank = base.clone().with_decoder(Decoder::Rank).unwrap();
-    assert_eq!(times(&rank), by_rule, "the Gaussian code decodes from any 45");
+    assert_eq!(
+        times(TrialPlan::new(&rank)),
+        by_rule,
+        "the Gaussian code decodes from any 45"
+    );
     let vandermonde = rank.with_generator(Some(Generator::Vandermonde)).unwrap();
-    let failing = times(&vandermonde);
+    let failing = times(TrialPlan::new(&vandermonde));
     assert!(by_rule.iter().all(|t| t.is_finite()));
     assert!(failing.iter().all(|t| t.is_infinite()), "{failing:?}");
 }

@@ -127,7 +127,7 @@ impl Row {
             k: scheme.k(),
             load: scheme.load(),
             message: scheme.message(),
-            exact: scheme.exact(),
+            exact: scheme.exact_gradient(),
             trials: summary.trials,
             mean: summary.mean.mean,
             std_err: summary.mean.std_err,
@@ -158,7 +158,7 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
     row.decode_time = comm.decode_time;
     row.decoder = study.decoder().name();
     if study.decoder() == Decoder::Rank {
-        row.approx_error = Some(if scheme.exact() {
+        row.approx_error = Some(if scheme.exact_gradient() {
             0.0
         } else {
             crate::scheme::ignore_residual(scheme.n(), scheme.n() - scheme.s())
@@ -227,7 +227,7 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             k: scheme.k(),
             load: scheme.load(),
             message: scheme.message(),
-            exact: scheme.exact(),
+            exact: scheme.exact_gradient(),
             trials: 0,
             mean,
             std_err: None,

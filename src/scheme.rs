@@ -415,7 +415,7 @@ impl Scheme {
     }
 
     /// Whether the decoded gradient is the exact full gradient.
-    pub fn exact(&self) -> bool {
+    pub fn exact_gradient(&self) -> bool {
         self.kind != SchemeKind::Ignore || self.s == 0
     }
 

@@ -162,14 +162,14 @@ fn random_pattern(rng: &mut impl Rng, n: usize, s: usize, total: f64) -> Vec<usi
 
 /// Pattern statistics accumulated over batches.
 #[derive(Default)]
-struct Tally {
+struct PatternTally {
     checked: u64,
     decodable: u64,
     max_residual: f64,
     conditions: Vec<f64>,
 }
 
-impl Tally {
+impl PatternTally {
     fn batch(&mut self, code: &Code, patterns: &[Vec<usize>]) {
         let n = code.scheme().n();
         let results: Vec<(bool, f64, f64)> = patterns
@@ -209,9 +209,9 @@ pub fn check(code: &Code, limit: u64, seed: u64) -> CodesRow {
     let (n, s) = (scheme.n(), scheme.s());
     let total = patterns_total(n, s);
     let exhaustive_run = total <= limit as f64;
-    let mut tally = Tally::default();
+    let mut tally = PatternTally::default();
     let mut batch = Vec::with_capacity(BATCH);
-    let flush = |batch: &mut Vec<Vec<usize>>, tally: &mut Tally| {
+    let flush = |batch: &mut Vec<Vec<usize>>, tally: &mut PatternTally| {
         tally.batch(code, batch);
         batch.clear();
     };
@@ -242,7 +242,7 @@ pub fn check(code: &Code, limit: u64, seed: u64) -> CodesRow {
         s,
         m: scheme.m(),
         k: scheme.k(),
-        exact: scheme.exact(),
+        exact: scheme.exact_gradient(),
         patterns_total: total,
         patterns_checked: tally.checked,
         exhaustive: exhaustive_run,

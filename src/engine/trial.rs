@@ -265,7 +265,7 @@ impl TrialPlan {
             codes: (study.decoder() == Decoder::Rank).then(|| {
                 let slots = study.schemes().iter().copied().chain(std::iter::once(study.baseline()));
                 let codes = slots.map(|s| {
-                    s.exact()
+                    s.exact_gradient()
                         .then(|| study.code(&s).expect("the study checked that its codes build"))
                 });
                 Arc::new(codes.collect())

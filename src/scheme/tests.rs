@@ -14,9 +14,9 @@ fn build(
 #[test]
 fn spec_table() {
     let u = build(SchemeKind::Uncoded, 10, None, None, None).unwrap();
-    assert_eq!((u.load(), u.message(), u.k(), u.exact()), (1.0, 1.0, 10, true));
+    assert_eq!((u.load(), u.message(), u.k(), u.exact_gradient()), (1.0, 1.0, 10, true));
     let i = build(SchemeKind::Ignore, 10, Some(3), None, None).unwrap();
-    assert_eq!((i.load(), i.k(), i.exact()), (1.0, 7, false));
+    assert_eq!((i.load(), i.k(), i.exact_gradient()), (1.0, 7, false));
     let f = build(SchemeKind::Frc, 10, Some(4), None, None).unwrap();
     assert_eq!((f.load(), f.k(), f.rule()), (5.0, 6, Rule::Groups { size: 5 }));
     let c = build(SchemeKind::Crc, 10, Some(4), None, None).unwrap();

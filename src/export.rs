@@ -1,4 +1,4 @@
-//! The three forms of a result: CSV (header row, SPEC §5 column order), JSON
+//! The three forms of a result: CSV (header row, the output column order), JSON
 //! (`{"config": …, "rows": […]}`) and an aligned table for terminals. Every
 //! result type implements [`Export`]; [`write`] is the one place a format
 //! chooses its writer.

@@ -149,25 +149,38 @@ pub struct TrialPlan {
     slots: usize,
     path: RulePath,
     sampling: Sampling,
+    /// Each slot's load.
+    slot_loads: Vec<f64>,
+    /// What order-statistic sampling needs.
+    order: OrderStatisticSampler,
+    /// How results reach the master and are decoded.
+    delivery: Delivery,
+}
+
+/// What drawing a trial's times as order statistics needs (see the module
+/// notes).
+#[derive(Debug, Clone)]
+struct OrderStatisticSampler {
     /// 1/(n−i+1) for i = 1..n: the Rényi spacing weights.
     weights: Vec<f64>,
     /// Gamma(B) and Gamma(k₀) for the lowest of the top B order statistics
     /// (none when B = n).
     split: Option<(Gamma<f64>, Gamma<f64>)>,
-    /// Each slot's load.
-    slot_loads: Vec<f64>,
     /// Per slot, the index of its order statistic where that is fixed and in
     /// the top block (`u32::MAX` otherwise).
     top_ranks: Vec<u32>,
     /// The evaluations not covered by `top_ranks`.
     other_evals: Vec<Eval>,
-    /// The worker law as an increasing function of a standard exponential
-    /// (order-statistic sampling only).
+    /// The worker law as an increasing function of a standard exponential.
     standard: Standard,
-    /// The classes' laws, for order-statistic sampling of a heterogeneous
-    /// cluster.
+    /// The classes' laws, for a heterogeneous cluster.
     class_laws: Option<ClassLaws>,
-    /// Communication and decoding.
+}
+
+/// How results reach the master, and how it decodes.
+#[derive(Debug, Clone)]
+struct Delivery {
+    /// Communication and decoding time.
     comm: Comm,
     /// Each slot's message size, as a fraction of one gradient.
     messages: Vec<f64>,
@@ -244,34 +257,38 @@ impl TrialPlan {
             slots,
             path,
             sampling,
-            weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
             slot_loads,
-            top_ranks: Vec::new(),
-            other_evals: Vec::new(),
-            split: {
-                let (top, k0) = (top_block(n), n - top_block(n) + 1);
-                (k0 > 1).then(|| {
-                    let gamma = |shape: usize| Gamma::new(shape as f64, 1.0).expect("positive shape");
-                    (gamma(top), gamma(k0))
-                })
+            order: OrderStatisticSampler {
+                weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
+                top_ranks: Vec::new(),
+                other_evals: Vec::new(),
+                split: {
+                    let (top, k0) = (top_block(n), n - top_block(n) + 1);
+                    (k0 > 1).then(|| {
+                        let gamma = |shape: usize| Gamma::new(shape as f64, 1.0).expect("positive shape");
+                        (gamma(top), gamma(k0))
+                    })
+                },
+                standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
+                class_laws: ClassLaws::of(study.workers()),
             },
-            comm: *study.comm(),
-            messages: study
-                .schemes()
-                .iter()
-                .map(Scheme::message)
-                .chain(std::iter::once(1.0))
-                .collect(),
-            codes: (study.decoder() == Decoder::Rank).then(|| {
-                let slots = study.schemes().iter().copied().chain(std::iter::once(study.baseline()));
-                let codes = slots.map(|s| {
-                    s.exact_gradient()
-                        .then(|| study.code(&s).expect("the study checked that its codes build"))
-                });
-                Arc::new(codes.collect())
-            }),
-            standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
-            class_laws: ClassLaws::of(study.workers()),
+            delivery: Delivery {
+                comm: *study.comm(),
+                messages: study
+                    .schemes()
+                    .iter()
+                    .map(Scheme::message)
+                    .chain(std::iter::once(1.0))
+                    .collect(),
+                codes: (study.decoder() == Decoder::Rank).then(|| {
+                    let slots = study.schemes().iter().copied().chain(std::iter::once(study.baseline()));
+                    let codes = slots.map(|s| {
+                        s.exact_gradient()
+                            .then(|| study.code(&s).expect("the study checked that its codes build"))
+                    });
+                    Arc::new(codes.collect())
+                }),
+            },
         };
         plan.update_sorting();
         plan
@@ -297,12 +314,12 @@ impl TrialPlan {
             }
         }
         let top_lo = self.n - top_block(self.n);
-        self.top_ranks = vec![u32::MAX; self.slots];
-        self.other_evals.clear();
+        self.order.top_ranks = vec![u32::MAX; self.slots];
+        self.order.other_evals.clear();
         for e in self.load_groups.iter().flat_map(|c| &c.evals) {
             match e.rule {
-                Rule::KOfN(k) if k > top_lo => self.top_ranks[e.slot] = (k - 1) as u32,
-                _ => self.other_evals.push(e.clone()),
+                Rule::KOfN(k) if k > top_lo => self.order.top_ranks[e.slot] = (k - 1) as u32,
+                _ => self.order.other_evals.push(e.clone()),
             }
         }
     }
@@ -356,24 +373,24 @@ impl TrialPlan {
 
     /// Runs trial `trial` of seed `seed`, writing each slot's iteration time to `out`.
     pub fn run(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
-        if self.comm.transfers() {
+        if self.delivery.comm.transfers() {
             // Transfer times come from a stream of their own, so that the
             // worker times are those of the same trial without communication.
             let mut rng = trial_rng(seed ^ COMM_STREAM, trial);
-            match self.comm.transfer {
+            match self.delivery.comm.transfer {
                 Transfer::Constant(tau) => scratch.transfer.fill(tau),
                 Transfer::Random(d) => scratch.transfer.iter_mut().for_each(|c| *c = d.sample(&mut rng)),
             }
         }
         match self.sampling {
             Sampling::Draws => self.run_draws(seed, trial, scratch, out),
-            Sampling::OrderStatistics => match &self.class_laws {
+            Sampling::OrderStatistics => match &self.order.class_laws {
                 Some(laws) => self.run_class_order_statistics(laws, seed, trial, scratch, out),
                 None => self.run_order_statistics(seed, trial, scratch, out),
             },
         }
-        if self.comm.decode_time != 0.0 {
-            out.iter_mut().for_each(|v| *v += self.comm.decode_time);
+        if self.delivery.comm.decode_time != 0.0 {
+            out.iter_mut().for_each(|v| *v += self.delivery.comm.decode_time);
         }
     }
 }

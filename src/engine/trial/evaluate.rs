@@ -16,9 +16,9 @@ impl TrialPlan {
                 x
             };
         }
-        if self.comm.transfers() {
-            let message = self.messages[e.slot];
-            self.comm.arrivals(
+        if self.delivery.comm.transfers() {
+            let message = self.delivery.messages[e.slot];
+            self.delivery.comm.arrivals(
                 &scratch.finish,
                 &scratch.transfer,
                 message,
@@ -31,7 +31,7 @@ impl TrialPlan {
     }
 
     pub(super) fn evaluate(&self, group: &LoadGroup, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
-        if let Some(codes) = &self.codes {
+        if let Some(codes) = &self.delivery.codes {
             for e in &group.evals {
                 self.arrivals_of(e, times, scratch);
                 out[e.slot] = match &codes[e.slot] {
@@ -41,7 +41,7 @@ impl TrialPlan {
             }
             return;
         }
-        if self.comm.transfers() {
+        if self.delivery.comm.transfers() {
             // Each configuration's arrivals, judged by the event walk.
             for e in &group.evals {
                 self.arrivals_of(e, times, scratch);

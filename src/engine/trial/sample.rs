@@ -136,7 +136,7 @@ impl TrialPlan {
     /// The worker law as an increasing function of a standard exponential.
     #[inline]
     pub(super) fn law_of_standard(&self, e: f64) -> f64 {
-        self.standard.apply(e)
+        self.order.standard.apply(e)
     }
 
     pub(super) fn run_order_statistics(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
@@ -165,7 +165,7 @@ impl TrialPlan {
         }
         // Each configuration's standard order statistic, by slot, then the
         // law and the load model applied in one loop per (law, model) pair.
-        for (o, &r) in out.iter_mut().zip(&self.top_ranks) {
+        for (o, &r) in out.iter_mut().zip(&self.order.top_ranks) {
             if r != u32::MAX {
                 *o = scratch.sorted[r as usize];
             }
@@ -178,7 +178,7 @@ impl TrialPlan {
                 &mut scratch.group_ranks,
             );
         }
-        for e in &self.other_evals {
+        for e in &self.order.other_evals {
             let rank = match e.rule {
                 Rule::KOfN(k) => k - 1,
                 Rule::Groups { .. } => scratch.group_ranks[e.group] as usize,
@@ -189,12 +189,12 @@ impl TrialPlan {
             out[e.slot] = self.order_statistic(rank, scratch, lower);
         }
         // One loop per law, each law's transform inlined.
-        match &self.standard {
-            Standard::Exp { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
-            Standard::ShiftedExp { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
-            Standard::Pareto { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
-            Standard::Weibull { .. } => self.apply_loads(out, |e| self.standard.apply(e)),
-            Standard::Empirical(_) => self.apply_loads(out, |e| self.standard.apply(e)),
+        match &self.order.standard {
+            Standard::Exp { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
+            Standard::ShiftedExp { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
+            Standard::Pareto { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
+            Standard::Weibull { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
+            Standard::Empirical(_) => self.apply_loads(out, |e| self.order.standard.apply(e)),
         }
     }
 
@@ -219,7 +219,7 @@ impl TrialPlan {
     /// into `scratch.sorted` (index j holds E_(j+1)), and a/b (see below)
     /// into `scratch.low_order`; returns the index of the lowest one drawn.
     pub(super) fn draw_top(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) -> usize {
-        let lowest = match &self.split {
+        let lowest = match &self.order.split {
             None => 0,
             Some((top, rest)) => {
                 let k0 = self.n - top_block(self.n) + 1;
@@ -236,7 +236,7 @@ impl TrialPlan {
             }
         };
         let block = &mut scratch.sorted[lowest..];
-        let weights = &self.weights[lowest..];
+        let weights = &self.order.weights[lowest..];
         let first = usize::from(lowest > 0);
         for (s, w) in block.iter_mut().zip(weights).skip(first) {
             let z: f64 = Exp1.sample(rng);
@@ -270,7 +270,7 @@ impl TrialPlan {
     #[inline]
     pub(super) fn order_statistic(&self, rank: usize, scratch: &Scratch, lowest: usize) -> f64 {
         debug_assert!(rank >= lowest);
-        match &self.split {
+        match &self.order.split {
             Some(_) if rank < self.n - top_block(self.n) => neg_ln_one_minus_exp(scratch.low_order[rank]),
             _ => scratch.sorted[rank],
         }

@@ -312,6 +312,15 @@ mod tests {
                 ..
             })
         ));
+        // The form headers and JSON configs name the model by.
+        assert_eq!(
+            Comm::new(Some(2.0), None, Link::Dedicated, 0.25).unwrap().to_string(),
+            "comm-time=2 link=dedicated decode-time=0.25"
+        );
+        assert_eq!(
+            Comm::new(None, Some(law), Link::Shared, 0.0).unwrap().to_string(),
+            "comm-dist=exp:rate=1 link=shared decode-time=0"
+        );
         let ok = Comm::new(None, Some(law), Link::Shared, 0.5).unwrap();
         assert_eq!(
             (ok.comm_time(), ok.comm_dist(), ok.link),

@@ -227,6 +227,23 @@ mod tests {
     }
 
     #[test]
+    fn each_worker_has_its_class_law() {
+        let (exp, pareto) = (Dist::exp(1.0).unwrap(), Dist::pareto(1.0, 0.5).unwrap());
+        let w = Workers::Classes {
+            classes: vec![(3, exp), (2, pareto)],
+            shuffle: false,
+        };
+        let laws: Vec<Option<&Dist>> = (0..6).map(|i| w.law_of(i)).collect();
+        assert_eq!(
+            laws,
+            [Some(&exp), Some(&exp), Some(&exp), Some(&pareto), Some(&pareto), None]
+        );
+        let tails: Vec<f64> = (0..5).map(|i| w.tail_index(i)).collect();
+        assert_eq!(tails, [f64::INFINITY, f64::INFINITY, f64::INFINITY, 0.5, 0.5]);
+        assert_eq!(Workers::Iid(pareto).law_of(7), Some(&pareto));
+    }
+
+    #[test]
     fn records_round_trip() {
         for w in [
             Workers::Iid(Dist::exp(1.5).unwrap().with_stragglers(0.05, 8.0).unwrap()),

@@ -90,15 +90,30 @@ fn quantile_intervals_cover_the_exact_quantile() {
     let cdf = iteration_cdf(&s, worker_cdf(&dist, LoadModel::Fixed, s.load()));
     let exact = [invert(&cdf, 0.5), invert(&cdf, 0.99)];
     let runs = 300;
+    let trials = 4000u64;
     let mut covered = [0usize; 2];
+    // The interval's ends are the order statistics at q ∓ 1.96·√(q(1−q)/N),
+    // so through the exact CDF they lie that far apart in probability: a
+    // check of the width that full coverage alone would not make (an
+    // interval three times too wide covers every time).
+    let mut width = [0.0f64; 2];
     for seed in 0..runs {
-        let (_, out) = simulate(n, dist, LoadModel::Fixed, vec![s], 4000, 10_000 + seed);
+        let (_, out) = simulate(n, dist, LoadModel::Fixed, vec![s], trials, 10_000 + seed);
         let c = &out.configs[0];
         for (i, qi) in [0usize, 2].into_iter().enumerate() {
             let (lo, hi) = c.quantile_ci95[qi];
             assert!(lo <= c.quantiles[qi] && c.quantiles[qi] <= hi);
             covered[i] += usize::from(lo <= exact[i] && exact[i] <= hi);
+            width[i] += (cdf(hi) - cdf(lo)) / runs as f64;
         }
+    }
+    for (i, q) in [0.5f64, 0.99].into_iter().enumerate() {
+        let expected = 2.0 * 1.959_963_984_540_054 * (q * (1.0 - q) / trials as f64).sqrt();
+        assert!(
+            (width[i] / expected - 1.0).abs() < 0.05,
+            "quantile {q}: mean width {} in probability, expected {expected}",
+            width[i]
+        );
     }
     let se = (0.95f64 * 0.05 / runs as f64).sqrt();
     for (i, c) in covered.iter().enumerate() {

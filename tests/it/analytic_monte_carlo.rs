@@ -136,7 +136,7 @@ fn monte_carlo_large_n() {
 }
 
 /// Heavier brute force, 10⁶ trials per configuration (about 10 s in release); run with
-/// `cargo test --release --test analytic_reference -- --ignored`.
+/// `scripts/heavy-tests.sh` (`cargo test --release --test it -- --ignored`).
 #[test]
 #[ignore = "about 10⁹ draws; run in release"]
 fn monte_carlo_agreement_heavy() {

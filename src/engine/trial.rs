@@ -120,20 +120,31 @@ pub struct Scratch {
     class_runs: Vec<f64>,
     /// Running sums of the units of work drawn so far (`additive`).
     unit_sums: Vec<f64>,
+    /// Worker indices in the order of their times (event walk, arrivals).
     order: Vec<usize>,
     /// The rank of each worker's time: a uniformly random permutation.
     worker_rank: Vec<u32>,
     /// The class of each worker.
     worker_class: Vec<u32>,
+    /// Each worker's full-gradient transfer time in this trial.
     transfer: Vec<f64>,
+    /// Each worker's finish time at the evaluated load.
     finish: Vec<f64>,
+    /// Each worker's message arrival at the master.
     arrival: Vec<f64>,
+    /// The bucket sort's buffers.
     sort: SortBuffers,
+    /// Sentinel-padded copies for merging the classes' runs.
     merge: Vec<f64>,
+    /// Range minima of the worker times, for every frc group size at once.
     group_table: Vec<f64>,
+    /// The completion time of each frc group size.
     group_times: Vec<f64>,
+    /// Range minima of the worker ranks (order-statistic path).
     group_table_ranks: Vec<u32>,
+    /// The completion rank of each frc group size (order-statistic path).
     group_ranks: Vec<u32>,
+    /// Per class, the next time of its shuffled run to deal to a worker.
     class_next: Vec<usize>,
 }
 

@@ -11,9 +11,7 @@
 //! arrive later are discarded.
 
 use std::fmt;
-use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use thiserror::Error;
 
 use crate::dist::Dist;
@@ -57,13 +55,13 @@ macro_rules! named {
             }
         }
 
-        impl FromStr for $ty {
-            type Err = UnknownName;
+        impl ::std::str::FromStr for $ty {
+            type Err = $crate::comm::UnknownName;
 
-            fn from_str(s: &str) -> Result<Self, UnknownName> {
+            fn from_str(s: &str) -> Result<Self, $crate::comm::UnknownName> {
                 match s {
                     $($name => Ok($ty::$variant),)+
-                    _ => Err(UnknownName {
+                    _ => Err($crate::comm::UnknownName {
                         what: $what,
                         given: s.to_string(),
                         accepted: Self::NAMES,
@@ -72,25 +70,26 @@ macro_rules! named {
             }
         }
 
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.name())
             }
         }
 
-        impl Serialize for $ty {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        impl ::serde::Serialize for $ty {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(self.name())
             }
         }
 
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+        impl<'de> ::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                <String as ::serde::Deserialize>::deserialize(d)?.parse().map_err(::serde::de::Error::custom)
             }
         }
     };
 }
+pub(crate) use named;
 
 named!(Link, "link", [Dedicated => "dedicated", Shared => "shared"]);
 

@@ -104,41 +104,7 @@ pub enum Generator {
     Vandermonde,
 }
 
-impl std::str::FromStr for Generator {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "gaussian" => Ok(Generator::Gaussian),
-            "vandermonde" => Ok(Generator::Vandermonde),
-            _ => Err(format!("unknown generator `{s}`; accepted: gaussian, vandermonde")),
-        }
-    }
-}
-
-impl serde::Serialize for Generator {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Generator {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        <String as serde::Deserialize>::deserialize(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
-    }
-}
-
-impl Generator {
-    /// The name used on the command line and in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Generator::Gaussian => "gaussian",
-            Generator::Vandermonde => "vandermonde",
-        }
-    }
-}
+crate::comm::named!(Generator, "generator", [Gaussian => "gaussian", Vandermonde => "vandermonde"]);
 
 /// Why a code cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

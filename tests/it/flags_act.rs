@@ -13,6 +13,14 @@ fn gcsim(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The cells of column `name` of a CSV with a header row.
+fn column(csv: &str, name: &str) -> Vec<String> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|&c| c == name).unwrap();
+    lines.map(|l| l.split(',').nth(col).unwrap().to_string()).collect()
+}
+
 /// Merging the shards of a `--decoder rank` run gives rank rows: the shard
 /// file records the whole study, the decoder included.
 #[test]
@@ -48,15 +56,9 @@ fn merged_rank_shards_keep_the_rank_decoder() {
         String::from_utf8_lossy(&single.stdout),
         "the merged result is the single run's"
     );
-    let text = String::from_utf8(merged.stdout).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header.iter().position(|&c| c == "decoder").unwrap();
-    let rows: Vec<&str> = lines.collect();
-    assert!(!rows.is_empty());
-    for row in rows {
-        assert_eq!(row.split(',').nth(col), Some("rank"), "{row}");
-    }
+    let decoders = column(&String::from_utf8(merged.stdout).unwrap(), "decoder");
+    assert!(!decoders.is_empty());
+    assert!(decoders.iter().all(|d| d == "rank"), "{decoders:?}");
 }
 
 /// Each case exits 2 with one line naming the flag.
@@ -201,12 +203,6 @@ fn plan_reads_the_decoder() {
     };
     let threshold = run(&[]);
     let rank = run(&["--decoder", "rank"]);
-    let methods = |csv: &str| -> Vec<String> {
-        let mut lines = csv.lines();
-        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-        let col = header.iter().position(|&c| c == "method").unwrap();
-        lines.map(|l| l.split(',').nth(col).unwrap().to_string()).collect()
-    };
-    assert!(methods(&threshold).iter().all(|m| m == "exact"), "{threshold}");
-    assert!(methods(&rank).iter().all(|m| m != "exact"), "{rank}");
+    assert!(column(&threshold, "method").iter().all(|m| m == "exact"), "{threshold}");
+    assert!(column(&rank, "method").iter().all(|m| m != "exact"), "{rank}");
 }

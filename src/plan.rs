@@ -186,12 +186,11 @@ pub struct PlanRow {
     /// Uncoded mean at the same n over this mean.
     #[serde(serialize_with = "crate::report::opt_num")]
     pub speedup: Option<f64>,
-    /// Data each worker stores, in units of the (reference) uncoded share.
+    /// Data each worker stores and processes per iteration, in units of the
+    /// (reference) uncoded share. One column: for every scheme gcsim plans,
+    /// a worker computes on exactly the partitions it stores.
     #[serde(serialize_with = "crate::report::num")]
-    pub storage: f64,
-    /// Work each worker computes, in the same units.
-    #[serde(serialize_with = "crate::report::num")]
-    pub compute: f64,
+    pub load: f64,
     /// Message size, as a fraction of one gradient.
     #[serde(serialize_with = "crate::report::num")]
     pub message: f64,
@@ -327,8 +326,7 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
             mean,
             p99,
             speedup,
-            storage: s.load() * factor,
-            compute: s.load() * factor,
+            load: s.load() * factor,
             message: s.message(),
             method,
         };
@@ -380,7 +378,7 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
         // Ties (e.g. crc and ignore under `fixed`): the exact, cheaper, smaller configuration first.
         order
             .then(b.scheme.exact_rank().cmp(&a.scheme.exact_rank()))
-            .then(a.compute.total_cmp(&b.compute))
+            .then(a.load.total_cmp(&b.load))
             .then(a.n.cmp(&b.n))
     });
     for (i, r) in rows.iter_mut().enumerate() {
@@ -433,7 +431,7 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
     };
     Some(format!(
         "recommend: n={} {what}{exactness}: {value}{gain}; each worker stores and computes {:.3}x the uncoded share",
-        best.n, best.compute
+        best.n, best.load
     ))
 }
 

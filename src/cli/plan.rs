@@ -270,7 +270,7 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "# storage and compute per worker in units of the uncoded share; times in units of D"
+        "# load: data each worker stores and processes, in units of the uncoded share; times in units of D"
     )?;
     let header = [
         "rank",
@@ -284,8 +284,7 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
         "mean",
         "p99",
         "speedup",
-        "storage",
-        "compute",
+        "load",
         "message",
         "method",
     ];
@@ -307,8 +306,7 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
             short(Some(r.mean)),
             short(Some(r.p99)),
             short(r.speedup),
-            short(Some(r.storage)),
-            short(Some(r.compute)),
+            short(Some(r.load)),
             short(Some(r.message)),
             r.method.to_string(),
         ]);

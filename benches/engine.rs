@@ -28,6 +28,7 @@ fn headline(trials: u64) -> Study {
                     s: Some(s),
                     m: None,
                     k: None,
+                    d: None,
                 },
             )
             .unwrap()

@@ -47,6 +47,10 @@ pub enum Param {
     Decoder,
     /// The generator of the rank decoder's codes.
     Generator,
+    /// Degree of approximate gradient coding's regular graph.
+    D,
+    /// A user's encoding matrix (the `custom` scheme).
+    Code,
 }
 
 impl Param {
@@ -71,6 +75,8 @@ impl Param {
             Param::DecodeTime => "decode_time",
             Param::Decoder => "decoder",
             Param::Generator => "generator",
+            Param::D => "d",
+            Param::Code => "code",
         }
     }
 }

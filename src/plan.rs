@@ -216,6 +216,7 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64) -> Result<Vec<Scheme>, P
                         s: Some(s),
                         m: None,
                         k: None,
+                        d: None,
                     },
                 )
             }),
@@ -228,11 +229,15 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64) -> Result<Vec<Scheme>, P
                                 s: Some(s),
                                 m: Some(m),
                                 k: None,
+                                d: None,
                             },
                         );
                     }
                 }
             }
+            // Not searched: their value is a trade of time against the
+            // gradient's error, which one objective does not rank.
+            SchemeKind::ApproxRegular | SchemeKind::Custom => {}
             SchemeKind::Mds => (1..=n).for_each(|k| {
                 push(
                     kind,
@@ -240,6 +245,7 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64) -> Result<Vec<Scheme>, P
                         s: None,
                         m: None,
                         k: Some(k),
+                        d: None,
                     },
                 )
             }),

@@ -103,11 +103,20 @@ pub struct Row {
     pub decode_time: f64,
     /// `threshold` (the recovery rule) or `rank` (the real code's rank condition).
     pub decoder: &'static str,
-    /// Under the rank decoder, the relative error ‖aᵀB_F − 1‖/‖1‖ of the
-    /// gradient the master decodes: √(s/n) for `ignore` (approximate gradient
-    /// coding), 0 for the exact schemes; empty under the threshold rule.
+    /// The mean over trials of ‖uᵀB_F − 1‖²/P, the squared error per
+    /// partition of the gradient the master decodes with the optimal
+    /// least-squares weights u from the messages F it waits for (see
+    /// [`crate::engine::approx`]): 0 for the exact schemes, s/n for
+    /// `ignore`, simulated for approx-regular and inexact custom codes
+    /// (empty for those under `--analytic`).
     #[serde(serialize_with = "opt_num")]
     pub approx_error: Option<f64>,
+    /// Where the master decodes with the real code (the rank decoder): the
+    /// fraction of trials in which even all n messages did not decode to
+    /// the residual tolerance, so the iteration never ended (float64 failing
+    /// on an ill-conditioned code). Empty under the threshold rule.
+    #[serde(serialize_with = "opt_num")]
+    pub undecodable: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -146,6 +155,7 @@ impl Row {
             decode_time: 0.0,
             decoder: "threshold",
             approx_error: None,
+            undecodable: None,
         }
     }
 }
@@ -156,14 +166,12 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
     row.link = comm.link.name();
     row.transfer_time = comm.comm_time().map(|tau| tau * scheme.message());
     row.decode_time = comm.decode_time;
-    row.decoder = study.decoder().name();
-    if study.decoder() == Decoder::Rank {
-        row.approx_error = Some(if scheme.exact_gradient() {
-            0.0
-        } else {
-            crate::scheme::ignore_residual(scheme.n(), scheme.n() - scheme.s())
-        });
-    }
+    row.decoder = if scheme.rank_decoded() {
+        Decoder::Rank.name()
+    } else {
+        study.decoder().name()
+    };
+    row.approx_error = crate::engine::approx::exact_error(scheme);
 }
 
 /// The rows of a simulated study, one per scheme, in the study's order, with
@@ -174,13 +182,19 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
 /// speedup compares the true means (∞/x = ∞, x/∞ = 0, ∞/∞ undefined).
 pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
     let base_inf = study.mean_is_infinite(&study.baseline());
+    let errors = crate::engine::approx::mean_errors(study);
     study
         .schemes()
         .iter()
         .zip(&outcome.configs)
-        .map(|(s, summary)| {
+        .zip(errors)
+        .map(|((s, summary), error)| {
             let mut row = Row::new(s, summary, &outcome.baseline);
             comm_columns(&mut row, study, s);
+            row.approx_error = Some(error);
+            if study.decodes_by_code(s) {
+                row.undecodable = Some(summary.infinite as f64 / summary.trials as f64);
+            }
             if let Some(law) = study.exact_law(s) {
                 row.analytic_mean = Some(law.mean());
                 row.analytic_p99 = Some(law.quantile(0.99));
@@ -246,6 +260,7 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             decode_time: 0.0,
             decoder: "threshold",
             approx_error: None,
+            undecodable: None,
         });
         comm_columns(rows.last_mut().expect("just pushed"), study, scheme);
     }
@@ -262,10 +277,11 @@ pub fn infinite_mean_warnings(rows: &[Row]) -> Vec<String> {
                 Some(m) => format!("s={} m={m}", r.s),
                 None => format!("s={} k={}", r.s, r.k),
             };
-            if r.decoder == Decoder::Rank.name() {
+            if let Some(u) = r.undecodable.filter(|&u| u > 0.0) {
                 format!(
-                    "{} {params}: in some trials the code never decoded, even from every worker (it fails numerically), so those trials take forever and mean is written inf",
-                    r.scheme
+                    "{} {params}: in {:.4}% of trials the code never decoded, even from every worker (it fails numerically in float64), so those trials take forever and mean is written inf; see the undecodable column",
+                    r.scheme,
+                    100.0 * u
                 )
             } else {
                 format!(
@@ -304,6 +320,12 @@ pub struct RunConfig {
     pub m: Option<String>,
     /// `--k` as given, if any.
     pub k: Option<String>,
+    /// `--d` as given, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d: Option<String>,
+    /// `--code` as given, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
     /// Monte Carlo trials per configuration.
     pub trials: u64,
     /// Master seed; trial t draws from its own stream of it.
@@ -319,6 +341,16 @@ pub struct RunConfig {
     /// The communication and decoding model, e.g. `comm-time=0.5 link=shared decode-time=0`.
     #[serde(default)]
     pub comm: String,
+    /// `threshold` or `rank` (see [`Decoder`]).
+    #[serde(default = "threshold")]
+    pub decoder: String,
+    /// The generator of the codes that have several, where one was chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<String>,
+}
+
+fn threshold() -> String {
+    Decoder::Threshold.name().to_string()
 }
 
 impl RunConfig {
@@ -338,13 +370,25 @@ impl RunConfig {
         }
         let schemes: Vec<&str> = self.schemes.iter().map(|s| s.name()).collect();
         f.push(("scheme", schemes.join(",")));
-        for (k, v) in [("s", &self.s), ("m", &self.m), ("k", &self.k)] {
+        for (k, v) in [
+            ("s", &self.s),
+            ("m", &self.m),
+            ("k", &self.k),
+            ("d", &self.d),
+            ("code", &self.code),
+        ] {
             if let Some(v) = v {
                 f.push((k, v.clone()));
             }
         }
         if !self.comm.is_empty() && self.comm != crate::comm::Comm::default().to_string() {
             f.push(("comm", self.comm.clone()));
+        }
+        if self.decoder != Decoder::Threshold.name() {
+            f.push(("decoder", self.decoder.clone()));
+        }
+        if let Some(g) = &self.generator {
+            f.push(("generator", g.clone()));
         }
         if self.mode == "analytic" {
             f.push(("mode", "analytic".to_string()));

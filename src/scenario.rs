@@ -84,6 +84,7 @@ struct StudyFile {
     s: Option<Spanned<ListValue>>,
     m: Option<Spanned<ListValue>>,
     k: Option<Spanned<ListValue>>,
+    d: Option<Spanned<ListValue>>,
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
@@ -366,6 +367,8 @@ impl Scenario {
                 s: src.list("s", &st.s)?,
                 m: src.list("m", &st.m)?,
                 k: src.list("k", &st.k)?,
+                d: src.list("d", &st.d)?,
+                custom: None,
             };
             if *n.get_ref() == 0 {
                 return src.err(

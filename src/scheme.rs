@@ -13,14 +13,15 @@
 //! | `crc` (Tandon et al. 2017, §4.2) | s+1 | 1 | any n−s |
 //! | `comm-efficient` (Ye & Abbe 2018) | s+m | 1/m | any n−s |
 //! | `mds` (Lee et al. 2017) | n/k | 1 | any k |
+//! | `approx-regular` (Charles et al. 2017) | d | 1 | any n−s, least-squares decoding (inexact) |
+//! | `custom` (a user's matrix, `--code FILE`) | nonzeros of the row × n/P | 1 | the real code's rank condition, or any n−s with `--s` (inexact) |
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
-use crate::param::{Described, Naming, Param, keys};
+use crate::param::Param;
 
 /// The closed set of schemes that `--scheme` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -38,17 +39,25 @@ pub enum SchemeKind {
     CommEfficient,
     /// MDS-coded matrix–vector multiplication (linear models).
     Mds,
+    /// Approximate gradient coding on a random d-regular bipartite graph
+    /// (Charles, Papailiopoulos & Ellenberg 2017): wait for n−s, decode by
+    /// least squares.
+    ApproxRegular,
+    /// A user-supplied encoding matrix.
+    Custom,
 }
 
 impl SchemeKind {
     /// Every scheme, in the order `--help` lists them.
-    pub const ALL: [SchemeKind; 6] = [
+    pub const ALL: [SchemeKind; 8] = [
         SchemeKind::Uncoded,
         SchemeKind::Ignore,
         SchemeKind::Frc,
         SchemeKind::Crc,
         SchemeKind::CommEfficient,
         SchemeKind::Mds,
+        SchemeKind::ApproxRegular,
+        SchemeKind::Custom,
     ];
 
     /// The name used on the command line and in output.
@@ -60,6 +69,8 @@ impl SchemeKind {
             SchemeKind::Crc => "crc",
             SchemeKind::CommEfficient => "comm-efficient",
             SchemeKind::Mds => "mds",
+            SchemeKind::ApproxRegular => "approx-regular",
+            SchemeKind::Custom => "custom",
         }
     }
 }
@@ -74,106 +85,15 @@ impl FromStr for SchemeKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| format!("unknown scheme `{s}`; accepted: uncoded, ignore, frc, crc, comm-efficient, mds"))
+        Self::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown scheme `{s}`; accepted: {}", names.join(", "))
+        })
     }
 }
 
-/// Why a scheme cannot be built with the given parameters.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{}", self.describe(&keys))]
-pub enum SchemeError {
-    /// A parameter the scheme needs is absent.
-    Missing {
-        /// The scheme.
-        scheme: SchemeKind,
-        /// The parameter that is absent.
-        param: Param,
-        /// An example value.
-        example: &'static str,
-    },
-    /// A parameter outside its range for this n.
-    OutOfRange {
-        /// The scheme.
-        scheme: SchemeKind,
-        /// The parameter.
-        param: Param,
-        /// The rejected value.
-        value: usize,
-        /// The number of workers.
-        n: usize,
-        /// The accepted values.
-        accepted: String,
-    },
-    /// A valid parameter combination that this scheme's construction does not
-    /// admit (`frc` with (s+1) ∤ n, `comm-efficient` with s+m > n). A sweep
-    /// skips these values; `run` reports them.
-    NotAdmitted {
-        /// The scheme.
-        scheme: SchemeKind,
-        /// The parameters, e.g. `s=6`.
-        what: String,
-        /// The number of workers.
-        n: usize,
-        /// The condition that fails, e.g. `s+1 must divide n`.
-        rule: &'static str,
-        /// What would be admitted.
-        hint: String,
-    },
-    /// A parameter given to a scheme that does not read it.
-    NotRead {
-        /// The scheme.
-        scheme: SchemeKind,
-        /// The parameter it does not read.
-        param: Param,
-    },
-}
-
-impl Described for SchemeError {
-    fn describe(&self, name: Naming) -> String {
-        match self {
-            SchemeError::Missing {
-                scheme: SchemeKind::Mds,
-                example,
-                ..
-            } => {
-                let (k, s) = (name(Param::K), name(Param::S));
-                format!("mds needs {k} (or {s}, as k = n - s) (e.g. {k} {example})")
-            }
-            SchemeError::Missing { scheme, param, example } => {
-                format!("{scheme} needs {p} (e.g. {p} {example})", p = name(*param))
-            }
-            SchemeError::OutOfRange {
-                scheme,
-                param,
-                value,
-                n,
-                accepted,
-            } => format!(
-                "{} {value} is out of range for {scheme} with n={n}; accepted: {accepted}",
-                name(*param)
-            ),
-            SchemeError::NotAdmitted {
-                scheme,
-                what,
-                n,
-                rule,
-                hint,
-            } => format!("{scheme} does not admit {what} with n={n}: {rule}; {hint}"),
-            SchemeError::NotRead {
-                scheme: SchemeKind::Mds,
-                param: Param::S,
-            } => format!(
-                "{s} does not apply to mds when {k} is given (k = n - s): give one of them",
-                s = name(Param::S),
-                k = name(Param::K)
-            ),
-            SchemeError::NotRead { scheme, param } => format!("{} does not apply to {scheme}", name(*param)),
-        }
-    }
-}
+mod error;
+pub use error::SchemeError;
 
 /// Parameters as a user gives them; which ones a scheme reads depends on it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -184,6 +104,21 @@ pub struct Params {
     pub m: Option<usize>,
     /// Recovery threshold k (mds).
     pub k: Option<usize>,
+    /// Degree d of the regular graph (approx-regular).
+    pub d: Option<usize>,
+}
+
+/// The shape of a user's encoding matrix, which is what a `custom` scheme
+/// needs of it: the code itself is the study's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CustomShape {
+    /// Rows: the workers.
+    pub n: usize,
+    /// Columns: the data partitions P.
+    pub partitions: usize,
+    /// The most nonzeros in any row: the largest number of partitions a
+    /// worker stores.
+    pub max_support: usize,
 }
 
 /// A validated scheme for a cluster of `n` workers.
@@ -194,6 +129,13 @@ pub struct Scheme {
     s: usize,
     m: Option<usize>,
     k: usize,
+    /// approx-regular: the degree; custom: the largest row support.
+    d: Option<usize>,
+    /// Data partitions (n, except for custom codes).
+    partitions: usize,
+    /// Whether the master waits for a fixed number of workers and decodes
+    /// what it can (ignore with s > 0, approx-regular, custom with s).
+    approximate: bool,
 }
 
 /// When the master can decode, as a function of which workers have finished.
@@ -274,6 +216,7 @@ impl Scheme {
             (SchemeKind::CommEfficient, Param::M) => true,
             (SchemeKind::Mds, Param::K) => true,
             (SchemeKind::Mds, Param::S) => params.k.is_none(),
+            (SchemeKind::ApproxRegular, Param::D) => true,
             (_, Param::S) => true,
             _ => false,
         };
@@ -281,6 +224,7 @@ impl Scheme {
             (params.s.is_some(), Param::S),
             (params.m.is_some(), Param::M),
             (params.k.is_some(), Param::K),
+            (params.d.is_some(), Param::D),
         ] {
             if given && !reads(param) {
                 return Err(SchemeError::NotRead { scheme: kind, param });
@@ -300,7 +244,16 @@ impl Scheme {
                 Err(out_of_range(kind, Param::S, s, n, format!("0..{}", n - 1)))
             }
         };
-        let scheme = |s, m, k| Self { kind, n, s, m, k };
+        let scheme = |s, m, k| Self {
+            kind,
+            n,
+            s,
+            m,
+            k,
+            d: None,
+            partitions: n,
+            approximate: kind == SchemeKind::Ignore && s > 0,
+        };
         match kind {
             SchemeKind::Uncoded => match params.s {
                 None | Some(0) => Ok(scheme(0, None, n)),
@@ -368,7 +321,63 @@ impl Scheme {
                 }
                 Ok(scheme(n - k, None, k))
             }
+            SchemeKind::ApproxRegular => {
+                let s = check_s(need_s()?)?;
+                let d = params.d.ok_or(SchemeError::Missing {
+                    scheme: kind,
+                    param: Param::D,
+                    example: "3",
+                })?;
+                if d == 0 || d > n {
+                    return Err(out_of_range(kind, Param::D, d, n, format!("1..{n}")));
+                }
+                Ok(Self {
+                    d: Some(d),
+                    approximate: s > 0,
+                    ..scheme(s, None, n - s)
+                })
+            }
+            SchemeKind::Custom => Err(SchemeError::Missing {
+                scheme: kind,
+                param: Param::Code,
+                example: "my-code.csv",
+            }),
         }
+    }
+
+    /// The `custom` scheme of a user's matrix of shape `shape`: decoded by
+    /// the matrix's rank condition, or, with `s`, approximately from the
+    /// fastest n − s workers.
+    ///
+    /// # Panics
+    /// If the shape has no row, no column, or a row support beyond P.
+    pub fn custom(shape: CustomShape, s: Option<usize>) -> Result<Self, SchemeError> {
+        let CustomShape {
+            n,
+            partitions,
+            max_support,
+        } = shape;
+        assert!(
+            n >= 1 && partitions >= 1 && max_support <= partitions,
+            "a custom shape is read from a matrix"
+        );
+        let kind = SchemeKind::Custom;
+        if let Some(s) = s
+            && s >= n
+        {
+            return Err(out_of_range(kind, Param::S, s, n, format!("0..{}", n - 1)));
+        }
+        let s_ = s.unwrap_or(0);
+        Ok(Self {
+            kind,
+            n,
+            s: s_,
+            m: None,
+            k: n - s_,
+            d: Some(max_support),
+            partitions,
+            approximate: s.is_some(),
+        })
     }
 
     /// The scheme.
@@ -403,7 +412,20 @@ impl Scheme {
             SchemeKind::Frc | SchemeKind::Crc => (self.s + 1) as f64,
             SchemeKind::CommEfficient => (self.s + self.m.unwrap_or(1)) as f64,
             SchemeKind::Mds => self.n as f64 / self.k as f64,
+            SchemeKind::ApproxRegular | SchemeKind::Custom => {
+                self.d.unwrap_or(1) as f64 * self.n as f64 / self.partitions as f64
+            }
         }
+    }
+
+    /// Degree of approx-regular's graph, or a custom code's largest row support.
+    pub fn d(&self) -> Option<usize> {
+        self.d
+    }
+
+    /// Data partitions: n, or a custom code's columns.
+    pub fn partitions(&self) -> usize {
+        self.partitions
     }
 
     /// Size of one worker's message, as a fraction of one full gradient.
@@ -414,9 +436,16 @@ impl Scheme {
         }
     }
 
-    /// Whether the decoded gradient is the exact full gradient.
+    /// Whether the decoded gradient is the exact full gradient (by
+    /// construction; a custom code without s decodes exactly or not at all).
     pub fn exact_gradient(&self) -> bool {
-        self.kind != SchemeKind::Ignore || self.s == 0
+        !self.approximate
+    }
+
+    /// Whether the master decodes a user's code by its rank condition,
+    /// whatever the decoder: a custom code without s.
+    pub fn rank_decoded(&self) -> bool {
+        self.kind == SchemeKind::Custom && !self.approximate
     }
 
     /// The parameters that rebuild this scheme with [`Scheme::new`].
@@ -427,10 +456,19 @@ impl Scheme {
                 k: Some(self.k),
                 ..Params::default()
             },
+            SchemeKind::ApproxRegular => Params {
+                s: Some(self.s),
+                d: self.d,
+                ..Params::default()
+            },
+            SchemeKind::Custom => Params {
+                s: self.approximate.then_some(self.s),
+                ..Params::default()
+            },
             _ => Params {
                 s: Some(self.s),
                 m: self.m,
-                k: None,
+                ..Params::default()
             },
         }
     }
@@ -450,6 +488,8 @@ impl fmt::Display for Scheme {
             SchemeKind::Uncoded => write!(f, "uncoded"),
             SchemeKind::Mds => write!(f, "mds k={}", self.k),
             SchemeKind::CommEfficient => write!(f, "comm-efficient s={} m={}", self.s, self.m.unwrap_or(1)),
+            SchemeKind::ApproxRegular => write!(f, "approx-regular s={} d={}", self.s, self.d.unwrap_or(1)),
+            SchemeKind::Custom if !self.approximate => write!(f, "custom"),
             kind => write!(f, "{kind} s={}", self.s),
         }
     }

@@ -12,7 +12,7 @@
 //!             "comm_time": 0.0, "comm_dist": null, "link": "dedicated",
 //!             "decode_time": 0.0, "decoder": "threshold"},
 //!   "config": { the run's JSON config, as a single run writes it },
-//!   "blocks": [{"index": 7, "sums": [[count, s1_bits, s2_bits], ...]}, ...],
+//!   "blocks": [{"index": 7, "sums": [[count, s1_bits, s2_bits, infinite], ...]}, ...],
 //!   "range":  [[min_bits, max_bits], ...],          // one per configuration + uncoded
 //!   "tallies": [{"below": 0, "counts": [...], "min_in": bits, "max_in": bits,
 //!                "bin_range": [[min_bits, max_bits], ...]}, ...]
@@ -21,11 +21,13 @@
 //!
 //! `bin_range` (each bin's smallest and largest value) is present only for
 //! trace and replay workers, whose times repeat: a percentile that falls on
-//! a repeated value is then read exactly from the first pass. Version 1
-//! files (before `bin_range`) are refused.
+//! a repeated value is then read exactly from the first pass. Older
+//! versions (1: before `bin_range`; 2: before the count of infinite values)
+//! are refused.
 //!
 //! `blocks` hold the power sums Σ(v−r), Σ(v−r)² of each block of 2²⁰ trials
-//! this shard ran (about the pilot median r); `tallies` the first-pass
+//! this shard ran (about the pilot median r), and how many of its values were
+//! +∞ (trials the rank decoder never decoded); `tallies` the first-pass
 //! percentile windows' counts. Floating-point values are stored as their IEEE
 //! 754 bit patterns (`f64::to_bits`), so infinities survive and every bit is
 //! kept. Blocks fold in index order and counts add, so the merged result is
@@ -45,7 +47,7 @@ use runs::ShardPart;
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Why a shard file cannot be used.
 #[derive(Debug, Error)]
@@ -85,8 +87,8 @@ pub struct ShardId {
 pub struct BlockSums {
     /// Block index (block b holds trials b·2²⁰ to (b+1)·2²⁰ − 1).
     pub index: u64,
-    /// `[count, s1 bits, s2 bits]` per configuration, then uncoded.
-    pub sums: Vec<[u64; 3]>,
+    /// `[count, s1 bits, s2 bits, +∞ values]` per configuration, then uncoded.
+    pub sums: Vec<[u64; 4]>,
 }
 
 /// One window's counts.
@@ -151,7 +153,7 @@ impl ShardFile {
                         .iter()
                         .map(|m| {
                             let (c, s1, s2) = m.sums();
-                            [c, s1.to_bits(), s2.to_bits()]
+                            [c, s1.to_bits(), s2.to_bits(), m.infinite()]
                         })
                         .collect(),
                 })
@@ -207,7 +209,7 @@ impl ShardFile {
                     let sums = b
                         .sums
                         .iter()
-                        .map(|s| Moments::from_sums(s[0], f64::from_bits(s[1]), f64::from_bits(s[2])));
+                        .map(|s| Moments::from_sums(s[0], f64::from_bits(s[1]), f64::from_bits(s[2]), s[3]));
                     (b.index, sums.collect())
                 })
                 .collect(),

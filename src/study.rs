@@ -2,12 +2,14 @@
 //! compare, the communication model and decoder, and how many trials with
 //! which seed. The one place that knows a study's exact law.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::Arc;
+
 use thiserror::Error;
 
 use crate::analytic::{ComputationLaw, ExactLaw, classes::ClassLaw, iteration_law};
+use crate::codes::custom::CustomMatrix;
 use crate::codes::{Code, CodeError, Generator};
-use crate::comm::{Comm, Link};
+use crate::comm::Comm;
 use crate::dist::Dist;
 use crate::load::LoadModel;
 use crate::param::{Described, Naming, Param, keys};
@@ -60,6 +62,9 @@ pub enum StudyError {
     Code(String),
     /// A generator without the rank decoder, which is what it chooses for.
     GeneratorWithoutRank,
+    /// A custom scheme without its matrix, or a matrix whose shape is not
+    /// the custom schemes'.
+    CustomMatrix(String),
     /// Replay under additive loads.
     ReplayAdditive,
     /// The whole study would run for days.
@@ -102,6 +107,7 @@ impl Described for StudyError {
                 name(P::N)
             ),
             StudyError::Code(reason) => format!("{} rank: {reason}", name(P::Decoder)),
+            StudyError::CustomMatrix(reason) => format!("{}: {reason}", name(P::Code)),
             StudyError::GeneratorWithoutRank => format!(
                 "{} chooses the code of the rank decoder: give {} rank too",
                 name(P::Generator),
@@ -137,6 +143,8 @@ pub struct Study {
     comm: Comm,
     decoder: Decoder,
     generator: Option<Generator>,
+    /// The user's encoding matrix, for `custom` schemes.
+    custom: Option<Arc<CustomMatrix>>,
 }
 
 impl Study {
@@ -197,6 +205,7 @@ impl Study {
             comm: Comm::default(),
             decoder: Decoder::Threshold,
             generator: None,
+            custom: None,
         };
         if n as u64 > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TooManyWorkers(n));
@@ -247,7 +256,49 @@ impl Study {
         Ok(study)
     }
 
+    /// The same study with the user's matrix of its `custom` schemes, whose
+    /// shapes must be the matrix's.
+    pub fn with_custom(self, custom: Option<CustomMatrix>) -> Result<Self, StudyError> {
+        let study = Self {
+            custom: custom.map(Arc::new),
+            ..self
+        };
+        study.check_codes()?;
+        Ok(study)
+    }
+
+    /// The user's matrix, if the study has custom schemes.
+    pub fn custom(&self) -> Option<&CustomMatrix> {
+        self.custom.as_deref()
+    }
+
     fn check_codes(&self) -> Result<(), StudyError> {
+        let customs = self.schemes.iter().filter(|s| s.kind() == SchemeKind::Custom);
+        match &self.custom {
+            None if customs.clone().next().is_some() => {
+                return Err(StudyError::CustomMatrix(
+                    "the custom scheme needs its matrix: give --code FILE".into(),
+                ));
+            }
+            Some(m) if customs.clone().next().is_none() => {
+                return Err(StudyError::CustomMatrix(format!(
+                    "{} is read only for the custom scheme, which is not among the schemes",
+                    m.source
+                )));
+            }
+            Some(m) => {
+                let shape = m.shape();
+                for s in customs {
+                    if s.n() != shape.n || s.partitions() != shape.partitions || s.d() != Some(shape.max_support) {
+                        return Err(StudyError::CustomMatrix(format!(
+                            "{} has {} rows (workers) but n is {}",
+                            m.source, shape.n, self.n
+                        )));
+                    }
+                }
+            }
+            None => {}
+        }
         match (self.decoder, self.generator) {
             (Decoder::Threshold, Some(_)) => Err(StudyError::GeneratorWithoutRank),
             (Decoder::Threshold, None) => Ok(()),
@@ -263,6 +314,10 @@ impl Study {
     /// The real code of `scheme` that the rank decoder uses: the study's
     /// generator where the scheme takes one, built from the study's seed.
     pub fn code(&self, scheme: &Scheme) -> Result<Code, CodeError> {
+        if scheme.kind() == SchemeKind::Custom {
+            let m = self.custom.as_ref().ok_or(CodeError::Custom)?;
+            return Ok(Code::custom(scheme, m.b.clone()));
+        }
         match self.generator {
             Some(g) if matches!(scheme.kind(), SchemeKind::CommEfficient | SchemeKind::Mds) => {
                 Code::with_generator(scheme, g, self.seed)
@@ -306,7 +361,7 @@ impl Study {
     /// transfer time), the law of computation shifted by τ·message plus the
     /// decoding time. None under the rank decoder, which is simulated.
     pub fn exact_law(&self, scheme: &Scheme) -> Option<ExactLaw> {
-        if self.decoder == Decoder::Rank {
+        if self.decoder == Decoder::Rank || self.per_worker_loads(scheme).is_some() || scheme.rank_decoded() {
             // The laws are those of the recovery rules; the real codes'
             // rank condition is simulated.
             return None;
@@ -329,6 +384,11 @@ impl Study {
     /// frc's maximum of group minima has tail index α·(s+1) (David &
     /// Nagaraja 2003, §4.5). Only Pareto laws have polynomial tails.
     pub fn mean_is_infinite(&self, scheme: &Scheme) -> bool {
+        if scheme.rank_decoded() {
+            // A user's code has no rule whose tail index is known; its
+            // sample mean is reported as it is.
+            return false;
+        }
         // P(T > t) decays like t^(−index) with index the smallest sum of tail
         // indices over the sets of workers whose lateness delays T: the n−k+1
         // heaviest-tailed workers for k of n; one whole group for frc.
@@ -348,6 +408,24 @@ impl Study {
                 .fold(f64::INFINITY, f64::min),
         };
         index <= 1.0
+    }
+
+    /// Each worker's load where it differs between workers (a custom code
+    /// whose rows have different supports), in units of the uncoded share:
+    /// row i's nonzeros × n/P.
+    pub fn per_worker_loads(&self, scheme: &Scheme) -> Option<Vec<f64>> {
+        let m = self.custom.as_ref().filter(|_| scheme.kind() == SchemeKind::Custom)?;
+        if m.is_regular() {
+            return None;
+        }
+        let unit = scheme.n() as f64 / scheme.partitions() as f64;
+        Some(m.supports().iter().map(|&c| c as f64 * unit).collect())
+    }
+
+    /// Whether the master decodes `scheme` with its real code: a custom
+    /// code without s, or an exact scheme under the rank decoder.
+    pub fn decodes_by_code(&self, scheme: &Scheme) -> bool {
+        scheme.rank_decoded() || (self.decoder == Decoder::Rank && scheme.exact_gradient())
     }
 
     /// The load model.
@@ -391,105 +469,7 @@ impl Study {
     }
 }
 
-/// One scheme as recorded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct SchemeRecord {
-    scheme: SchemeKind,
-    s: Option<usize>,
-    m: Option<usize>,
-    k: Option<usize>,
-}
-
-/// A study as recorded: every field, laws and load models in their
-/// command-line syntax.
-#[derive(Serialize, Deserialize)]
-struct StudyRecord {
-    n: usize,
-    workers: Workers,
-    load_model: String,
-    unit_time: Option<f64>,
-    trials: u64,
-    seed: u64,
-    schemes: Vec<SchemeRecord>,
-    comm_time: Option<f64>,
-    comm_dist: Option<String>,
-    link: Link,
-    decode_time: f64,
-    decoder: Decoder,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    generator: Option<Generator>,
-}
-
-impl Serialize for Study {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Every field by name, so that a field added to `Study` and not
-        // recorded here does not compile.
-        let Study {
-            n,
-            workers,
-            load_model,
-            schemes,
-            trials,
-            seed,
-            comm,
-            decoder,
-            generator,
-        } = self;
-        StudyRecord {
-            n: *n,
-            workers: workers.clone(),
-            load_model: load_model.name().to_string(),
-            unit_time: load_model.unit_time(),
-            trials: *trials,
-            seed: *seed,
-            schemes: schemes
-                .iter()
-                .map(|sc| {
-                    let p = sc.params();
-                    SchemeRecord {
-                        scheme: sc.kind(),
-                        s: p.s,
-                        m: p.m,
-                        k: p.k,
-                    }
-                })
-                .collect(),
-            comm_time: comm.comm_time(),
-            comm_dist: comm.comm_dist().map(|d| d.to_string()),
-            link: comm.link,
-            decode_time: comm.decode_time,
-            decoder: *decoder,
-            generator: *generator,
-        }
-        .serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Study {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let r = StudyRecord::deserialize(d)?;
-        let schemes = r
-            .schemes
-            .iter()
-            .map(|s| Scheme::new(s.scheme, r.n, Params { s: s.s, m: s.m, k: s.k }))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(D::Error::custom)?;
-        let model = LoadModel::new(&r.load_model, r.unit_time).map_err(D::Error::custom)?;
-        let comm_dist = match &r.comm_dist {
-            Some(text) => Some(
-                text.parse::<Dist>()
-                    .map_err(|e| D::Error::custom(format!("comm_dist: {e}")))?,
-            ),
-            None => None,
-        };
-        let comm = Comm::new(r.comm_time, comm_dist, r.link, r.decode_time).map_err(D::Error::custom)?;
-        Study::with_workers(r.n, r.workers, model, schemes, r.trials, r.seed)
-            .and_then(|s| s.with_comm(comm).with_decoder(r.decoder))
-            .and_then(|s| s.with_generator(r.generator))
-            .map_err(D::Error::custom)
-    }
-}
+mod record;
 
 #[cfg(test)]
 mod tests;

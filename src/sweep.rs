@@ -5,7 +5,7 @@ use thiserror::Error;
 
 use crate::param::{Described, Naming, Param, keys};
 use crate::range::IntList;
-use crate::scheme::{Params, Scheme, SchemeError, SchemeKind};
+use crate::scheme::{CustomShape, Params, Scheme, SchemeError, SchemeKind};
 
 /// Most (s, m) combinations one scheme of a sweep may expand to; the study
 /// then keeps at most [`crate::study::MAX_CONFIGS`] configurations.
@@ -20,6 +20,10 @@ pub struct Ranges {
     pub m: Option<IntList>,
     /// Recovery thresholds (mds).
     pub k: Option<IntList>,
+    /// Graph degrees (approx-regular).
+    pub d: Option<IntList>,
+    /// The shape of the user's matrix (custom).
+    pub custom: Option<CustomShape>,
 }
 
 /// Why a sweep cannot be expanded.
@@ -100,7 +104,7 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
         example,
     };
     let s_values = || values(&ranges.s).ok_or_else(|| missing(Param::S, "0..50"));
-    let p = |s, m, k| Params { s, m, k };
+    let p = |s, m, k| Params { s, m, k, d: None };
     Ok(match kind {
         SchemeKind::Uncoded => vec![Params::default()],
         SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc => {
@@ -121,6 +125,28 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
             (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
             (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
             (None, None) => return Err(missing(Param::K, "1..100")),
+        },
+        SchemeKind::ApproxRegular => {
+            let ds = values(&ranges.d).ok_or_else(|| missing(Param::D, "2..5"))?;
+            let ss = s_values()?;
+            let count = ss.len() as u128 * ds.len() as u128;
+            if count > MAX_COMBINATIONS as u128 {
+                return Err(SweepError::TooManyCombinations { scheme: kind, count });
+            }
+            ss.into_iter()
+                .flat_map(|s| {
+                    ds.iter().map(move |&d| Params {
+                        s: Some(s),
+                        d: Some(d),
+                        ..Params::default()
+                    })
+                })
+                .collect()
+        }
+        // The rank-decoded code, or one approximate code per s.
+        SchemeKind::Custom => match values(&ranges.s) {
+            Some(ss) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
+            None => vec![Params::default()],
         },
     })
 }
@@ -145,6 +171,18 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             scheme: SchemeKind::Mds,
         });
     }
+    if ranges.d.is_some() && !unique.contains(&SchemeKind::ApproxRegular) {
+        return Err(SweepError::Unused {
+            param: Param::D,
+            scheme: SchemeKind::ApproxRegular,
+        });
+    }
+    if ranges.custom.is_some() && !unique.contains(&SchemeKind::Custom) {
+        return Err(SweepError::Unused {
+            param: Param::Code,
+            scheme: SchemeKind::Custom,
+        });
+    }
     let reads_s = |k: &SchemeKind| match k {
         SchemeKind::Uncoded => false,
         SchemeKind::Mds => ranges.k.is_none(),
@@ -157,7 +195,11 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
     let mut skipped: Vec<(SchemeKind, &'static str, Vec<String>)> = Vec::new();
     for &kind in &unique {
         for params in params_of(kind, ranges)? {
-            match Scheme::new(kind, n, params) {
+            let built = match (kind, ranges.custom) {
+                (SchemeKind::Custom, Some(shape)) => Scheme::custom(shape, params.s),
+                _ => Scheme::new(kind, n, params),
+            };
+            match built {
                 Ok(s) => schemes.push(s),
                 Err(SchemeError::NotAdmitted { what, rule, .. }) => {
                     match skipped.iter_mut().find(|(k, r, _)| *k == kind && *r == rule) {
@@ -186,7 +228,7 @@ mod tests {
         let ranges = Ranges {
             s: Some(parse("0..3").unwrap()),
             m: Some(parse("1,2").unwrap()),
-            k: None,
+            ..Ranges::default()
         };
         let kinds = [
             SchemeKind::Frc,
@@ -211,7 +253,7 @@ mod tests {
         let s_and_k = Ranges {
             s: Some(parse("2").unwrap()),
             k: Some(parse("1..5").unwrap()),
-            m: None,
+            ..Ranges::default()
         };
         assert_eq!(expand(6, &[SchemeKind::Mds], &s_and_k), Err(SweepError::UnreadS));
         assert!(expand(6, &[SchemeKind::Mds, SchemeKind::Crc], &s_and_k).is_ok());
@@ -233,7 +275,7 @@ mod tests {
         let product = Ranges {
             s: Some(parse("0..99999").unwrap()),
             m: Some(parse("1..100000").unwrap()),
-            k: None,
+            ..Ranges::default()
         };
         let err = expand(200_000, &[SchemeKind::CommEfficient], &product).unwrap_err();
         assert!(err.to_string().contains("10000000000 combinations of s and m"), "{err}");

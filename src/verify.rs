@@ -97,7 +97,7 @@ impl Verdicts {
 }
 
 fn scheme(kind: SchemeKind, n: usize, s: Option<usize>, m: Option<usize>, k: Option<usize>) -> Scheme {
-    Scheme::new(kind, n, Params { s, m, k }).expect("the built-in grid holds valid schemes")
+    Scheme::new(kind, n, Params { s, m, k, d: None }).expect("the built-in grid holds valid schemes")
 }
 
 /// The built-in grid: five laws (exponential, shifted exponential, Pareto

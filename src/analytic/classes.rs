@@ -215,6 +215,7 @@ mod tests {
                     s: Some(s),
                     m: None,
                     k: None,
+                    d: None,
                 },
             )
             .unwrap();

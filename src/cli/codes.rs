@@ -11,7 +11,7 @@ use gcsim::codes::check::{self, CodesRow};
 use gcsim::codes::export::{CodesConfig, CodesReport, DEFINITIONS};
 use gcsim::codes::{Code, Generator};
 use gcsim::export::Format;
-use gcsim::scheme::{Params, Scheme};
+use gcsim::scheme::{Params, Scheme, SchemeKind};
 
 use super::output::{self, Output};
 use super::{SchemeArg, Status, parse_count};
@@ -30,21 +30,24 @@ of B_F. It then decodes the gradient of a random least-squares problem from
 the workers' real messages for 16 random sets of n-s workers and reports the
 largest relative error (must be below 1e-9). Exits 1 if an exact scheme fails.
 `ignore` (and uncoded) use B = I: the residual is the approximation error.
+With --code FILE (scheme custom) the matrix is the user's (CSV without header,
+n rows by P columns) and --s is the tolerance to check it for (default 0).
 
 Examples:
   gcsim codes --scheme crc --n 12 --s 3
   gcsim codes --scheme frc --n 20 --s 4 --format json
   gcsim codes --scheme comm-efficient --n 50 --s 5 --m 2 --limit 2000
-  gcsim codes --scheme mds --n 30 --k 27 --generator vandermonde"
+  gcsim codes --scheme mds --n 30 --k 27 --generator vandermonde
+  gcsim codes --code my-code.csv --s 2      # a user's matrix: any 2 stragglers?"
 )]
 pub struct CodesArgs {
-    /// The scheme.
+    /// The scheme (custom by default with --code; required otherwise).
     #[arg(long, value_enum, value_name = "SCHEME")]
-    pub scheme: SchemeArg,
+    pub scheme: Option<SchemeArg>,
 
-    /// Number of workers (at most 2000: B is dense).
+    /// Number of workers (at most 2000: B is dense); a --code file's rows by default.
     #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
-    pub n: usize,
+    pub n: Option<usize>,
 
     /// Straggler tolerance s, 0 <= s < n (mds reads it as k=n-s).
     #[arg(long, value_name = "S", value_parser = parse_count, allow_negative_numbers = true)]
@@ -57,6 +60,14 @@ pub struct CodesArgs {
     /// Recovery threshold k, 1 <= k <= n (mds).
     #[arg(long, value_name = "K", value_parser = parse_count, allow_negative_numbers = true)]
     pub k: Option<usize>,
+
+    /// Degree d of approx-regular's random regular graph.
+    #[arg(long, value_name = "D", value_parser = parse_count, allow_negative_numbers = true)]
+    pub d: Option<usize>,
+
+    /// A user's encoding matrix to check (scheme custom; see `gcsim run --help`).
+    #[arg(long, value_name = "FILE")]
+    pub code: Option<PathBuf>,
 
     /// Generator of comm-efficient and mds [default: gaussian].
     #[arg(long, value_name = "GENERATOR", value_parser = super::generator_values())]
@@ -97,7 +108,13 @@ impl TryFrom<CodesArgs> for CodesJob {
     type Error = anyhow::Error;
 
     fn try_from(args: CodesArgs) -> Result<Self> {
-        if args.n == 0 {
+        let custom = super::custom_code(args.code.as_deref(), args.n)?;
+        let n = match (args.n, &custom) {
+            (Some(n), _) => n,
+            (None, Some(m)) => m.b.nrows(),
+            (None, None) => bail!("give --n N (the number of workers)"),
+        };
+        if n == 0 {
             bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
         if args.limit == 0 {
@@ -106,16 +123,36 @@ impl TryFrom<CodesArgs> for CodesJob {
         if args.threads == Some(0) {
             bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }
+        let kind: SchemeKind = match (args.scheme, &custom) {
+            (Some(s), _) => s.into(),
+            (None, Some(_)) => SchemeKind::Custom,
+            (None, None) => bail!("give --scheme SCHEME (or --code FILE for a user's matrix)"),
+        };
+        if custom.is_some() && kind != SchemeKind::Custom {
+            bail!("--code applies only to --scheme custom, not to --scheme {kind}");
+        }
         let params = Params {
             s: args.s,
             m: args.m,
             k: args.k,
+            d: args.d,
         };
-        let scheme = Scheme::new(args.scheme.into(), args.n, params).context("invalid configuration")?;
-        let code = match args.generator {
-            Some(g) => Code::with_generator(&scheme, g, args.seed),
-            None => Code::new(&scheme, args.seed),
-        }?;
+        let code = match custom {
+            Some(m) => {
+                let scheme = Scheme::custom(m.shape(), args.s).context("invalid configuration")?;
+                if args.generator.is_some() {
+                    bail!("--generator applies to comm-efficient and mds, not to a --code matrix");
+                }
+                Code::custom(&scheme, m.b)
+            }
+            None => {
+                let scheme = Scheme::new(kind, n, params).context("invalid configuration")?;
+                match args.generator {
+                    Some(g) => Code::with_generator(&scheme, g, args.seed),
+                    None => Code::new(&scheme, args.seed),
+                }?
+            }
+        };
         let output = Output::resolve(args.format, args.out.as_deref())?;
         Ok(Self {
             code,

@@ -37,6 +37,8 @@ pub fn flag(param: Param) -> &'static str {
         Param::DecodeTime => "--decode-time",
         Param::Decoder => "--decoder",
         Param::Generator => "--generator",
+        Param::D => "--d",
+        Param::Code => "--code",
     }
 }
 

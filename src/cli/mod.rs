@@ -194,6 +194,10 @@ pub enum SchemeArg {
     CommEfficient,
     /// MDS-coded matrix-vector (Lee et al. 2017): load n/k, any k suffice.
     Mds,
+    /// Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact).
+    ApproxRegular,
+    /// A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact).
+    Custom,
 }
 
 impl From<SchemeArg> for SchemeKind {
@@ -205,6 +209,8 @@ impl From<SchemeArg> for SchemeKind {
             SchemeArg::Crc => SchemeKind::Crc,
             SchemeArg::CommEfficient => SchemeKind::CommEfficient,
             SchemeArg::Mds => SchemeKind::Mds,
+            SchemeArg::ApproxRegular => SchemeKind::ApproxRegular,
+            SchemeArg::Custom => SchemeKind::Custom,
         }
     }
 }
@@ -248,6 +254,26 @@ pub fn parse_number(s: &str) -> Result<f64, String> {
         .map_err(|_| format!("`{s}` is not a number; accepted: a finite number >= 0, e.g. 0.145"))
 }
 
+/// The user's encoding matrix of `--code FILE`, checked against `--n`
+/// where both are given.
+pub fn custom_code(
+    path: Option<&std::path::Path>,
+    n: Option<usize>,
+) -> anyhow::Result<Option<gcsim::codes::custom::CustomMatrix>> {
+    let Some(path) = path else { return Ok(None) };
+    let m = gcsim::codes::custom::CustomMatrix::read(path)?;
+    if let Some(n) = n
+        && n != m.b.nrows()
+    {
+        anyhow::bail!(
+            "--code {} has {} rows (workers) but --n is {n}; give the matching --n or none",
+            path.display(),
+            m.b.nrows()
+        );
+    }
+    Ok(Some(m))
+}
+
 /// The output's description of `study`.
 pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>) -> RunConfig {
     RunConfig {
@@ -262,6 +288,8 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         s: None,
         m: None,
         k: None,
+        d: None,
+        code: None,
         trials: study.trials(),
         seed: study.seed(),
         quantile_definition: "inverse empirical CDF (type 1)".into(),
@@ -269,6 +297,8 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         warnings: Vec::new(),
         study: None,
         comm: study.comm().to_string(),
+        decoder: study.decoder().name().into(),
+        generator: study.generator().map(|g| g.name().into()),
     }
 }
 

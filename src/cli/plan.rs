@@ -140,11 +140,19 @@ impl TryFrom<PlanArgs> for PlanJob {
         let schemes: Vec<SchemeKind> = if args.scheme.is_empty() {
             SchemeKind::ALL
                 .into_iter()
-                .filter(|&k| k != SchemeKind::Ignore)
+                .filter(|&k| !matches!(k, SchemeKind::Ignore | SchemeKind::ApproxRegular | SchemeKind::Custom))
                 .collect()
         } else {
             args.scheme.iter().map(|&s| s.into()).collect()
         };
+        if let Some(k) = schemes
+            .iter()
+            .find(|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))
+        {
+            bail!(
+                "plan ranks schemes by time alone and does not search --scheme {k}, whose value trades time against the gradient's error; compare it with gcsim sweep, which reports approx_error"
+            );
+        }
         if args.m.is_some() && !schemes.contains(&SchemeKind::CommEfficient) {
             bail!("--m applies only to --scheme comm-efficient, which is not in --scheme");
         }

@@ -19,15 +19,18 @@ use super::{SchemeArg, parse_count, parse_workers, run_config};
   gcsim run --n 100 --scheme frc --s 19 --load-model scaled --trials 1000000
   gcsim run --n 50 --scheme mds --k 40 --dist shifted-exp:shift=1,rate=2 \\
       --load-model scaled
-  gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --out result.json")]
+  gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --out result.json
+  gcsim run --n 100 --scheme approx-regular --s 10 --d 3
+  gcsim run --code my-code.csv              # a user's code, decoded by rank
+  gcsim run --code my-code.csv --s 2        # ... from the fastest n-2 (inexact)")]
 pub struct RunArgs {
     /// Number of workers (or give the cluster as --workers classes).
     #[arg(long, value_name = "N", value_parser = parse_workers, allow_negative_numbers = true)]
     pub n: Option<usize>,
 
-    /// The scheme.
+    /// The scheme (custom by default with --code; required otherwise).
     #[arg(long, value_enum, value_name = "SCHEME")]
-    pub scheme: SchemeArg,
+    pub scheme: Option<SchemeArg>,
 
     /// Straggler tolerance s, 0 <= s < n (ignore, frc, crc, comm-efficient; mds reads it as k=n-s).
     #[arg(long, value_name = "S", value_parser = parse_count, allow_negative_numbers = true)]
@@ -40,6 +43,17 @@ pub struct RunArgs {
     /// Recovery threshold k, 1 <= k <= n (mds).
     #[arg(long, value_name = "K", value_parser = parse_count, allow_negative_numbers = true)]
     pub k: Option<usize>,
+
+    /// Degree d, 1 <= d <= n, of approx-regular's random regular graph: each
+    /// worker stores d partitions.
+    #[arg(long, value_name = "D", value_parser = parse_count, allow_negative_numbers = true)]
+    pub d: Option<usize>,
+
+    /// A user's encoding matrix (scheme custom): CSV without header, n rows
+    /// (workers) by P columns (partitions); row i's nonzeros are the
+    /// partitions worker i stores, its load is their count times n/P.
+    #[arg(long, value_name = "FILE")]
+    pub code: Option<std::path::PathBuf>,
 
     /// Draw the iteration-time distribution of this configuration against
     /// uncoded (survival function, log axis) to FILE (.png or .svg).
@@ -57,15 +71,22 @@ impl TryFrom<RunArgs> for Job {
         let common = args.common;
         common.check_counts()?;
         let load_model = common.load_model()?;
-        let (n, workers) = common.population(args.n)?;
+        let custom = super::custom_code(args.code.as_deref(), args.n)?;
+        let (n, workers) = common.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
         if n == 0 {
             anyhow::bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
-        let kind: SchemeKind = args.scheme.into();
+        let kind: SchemeKind = match (args.scheme, &custom) {
+            (Some(s), _) => s.into(),
+            (None, Some(_)) => SchemeKind::Custom,
+            (None, None) => anyhow::bail!("give --scheme SCHEME (or --code FILE for a user's code)"),
+        };
         // As in `sweep`: a parameter the scheme does not read is a mistake, not a no-op.
         for (given, flag, reader) in [
             (args.m.is_some(), "--m", SchemeKind::CommEfficient),
             (args.k.is_some(), "--k", SchemeKind::Mds),
+            (args.d.is_some(), "--d", SchemeKind::ApproxRegular),
+            (custom.is_some(), "--code", SchemeKind::Custom),
         ] {
             if given && kind != reader {
                 anyhow::bail!("{flag} applies only to --scheme {reader}, not to --scheme {kind}");
@@ -75,16 +96,24 @@ impl TryFrom<RunArgs> for Job {
             s: args.s,
             m: args.m,
             k: args.k,
+            d: args.d,
         };
-        let scheme = Scheme::new(kind, n, params).context("invalid configuration")?;
+        let scheme = match &custom {
+            Some(m) => Scheme::custom(m.shape(), args.s),
+            None => Scheme::new(kind, n, params),
+        }
+        .context("invalid configuration")?;
         let study = Study::with_workers(n, workers, load_model, vec![scheme], common.trials, common.seed)?
             .with_comm(common.comm()?)
+            .with_custom(custom)?
             .with_decoder(common.decoder)?
             .with_generator(common.generator)?;
         let mut config: RunConfig = run_config("run", &study, vec![kind]);
         config.s = args.s.map(|v| v.to_string());
         config.m = args.m.map(|v| v.to_string());
         config.k = args.k.map(|v| v.to_string());
+        config.d = args.d.map(|v| v.to_string());
+        config.code = args.code.map(|p| p.display().to_string());
         let output = common.output()?;
         let figure = args.plot.map(|p| Figure::new(p, FigureKind::Survival)).transpose()?;
         if figure.is_some() && common.shard.is_some() {

@@ -29,7 +29,9 @@ Examples:
   gcsim sweep --n 20 --s 2 --m 1..10 --scheme comm-efficient,crc \\
       --load-model affine --unit-time 0.145
   gcsim sweep --n 50 --k 1..50 --scheme mds --dist shifted-exp:shift=1,rate=1 \\
-      --load-model scaled --out mds.csv"
+      --load-model scaled --out mds.csv
+  gcsim sweep --n 60 --s 0..30 --d 3 --scheme ignore,approx-regular,crc
+  gcsim sweep --n 50 --scheme mds --k 45 --generator vandermonde --decoder rank"
 )]
 pub struct SweepArgs {
     /// Number of workers (or give the cluster as --workers classes).
@@ -58,6 +60,15 @@ pub struct SweepArgs {
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub k: Option<IntList>,
 
+    /// Graph degrees for approx-regular, e.g. 2..5.
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
+    pub d: Option<IntList>,
+
+    /// A user's encoding matrix for the scheme custom (see `gcsim run --help`);
+    /// with --s, custom waits for the fastest n-s and is inexact.
+    #[arg(long, value_name = "FILE")]
+    pub code: Option<std::path::PathBuf>,
+
     /// Draw the sweep to FILE (.png or .svg): --plot-metric against s (or m),
     /// one line per scheme, exact curves dashed.
     #[arg(long, value_name = "FILE")]
@@ -78,7 +89,8 @@ impl TryFrom<SweepArgs> for Job {
         let common = args.common.clone();
         common.check_counts()?;
         let load_model = common.load_model()?;
-        let (n, workers) = common.population(args.n)?;
+        let custom = super::custom_code(args.code.as_deref(), args.n)?;
+        let (n, workers) = common.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
         if n == 0 {
             bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
@@ -87,10 +99,13 @@ impl TryFrom<SweepArgs> for Job {
             s: args.s.clone(),
             m: args.m.clone(),
             k: args.k.clone(),
+            d: args.d.clone(),
+            custom: custom.as_ref().map(|m| m.shape()),
         };
         let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
         let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?
             .with_comm(common.comm()?)
+            .with_custom(custom)?
             .with_decoder(common.decoder)?
             .with_generator(common.generator)?;
         let mut unique: Vec<SchemeKind> = Vec::new();
@@ -103,6 +118,8 @@ impl TryFrom<SweepArgs> for Job {
         config.s = args.s.map(|l| l.text);
         config.m = args.m.map(|l| l.text);
         config.k = args.k.map(|l| l.text);
+        config.d = args.d.map(|l| l.text);
+        config.code = args.code.map(|p| p.display().to_string());
         config.skipped = skipped;
         let output = common.output()?;
         let figure = args

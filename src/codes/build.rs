@@ -115,3 +115,49 @@ pub fn equilibrate(mut b: DMatrix<f64>) -> DMatrix<f64> {
     }
     b
 }
+
+/// Key of the approx-regular graph's stream (XORed with the seed).
+const GRAPH_STREAM: u64 = 0x6_7A9F_D3E6_1B2C;
+
+/// The 0/1 adjacency matrix (workers × partitions) of a random d-regular
+/// bipartite graph on n + n vertices, in the permutation model: the union of
+/// d uniformly random perfect matchings, each repaired to avoid the edges of
+/// the previous ones by swapping partners with random workers (Charles,
+/// Papailiopoulos & Ellenberg 2017 draw their graphs from this family). For
+/// d > n/2 the complement of an (n−d)-regular graph is drawn instead, so a
+/// matching always has at least n/2 free partners per worker to swap with.
+///
+/// # Panics
+/// If d is 0 or above n.
+pub fn regular_graph(n: usize, d: usize, seed: u64) -> DMatrix<f64> {
+    use rand::RngExt;
+    use rand::seq::SliceRandom;
+    assert!(d >= 1 && d <= n, "1 <= d <= n");
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ GRAPH_STREAM);
+    let (degree, complement) = if 2 * d > n { (n - d, true) } else { (d, false) };
+    let mut edge = vec![false; n * n];
+    let mut perm: Vec<usize> = (0..n).collect();
+    for _ in 0..degree {
+        'matching: loop {
+            perm.shuffle(&mut rng);
+            for i in 0..n {
+                if !edge[i * n + perm[i]] {
+                    continue;
+                }
+                let swapped = (0..8 * n).find_map(|_| {
+                    let j = rng.random_range(0..n);
+                    (!edge[i * n + perm[j]] && !edge[j * n + perm[i]]).then_some(j)
+                });
+                match swapped {
+                    Some(j) => perm.swap(i, j),
+                    None => continue 'matching,
+                }
+            }
+            break;
+        }
+        for (i, &j) in perm.iter().enumerate() {
+            edge[i * n + j] = true;
+        }
+    }
+    DMatrix::from_fn(n, n, |i, j| if edge[i * n + j] != complement { 1.0 } else { 0.0 })
+}

@@ -242,7 +242,9 @@ pub fn check(code: &Code, limit: u64, seed: u64) -> CodesRow {
         s,
         m: scheme.m(),
         k: scheme.k(),
-        exact: scheme.exact_gradient(),
+        // A custom code with s is checked for what s claims: decoding exactly
+        // from any n − s workers.
+        exact: scheme.exact_gradient() || scheme.kind() == SchemeKind::Custom,
         patterns_total: total,
         patterns_checked: tally.checked,
         exhaustive: exhaustive_run,
@@ -266,8 +268,13 @@ pub fn end_to_end(code: &Code, sets: usize, seed: u64) -> f64 {
     let mut rng = trial_rng(seed, 2);
     let is_mds = code.scheme().kind() == SchemeKind::Mds;
     let m = if is_mds { 1 } else { code.target().nrows() };
-    // Partitions of the data: the k row blocks for mds, the n partitions otherwise.
-    let parts = if is_mds { code.target().nrows() } else { n };
+    // Partitions of the data: the k row blocks for mds, the columns of B
+    // per block otherwise (n, or a custom code's P).
+    let parts = if is_mds {
+        code.target().nrows()
+    } else {
+        code.encoding().ncols() / m
+    };
     let (rows, cols) = (3, 4 * m);
     let x = build::gaussian(rows * parts, cols, rng.next_u64());
     let y = DVector::from_column_slice(build::gaussian(rows * parts, 1, rng.next_u64()).as_slice());

@@ -14,6 +14,8 @@
 //! | `crc` | n × n, row i supported on the partitions i, …, i+s (mod n) | 1ᵀ | Tandon et al. 2017, §4.2, Algorithm 2, rows scaled |
 //! | `comm-efficient` | n × nm, column j·m+u for block u of partition j | m × nm, T\[u, j·m+u\] = 1 | Ye & Abbe 2018; Kadhe et al. 2020 |
 //! | `mds` | n × k generator | I_k | Lee et al. 2017 (coded matrix–vector) |
+//! | `approx-regular` | n × n, a random d-regular bipartite graph's adjacency / d | 1ᵀ | Charles, Papailiopoulos & Ellenberg 2017 |
+//! | `custom` | the user's n × P matrix | 1ᵀ (1 × P) | `--code FILE` |
 //!
 //! **crc** (Tandon et al. 2017, Algorithm 2). Draw H ∈ ℝ^{s×n} with i.i.d.
 //! standard normal entries, then replace its last column by minus the sum of
@@ -68,6 +70,7 @@
 
 mod build;
 pub mod check;
+pub mod custom;
 mod decode;
 pub mod export;
 
@@ -123,6 +126,10 @@ pub enum CodeError {
         /// The number of workers.
         n: usize,
     },
+    /// A custom scheme asked of a constructor: its matrix is the user's
+    /// (see [`Code::custom`]).
+    #[error("custom codes are read from --code FILE, not constructed")]
+    Custom,
     /// A random draw produced a singular system (probability zero in exact
     /// arithmetic); another seed avoids it.
     #[error("the {scheme} construction drew a singular system at seed {seed}; try another --seed")]
@@ -190,6 +197,14 @@ impl Code {
                 build::mds(n, scheme.k(), gen_, seed),
                 DMatrix::identity(scheme.k(), scheme.k()),
             ),
+            SchemeKind::ApproxRegular => {
+                let d = scheme.d().expect("approx-regular has a degree");
+                (
+                    build::regular_graph(n, d, seed) / d as f64,
+                    DMatrix::from_element(1, n, 1.0),
+                )
+            }
+            SchemeKind::Custom => return Err(CodeError::Custom),
         };
         Ok(Self {
             scheme: *scheme,
@@ -197,6 +212,26 @@ impl Code {
             b,
             target,
         })
+    }
+
+    /// A user's encoding matrix `b` (n workers × P partitions) as the code
+    /// of `scheme` (built by [`Scheme::custom`] from its shape): the master
+    /// needs the sum of the P partial gradients, T = 1ᵀ.
+    ///
+    /// # Panics
+    /// If `scheme` is not custom or its shape is not `b`'s.
+    pub fn custom(scheme: &Scheme, b: DMatrix<f64>) -> Self {
+        assert!(
+            scheme.kind() == SchemeKind::Custom && scheme.n() == b.nrows() && scheme.partitions() == b.ncols(),
+            "a custom scheme is built from its matrix's shape"
+        );
+        let target = DMatrix::from_element(1, b.ncols(), 1.0);
+        Self {
+            scheme: *scheme,
+            generator: None,
+            b,
+            target,
+        }
     }
 
     /// The scheme this code implements.

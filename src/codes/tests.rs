@@ -7,7 +7,17 @@ use super::*;
 use crate::scheme::{Params, Rule};
 
 fn scheme(kind: SchemeKind, n: usize, s: usize, m: Option<usize>) -> Scheme {
-    Scheme::new(kind, n, Params { s: Some(s), m, k: None }).unwrap()
+    Scheme::new(
+        kind,
+        n,
+        Params {
+            s: Some(s),
+            m,
+            k: None,
+            d: None,
+        },
+    )
+    .unwrap()
 }
 
 fn subsets(n: usize) -> impl Iterator<Item = Vec<usize>> {

@@ -11,6 +11,7 @@
 //! configurations all have an exact law takes its reference values and
 //! windows from that law instead, and has no pilot.
 
+pub mod approx;
 mod kernels;
 pub mod pass;
 pub mod sort;
@@ -78,6 +79,9 @@ pub struct Summary {
     pub survival: Vec<(f64, f64)>,
     /// The fraction of trials finished by [`Options::deadline`], if set.
     pub within_deadline: Option<f64>,
+    /// Trials whose iteration time is infinite: under the rank decoder, the
+    /// trials in which even every worker's message did not decode.
+    pub infinite: u64,
 }
 
 /// What a simulation computes beyond the summary statistics.
@@ -90,11 +94,13 @@ pub struct Options {
 }
 
 impl Summary {
-    /// From the values at the [`Targets::levels`].
-    fn new(trials: u64, mean: MeanEstimate, v: Targets) -> Self {
+    /// From the power sums about `reference` and the values at the
+    /// [`Targets::levels`].
+    fn new(trials: u64, moments: &Moments, reference: f64, v: Targets) -> Self {
         Self {
             trials,
-            mean,
+            mean: moments.summarize(reference),
+            infinite: moments.infinite(),
             quantiles: std::array::from_fn(|i| v.quantile(i)),
             quantile_ci95: std::array::from_fn(|i| v.interval(i)),
             survival: Vec::new(),
@@ -254,7 +260,7 @@ impl<'a> Started<'a> {
             .columns
             .iter()
             .zip(&totals.moments)
-            .map(|(c, m)| Summary::new(self.runner.total, m.summarize(c.reference), c.sample_quantiles))
+            .map(|(c, m)| Summary::new(self.runner.total, m, c.reference, c.sample_quantiles))
             .collect();
         self.outcome(summaries, 1, &totals)
     }
@@ -327,7 +333,7 @@ impl<'a> Started<'a> {
             .iter()
             .zip(&self.refs)
             .zip(values)
-            .map(|((m, &r), v)| Summary::new(runner.total, m.summarize(r), v))
+            .map(|((m, &r), v)| Summary::new(runner.total, m, r, v))
             .collect();
         self.outcome(summaries, passes, &totals)
     }

@@ -139,6 +139,8 @@ pub struct Counts {
     s2: Vec<[f64; 4]>,
     min: Vec<f64>,
     max: Vec<f64>,
+    /// Values equal to +∞, per slot.
+    infinite: Vec<u64>,
     below: Vec<u64>,
     below4: [Vec<u32>; 4],
     /// The bins of the values inside each window, by window.
@@ -161,6 +163,7 @@ impl Counts {
             s2: vec![[0.0; 4]; slots],
             min: vec![f64::INFINITY; slots],
             max: vec![f64::NEG_INFINITY; slots],
+            infinite: vec![0; slots],
             below: vec![0; watches],
             below4: std::array::from_fn(|_| vec![0; if pass.stacked.is_some() { slots } else { 0 }]),
             hits: vec![Vec::new(); watches],
@@ -223,6 +226,7 @@ impl Counts {
         let r = pass.refs.get(j).copied();
         let (mut s1, mut s2) = (self.s1[j], self.s2[j]);
         let (mut mn, mut mx) = ([self.min[j]; 4], [self.max[j]; 4]);
+        let mut infinite = [0u64; 4];
         // Window edges (when stacked); an empty window never counts.
         let (lo, hi) = match &pass.stacked {
             Some(st) => (
@@ -241,6 +245,7 @@ impl Counts {
             for l in 0..4 {
                 mn[l] = if v[l] < mn[l] { v[l] } else { mn[l] };
                 mx[l] = if v[l] > mx[l] { v[l] } else { mx[l] };
+                infinite[l] += u64::from(v[l] == f64::INFINITY);
                 if let Some(r) = r {
                     let d = v[l] - r;
                     s1[l] += d;
@@ -263,6 +268,7 @@ impl Counts {
         for (l, &v) in tail.iter().enumerate() {
             mn[l] = if v < mn[l] { v } else { mn[l] };
             mx[l] = if v > mx[l] { v } else { mx[l] };
+            infinite[l] += u64::from(v == f64::INFINITY);
             if let Some(r) = r {
                 let d = v - r;
                 s1[l] += d;
@@ -276,6 +282,7 @@ impl Counts {
             }
         }
         (self.s1[j], self.s2[j]) = (s1, s2);
+        self.infinite[j] += infinite.iter().sum::<u64>();
         self.min[j] = mn.into_iter().fold(f64::INFINITY, |a, b| if b < a { b } else { a });
         self.max[j] = mx.into_iter().fold(f64::NEG_INFINITY, |a, b| if b > a { b } else { a });
         if pass.stacked.is_some() {
@@ -371,8 +378,8 @@ impl PassTotals {
     /// Appends the next chunk's counts (chunks arrive in index order).
     pub fn absorb(&mut self, pass: &Pass, c: Counts) {
         let fold = |l: &[f64; 4]| (l[0] + l[1]) + (l[2] + l[3]);
-        for ((m, s1), s2) in self.moments.iter_mut().zip(&c.s1).zip(&c.s2) {
-            m.merge(&Moments::from_sums(c.trials, fold(s1), fold(s2)));
+        for (((m, s1), s2), &inf) in self.moments.iter_mut().zip(&c.s1).zip(&c.s2).zip(&c.infinite) {
+            m.merge(&Moments::from_sums(c.trials, fold(s1), fold(s2), inf));
         }
         for ((r, &lo), &hi) in self.range.iter_mut().zip(&c.min).zip(&c.max) {
             *r = (r.0.min(lo), r.1.max(hi));

@@ -60,7 +60,7 @@ mod sample;
 
 use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
 use sample::{ClassLaws, Standard};
-pub use sample::{order_statistics_apply, top_block};
+pub use sample::{needs_identities, order_statistics_apply, top_block};
 
 /// How rules are evaluated on a trial's worker times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +88,9 @@ struct Eval {
     rule: Rule,
     /// For a group rule, the index of its size in its class's `group_sizes`.
     group: usize,
+    /// Each worker's load, where workers' loads differ (a custom code whose
+    /// rows have different supports); `load` is then the largest.
+    worker_loads: Option<Arc<[f64]>>,
 }
 
 /// A load group: the configurations that share worker times, all of them under a monotone
@@ -195,9 +198,24 @@ struct Delivery {
     comm: Comm,
     /// Each slot's message size, as a fraction of one gradient.
     messages: Vec<f64>,
-    /// Under the rank decoder, each slot's real code (`None` for the
-    /// schemes that do not decode the exact gradient, which keep their rule).
+    /// Where some slot needs to know which worker finished when (see
+    /// [`needs_identities`]), each slot's real code where the master decodes
+    /// with it (`None` for the slots that keep their rule).
     codes: Option<Arc<Vec<Option<Code>>>>,
+}
+
+/// Worker `i`'s time at load `load` under `additive`, from unit-major draws
+/// (`draws[u·n + i]` is its u-th unit): its first ⌊load⌋ units and the
+/// fraction of the next, as the draw path sums them.
+fn additive_time(draws: &[f64], n: usize, i: usize, load: f64) -> f64 {
+    let whole = load.floor() as usize;
+    let frac = load - whole as f64;
+    let sum: f64 = (0..whole).map(|u| draws[u * n + i]).sum();
+    if frac > 0.0 {
+        sum + frac * draws[whole * n + i]
+    } else {
+        sum
+    }
 }
 
 /// Key of the transfer-time stream (XORed with the seed).
@@ -237,6 +255,7 @@ impl TrialPlan {
                 load: s.load(),
                 rule: s.rule(),
                 group: usize::MAX,
+                worker_loads: study.per_worker_loads(s).map(Arc::from),
             })
             .collect();
         let slots = evals.len();
@@ -291,10 +310,11 @@ impl TrialPlan {
                     .map(Scheme::message)
                     .chain(std::iter::once(1.0))
                     .collect(),
-                codes: (study.decoder() == Decoder::Rank).then(|| {
+                codes: needs_identities(study).then(|| {
                     let slots = study.schemes().iter().copied().chain(std::iter::once(study.baseline()));
                     let codes = slots.map(|s| {
-                        s.exact_gradient()
+                        study
+                            .decodes_by_code(&s)
                             .then(|| study.code(&s).expect("the study checked that its codes build"))
                     });
                     Arc::new(codes.collect())
@@ -357,6 +377,53 @@ impl TrialPlan {
         self.slots
     }
 
+    /// Trial `trial`'s transfer times, where messages take time. They come
+    /// from a stream of their own, so that the worker times are those of the
+    /// same trial without communication.
+    fn fill_transfers(&self, seed: u64, trial: u64, scratch: &mut Scratch) {
+        if self.delivery.comm.transfers() {
+            let mut rng = trial_rng(seed ^ COMM_STREAM, trial);
+            match self.delivery.comm.transfer {
+                Transfer::Constant(tau) => scratch.transfer.fill(tau),
+                Transfer::Random(d) => scratch.transfer.iter_mut().for_each(|c| *c = d.sample(&mut rng)),
+            }
+        }
+    }
+
+    /// The arrival time of each worker's message for slot `slot` in trial
+    /// `trial` of seed `seed`, as the draw path draws that trial: which
+    /// worker arrives when, for the statistics that need identities (the
+    /// approximation error).
+    ///
+    /// # Panics
+    /// If the plan does not draw worker times ([`Sampling::Draws`]) or the
+    /// slot does not exist.
+    pub fn arrivals<'s>(&self, slot: usize, seed: u64, trial: u64, scratch: &'s mut Scratch) -> &'s [f64] {
+        assert_eq!(self.sampling, Sampling::Draws, "identities need drawn worker times");
+        let e = self
+            .load_groups
+            .iter()
+            .flat_map(|g| &g.evals)
+            .find(|e| e.slot == slot)
+            .expect("a slot of this plan")
+            .clone();
+        self.fill_transfers(seed, trial, scratch);
+        let mut rng = trial_rng(seed, trial);
+        self.draw(&mut rng, scratch);
+        let n = self.n;
+        let mut times = std::mem::take(&mut scratch.times);
+        if self.model.is_monotone() {
+            times.copy_from_slice(&scratch.draws[..n]);
+        } else {
+            for (i, t) in times.iter_mut().enumerate() {
+                *t = additive_time(&scratch.draws, n, i, e.load);
+            }
+        }
+        self.arrivals_of(&e, &times, scratch);
+        scratch.times = times;
+        &scratch.arrival
+    }
+
     /// Fresh buffers for one thread.
     pub fn scratch(&self) -> Scratch {
         Scratch {
@@ -384,15 +451,7 @@ impl TrialPlan {
 
     /// Runs trial `trial` of seed `seed`, writing each slot's iteration time to `out`.
     pub fn run(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
-        if self.delivery.comm.transfers() {
-            // Transfer times come from a stream of their own, so that the
-            // worker times are those of the same trial without communication.
-            let mut rng = trial_rng(seed ^ COMM_STREAM, trial);
-            match self.delivery.comm.transfer {
-                Transfer::Constant(tau) => scratch.transfer.fill(tau),
-                Transfer::Random(d) => scratch.transfer.iter_mut().for_each(|c| *c = d.sample(&mut rng)),
-            }
-        }
+        self.fill_transfers(seed, trial, scratch);
         match self.sampling {
             Sampling::Draws => self.run_draws(seed, trial, scratch, out),
             Sampling::OrderStatistics => match &self.order.class_laws {

@@ -19,6 +19,14 @@ impl Export for Report {
     }
 }
 
+/// The columns shown only where some row has a value: the approximation
+/// error and the undecodable fraction.
+const OPTIONAL: [&str; 2] = ["approx_error", "undecodable"];
+
+fn optional_cells(r: &Row) -> [Option<f64>; 2] {
+    [r.approx_error, r.undecodable]
+}
+
 fn table_cells(r: &Row) -> Vec<String> {
     let d = &Digits::TABLE;
     let ci = match (r.ci95_low, r.ci95_high) {
@@ -82,7 +90,17 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for warning in &c.warnings {
         writeln!(out, "# warning: {warning}")?;
     }
-    let mut cells = vec![TABLE_HEADER.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
-    cells.extend(report.rows.iter().map(table_cells));
+    let shown: Vec<usize> = (0..OPTIONAL.len())
+        .filter(|&i| report.rows.iter().any(|r| optional_cells(r)[i].is_some()))
+        .collect();
+    let mut header: Vec<String> = TABLE_HEADER.iter().map(|s| s.to_string()).collect();
+    header.extend(shown.iter().map(|&i| OPTIONAL[i].to_string()));
+    let mut cells = vec![header];
+    cells.extend(report.rows.iter().map(|r| {
+        let mut row = table_cells(r);
+        let optional = optional_cells(r);
+        row.extend(shown.iter().map(|&i| short_cell(optional[i], &Digits::TABLE)));
+        row
+    }));
     write_aligned(&cells, 1, out)
 }

@@ -8,7 +8,7 @@ fn build(
     m: Option<usize>,
     k: Option<usize>,
 ) -> Result<Scheme, SchemeError> {
-    Scheme::new(kind, n, Params { s, m, k })
+    Scheme::new(kind, n, Params { s, m, k, d: None })
 }
 
 #[test]

@@ -13,6 +13,8 @@ pub struct Moments {
     count: u64,
     s1: f64,
     s2: f64,
+    /// How many of the values were +∞ (a code that never decoded).
+    infinite: u64,
 }
 
 impl Moments {
@@ -21,6 +23,7 @@ impl Moments {
         count: 0,
         s1: 0.0,
         s2: 0.0,
+        infinite: 0,
     };
 
     /// Adds one value `v` with reference `r`.
@@ -30,11 +33,18 @@ impl Moments {
         self.count += 1;
         self.s1 += d;
         self.s2 += d * d;
+        self.infinite += u64::from(v == f64::INFINITY);
     }
 
-    /// Power sums `s1 = Σ(v − r)` and `s2 = Σ(v − r)²` over `count` values.
-    pub fn from_sums(count: u64, s1: f64, s2: f64) -> Self {
-        Self { count, s1, s2 }
+    /// Power sums `s1 = Σ(v − r)` and `s2 = Σ(v − r)²` over `count` values,
+    /// `infinite` of which were +∞.
+    pub fn from_sums(count: u64, s1: f64, s2: f64, infinite: u64) -> Self {
+        Self {
+            count,
+            s1,
+            s2,
+            infinite,
+        }
     }
 
     /// `(count, s1, s2)`.
@@ -47,6 +57,12 @@ impl Moments {
         self.count += later.count;
         self.s1 += later.s1;
         self.s2 += later.s2;
+        self.infinite += later.infinite;
+    }
+
+    /// How many values were +∞.
+    pub fn infinite(&self) -> u64 {
+        self.infinite
     }
 
     /// Number of trials.
@@ -138,5 +154,6 @@ mod tests {
         assert_eq!(est.mean, f64::INFINITY);
         assert_eq!(est.std_err, None);
         assert_eq!(est.ci95, None);
+        assert_eq!(inf.infinite(), 1);
     }
 }

@@ -1,5 +1,6 @@
 //! Studies: limits, the recorded form, the exact law with communication.
 use super::*;
+use crate::comm::Link;
 
 fn at(kind: SchemeKind, n: usize, params: Params) -> Scheme {
     Scheme::new(kind, n, params).unwrap()
@@ -18,6 +19,7 @@ fn huge_clusters_are_errors() {
             s: Some(0),
             m: Some(n),
             k: None,
+            d: None,
         },
     );
     let dist = Dist::exp(1.0).unwrap();
@@ -73,6 +75,7 @@ fn records_every_field() {
                 s: Some(1),
                 m: Some(2),
                 k: None,
+                d: None,
             },
         ),
     ];
@@ -112,6 +115,7 @@ fn exact_law_includes_communication() {
             s: Some(2),
             m: Some(4),
             k: None,
+            d: None,
         },
     );
     let plain = Study::new(10, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![crc, ce], 10, 0).unwrap();

@@ -385,6 +385,7 @@ fn integrated_means_match_independent_exact_values() {
             s: Some(0),
             m: Some(3),
             k: None,
+            d: None,
         },
     )
     .unwrap();
@@ -443,6 +444,7 @@ fn sweep_is_well_formed() {
                         s: Some(s),
                         m: (kind == SchemeKind::CommEfficient).then_some(1),
                         k: None,
+                        d: None,
                     };
                     let Ok(sch) = Scheme::new(kind, n, params) else {
                         continue;

@@ -130,6 +130,7 @@ fn random_transfers_on_a_shared_link_match_a_direct_simulation() {
                     s: Some(s),
                     m: Some(2),
                     k: None,
+                    d: None,
                 },
             )
             .unwrap()

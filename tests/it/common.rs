@@ -18,6 +18,7 @@ pub fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
             s: Some(s),
             m: Some(1),
             k: None,
+            d: None,
         },
         _ => Params {
             s: Some(s),

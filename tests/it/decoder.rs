@@ -17,6 +17,7 @@ fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
             s: Some(s),
             m: None,
             k: None,
+            d: None,
         },
     )
     .unwrap()
@@ -57,9 +58,12 @@ fn rows_report_the_approximation_error() {
         .with_decoder(Decoder::Rank)
         .unwrap();
     let rows = gcsim::report::rows(&study, &engine::simulate(&study, &Silent));
-    assert_eq!(rows[0].approx_error, Some((3.0f64 / 10.0).sqrt()));
+    // ‖uᵀB_F − 1‖²/n with B = I: the 3 of 10 partitions lost.
+    assert_eq!(rows[0].approx_error, Some(0.3));
     assert_eq!(rows[1].approx_error, Some(0.0));
     assert!(rows.iter().all(|r| r.decoder == "rank"));
+    // Only the code-decoded row can be undecodable; crc's code never fails here.
+    assert_eq!((rows[0].undecodable, rows[1].undecodable), (None, Some(0.0)));
 }
 
 #[test]
@@ -82,7 +86,7 @@ fn cli_rank_decoder() {
     ])
     .assert()
     .success()
-    .stdout(predicate::str::contains(",rank,0.0\n").and(predicate::str::contains(",rank,0.5\n")));
+    .stdout(predicate::str::contains(",rank,0.0,0.0\n").and(predicate::str::contains(",rank,0.25,\n")));
     g().args([
         "run",
         "--n",

@@ -24,6 +24,7 @@ fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
             s: Some(s),
             m: None,
             k: None,
+            d: None,
         }
     };
     Scheme::new(kind, n, params).unwrap()

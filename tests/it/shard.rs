@@ -88,7 +88,7 @@ fn trace_shards_carry_bin_ranges_and_merge_exactly() {
     let files: Vec<PathBuf> = (1..=3).map(|i| shard(dir.path(), &args, i, 3)).collect();
     let text = std::fs::read_to_string(&files[0]).unwrap();
     assert!(
-        text.contains("\"bin_range\"") && text.contains("\"version\":2"),
+        text.contains("\"bin_range\"") && text.contains("\"version\":3"),
         "{}",
         &text[..200]
     );

@@ -8,13 +8,32 @@ use super::*;
 impl TrialPlan {
     /// Arrival times of `e`'s messages in `scratch.arrival`: its workers'
     /// finish times at its load, plus the transfers where messages take time.
+    ///
+    /// Where the workers' loads differ, each worker's finish time is at its
+    /// own load: the monotone models scale the raw draw in `times`; under
+    /// `additive` it is the sum of that worker's first ⌊ℓ⌋ unit draws (and
+    /// the fraction of the next) in `scratch.draws`.
     pub(super) fn arrivals_of(&self, e: &Eval, times: &[f64], scratch: &mut Scratch) {
-        for (f, &x) in scratch.finish.iter_mut().zip(times) {
-            *f = if self.model.is_monotone() {
-                self.model.apply(e.load, x)
-            } else {
-                x
-            };
+        match &e.worker_loads {
+            None => {
+                for (f, &x) in scratch.finish.iter_mut().zip(times) {
+                    *f = if self.model.is_monotone() {
+                        self.model.apply(e.load, x)
+                    } else {
+                        x
+                    };
+                }
+            }
+            Some(loads) if self.model.is_monotone() => {
+                for ((f, &x), &l) in scratch.finish.iter_mut().zip(times).zip(loads.iter()) {
+                    *f = self.model.apply(l, x);
+                }
+            }
+            Some(loads) => {
+                for (i, (f, &l)) in scratch.finish.iter_mut().zip(loads.iter()).enumerate() {
+                    *f = additive_time(&scratch.draws, self.n, i, l);
+                }
+            }
         }
         if self.delivery.comm.transfers() {
             let message = self.delivery.messages[e.slot];

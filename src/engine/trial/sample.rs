@@ -15,6 +15,17 @@ pub fn top_block(n: usize) -> usize {
     (n / 2 + 1).clamp(32, 1024).min(n)
 }
 
+/// Whether some configuration of `study` needs to know which worker
+/// finished when, not only the order statistics: one decoded with its real
+/// code (the rank decoder, a custom code), or one whose workers' loads
+/// differ.
+pub fn needs_identities(study: &Study) -> bool {
+    study
+        .schemes()
+        .iter()
+        .any(|s| study.decodes_by_code(s) || study.per_worker_loads(s).is_some())
+}
+
 /// Whether `study`'s worker times can be drawn as order statistics: i.i.d.
 /// workers whose law is an increasing function of a standard exponential
 /// (`Standard`: exponential, shifted-exponential, Pareto and Weibull laws
@@ -25,6 +36,7 @@ pub fn top_block(n: usize) -> usize {
 /// path.
 pub fn order_statistics_apply(study: &Study) -> bool {
     !study.comm().transfers()
+        && !needs_identities(study)
         && study.decoder() == Decoder::Threshold
         && study.load_model().is_monotone()
         && (Standard::of(study.workers()).is_some() || ClassLaws::of(study.workers()).is_some())

@@ -74,6 +74,7 @@ fn random_case() -> impl Strategy<Value = Case> {
                         s: Some(s),
                         m: None,
                         k: None,
+                        d: None,
                     },
                 )
                 .unwrap()
@@ -95,6 +96,7 @@ fn random_case() -> impl Strategy<Value = Case> {
                         s: Some(s),
                         m: Some(1 + b.index(n - s)),
                         k: None,
+                        d: None,
                     },
                     SchemeKind::Mds => Params {
                         k: Some(1 + b.index(n)),
@@ -282,6 +284,7 @@ fn per_trial_check_catches_a_wrong_rule() {
                 s: Some(s),
                 m: None,
                 k: None,
+                d: None,
             },
         )
         .unwrap()

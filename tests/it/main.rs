@@ -11,6 +11,7 @@ mod codes;
 mod comm;
 mod comm_random;
 mod common;
+mod custom_codes;
 mod decoder;
 mod errors;
 mod figures;

@@ -1,0 +1,428 @@
+//! A user's encoding matrix (`--code FILE`, scheme `custom`), approximate
+//! gradient coding (`approx-regular`), and numerical failure shown as
+//! undecodable trials.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use nalgebra::{DMatrix, DVector};
+use predicates::prelude::*;
+use rand::SeedableRng;
+use rand::seq::index::sample;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use gcsim::codes::Code;
+use gcsim::codes::custom::CustomMatrix;
+use gcsim::dist::Dist;
+use gcsim::engine::{self, Silent};
+use gcsim::load::LoadModel;
+use gcsim::scheme::{Params, Scheme, SchemeKind};
+use gcsim::study::Study;
+
+fn gcsim() -> Command {
+    Command::cargo_bin("gcsim").unwrap()
+}
+
+/// Tandon et al.'s frc matrix for n workers and tolerance s, as CSV.
+fn frc_csv(n: usize, s: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let row: Vec<&str> = (0..n)
+                .map(|j| if i / (s + 1) == j / (s + 1) { "1" } else { "0" })
+                .collect();
+            row.join(",") + "\n"
+        })
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn custom_study(text: &str, s: Option<usize>, load: LoadModel, trials: u64, seed: u64) -> Study {
+    let m = CustomMatrix::parse("code.csv", text).unwrap();
+    let scheme = Scheme::custom(m.shape(), s).unwrap();
+    Study::new(m.b.nrows(), Dist::exp(1.0).unwrap(), load, vec![scheme], trials, seed)
+        .unwrap()
+        .with_custom(Some(m))
+        .unwrap()
+}
+
+/// frc's matrix as a user's file, decoded by its rank condition, has the
+/// law of `--scheme frc` (the maximum over groups of the group minimum):
+/// the mean within 4 standard errors of the exact mean, and the exact CDF
+/// at the sample p50, p90 and p99 within 4 binomial standard errors of the
+/// level. A decoder that waited for all n (custom's threshold k = n) misses
+/// the mean by about 80 standard errors.
+#[test]
+fn a_custom_frc_matrix_has_the_law_of_frc() {
+    let (n, s, trials) = (12, 2, 40_000);
+    let study = custom_study(&frc_csv(n, s), None, LoadModel::Scaled, trials, 3);
+    let frc = Scheme::new(
+        SchemeKind::Frc,
+        n,
+        Params {
+            s: Some(s),
+            ..Params::default()
+        },
+    )
+    .unwrap();
+    let law = study.exact_law(&frc).expect("frc has an exact law");
+    let outcome = engine::simulate(&study, &Silent);
+    let row = &gcsim::report::rows(&study, &outcome)[0];
+    let (mean, se) = (row.mean, row.std_err.unwrap());
+    assert!(
+        (mean - law.mean()).abs() < 4.0 * se,
+        "custom frc {mean} ± {se}, frc exact {}",
+        law.mean()
+    );
+    for (q, x) in [(0.5, row.p50), (0.9, row.p90), (0.99, row.p99)] {
+        let sd = (q * (1.0 - q) / trials as f64).sqrt();
+        assert!((law.cdf(x) - q).abs() < 4.0 * sd, "F(p{q} = {x}) = {}", law.cdf(x));
+    }
+    assert_eq!((row.undecodable, row.approx_error), (Some(0.0), Some(0.0)));
+    assert_eq!((row.decoder, row.exact, row.load), ("rank", true, 3.0));
+}
+
+/// Rows of different supports give workers different loads: with rows
+/// (1,1,0,0), (0,0,1,0), (0,0,0,1), (0,1,0,0) the master decodes 1ᵀ exactly
+/// from workers {0, 1, 2} (and not without worker 0), so T = max(T₀, T₁, T₂)
+/// with worker 0 at load 2. Under `scaled`, P(T ≤ t) = (1 − e^{−t/2})(1 −
+/// e^{−t})²; under `additive`, worker 0's time is Gamma(2, 1) and
+/// P(T ≤ t) = (1 − e^{−t}(1 + t))(1 − e^{−t})². The mean ∫(1 − F) against
+/// the simulation within 4 standard errors; one load for every worker (the
+/// largest, 2) moves the scaled mean from 2.57 to 3.67.
+#[test]
+fn workers_loads_follow_their_rows() {
+    let text = "1,1,0,0\n0,0,1,0\n0,0,0,1\n0,1,0,0\n";
+    let cdfs: [(LoadModel, fn(f64) -> f64); 2] = [
+        (LoadModel::Scaled, |t| {
+            (1.0 - (-t / 2.0).exp()) * (1.0 - (-t).exp()).powi(2)
+        }),
+        (LoadModel::Additive, |t| {
+            (1.0 - (-t).exp() * (1.0 + t)) * (1.0 - (-t).exp()).powi(2)
+        }),
+    ];
+    for (model, cdf) in cdfs {
+        // ∫₀^∞ (1 − F(t)) dt by the trapezoid rule on [0, 60].
+        let h = 1e-3;
+        let exact: f64 = (0..60_000)
+            .map(|i| {
+                let (a, b) = (i as f64 * h, (i + 1) as f64 * h);
+                0.5 * h * ((1.0 - cdf(a)) + (1.0 - cdf(b)))
+            })
+            .sum();
+        let study = custom_study(text, None, model, 30_000, 8);
+        let outcome = engine::simulate(&study, &Silent);
+        let m = &outcome.configs[0].mean;
+        let se = m.std_err.unwrap();
+        assert!(
+            (m.mean - exact).abs() < 4.0 * se,
+            "{model}: simulated {} ± {se}, exact {exact}",
+            m.mean
+        );
+    }
+}
+
+/// min over u of ‖B_Fᵀu − 1‖² / n by conjugate gradients on the normal
+/// equations (CGLS, from u = 0): an independent least-squares solve, exact
+/// for rank-deficient B_F too.
+fn least_squares_error(bf: &DMatrix<f64>) -> f64 {
+    let a = bf.transpose(); // n × k: min ‖a·u − 1‖
+    let ones = DVector::from_element(a.nrows(), 1.0);
+    let mut u = DVector::zeros(a.ncols());
+    let mut r = ones.clone();
+    let mut s = a.transpose() * &r;
+    let mut p = s.clone();
+    let mut gamma = s.norm_squared();
+    for _ in 0..10 * a.ncols() {
+        if gamma < 1e-28 {
+            break;
+        }
+        let q = &a * &p;
+        let alpha = gamma / q.norm_squared();
+        u += alpha * &p;
+        r -= alpha * &q;
+        s = a.transpose() * &r;
+        let next = s.norm_squared();
+        p = &s + (next / gamma) * &p;
+        gamma = next;
+    }
+    (ones - &a * u).norm_squared() / a.nrows() as f64
+}
+
+/// approx-regular's `approx_error` (the simulated mean of ‖uᵀB_F − 1‖²/n
+/// over the fastest n − s workers) against an independent estimate: uniform
+/// random sets of n − s workers (what the fastest are, for i.i.d. workers),
+/// drawn with a sampler of the test's own, each solved by CGLS. The two
+/// means agree within 4 standard errors of their difference; `ignore`'s is
+/// exactly s/n. Also: B is a d-regular graph's adjacency over d.
+#[test]
+fn approx_regular_error_matches_an_independent_least_squares_solve() {
+    let (n, s, d, seed) = (30, 6, 3, 4);
+    let scheme = |kind, d| {
+        Scheme::new(
+            kind,
+            n,
+            Params {
+                s: Some(s),
+                d,
+                ..Params::default()
+            },
+        )
+        .unwrap()
+    };
+    let approx = scheme(SchemeKind::ApproxRegular, Some(d));
+    let study = Study::new(
+        n,
+        Dist::exp(1.0).unwrap(),
+        LoadModel::Fixed,
+        vec![scheme(SchemeKind::Ignore, None), approx],
+        20_000,
+        seed,
+    )
+    .unwrap();
+    let b = study.code(&approx).unwrap().encoding().clone();
+    assert_eq!(b, Code::new(&approx, seed).unwrap().encoding().clone());
+    for i in 0..n {
+        let (row, col) = (b.row(i), b.column(i));
+        assert!((row.sum() - 1.0).abs() < 1e-12 && (col.sum() - 1.0).abs() < 1e-12);
+        assert_eq!(row.iter().filter(|&&v| v != 0.0).count(), d);
+        assert!(row.iter().all(|&v| v == 0.0 || v == 1.0 / d as f64));
+    }
+    let errors = gcsim::engine::approx::mean_errors(&study);
+    assert_eq!(errors[0], s as f64 / n as f64);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    let samples: Vec<f64> = (0..20_000)
+        .map(|_| {
+            let mut rows = sample(&mut rng, n, n - s).into_vec();
+            rows.sort_unstable();
+            least_squares_error(&b.select_rows(&rows))
+        })
+        .collect();
+    let mean = samples.iter().sum::<f64>() / samples.len() as f64;
+    let var = samples.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (samples.len() - 1) as f64;
+    let se = (2.0 * var / samples.len() as f64).sqrt();
+    assert!(
+        (errors[1] - mean).abs() < 4.0 * se,
+        "engine {} vs reference {mean} ± {se}",
+        errors[1]
+    );
+    assert!(mean > 0.0 && mean < s as f64 / n as f64, "{mean}");
+}
+
+/// The example: Vandermonde mds at n = 50, k = 45 fails in float64,
+/// so the rank decoder reports most trials undecodable (the mean is then
+/// inf with a warning); the Gaussian generator decodes every trial.
+#[test]
+fn vandermonde_mds_fails_numerically_as_undecodable_trials() {
+    let column = |generator: &str| {
+        let out = gcsim()
+            .args([
+                "sweep",
+                "--n",
+                "50",
+                "--scheme",
+                "mds",
+                "--k",
+                "45",
+                "--decoder",
+                "rank",
+            ])
+            .args(["--generator", generator, "--trials", "2000", "--format", "csv"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let at = |name: &str| row[header.iter().position(|&h| h == name).unwrap()].to_string();
+        (at("undecodable").parse::<f64>().unwrap(), at("mean"), out.stderr)
+    };
+    let (undecodable, mean, stderr) = column("vandermonde");
+    assert!(undecodable > 0.5, "{undecodable}");
+    assert_eq!(mean, "inf");
+    assert!(String::from_utf8_lossy(&stderr).contains("never decoded"));
+    let (undecodable, mean, _) = column("gaussian");
+    assert_eq!(undecodable, 0.0);
+    assert!(mean.parse::<f64>().unwrap().is_finite());
+}
+
+/// The command line end to end: `run --code FILE` needs no --scheme or --n,
+/// a shard of a custom study merges to the single run's bytes (the matrix
+/// travels in the shard file), and `codes --code` checks the matrix.
+#[test]
+fn cli_runs_shards_and_checks_a_users_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = write(dir.path(), "frc.csv", &frc_csv(12, 2));
+    let code = code.to_str().unwrap();
+    let args = ["run", "--code", code, "--trials", "3000", "--format", "csv"];
+    let single = gcsim().args(args).output().unwrap();
+    assert!(single.status.success(), "{}", String::from_utf8_lossy(&single.stderr));
+    let text = String::from_utf8(single.stdout.clone()).unwrap();
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("custom,12,0,,12,3.0,1.0,true,3000,"),
+        "{text}"
+    );
+    let parts: Vec<PathBuf> = (1..=2)
+        .map(|i| {
+            let path = dir.path().join(format!("part{i}.json"));
+            gcsim()
+                .args(&args[..5])
+                .args(["--shard", &format!("{i}/2"), "--out"])
+                .arg(&path)
+                .assert()
+                .success();
+            path
+        })
+        .collect();
+    let merged = gcsim()
+        .arg("merge")
+        .args(&parts)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    assert_eq!(merged.stdout, single.stdout);
+    gcsim()
+        .args(["codes", "--code", code, "--s", "2", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("custom,,12,2,,10,true,79.0,79,true,1.0,"));
+    // Three stragglers can take a whole group: the check fails, exit 1.
+    gcsim().args(["codes", "--code", code, "--s", "3"]).assert().code(1);
+}
+
+/// Bad input names the flag and what is accepted; never a panic.
+#[test]
+fn bad_custom_and_approx_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let ragged = write(dir.path(), "ragged.csv", "1,0\n1\n");
+    let text = write(dir.path(), "text.csv", "1,x\n");
+    let frc = write(dir.path(), "frc.csv", &frc_csv(6, 1));
+    let p = |p: &PathBuf| p.to_str().unwrap().to_string();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["run".into(), "--code".into(), "missing.csv".into()],
+            "--code missing.csv:",
+        ),
+        (
+            vec!["run".into(), "--code".into(), p(&ragged)],
+            "row 2 has 1 entries but row 1 has 2",
+        ),
+        (
+            vec!["run".into(), "--code".into(), p(&text)],
+            "`x` is not a finite number",
+        ),
+        (
+            vec!["run".into(), "--code".into(), p(&frc), "--n".into(), "7".into()],
+            "has 6 rows (workers) but --n is 7",
+        ),
+        (
+            vec!["run".into(), "--code".into(), p(&frc), "--scheme".into(), "crc".into()],
+            "--code applies only to --scheme custom",
+        ),
+        (
+            vec![
+                "run".into(),
+                "--n".into(),
+                "6".into(),
+                "--scheme".into(),
+                "custom".into(),
+            ],
+            "custom needs --code FILE",
+        ),
+        (
+            vec!["run".into(), "--code".into(), p(&frc), "--s".into(), "6".into()],
+            "--s 6 is out of range for custom with n=6; accepted: 0..5",
+        ),
+        (
+            vec![
+                "run".into(),
+                "--n".into(),
+                "10".into(),
+                "--scheme".into(),
+                "approx-regular".into(),
+                "--s".into(),
+                "2".into(),
+            ],
+            "approx-regular needs --d",
+        ),
+        (
+            vec![
+                "run".into(),
+                "--n".into(),
+                "10".into(),
+                "--scheme".into(),
+                "approx-regular".into(),
+                "--s".into(),
+                "2".into(),
+                "--d".into(),
+                "0".into(),
+            ],
+            "--d 0 is out of range for approx-regular with n=10; accepted: 1..10",
+        ),
+        (
+            vec![
+                "run".into(),
+                "--n".into(),
+                "10".into(),
+                "--scheme".into(),
+                "crc".into(),
+                "--s".into(),
+                "2".into(),
+                "--d".into(),
+                "2".into(),
+            ],
+            "--d applies only to --scheme approx-regular",
+        ),
+        (
+            vec![
+                "sweep".into(),
+                "--n".into(),
+                "10".into(),
+                "--s".into(),
+                "2".into(),
+                "--d".into(),
+                "2".into(),
+            ],
+            "--d applies only to --scheme approx-regular",
+        ),
+        (
+            vec![
+                "sweep".into(),
+                "--n".into(),
+                "6".into(),
+                "--s".into(),
+                "1".into(),
+                "--code".into(),
+                p(&frc),
+            ],
+            "--code applies only to --scheme custom",
+        ),
+        (
+            vec![
+                "plan".into(),
+                "--n".into(),
+                "10".into(),
+                "--scheme".into(),
+                "approx-regular".into(),
+            ],
+            "does not search --scheme approx-regular",
+        ),
+        (vec!["run".into(), "--n".into(), "10".into()], "give --scheme SCHEME"),
+    ];
+    for (args, message) in cases {
+        gcsim()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message).and(predicate::str::contains("panicked").not()));
+    }
+}

@@ -97,7 +97,8 @@ fn a_custom_frc_matrix_has_the_law_of_frc() {
 #[test]
 fn workers_loads_follow_their_rows() {
     let text = "1,1,0,0\n0,0,1,0\n0,0,0,1\n0,1,0,0\n";
-    let cdfs: [(LoadModel, fn(f64) -> f64); 2] = [
+    type Cdf = fn(f64) -> f64;
+    let cdfs: [(LoadModel, Cdf); 2] = [
         (LoadModel::Scaled, |t| {
             (1.0 - (-t / 2.0).exp()) * (1.0 - (-t).exp()).powi(2)
         }),

@@ -69,17 +69,41 @@ pub fn decode(b: &DMatrix<f64>, target: &DMatrix<f64>, finished: &[usize]) -> De
 
 /// The thin SVD M = U·diag(σ)·Vᵀ (faer), as nalgebra matrices.
 ///
-/// faer's QR-iteration path is forced (no divide and conquer, which faer
-/// uses past 128 columns): on frc's matrices with many repeated rows, faer
-/// 0.24's divide and conquer returns a spurious singular value near 1e-4·σ₁
-/// and a factorisation off by 2e-3 (n = 200, s = 19), while bidiagonal QR
-/// iteration is backward stable. Sequential, because patterns are decoded in
-/// parallel already.
+/// faer's QR-iteration path is forced first (no divide and conquer, which
+/// faer uses past 128 columns): on frc's matrices with many repeated rows,
+/// faer 0.24's divide and conquer returns a spurious singular value near
+/// 1e-4·σ₁ and a factorisation off by 2e-3 (n = 200, s = 19), while
+/// bidiagonal QR iteration is backward stable. QR iteration can however stop
+/// without converging on sparse 0/1 matrices with many zero columns (an
+/// approx-regular code with d = 2 and some workers missing); faer reports
+/// that instead of a wrong result, and the factorisation is then redone by
+/// faer's default (divide and conquer) path, whose result is kept only if
+/// it reproduces M to 1e-12 relative; failing that, by nalgebra's
+/// Golub–Kahan SVD (`SVD::try_new`), with the same check. Sequential,
+/// because patterns are decoded in parallel already.
 ///
 /// # Panics
-/// If faer's iteration does not converge (it reports that instead of
-/// returning a wrong result).
+/// If no method factorises M to 1e-12 relative (never observed).
 fn svd(m: &DMatrix<f64>) -> (DMatrix<f64>, Vec<f64>, DMatrix<f64>) {
+    let accurate = |(u, s, v): &(DMatrix<f64>, Vec<f64>, DMatrix<f64>)| {
+        let sigma = DMatrix::from_diagonal(&nalgebra::DVector::from_column_slice(s));
+        (u * sigma * v.transpose() - m).norm() <= 1e-12 * m.norm().max(f64::MIN_POSITIVE)
+    };
+    if let Some(f) = faer_svd(m, true) {
+        return f;
+    }
+    if let Some(f) = faer_svd(m, false).filter(accurate) {
+        return f;
+    }
+    nalgebra::linalg::SVD::try_new(m.clone(), true, true, f64::EPSILON, 10_000)
+        .and_then(|f| Some((f.u?, f.singular_values.iter().copied().collect(), f.v_t?.transpose())))
+        .filter(accurate)
+        .expect("an SVD of a finite matrix that reproduces it")
+}
+
+/// faer's thin SVD, by QR iteration (`qr_iteration`) or faer's default
+/// choice; `None` if it did not converge.
+fn faer_svd(m: &DMatrix<f64>, qr_iteration: bool) -> Option<(DMatrix<f64>, Vec<f64>, DMatrix<f64>)> {
     use faer::diag::Diag;
     use faer::dyn_stack::{MemBuffer, MemStack};
     use faer::linalg::svd::{self, ComputeSvdVectors, SvdParams};
@@ -87,7 +111,9 @@ fn svd(m: &DMatrix<f64>) -> (DMatrix<f64>, Vec<f64>, DMatrix<f64>) {
     let a = Mat::<f64>::from_fn(m.nrows(), m.ncols(), |i, j| m[(i, j)]);
     let size = m.nrows().min(m.ncols());
     let mut params = <SvdParams as Auto<f64>>::auto();
-    params.recursion_threshold = usize::MAX;
+    if qr_iteration {
+        params.recursion_threshold = usize::MAX;
+    }
     let params: Spec<SvdParams, f64> = params.into();
     let mut s = Diag::<f64>::zeros(size);
     let mut u = Mat::<f64>::zeros(m.nrows(), size);
@@ -109,17 +135,42 @@ fn svd(m: &DMatrix<f64>) -> (DMatrix<f64>, Vec<f64>, DMatrix<f64>) {
         MemStack::new(&mut MemBuffer::new(scratch)),
         params,
     )
-    .expect("the SVD of a finite matrix converges");
+    .ok()?;
     let s = s.column_vector();
     let sigma = (0..size).map(|i| s[i]).collect();
     let u = DMatrix::from_fn(u.nrows(), u.ncols(), |i, j| u[(i, j)]);
     let v = DMatrix::from_fn(v.nrows(), v.ncols(), |i, j| v[(i, j)]);
-    (u, sigma, v)
+    Some((u, sigma, v))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: faer's QR iteration stops without converging on some
+    /// rows of an approx-regular code (n = 60, d = 2, 6 workers missing: the
+    /// 54 × 60 matrix of the 2652nd random set below), which panicked a
+    /// sweep; the fallback factorises it, accurately.
+    #[test]
+    fn svd_falls_back_where_qr_iteration_does_not_converge() {
+        let b = super::super::build::regular_graph(60, 2, 0) / 2.0;
+        let mut rng = crate::rng::trial_rng(5, 0);
+        let mut rows: Vec<usize> = Vec::new();
+        for _ in 0..=2651 {
+            rows = (0..60).collect();
+            for _ in 0..6 {
+                rows.remove(rand::RngExt::random_range(&mut rng, 0..rows.len()));
+            }
+        }
+        let m = b.select_rows(&rows);
+        assert!(
+            faer_svd(&m, true).is_none(),
+            "faer 0.24's QR iteration fails on this one"
+        );
+        let (u, s, v) = svd(&m);
+        let sigma = DMatrix::from_diagonal(&s.clone().into());
+        assert!((&u * sigma * v.transpose() - &m).norm() < 1e-12 * m.norm());
+    }
 
     /// Backward stability on the inputs that break nalgebra 0.35 (all ones)
     /// and faer's divide and conquer (frc, n = 200, s = 19, 181 rows):

@@ -207,3 +207,97 @@ fn cli_plan_recommends_and_rejects_bad_input() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
+
+/// `--ref-n N0`: the law is the uncoded share at N0, so at n workers each
+/// share is N0/n of it. Under `scaled` the uncoded mean at n = 16 with
+/// N0 = 64 is 4·H₁₆ for unit exponentials; under `affine` the unit time
+/// is scaled instead (C·(N0/n)·ℓ + X, so uncoded has mean 4C + H₁₆); the
+/// load column is the reference share's, ℓ·N0/n; `--max-load` bounds that
+/// same quantity.
+#[test]
+fn ref_n_rescales_the_work_per_worker() {
+    let exp = || Workers::Iid(Dist::exp(1.0).unwrap());
+    let at = |model, max_load: Option<f64>| {
+        let mut req = request(
+            16,
+            exp(),
+            model,
+            vec![SchemeKind::Uncoded, SchemeKind::Crc],
+            Objective::Mean,
+        );
+        req.ref_n = Some(64);
+        req.max_load = max_load;
+        plan(&req, &|s, o| {
+            engine::simulate_full(&engine::TrialPlan::new(s), s, &Silent, o)
+        })
+        .unwrap()
+    };
+    let rows = at(LoadModel::Scaled, None);
+    let uncoded = rows.iter().find(|r| r.scheme == SchemeKind::Uncoded).unwrap();
+    assert!((uncoded.mean - 4.0 * harmonic(16)).abs() < 1e-9, "{}", uncoded.mean);
+    assert_eq!(uncoded.load, 4.0);
+    let crc3 = rows.iter().find(|r| r.scheme == SchemeKind::Crc && r.s == 3).unwrap();
+    assert_eq!(crc3.load, 16.0);
+    // crc s = 3 has mean 4·4·(H₁₆ − H₃), the 13th order statistic at load 4 (scaled by N0/n).
+    assert!(
+        (crc3.mean - 16.0 * (harmonic(16) - harmonic(3))).abs() < 1e-9,
+        "{}",
+        crc3.mean
+    );
+    let affine = at(LoadModel::Affine { unit_time: 0.5 }, None);
+    let uncoded = affine.iter().find(|r| r.scheme == SchemeKind::Uncoded).unwrap();
+    assert!(
+        (uncoded.mean - (4.0 * 0.5 + harmonic(16))).abs() < 1e-9,
+        "{}",
+        uncoded.mean
+    );
+    // The bound is on ℓ·N0/n: at most 8 keeps uncoded (4) and crc s = 0, 1 (4, 8).
+    let bounded = at(LoadModel::Scaled, Some(8.0));
+    assert_eq!(bounded.len(), 3, "{bounded:?}");
+    assert!(bounded.iter().all(|r| r.load <= 8.0));
+}
+
+/// Objectives: p50 < p90 < p99 for the same candidate, the p99 objective is
+/// the p99 column, and a deadline's objective is P(T ≤ t): the exact law's
+/// CDF, or the fraction of simulated trials (unit exponentials at n = 8,
+/// uncoded: (1 − e^{−t})⁸). The objective names itself in the output.
+#[test]
+fn objectives_read_the_right_statistic() {
+    let exp = || Workers::Iid(Dist::exp(1.0).unwrap());
+    let run = |objective, exact| {
+        let mut req = request(8, exp(), LoadModel::Fixed, vec![SchemeKind::Uncoded], objective);
+        req.exact = exact;
+        plan(&req, &|s, o| {
+            engine::simulate_full(&engine::TrialPlan::new(s), s, &Silent, o)
+        })
+        .unwrap()[0]
+            .clone()
+    };
+    for exact in [true, false] {
+        let [p50, p90, p99] = ["p50", "p90", "p99"].map(|q| run(q.parse().unwrap(), exact));
+        assert!(p50.objective < p90.objective && p90.objective < p99.objective);
+        assert_eq!(p99.objective, p99.p99);
+        let t: f64 = 2.5;
+        let deadline = run(Objective::Deadline(t), exact);
+        let truth = (1.0 - (-t).exp()).powi(8);
+        let tolerance = if exact {
+            1e-12
+        } else {
+            4.0 * (truth * (1.0 - truth) / 40_000.0).sqrt()
+        };
+        assert!(
+            (deadline.objective - truth).abs() < tolerance,
+            "{exact}: {}",
+            deadline.objective
+        );
+    }
+    assert!("deadline:0".parse::<Objective>().is_err());
+    assert_eq!(Objective::Deadline(2.5).to_string(), "deadline:2.5");
+    assert_eq!("p90".parse::<Objective>().unwrap().to_string(), "p90");
+    Command::cargo_bin("gcsim")
+        .unwrap()
+        .args(["plan", "--n", "8", "--objective", "deadline:2.5", "--format", "table"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("objective=deadline:2.5"));
+}

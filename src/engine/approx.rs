@@ -17,12 +17,28 @@ use super::trial::{RulePath, Sampling, TrialPlan};
 use crate::scheme::{Scheme, SchemeKind};
 use crate::study::Study;
 
-/// Trials over which a simulated error is averaged: the first
-/// min(trials, this) of the study's trial streams. One least-squares solve
-/// per trial (an SVD of B_F, about 0.3 ms at n = 100); the per-trial errors
-/// vary little, so the mean is known far more closely than its
-/// iteration-time companions.
+/// Most trials over which a simulated error is averaged: the first
+/// min(trials, this) of the study's trial streams, fewer for large codes
+/// (see [`error_trials`]). The per-trial errors vary little, so the mean is
+/// known far more closely than its iteration-time companions.
 pub const ERROR_TRIALS: u64 = 20_000;
+
+/// Fewest trials of a simulated error, however large the code.
+pub const MIN_ERROR_TRIALS: u64 = 200;
+
+/// Work one configuration's error may take, in units of k·P·min(k, P) (the
+/// cost of one SVD of the k × P matrix B_F, about 1.7 ns per unit: 0.3 ms
+/// at k = 54, P = 60), about 10 s on one core.
+const ERROR_BUDGET: f64 = 6e9;
+
+/// The trials over which the error of a code with `k` arrived rows and `p`
+/// columns is averaged: min(trials, [`ERROR_TRIALS`], the budget's share),
+/// at least [`MIN_ERROR_TRIALS`] (or all trials, if fewer).
+pub fn error_trials(trials: u64, k: usize, p: usize) -> u64 {
+    let unit = k as f64 * p as f64 * k.min(p) as f64;
+    let affordable = (ERROR_BUDGET / unit.max(1.0)) as u64;
+    trials.min(ERROR_TRIALS.min(affordable.max(MIN_ERROR_TRIALS)))
+}
 
 /// The mean approximation error of each of `study`'s schemes, in order (see
 /// the module notes).
@@ -51,11 +67,11 @@ pub fn exact_error(s: &Scheme) -> Option<f64> {
     }
 }
 
-/// The mean over the first [`ERROR_TRIALS`] trials of slot `slot`'s error.
+/// The mean over the first [`error_trials`] trials of slot `slot`'s error.
 fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> f64 {
     let code = study.code(scheme).expect("the study checked that its codes build");
-    let trials = study.trials().min(ERROR_TRIALS);
     let k = scheme.k();
+    let trials = error_trials(study.trials(), k, scheme.partitions());
     let errors: Vec<f64> = (0..trials)
         .into_par_iter()
         .map_init(
@@ -71,4 +87,19 @@ fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> f
         )
         .collect();
     errors.iter().sum::<f64>() / trials as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_trials_follow_the_budget() {
+        assert_eq!(error_trials(100_000, 54, 60), ERROR_TRIALS);
+        assert_eq!(error_trials(500, 54, 60), 500);
+        // 90 × 100: 6e9 / 810 000 = 7407 trials.
+        assert_eq!(error_trials(100_000, 90, 100), 7407);
+        assert_eq!(error_trials(100_000, 1900, 2000), MIN_ERROR_TRIALS);
+        assert_eq!(error_trials(50, 1900, 2000), 50);
+    }
 }

@@ -301,3 +301,24 @@ fn objectives_read_the_right_statistic() {
         .success()
         .stdout(predicate::str::contains("objective=deadline:2.5"));
 }
+
+/// Ties: under `fixed` crc and ignore at the same s have the same law; the
+/// scheme that decodes the exact gradient ranks first although its load is
+/// higher, and among equal exact candidates the smaller load.
+#[test]
+fn ties_rank_the_exact_gradient_first() {
+    let req = request(
+        10,
+        Workers::Iid(Dist::exp(1.0).unwrap()),
+        LoadModel::Fixed,
+        vec![SchemeKind::Ignore, SchemeKind::Crc],
+        Objective::Mean,
+    );
+    let rows = plan(&req, &|s, o| {
+        engine::simulate_full(&engine::TrialPlan::new(s), s, &Silent, o)
+    })
+    .unwrap();
+    assert_eq!((rows[0].scheme, rows[0].s), (SchemeKind::Crc, 9));
+    assert_eq!((rows[1].scheme, rows[1].s), (SchemeKind::Ignore, 9));
+    assert_eq!(rows[0].objective, rows[1].objective);
+}

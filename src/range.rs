@@ -7,7 +7,8 @@ pub const MAX_VALUES: usize = 100_000;
 /// A parsed list and the text it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IntList {
-    /// The values, in the order given.
+    /// The values, in the order given, each once (a repeated value would
+    /// repeat a configuration's row).
     pub values: Vec<usize>,
     /// The text as given, for the output's config.
     pub text: String,
@@ -60,6 +61,8 @@ pub fn parse(text: &str) -> Result<IntList, String> {
             "`{text}` has more than {MAX_VALUES} values, the limit; narrow the range"
         ));
     }
+    let mut seen = std::collections::HashSet::with_capacity(values.len());
+    values.retain(|v| seen.insert(*v));
     Ok(IntList {
         values,
         text: text.to_string(),
@@ -77,6 +80,8 @@ mod tests {
         assert_eq!(parse("1,4, 9").unwrap().values, vec![1, 4, 9]);
         assert_eq!(parse("0..1,7").unwrap().values, vec![0, 1, 7]);
         assert_eq!(parse("2..2").unwrap().values, vec![2]);
+        // Repeats are dropped, first occurrence kept.
+        assert_eq!(parse("1,1,2,0..2").unwrap().values, vec![1, 2, 0]);
     }
 
     #[test]

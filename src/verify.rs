@@ -177,6 +177,15 @@ pub fn printed_numbers() -> Vec<Printed> {
     ]
 }
 
+/// Whether every case admits `trials` trials (the study's limits on work),
+/// checked before any case runs.
+pub fn admits(cases: &[Case], trials: u64) -> Result<(), crate::study::StudyError> {
+    for case in cases {
+        Study::new(case.n, case.dist, case.model, case.schemes.clone(), trials, 0)?;
+    }
+    Ok(())
+}
+
 /// Runs every case with `trials` trials from `seed` on `engine`, and judges.
 pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Outcome) -> Verdicts {
     struct Pending {

@@ -75,7 +75,7 @@ pub struct CodesArgs {
 
     /// Decode every straggler pattern while there are at most this many, else
     /// this many uniform random ones.
-    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
+    #[arg(long, default_value_t = 1_000_000, value_name = "N", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub limit: u64,
 
     /// Seed of the random matrices, the pattern sample and the test problem.

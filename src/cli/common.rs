@@ -51,7 +51,7 @@ pub struct CommonArgs {
     /// Workers keep the order given (frc's groups of consecutive workers see it;
     /// the k-of-n schemes, crc among them, decode from any set, so it cannot matter to them);
     /// n is the total. Example: --workers 90:exp:rate=1 --workers 10:exp:rate=0.2
-    #[arg(long = "workers", value_name = "COUNT:DIST", value_parser = parse_class)]
+    #[arg(long = "workers", value_name = "COUNT:DIST", value_parser = parse_class, allow_hyphen_values = true)]
     pub classes: Vec<(usize, Dist)>,
 
     /// With --workers: place the classes at random in every trial instead of in order.
@@ -136,7 +136,7 @@ pub struct CommonArgs {
     /// Run only the I-th of K disjoint parts of the trials and write a
     /// partial result to --out; `gcsim merge` combines the K files into the
     /// output of a single run, byte for byte. Example: --shard 3/10 --out part3.json
-    #[arg(long, value_name = "I/K", value_parser = parse_shard)]
+    #[arg(long, value_name = "I/K", value_parser = parse_shard, allow_hyphen_values = true)]
     pub shard: Option<ShardId>,
 
     /// No progress bar.

@@ -43,7 +43,7 @@ pub struct PlanArgs {
     pub objective: Objective,
 
     /// The most work per worker, in units of the uncoded share (of the --ref-n cluster).
-    #[arg(long, value_name = "L")]
+    #[arg(long, value_name = "L", allow_negative_numbers = true)]
     pub max_load: Option<f64>,
 
     /// Allowed schemes [default: every scheme that decodes the exact gradient:

@@ -63,6 +63,7 @@ impl TryFrom<VerifyArgs> for VerifyJob {
         if args.threads == Some(0) {
             bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }
+        verify::admits(&verify::grid(), args.trials)?;
         Ok(Self {
             trials: args.trials,
             seed: args.seed,

@@ -26,6 +26,27 @@ fn bad_input_is_a_clear_one_line_error() {
             "`two` is not a whole number",
         ),
         (&["run", "--n", "10", "--scheme", "crc"], "crc needs --s"),
+        // Negative values name the flag (they were "unexpected argument '-1'").
+        (
+            &[
+                "run", "--n", "10", "--scheme", "crc", "--s", "1", "--shard", "-1/2", "--out", "x.json",
+            ],
+            "invalid value '-1/2' for '--shard <I/K>'",
+        ),
+        (
+            &["codes", "--scheme", "crc", "--n", "5", "--s", "1", "--limit", "-1"],
+            "invalid value '-1' for '--limit <N>': `-1` is negative",
+        ),
+        (
+            &["plan", "--n", "10", "--max-load", "-1"],
+            "--max-load -1 is out of range",
+        ),
+        (
+            &["run", "--scheme", "crc", "--s", "1", "--workers", "-5:exp:rate=1"],
+            "invalid value '-5:exp:rate=1' for '--workers <COUNT:DIST>'",
+        ),
+        // verify checks its study limits before running (it panicked).
+        (&["verify", "--trials", "1000000000001"], "lower --trials"),
         (&["sweep", "--n", "10", "--s", "5..2"], "the start 5 exceeds the end 2"),
         (&["sweep", "--n", "10", "--s", "0..99999999"], "limit"),
         (

@@ -261,3 +261,12 @@ fn help_explains_with_examples() {
         .success()
         .stdout(predicate::str::contains("gcsim run --n 100 --scheme crc --s 20"));
 }
+
+/// A value repeated in a sweep's list gives one row, not two.
+#[test]
+fn repeated_sweep_values_give_one_row() {
+    let csv = stdout_of(&[
+        "sweep", "--n", "10", "--s", "1,1,2", "--trials", "200", "--format", "csv",
+    ]);
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+}

@@ -160,3 +160,15 @@ fn communication_keys_reach_the_study() {
         Comm::new(None, Some(Dist::exp(3.0).unwrap()), Link::Shared, 0.5).unwrap()
     );
 }
+
+/// Names and labels become file names: letters, digits, `-`, `_` and `.`,
+/// not starting with a dot; anything else is refused.
+#[test]
+fn safe_names() {
+    for ok in ["a", "run-1_b.v2", "A9"] {
+        assert!(safe_name(ok), "{ok}");
+    }
+    for bad in ["", ".hidden", "..", "a/b", "a b", "é", "a\\b"] {
+        assert!(!safe_name(bad), "{bad}");
+    }
+}

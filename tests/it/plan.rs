@@ -322,3 +322,29 @@ fn ties_rank_the_exact_gradient_first() {
     assert_eq!((rows[1].scheme, rows[1].s), (SchemeKind::Ignore, 9));
     assert_eq!(rows[0].objective, rows[1].objective);
 }
+
+/// The recommendation names what the best candidate is: `ignore` with s > 0
+/// is flagged inexact, ignore at s = 0 (uncoded) is not.
+#[test]
+fn recommendation_flags_an_inexact_choice() {
+    let req = request(
+        10,
+        Workers::Iid(Dist::exp(1.0).unwrap()),
+        LoadModel::Fixed,
+        vec![SchemeKind::Ignore],
+        Objective::Mean,
+    );
+    let mut rows = plan(&req, &|s, o| {
+        engine::simulate_full(&engine::TrialPlan::new(s), s, &Silent, o)
+    })
+    .unwrap();
+    assert_eq!((rows[0].scheme, rows[0].s), (SchemeKind::Ignore, 9));
+    let text = gcsim::plan::recommendation(&rows, &Objective::Mean).unwrap();
+    assert!(
+        text.starts_with("recommend: n=10 ignore s=9 (inexact: drops s/n of the data): mean "),
+        "{text}"
+    );
+    rows[0].s = 0;
+    let text = gcsim::plan::recommendation(&rows, &Objective::Mean).unwrap();
+    assert!(!text.contains("inexact"), "{text}");
+}

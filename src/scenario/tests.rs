@@ -172,3 +172,15 @@ fn safe_names() {
         assert!(!safe_name(bad), "{bad}");
     }
 }
+
+/// The key `d` is approx-regular's list of degrees, and refused elsewhere.
+#[test]
+fn key_d_lists_approx_regular_degrees() {
+    let text =
+        "name = \"t\"\nn = 12\n[[study]]\nlabel = \"a\"\nschemes = [\"approx-regular\"]\ns = [1, 2]\nd = \"2..4\"\n";
+    let s = parse(text).unwrap();
+    let degrees: Vec<Option<usize>> = s.studies[0].study.schemes().iter().map(|x| x.d()).collect();
+    assert_eq!(degrees, [2, 3, 4, 2, 3, 4].map(Some));
+    let err = parse(&text.replace("approx-regular", "crc")).unwrap_err().to_string();
+    assert!(err.contains("d applies only to schemes approx-regular"), "{err}");
+}

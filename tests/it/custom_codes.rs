@@ -307,121 +307,51 @@ fn bad_custom_and_approx_input_is_refused() {
     let ragged = write(dir.path(), "ragged.csv", "1,0\n1\n");
     let text = write(dir.path(), "text.csv", "1,x\n");
     let frc = write(dir.path(), "frc.csv", &frc_csv(6, 1));
-    let p = |p: &PathBuf| p.to_str().unwrap().to_string();
-    let cases: Vec<(Vec<String>, &str)> = vec![
+    let (ragged, text, frc) = [ragged, text, frc].map(|p| p.to_str().unwrap().to_string()).into();
+    // Command lines with no spaces inside an argument: the temporary paths have none.
+    let cases: Vec<(String, &str)> = vec![
+        ("run --code missing.csv".into(), "--code missing.csv:"),
+        (format!("run --code {ragged}"), "row 2 has 1 entries but row 1 has 2"),
+        (format!("run --code {text}"), "`x` is not a finite number"),
+        (format!("run --code {frc} --n 7"), "has 6 rows (workers) but --n is 7"),
         (
-            vec!["run".into(), "--code".into(), "missing.csv".into()],
-            "--code missing.csv:",
-        ),
-        (
-            vec!["run".into(), "--code".into(), p(&ragged)],
-            "row 2 has 1 entries but row 1 has 2",
-        ),
-        (
-            vec!["run".into(), "--code".into(), p(&text)],
-            "`x` is not a finite number",
-        ),
-        (
-            vec!["run".into(), "--code".into(), p(&frc), "--n".into(), "7".into()],
-            "has 6 rows (workers) but --n is 7",
-        ),
-        (
-            vec!["run".into(), "--code".into(), p(&frc), "--scheme".into(), "crc".into()],
+            format!("run --code {frc} --scheme crc"),
             "--code applies only to --scheme custom",
         ),
+        ("run --n 6 --scheme custom".into(), "custom needs --code FILE"),
         (
-            vec![
-                "run".into(),
-                "--n".into(),
-                "6".into(),
-                "--scheme".into(),
-                "custom".into(),
-            ],
-            "custom needs --code FILE",
-        ),
-        (
-            vec!["run".into(), "--code".into(), p(&frc), "--s".into(), "6".into()],
+            format!("run --code {frc} --s 6"),
             "--s 6 is out of range for custom with n=6; accepted: 0..5",
         ),
         (
-            vec![
-                "run".into(),
-                "--n".into(),
-                "10".into(),
-                "--scheme".into(),
-                "approx-regular".into(),
-                "--s".into(),
-                "2".into(),
-            ],
+            "run --n 10 --scheme approx-regular --s 2".into(),
             "approx-regular needs --d",
         ),
         (
-            vec![
-                "run".into(),
-                "--n".into(),
-                "10".into(),
-                "--scheme".into(),
-                "approx-regular".into(),
-                "--s".into(),
-                "2".into(),
-                "--d".into(),
-                "0".into(),
-            ],
+            "run --n 10 --scheme approx-regular --s 2 --d 0".into(),
             "--d 0 is out of range for approx-regular with n=10; accepted: 1..10",
         ),
         (
-            vec![
-                "run".into(),
-                "--n".into(),
-                "10".into(),
-                "--scheme".into(),
-                "crc".into(),
-                "--s".into(),
-                "2".into(),
-                "--d".into(),
-                "2".into(),
-            ],
+            "run --n 10 --scheme crc --s 2 --d 2".into(),
             "--d applies only to --scheme approx-regular",
         ),
         (
-            vec![
-                "sweep".into(),
-                "--n".into(),
-                "10".into(),
-                "--s".into(),
-                "2".into(),
-                "--d".into(),
-                "2".into(),
-            ],
+            "sweep --n 10 --s 2 --d 2".into(),
             "--d applies only to --scheme approx-regular",
         ),
         (
-            vec![
-                "sweep".into(),
-                "--n".into(),
-                "6".into(),
-                "--s".into(),
-                "1".into(),
-                "--code".into(),
-                p(&frc),
-            ],
+            format!("sweep --n 6 --s 1 --code {frc}"),
             "--code applies only to --scheme custom",
         ),
         (
-            vec![
-                "plan".into(),
-                "--n".into(),
-                "10".into(),
-                "--scheme".into(),
-                "approx-regular".into(),
-            ],
+            "plan --n 10 --scheme approx-regular".into(),
             "does not search --scheme approx-regular",
         ),
-        (vec!["run".into(), "--n".into(), "10".into()], "give --scheme SCHEME"),
+        ("run --n 10".into(), "give --scheme SCHEME"),
     ];
-    for (args, message) in cases {
+    for (line, message) in cases {
         gcsim()
-            .args(&args)
+            .args(line.split_whitespace())
             .assert()
             .code(2)
             .stderr(predicate::str::contains(message).and(predicate::str::contains("panicked").not()));

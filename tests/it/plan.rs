@@ -348,3 +348,34 @@ fn recommendation_flags_an_inexact_choice() {
     let text = gcsim::plan::recommendation(&rows, &Objective::Mean).unwrap();
     assert!(!text.contains("inexact"), "{text}");
 }
+
+/// The table: numbers to four significant digits, a simulated row's
+/// interval in brackets, and a line counting the rows beyond --top.
+#[test]
+fn plan_table_shows_values_intervals_and_the_rest() {
+    let out = Command::cargo_bin("gcsim")
+        .unwrap()
+        .args(["plan", "--n", "12", "--scheme", "crc", "--simulate"])
+        .args(["--trials", "20000", "--top", "3", "--format", "table"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(char::is_numeric))
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    for row in rows {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        // rank n scheme s m k objective [lo, hi] mean p99 speedup load message method
+        assert_eq!(cells[2], "crc");
+        assert!(cells[6].parse::<f64>().unwrap() > 0.0, "{row}");
+        assert!(cells[7].starts_with('[') && cells[8].ends_with(']'), "{row}");
+        assert_eq!(cells[14], "simulated");
+    }
+    assert!(
+        text.contains("# 9 more rows (--top, or --format csv for all)"),
+        "{text}"
+    );
+}

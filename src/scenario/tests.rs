@@ -184,3 +184,21 @@ fn key_d_lists_approx_regular_degrees() {
     let err = parse(&text.replace("approx-regular", "crc")).unwrap_err().to_string();
     assert!(err.contains("d applies only to schemes approx-regular"), "{err}");
 }
+
+/// A bad communication value is placed on its own key's line: decode_time
+/// on line 7 (not comm_time's, line 6).
+#[test]
+fn comm_errors_point_at_their_key() {
+    let text = "name = \"t\"\nn = 4\n[[study]]\nlabel = \"a\"\nschemes = [\"crc\"]\ncomm_time = 1.0\ndecode_time = -1.0\ns = 1\n";
+    let err = parse(text).unwrap_err().to_string();
+    assert!(err.starts_with("x.toml:7:"), "{err}");
+    assert!(err.contains("decode_time"), "{err}");
+    let err = parse(
+        &text
+            .replace("comm_time = 1.0", "comm_time = -1.0")
+            .replace("decode_time = -1.0", "decode_time = 0.0"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.starts_with("x.toml:6:"), "{err}");
+}

@@ -19,12 +19,13 @@ impl Export for Report {
     }
 }
 
-/// The columns shown only where some row has a value: the approximation
-/// error and the undecodable fraction.
+/// The columns shown only where they say something: the approximation
+/// error where some row decodes an inexact gradient, the undecodable
+/// fraction where some row is decoded by a code.
 const OPTIONAL: [&str; 2] = ["approx_error", "undecodable"];
 
 fn optional_cells(r: &Row) -> [Option<f64>; 2] {
-    [r.approx_error, r.undecodable]
+    [r.approx_error.filter(|_| !r.exact), r.undecodable]
 }
 
 fn table_cells(r: &Row) -> Vec<String> {
@@ -98,7 +99,7 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let mut cells = vec![header];
     cells.extend(report.rows.iter().map(|r| {
         let mut row = table_cells(r);
-        let optional = optional_cells(r);
+        let optional = [r.approx_error, r.undecodable];
         row.extend(shown.iter().map(|&i| short_cell(optional[i], &Digits::TABLE)));
         row
     }));

@@ -270,3 +270,30 @@ fn repeated_sweep_values_give_one_row() {
     ]);
     assert_eq!(csv.lines().count(), 3, "{csv}");
 }
+
+/// The table shows approx_error only beside an inexact row and undecodable
+/// only where a code decodes; CSV always has both columns.
+#[test]
+fn table_shows_optional_columns_where_they_say_something() {
+    let header = |extra: &[&str]| {
+        let args = [
+            &["sweep", "--n", "8", "--s", "1", "--trials", "200", "--format", "table"][..],
+            extra,
+        ]
+        .concat();
+        stdout_of(&args)
+            .lines()
+            .find(|l| l.starts_with("scheme"))
+            .unwrap()
+            .to_string()
+    };
+    let exact = header(&[]);
+    assert!(
+        !exact.contains("approx_error") && !exact.contains("undecodable"),
+        "{exact}"
+    );
+    let inexact = header(&["--scheme", "crc,ignore"]);
+    assert!(inexact.ends_with("approx_error"), "{inexact}");
+    let rank = header(&["--decoder", "rank"]);
+    assert!(rank.ends_with("analytic_p99  undecodable"), "{rank}");
+}

@@ -379,3 +379,23 @@ fn plan_table_shows_values_intervals_and_the_rest() {
         "{text}"
     );
 }
+
+/// With --top at least the number of candidates, no "more rows" line.
+#[test]
+fn plan_table_with_every_row_has_no_more_rows_line() {
+    let out = Command::cargo_bin("gcsim")
+        .unwrap()
+        .args([
+            "plan", "--n", "12", "--scheme", "crc", "--top", "12", "--format", "table",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.trim_start().starts_with(char::is_numeric))
+            .count(),
+        12
+    );
+    assert!(!text.contains("more rows"), "{text}");
+}

@@ -361,18 +361,24 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
                         ..Options::default()
                     },
                 );
+                // Where the exact mean is infinite the sample mean estimates
+                // nothing: it is inf, as in `run`'s rows.
+                let mean_of = |s: &Scheme, summary: &Summary| {
+                    if study.mean_is_infinite(s) {
+                        f64::INFINITY
+                    } else {
+                        summary.mean.mean
+                    }
+                };
+                let base_mean = mean_of(&study.baseline(), &outcome.baseline);
                 for (s, summary) in study.schemes().iter().zip(&outcome.configs) {
-                    let (objective, ci) = objective_of(&req.objective, summary);
-                    let speedup = Some(outcome.baseline.mean.mean / summary.mean.mean).filter(|r| r.is_finite());
-                    rows.push(row(
-                        s,
-                        objective,
-                        ci,
-                        summary.mean.mean,
-                        summary.quantiles[2],
-                        speedup,
-                        "simulated",
-                    ));
+                    let mean = mean_of(s, summary);
+                    let (objective, ci) = match req.objective {
+                        Objective::Mean if mean.is_infinite() => (mean, None),
+                        _ => objective_of(&req.objective, summary),
+                    };
+                    let speedup = Some(base_mean / mean).filter(|r| r.is_finite());
+                    rows.push(row(s, objective, ci, mean, summary.quantiles[2], speedup, "simulated"));
                 }
             }
         }
@@ -417,6 +423,11 @@ impl SchemeKind {
 /// One sentence naming the best candidate and what it gains.
 pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String> {
     let best = rows.first()?;
+    if best.objective.is_infinite() {
+        return Some(format!(
+            "no recommendation: every candidate's {objective} is infinite (heavy tail); rank by a quantile instead, e.g. --objective p90"
+        ));
+    }
     let what = match best.scheme {
         SchemeKind::Uncoded => "uncoded".to_string(),
         SchemeKind::Mds => format!("mds k={}", best.k),

@@ -9,7 +9,7 @@ use thiserror::Error;
 use crate::analytic::{ComputationLaw, ExactLaw, classes::ClassLaw, iteration_law};
 use crate::codes::custom::CustomMatrix;
 use crate::codes::{Code, CodeError, Generator};
-use crate::comm::Comm;
+use crate::comm::{Comm, Link, Transfer};
 use crate::dist::Dist;
 use crate::load::LoadModel;
 use crate::param::{Described, Naming, Param, keys};
@@ -379,33 +379,50 @@ impl Study {
     }
 
     /// Whether the iteration time of `scheme` has an infinite mean, from the
-    /// workers' tail indices α alone (so it holds for every load model): the
-    /// k-th order statistic of n i.i.d. workers has tail index α(n−k+1);
-    /// frc's maximum of group minima has tail index α·(s+1) (David &
-    /// Nagaraja 2003, §4.5). Only Pareto laws have polynomial tails.
+    /// tail indices α of the workers' times and of the transfer time alone
+    /// (so it holds for every load model): the k-th order statistic of n
+    /// independent arrivals has tail index the sum of the n−k+1 smallest
+    /// indices; frc's maximum of group minima, the smallest sum over a group
+    /// (David & Nagaraja 2003, §4.5). A worker's arrival on a dedicated link
+    /// is its time plus its own transfer, index min(α_worker, α_transfer).
+    /// On a shared link every delivery waits for a transfer and for the
+    /// transfers queued before it, and no longer than the computations plus
+    /// all transfers, so the index is min(computation's, α_transfer).
+    /// Only Pareto laws have polynomial tails.
     pub fn mean_is_infinite(&self, scheme: &Scheme) -> bool {
-        if scheme.rank_decoded() {
-            // A user's code has no rule whose tail index is known; its
-            // sample mean is reported as it is.
-            return false;
-        }
+        // A user's code has no rule whose tail index is known, but it waits
+        // at least for the first arrival: infinite from there on is certain;
+        // otherwise its sample mean is reported as it is.
+        let rule = if scheme.rank_decoded() {
+            Rule::KOfN(1)
+        } else {
+            scheme.rule()
+        };
+        let transfer = match &self.comm.transfer {
+            Transfer::Random(d) => d.tail_index(),
+            Transfer::Constant(_) => f64::INFINITY,
+        };
+        let arrival = |i: usize| match self.comm.link {
+            Link::Dedicated => self.workers.tail_index(i).min(transfer),
+            Link::Shared => self.workers.tail_index(i),
+        };
         // P(T > t) decays like t^(−index) with index the smallest sum of tail
         // indices over the sets of workers whose lateness delays T: the n−k+1
         // heaviest-tailed workers for k of n; one whole group for frc.
         let n = self.n;
-        let index = match scheme.rule() {
+        let index = match rule {
             Rule::KOfN(k) => {
-                let mut alphas: Vec<f64> = (0..n).map(|i| self.workers.tail_index(i)).collect();
+                let mut alphas: Vec<f64> = (0..n).map(arrival).collect();
                 alphas.sort_by(f64::total_cmp);
                 alphas[..n - k + 1].iter().sum::<f64>()
             }
             Rule::Groups { size } => (0..n / size)
-                .map(|g| {
-                    (g * size..(g + 1) * size)
-                        .map(|i| self.workers.tail_index(i))
-                        .sum::<f64>()
-                })
+                .map(|g| (g * size..(g + 1) * size).map(arrival).sum::<f64>())
                 .fold(f64::INFINITY, f64::min),
+        };
+        let index = match self.comm.link {
+            Link::Dedicated => index,
+            Link::Shared => index.min(transfer),
         };
         index <= 1.0
     }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use thiserror::Error;
 
-use crate::dist::{Base, Dist, DistError};
+use crate::dist::{Dist, DistError};
 use crate::trace::{Trace, TraceError};
 
 /// Who the workers are: where each worker's time comes from.
@@ -110,10 +110,7 @@ impl Workers {
     /// The polynomial tail index of worker `i`'s time: the Pareto shape,
     /// infinite for the light-tailed laws and for recorded times.
     pub fn tail_index(&self, i: usize) -> f64 {
-        match self.law_of(i).map(Dist::base) {
-            Some(Base::Pareto { shape, .. }) => shape,
-            _ => f64::INFINITY,
-        }
+        self.law_of(i).map_or(f64::INFINITY, Dist::tail_index)
     }
 }
 

@@ -76,39 +76,48 @@ impl ClassLaw {
         })
     }
 
-    /// P(a worker of class j is done by t).
-    fn worker_cdf(&self, j: usize, t: f64) -> f64 {
+    /// P(a worker of class j is not done by t), from the law's own survival
+    /// function, so that it keeps its digits far in the tail.
+    fn worker_sf(&self, j: usize, t: f64) -> f64 {
         let d = &self.classes[j].1;
         match self.model {
-            LoadModel::Fixed => d.cdf(t),
-            LoadModel::Scaled => d.cdf(t / self.load),
-            LoadModel::Affine { unit_time } => d.cdf(t - unit_time * self.load),
+            LoadModel::Fixed => d.sf(t),
+            LoadModel::Scaled => d.sf(t / self.load),
+            LoadModel::Affine { unit_time } => d.sf(t - unit_time * self.load),
             LoadModel::Additive => unreachable!("additive loads are not one draw per worker"),
         }
     }
 
-    /// `(P(T ≤ t), P(T > t))`, each computed directly.
+    /// The iteration time at which a worker's draw is `x`.
+    fn time_of(&self, x: f64) -> f64 {
+        match self.model {
+            LoadModel::Fixed => x,
+            LoadModel::Scaled => x * self.load,
+            LoadModel::Affine { unit_time } => x + unit_time * self.load,
+            LoadModel::Additive => unreachable!("additive loads are not one draw per worker"),
+        }
+    }
+
+    /// `(P(T ≤ t), P(T > t))`, each computed directly from the workers'
+    /// survival probabilities (no 1 − cdf), so both keep their digits.
     fn both(&self, t: f64) -> (f64, f64) {
-        let p: Vec<f64> = (0..self.classes.len())
-            .map(|j| self.worker_cdf(j, t).clamp(0.0, 1.0))
+        let q: Vec<f64> = (0..self.classes.len())
+            .map(|j| self.worker_sf(j, t).clamp(0.0, 1.0))
             .collect();
         if let Some(groups) = &self.groups {
-            let cdf: f64 = groups
+            // A group is late with probability Π q_i; T ≤ t when none is.
+            let late: Vec<f64> = groups
                 .iter()
-                .map(|counts| {
-                    1.0 - counts
-                        .iter()
-                        .zip(&p)
-                        .map(|(&c, &pj)| (1.0 - pj).powi(c as i32))
-                        .product::<f64>()
-                })
-                .product();
-            return (cdf, 1.0 - cdf);
+                .map(|counts| counts.iter().zip(&q).map(|(&c, &qj)| qj.powi(c as i32)).product())
+                .collect();
+            let ln_cdf: f64 = late.iter().map(|&l: &f64| (-l).ln_1p()).sum();
+            return (ln_cdf.exp(), -ln_cdf.exp_m1());
         }
-        // Distribution of the number of finished workers: the classes' binomials convolved.
+        // Distribution of the number of workers not yet done: the classes'
+        // binomials convolved. T > t when at least n − k + 1 are not done.
         let mut dist = vec![1.0];
-        for ((count, _), &pj) in self.classes.iter().zip(&p) {
-            let pmf = binomial_pmf(*count, pj);
+        for ((count, _), &qj) in self.classes.iter().zip(&q) {
+            let pmf = binomial_pmf(*count, qj);
             let mut next = vec![0.0; dist.len() + count];
             for (a, &x) in dist.iter().enumerate() {
                 if x != 0.0 {
@@ -119,9 +128,10 @@ impl ClassLaw {
             }
             dist = next;
         }
-        let below: f64 = dist[..self.k].iter().sum();
-        let at_least: f64 = dist[self.k..].iter().sum();
-        (at_least, below)
+        let late_needed = dist.len() - self.k;
+        let below: f64 = dist[..late_needed].iter().sum();
+        let at_least: f64 = dist[late_needed..].iter().sum();
+        (below, at_least)
     }
 
     /// P(T ≤ t).
@@ -161,13 +171,80 @@ impl ClassLaw {
         brent(&mut |t| self.cdf(t) - q, 0.0, hi, 1e-13 * hi)
     }
 
+    /// The polynomial tail index γ of T, P(T > t) ~ t^(−γ): the smallest
+    /// sum of the workers' indices over a set whose lateness delays T (the
+    /// n − k + 1 heaviest-tailed for k of n, a whole group for frc).
+    fn tail_index(&self) -> f64 {
+        let alphas = |counts: &mut dyn Iterator<Item = (usize, &Dist)>| -> Vec<f64> {
+            let mut a: Vec<f64> = counts
+                .flat_map(|(c, d)| std::iter::repeat_n(d.tail_index(), c))
+                .collect();
+            a.sort_by(f64::total_cmp);
+            a
+        };
+        match &self.groups {
+            Some(groups) => groups
+                .iter()
+                .map(|counts| {
+                    alphas(&mut counts.iter().zip(&self.classes).map(|(&c, (_, d))| (c, d)))
+                        .iter()
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min),
+            None => {
+                let all = alphas(&mut self.classes.iter().map(|(c, d)| (*c, d)));
+                all[..all.len() - self.k + 1].iter().sum()
+            }
+        }
+    }
+
     /// The mean, ∫ P(T > t) dt; infinite where the tails make it so.
+    ///
+    /// Light tails: the integral runs to where the survival is below 1e-15.
+    /// A polynomial tail P(T > t) ~ A·t^(−γ) holds too much mass out there
+    /// (at γ = 1.01 most of the mean lies beyond t = 10¹⁵), so past the body
+    /// the integral is taken over x ∈ (0, 1] with t = t_c·x^(−1/(γ−1)), where
+    /// the integrand tends to the constant A·t_c^(1−γ)/(γ−1): smooth, and
+    /// flat near x = 0, where the short stretch past t = 10³⁰⁰ (beyond
+    /// floating point) is that constant times its length.
     pub fn mean(&self) -> f64 {
         if self.mean_infinite {
             return f64::INFINITY;
         }
-        let hi = self.far();
-        integrate(&mut |t| self.sf(t), 0.0, hi, 1e-11)
+        let gamma = self.tail_index();
+        if !gamma.is_finite() {
+            let hi = self.far();
+            return integrate(&mut |t| self.sf(t), 0.0, hi, 1e-11);
+        }
+        // The body, split at quantiles so each piece is smooth; it is at
+        // least half the median, which sets the absolute tolerance.
+        let points: Vec<f64> = [0.0, 1e-3, 0.1, 0.5, 0.9, 0.999, 1.0 - 1e-6]
+            .iter()
+            .map(|&q| self.quantile(q))
+            .collect();
+        let (median, t_c) = (points[3], points[6]);
+        let tol = 1e-12 * median.max(f64::MIN_POSITIVE);
+        // Each class's smallest time is a kink of the survival function.
+        let mut points = points;
+        points.extend(self.classes.iter().map(|(_, d)| self.time_of(d.support_min())));
+        points.retain(|&t| t > 0.0 && t < t_c);
+        points.extend([0.0, t_c]);
+        points.sort_by(f64::total_cmp);
+        points.dedup();
+        let body: f64 = points
+            .windows(2)
+            .map(|w| integrate(&mut |t| self.sf(t), w[0], w[1], tol / points.len() as f64))
+            .sum();
+        let p = 1.0 / (gamma - 1.0);
+        // t(x) = t_c·x^(−p), dt = p·t/x dx; x_end is where t reaches 1e300.
+        let x_end = (t_c / 1e300).powf(1.0 / p).min(1.0);
+        let mut f = |x: f64| {
+            let t = t_c * x.powf(-p);
+            if t.is_finite() { self.sf(t) * p * t / x } else { 0.0 }
+        };
+        let near_zero = if x_end > 0.0 { x_end * f(x_end) } else { 0.0 };
+        let tail = integrate(&mut f, x_end, 1.0, tol);
+        body + near_zero + tail
     }
 }
 

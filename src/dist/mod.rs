@@ -173,6 +173,16 @@ impl Dist {
         self.stragglers.map(|s| (s.p_slow, s.slowdown))
     }
 
+    /// The polynomial tail index: P(X > t) ~ t^(−index). The Pareto shape;
+    /// infinite for the light-tailed laws (a straggler mixture scales the
+    /// time, which keeps the index).
+    pub fn tail_index(&self) -> f64 {
+        match self.base {
+            Base::Pareto { shape, .. } => shape,
+            _ => f64::INFINITY,
+        }
+    }
+
     /// The smallest value the law can take.
     pub fn support_min(&self) -> f64 {
         match self.base {

@@ -136,3 +136,51 @@ fn exact_law_includes_communication() {
     let free_shared = with(Comm::new(Some(0.0), None, Link::Shared, 0.0).unwrap());
     assert_eq!(free_shared.exact_law(&crc), plain.exact_law(&crc));
 }
+
+/// The transfer law's tail counts: on a dedicated link each arrival has
+/// index min(α_worker, α_transfer) and the order statistic sums them; on a
+/// shared link every delivery waits for a transfer, so α_transfer ≤ 1 makes
+/// every mean infinite. Boundaries on both sides of index 1.
+#[test]
+fn transfer_tails_decide_infinite_means() {
+    let pareto = |shape: f64| Dist::pareto(1.0, shape).unwrap();
+    let s = |kind, s: usize| {
+        at(
+            kind,
+            4,
+            Params {
+                s: Some(s),
+                ..Params::default()
+            },
+        )
+    };
+    let (crc0, crc1, frc1) = (s(SchemeKind::Crc, 0), s(SchemeKind::Crc, 1), s(SchemeKind::Frc, 1));
+    let study = |workers: Dist, transfer: Dist, link: Link| {
+        Study::new(4, workers, LoadModel::Fixed, vec![crc0, crc1, frc1], 10, 0)
+            .unwrap()
+            .with_comm(Comm::new(None, Some(transfer), link, 0.0).unwrap())
+    };
+    let light = Dist::exp(1.0).unwrap();
+    // Dedicated: crc s=0 waits for all 4 (index = the smallest), s=1 for 3
+    // of 4 (two smallest summed), frc s=1 for one of each pair (a pair's sum).
+    let dedicated = study(light, pareto(0.6), Link::Dedicated);
+    assert!(dedicated.mean_is_infinite(&crc0));
+    assert!(!dedicated.mean_is_infinite(&crc1) && !dedicated.mean_is_infinite(&frc1));
+    let dedicated = study(light, pareto(0.45), Link::Dedicated);
+    assert!(dedicated.mean_is_infinite(&crc1) && dedicated.mean_is_infinite(&frc1));
+    // The heavier of the two laws sets each arrival's index.
+    let both = study(pareto(0.45), pareto(3.0), Link::Dedicated);
+    assert!(both.mean_is_infinite(&crc1));
+    let light_transfer = study(light, pareto(1.5), Link::Dedicated);
+    assert!(!light_transfer.mean_is_infinite(&crc0));
+    // Shared: one heavy transfer is enough for every scheme.
+    let shared = study(light, pareto(0.9), Link::Shared);
+    assert!([crc0, crc1, frc1].iter().all(|s| shared.mean_is_infinite(s)));
+    let shared = study(light, pareto(1.1), Link::Shared);
+    assert!([crc0, crc1, frc1].iter().all(|s| !shared.mean_is_infinite(s)));
+    // Under a constant transfer only the workers count.
+    let constant = Study::new(4, pareto(0.6), LoadModel::Fixed, vec![crc0, crc1], 10, 0)
+        .unwrap()
+        .with_comm(Comm::new(Some(1.0), None, Link::Shared, 0.0).unwrap());
+    assert!(constant.mean_is_infinite(&crc0) && !constant.mean_is_infinite(&crc1));
+}

@@ -323,3 +323,38 @@ fn cli_populations_and_their_errors() {
         );
     }
 }
+
+/// Near the infinite-mean boundary the class law's mean must keep the mass
+/// far out in the tail (at tail index 1.01 most of it lies past t = 10¹⁵):
+/// one class of n identical workers equals the i.i.d. exact law, for k of n
+/// and for frc's groups in order, and every load model. The integral was cut
+/// off at survival 1e-15 and gave 59.57 for the exact 200.02 at 1.01.
+#[test]
+fn class_means_keep_heavy_tails() {
+    for shape in [1.001, 1.01, 1.05, 1.1, 1.2, 2.0, 50.0] {
+        let d = Dist::pareto(1.0, shape).unwrap();
+        let classes = Workers::Classes {
+            classes: vec![(2, d), (2, d)],
+            shuffle: false,
+        };
+        for model in [
+            LoadModel::Fixed,
+            LoadModel::Scaled,
+            LoadModel::Affine { unit_time: 0.5 },
+        ] {
+            for sch in [
+                scheme(SchemeKind::Crc, 4, 0),
+                scheme(SchemeKind::Crc, 4, 1),
+                scheme(SchemeKind::Frc, 4, 1),
+            ] {
+                let iid = Study::new(4, d, model, vec![sch], 10, 0).unwrap();
+                let cls = Study::with_workers(4, classes.clone(), model, vec![sch], 10, 0).unwrap();
+                let (a, b) = (cls.exact_law(&sch).unwrap().mean(), iid.exact_law(&sch).unwrap().mean());
+                assert!(
+                    (a - b).abs() <= 1e-9 * b,
+                    "shape {shape} {model:?} {sch}: classes {a}, i.i.d. {b}"
+                );
+            }
+        }
+    }
+}

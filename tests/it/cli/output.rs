@@ -297,3 +297,38 @@ fn table_shows_optional_columns_where_they_say_something() {
     let rank = header(&["--decoder", "rank"]);
     assert!(rank.ends_with("analytic_p99  undecodable"), "{rank}");
 }
+
+/// A transfer law with an infinite mean makes the iteration's mean infinite
+/// even when the computation's is finite: `run` writes inf with the warning
+/// and `plan` ranks the row's mean as inf instead of a sample mean.
+#[test]
+fn heavy_transfer_times_make_infinite_means() {
+    let comm = [
+        "--comm-dist",
+        "pareto:scale=1,shape=0.5",
+        "--trials",
+        "2000",
+        "--format",
+        "csv",
+    ];
+    let out = gcsim()
+        .args(["run", "--n", "1", "--scheme", "uncoded"])
+        .args(comm)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the exact mean is infinite"));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[9], row[10]), ("inf", ""));
+    // A shared link: every scheme waits for a heavy transfer.
+    let out = gcsim()
+        .args(["plan", "--n", "6", "--link", "shared", "--top", "100"])
+        .args(comm)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no recommendation: every candidate's mean is infinite"));
+    let out = String::from_utf8(out.stdout).unwrap();
+    let means: Vec<&str> = out.lines().skip(1).map(|l| l.split(',').nth(9).unwrap()).collect();
+    assert!(!means.is_empty() && means.iter().all(|m| *m == "inf"), "{out}");
+}

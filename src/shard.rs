@@ -1,10 +1,10 @@
 //! Shard files: the partial result of `--shard I/K`, merged by `gcsim merge`.
 //!
-//! Format (JSON, `format = "gcsim-shard"`, `version = 2`):
+//! Format (JSON, `format = "gcsim-shard"`, `version = 4`):
 //!
 //! ```text
 //! {
-//!   "format": "gcsim-shard", "version": 2, "gcsim": "0.1.0",
+//!   "format": "gcsim-shard", "version": 4, "gcsim": "0.1.0",
 //!   "shard": {"index": 3, "count": 10},          // 1-based index
 //!   "study": {"n": 100, "workers": {"iid": "exp:rate=1"}, "load_model": "fixed",
 //!             "unit_time": null, "trials": 1000000000, "seed": 0,
@@ -15,15 +15,23 @@
 //!   "blocks": [{"index": 7, "sums": [[count, s1_bits, s2_bits, infinite], ...]}, ...],
 //!   "range":  [[min_bits, max_bits], ...],          // one per configuration + uncoded
 //!   "tallies": [{"below": 0, "counts": [...], "min_in": bits, "max_in": bits,
-//!                "bin_range": [[min_bits, max_bits], ...]}, ...]
+//!                "bin_range": [[min_bits, max_bits], ...]}, ...],
+//!   "checksum": "1a2b3c4d"
 //! }
 //! ```
 //!
 //! `bin_range` (each bin's smallest and largest value) is present only for
 //! trace and replay workers, whose times repeat: a percentile that falls on
 //! a repeated value is then read exactly from the first pass. Older
-//! versions (1: before `bin_range`; 2: before the count of infinite values)
-//! are refused.
+//! versions (1: before `bin_range`; 2: before the count of infinite values;
+//! 3: before the checksum) are refused, and so are files another gcsim
+//! release wrote (a merge recomputes the pilot, which must be the same).
+//!
+//! `checksum` is the CRC-32 (hex) of the file's compact JSON with the
+//! checksum empty and every object's keys sorted: a file whose numbers were edited is refused by name,
+//! before any of them is used. The merge checks the counts too: each
+//! block's count is its number of trials, and every shard holds exactly
+//! the blocks `--shard I/K` assigns it.
 //!
 //! `blocks` hold the power sums Σ(v−r), Σ(v−r)² of each block of 2²⁰ trials
 //! this shard ran (about the pilot median r), and how many of its values were
@@ -47,7 +55,7 @@ use runs::ShardPart;
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// Why a shard file cannot be used.
 #[derive(Debug, Error)]
@@ -67,6 +75,23 @@ pub enum ShardError {
         file: String,
         /// The version found.
         found: u32,
+    },
+    /// Written by another gcsim release.
+    #[error(
+        "{file}: written by gcsim {found}; this is gcsim {ours}, and a merge recomputes part of the run: merge with the gcsim that wrote the shards",
+        ours = env!("CARGO_PKG_VERSION")
+    )]
+    Release {
+        /// The file.
+        file: String,
+        /// The release that wrote it.
+        found: String,
+    },
+    /// The checksum does not match the contents.
+    #[error("{file}: the checksum does not match the contents (the file was edited or damaged); rerun its shard")]
+    Checksum {
+        /// The file.
+        file: String,
     },
     /// Shards of different studies.
     #[error("{0} and {1} are shards of different configurations or seeds")]
@@ -129,6 +154,8 @@ pub struct ShardFile {
     pub range: Vec<[u64; 2]>,
     /// First-pass window tallies.
     pub tallies: Vec<TallyRecord>,
+    /// CRC-32 of the compact JSON with this field empty, as 8 hex digits.
+    pub checksum: String,
 }
 
 impl ShardFile {
@@ -170,7 +197,28 @@ impl ShardFile {
                     bin_range: t.bin_range.iter().map(|&(a, b)| (a.to_bits(), b.to_bits())).collect(),
                 })
                 .collect(),
+            checksum: String::new(),
         }
+        .sealed()
+    }
+
+    /// The CRC-32 of the compact JSON, keys sorted, with the checksum empty.
+    fn payload_checksum(&self) -> String {
+        let bare = Self {
+            checksum: String::new(),
+            ..self.clone()
+        };
+        // Through a `Value`, whose keys are sorted: a canonical form that
+        // does not depend on the order in which fields are written.
+        let value = serde_json::to_value(&bare).expect("a shard file serialises");
+        let bytes = serde_json::to_vec(&value).expect("a JSON value serialises");
+        format!("{:08x}", crc32fast::hash(&bytes))
+    }
+
+    /// This file with its checksum filled in.
+    fn sealed(mut self) -> Self {
+        self.checksum = self.payload_checksum();
+        self
     }
 
     /// Reads a shard file's text; `file` names it in errors.
@@ -194,7 +242,18 @@ impl ShardFile {
                 found: head.version,
             });
         }
-        serde_json::from_str(text).map_err(|e| malformed(e.to_string()))
+        let file_ = file.to_string();
+        let shard: Self = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        if shard.gcsim != env!("CARGO_PKG_VERSION") {
+            return Err(ShardError::Release {
+                file: file_,
+                found: shard.gcsim,
+            });
+        }
+        if shard.checksum != shard.payload_checksum() {
+            return Err(ShardError::Checksum { file: file_ });
+        }
+        Ok(shard)
     }
 
     /// The engine's view of this shard.

@@ -236,6 +236,16 @@ impl CommonArgs {
             if self.analytic {
                 bail!("--shard and --analytic do not go together: --analytic runs no trials");
             }
+            let blocks = self.trials.div_ceil(gcsim::engine::CHUNK * gcsim::engine::BLOCK_CHUNKS);
+            if shard.count > blocks {
+                bail!(
+                    "--shard {}/{}: {} trials make {blocks} block{} of 2^20 trials and each shard runs whole blocks: give K <= {blocks} (or more --trials)",
+                    shard.index,
+                    shard.count,
+                    self.trials,
+                    if blocks == 1 { "" } else { "s" }
+                );
+            }
             if let Some(f) = self.format.map(|f| f.0).filter(|&f| f != Format::Json) {
                 bail!("--shard writes its partial result as JSON: drop --format {f} (or give --format json)");
             }

@@ -525,6 +525,12 @@ impl Runner<'_> {
         self.chunks().div_ceil(BLOCK_CHUNKS)
     }
 
+    /// The number of trials in block `block`.
+    pub(crate) fn block_trials(&self, block: u64) -> u64 {
+        let first = |b: u64| (b * BLOCK_CHUNKS * CHUNK).min(self.total);
+        first(block + 1) - first(block)
+    }
+
     /// One pass over the trials of `blocks`; chunks held in `stored` are
     /// read, not simulated. Chunks fold in order into their block, blocks in
     /// order into the total.

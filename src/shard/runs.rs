@@ -104,24 +104,28 @@ pub fn merge_shards(study: &Study, parts: &[ShardPart], progress: &dyn Progress)
     }
     let pass = run.first_pass_spec();
     let mut totals = PassTotals::new(&pass);
-    let mut blocks: Vec<&(u64, Vec<Moments>)> = parts.iter().flat_map(|p| &p.blocks).collect();
-    blocks.sort_by_key(|b| b.0);
-    let expected: Vec<u64> = (0..run.runner.blocks()).collect();
-    if blocks.iter().map(|b| b.0).collect::<Vec<_>>() != expected {
-        return Err(MergeError::Inconsistent(
-            1,
-            count,
-            "the shards' blocks do not cover the trials exactly once".into(),
-        ));
-    }
-    for (_, moments) in blocks {
-        if moments.len() != totals.moments.len() {
-            return Err(MergeError::Inconsistent(
-                1,
-                count,
-                "a block has the wrong number of configurations".into(),
-            ));
+    let blocks = run.runner.blocks();
+    let mut trials_of = vec![0u64; count as usize];
+    for p in parts {
+        let wrong = |what: String| MergeError::Inconsistent(p.index + 1, count, what);
+        let own: Vec<u64> = p.blocks.iter().map(|b| b.0).collect();
+        if !own.iter().copied().eq(shard_blocks(blocks, p.index, count)) {
+            return Err(wrong("its blocks are not the ones its --shard runs".into()));
         }
+        for (b, moments) in &p.blocks {
+            if moments.len() != totals.moments.len() {
+                return Err(wrong(format!("block {b} has the wrong number of configurations")));
+            }
+            let trials = run.runner.block_trials(*b);
+            if moments.iter().any(|m| m.count() != trials || m.infinite() > trials) {
+                return Err(wrong(format!("block {b}'s counts are not its {trials} trials")));
+            }
+            trials_of[p.index as usize] += trials;
+        }
+    }
+    let mut ordered: Vec<&(u64, Vec<Moments>)> = parts.iter().flat_map(|p| &p.blocks).collect();
+    ordered.sort_by_key(|b| b.0);
+    for (_, moments) in ordered {
         for (t, m) in totals.moments.iter_mut().zip(moments) {
             t.merge(m);
         }
@@ -143,6 +147,14 @@ pub fn merge_shards(study: &Study, parts: &[ShardPart], progress: &dyn Progress)
                     p.index + 1,
                     count,
                     "a window has the wrong number of bins".into(),
+                ));
+            }
+            let held = pt.counts.iter().try_fold(pt.below, |a, &c| a.checked_add(c));
+            if held.is_none_or(|h| h > trials_of[p.index as usize]) {
+                return Err(MergeError::Inconsistent(
+                    p.index + 1,
+                    count,
+                    "a window counts more values than the shard has trials".into(),
                 ));
             }
             t.merge(pt);

@@ -61,6 +61,8 @@ pub struct Trace {
     /// Row-major: `times[step * workers + worker]`.
     times: Vec<f64>,
     steps: usize,
+    /// Steps dropped for a missing worker, and the rows they held.
+    dropped: (usize, usize),
 }
 
 impl Trace {
@@ -82,6 +84,8 @@ impl Trace {
             line,
             reason,
         };
+        // Spreadsheet programs start their CSV with a UTF-8 byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
         let Some((h, header)) = lines.next() else {
             return Err(TraceError::Empty { file: file.to_string() });
@@ -135,9 +139,14 @@ impl Trace {
         let workers = all_workers.len();
         let mut times = Vec::new();
         let mut steps = 0;
-        for row in by_step.values().filter(|w| w.len() == workers) {
-            times.extend(all_workers.iter().map(|w| row[w]));
-            steps += 1;
+        let mut dropped = (0, 0);
+        for row in by_step.values() {
+            if row.len() == workers {
+                times.extend(all_workers.iter().map(|w| row[w]));
+                steps += 1;
+            } else {
+                dropped = (dropped.0 + 1, dropped.1 + row.len());
+            }
         }
         if steps == 0 {
             return Err(TraceError::NoCompleteStep {
@@ -150,6 +159,7 @@ impl Trace {
             workers,
             times,
             steps,
+            dropped,
         })
     }
 
@@ -166,6 +176,26 @@ impl Trace {
     /// Complete steps.
     pub fn steps(&self) -> usize {
         self.steps
+    }
+
+    /// Steps dropped because some worker has no time in them, and the rows
+    /// those steps held.
+    pub fn dropped(&self) -> (usize, usize) {
+        self.dropped
+    }
+
+    /// What was dropped, in words, if anything was.
+    pub fn dropped_note(&self) -> Option<String> {
+        let (steps, rows) = self.dropped;
+        (steps > 0).then(|| {
+            format!(
+                "{}: dropped {steps} of {} steps ({rows} rows) in which some of the {} workers has no time; {} complete steps are used",
+                self.file,
+                steps + self.steps,
+                self.workers,
+                self.steps
+            )
+        })
     }
 
     /// The recorded times of one step, by worker.
@@ -191,8 +221,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!((t.workers(), t.steps()), (2, 2));
+        assert_eq!(t.dropped(), (1, 1));
+        assert_eq!(
+            t.dropped_note().unwrap(),
+            "t.csv: dropped 1 of 3 steps (1 rows) in which some of the 2 workers has no time; 2 complete steps are used"
+        );
         assert_eq!(t.step(0), &[0.5, 0.7]);
         assert_eq!(t.step(1), &[1.5, 0.9]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_header() {
+        let t = Trace::parse("t.csv", "\u{feff}step,worker,time\r\n1,0,0.5\r\n").unwrap();
+        assert_eq!(t.step(0), &[0.5]);
     }
 
     #[test]

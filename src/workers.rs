@@ -58,6 +58,18 @@ pub enum WorkersError {
     /// A trace file that cannot be used.
     #[error(transparent)]
     Trace(#[from] TraceError),
+    /// A replayed trace with too few complete steps to sample from.
+    #[error(
+        "{file}: replay draws whole steps, and only {steps} step(s) have a time for every worker ({dropped} dropped for a missing worker); it needs at least {MIN_REPLAY_STEPS}: complete the steps, or use trace:path= to draw the times independently"
+    )]
+    TooFewSteps {
+        /// The file.
+        file: String,
+        /// Complete steps.
+        steps: usize,
+        /// Steps dropped.
+        dropped: usize,
+    },
     /// A class without its `COUNT:`.
     #[error("`{0}` is not COUNT:DIST (e.g. 90:exp:rate=1)")]
     NotClass(String),
@@ -69,7 +81,19 @@ pub enum WorkersError {
     EmptyClass(String),
 }
 
+/// Fewest complete steps a replay samples from: each trial draws one whole
+/// step, so a handful of steps is a handful of distinct outcomes.
+pub const MIN_REPLAY_STEPS: usize = 5;
+
 impl Workers {
+    /// Notes on how the workers were read (steps a trace dropped).
+    pub fn notes(&self) -> Vec<String> {
+        match self {
+            Workers::Trace(t) | Workers::Replay(t) => t.dropped_note().into_iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The workers of a `dist` value: a law (i.i.d. workers), or
     /// `trace:path=FILE` / `replay:path=FILE` with FILE relative to `base`.
     pub fn from_dist(text: &str, base: &Path) -> Result<Self, WorkersError> {
@@ -82,6 +106,13 @@ impl Workers {
                     });
                 };
                 let trace = Arc::new(Trace::from_file(&base.join(path))?);
+                if replay && trace.steps() < MIN_REPLAY_STEPS {
+                    return Err(WorkersError::TooFewSteps {
+                        file: trace.file().to_string(),
+                        steps: trace.steps(),
+                        dropped: trace.dropped().0,
+                    });
+                }
                 return Ok(if replay {
                     Workers::Replay(trace)
                 } else {

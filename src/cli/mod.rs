@@ -294,7 +294,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         seed: study.seed(),
         quantile_definition: "inverse empirical CDF (type 1)".into(),
         skipped: Vec::new(),
-        warnings: Vec::new(),
+        warnings: study.workers().notes(),
         study: None,
         comm: study.comm().to_string(),
         decoder: study.decoder().name().into(),

@@ -89,6 +89,8 @@ impl CustomMatrix {
     /// starting with `#` are skipped.
     pub fn parse(file: &str, text: &str) -> Result<Self, CustomError> {
         let mut rows: Vec<Vec<f64>> = Vec::new();
+        // Spreadsheet programs start their CSV with a UTF-8 byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for line in text.lines() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -172,7 +174,7 @@ mod tests {
 
     #[test]
     fn parses_and_refuses() {
-        let m = CustomMatrix::parse("f", "1,1,0\n# comment\n\n0,1,1\n").unwrap();
+        let m = CustomMatrix::parse("f", "\u{feff}1,1,0\n# comment\n\n0,1,1\n").unwrap();
         assert_eq!(m.b, DMatrix::from_row_slice(2, 3, &[1.0, 1.0, 0.0, 0.0, 1.0, 1.0]));
         assert_eq!(
             m.shape(),

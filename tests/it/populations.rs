@@ -358,3 +358,41 @@ fn class_means_keep_heavy_tails() {
         }
     }
 }
+
+/// A trace with steps missing a worker: `trace:` says how many steps and
+/// rows it dropped and why (in the header and on stderr); `replay:`, which
+/// draws whole steps, refuses fewer than a handful of complete ones instead
+/// of replaying one step (std_err 0) as it did.
+#[test]
+fn dropped_trace_steps_are_counted_and_too_few_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("\u{feff}step,worker,time\n");
+    for step in 0..43 {
+        text += &format!("{step},0,{}\n", 1.0 + step as f64 / 100.0);
+        if step == 0 || step >= 40 {
+            text += &format!("{step},1,{}\n", 1.5 + step as f64 / 100.0);
+        }
+    }
+    let path = dir.path().join("gaps.csv");
+    std::fs::write(&path, text).unwrap();
+    let g = || Command::cargo_bin("gcsim").unwrap();
+    let run = |mode: &str| {
+        g().args([
+            "run", "--n", "2", "--scheme", "crc", "--s", "0", "--trials", "1000", "--format", "table",
+        ])
+        .arg("--dist")
+        .arg(format!("{mode}:path={}", path.display()))
+        .assert()
+    };
+    let note = "dropped 39 of 43 steps (39 rows) in which some of the 2 workers has no time; 4 complete steps are used";
+    run("trace")
+        .success()
+        .stderr(predicate::str::contains(note))
+        .stdout(predicate::str::contains(format!(
+            "# warning: {}: {note}",
+            path.display()
+        )));
+    run("replay").code(2).stderr(predicate::str::contains(
+        "only 4 step(s) have a time for every worker (39 dropped for a missing worker); it needs at least 5",
+    ));
+}

@@ -162,8 +162,9 @@ impl Described for CommError {
             ),
             CommError::OutOfRange { param, value } => {
                 format!(
-                    "{} {value} is out of range; accepted: a finite number >= 0",
-                    name(*param)
+                    "{} {} is out of range; accepted: a number from 0 to 1e100 (rescale the time unit for values outside)",
+                    name(*param),
+                    crate::dist::plain(*value)
                 )
             }
         }
@@ -180,7 +181,7 @@ impl Comm {
         link: Link,
         decode_time: f64,
     ) -> Result<Self, CommError> {
-        let in_range = |x: f64| x.is_finite() && x >= 0.0;
+        let in_range = |x: f64| (0.0..=crate::dist::MAX_SCALE).contains(&x);
         let transfer = match (comm_time, comm_dist) {
             (Some(_), Some(_)) => return Err(CommError::TwoTransfers),
             (Some(t), None) if !in_range(t) => {
@@ -293,11 +294,11 @@ mod tests {
         let bad = Comm::new(Some(-1.0), None, Link::Shared, 0.0).unwrap_err();
         assert_eq!(
             bad.to_string(),
-            "comm_time -1 is out of range; accepted: a finite number >= 0"
+            "comm_time -1 is out of range; accepted: a number from 0 to 1e100 (rescale the time unit for values outside)"
         );
         assert_eq!(
             bad.describe(&|p| if p == Param::CommTime { "--comm-time" } else { "?" }),
-            "--comm-time -1 is out of range; accepted: a finite number >= 0"
+            "--comm-time -1 is out of range; accepted: a number from 0 to 1e100 (rescale the time unit for values outside)"
         );
         let law = Dist::exp(1.0).unwrap();
         assert_eq!(

@@ -58,7 +58,10 @@ impl Described for LoadModelError {
             LoadModelError::UnusedUnitTime(other) => {
                 format!("{unit} applies only to {model} affine (got {model} {other})")
             }
-            LoadModelError::BadUnitTime(c) => format!("{unit} {c} is out of range; accepted: a finite number >= 0"),
+            LoadModelError::BadUnitTime(c) => format!(
+                "{unit} {} is out of range; accepted: a number from 0 to 1e100 (rescale the time unit for values outside)",
+                crate::dist::plain(*c)
+            ),
             LoadModelError::UnknownName(other) => {
                 format!("unknown load model `{other}`; accepted: fixed, scaled, additive, affine")
             }
@@ -77,7 +80,9 @@ impl LoadModel {
             ("scaled", _) => LoadModel::Scaled,
             ("additive", _) => LoadModel::Additive,
             ("affine", None) => return Err(LoadModelError::MissingUnitTime),
-            ("affine", Some(c)) if !(c.is_finite() && c >= 0.0) => return Err(LoadModelError::BadUnitTime(c)),
+            ("affine", Some(c)) if !(0.0..=crate::dist::MAX_SCALE).contains(&c) => {
+                return Err(LoadModelError::BadUnitTime(c));
+            }
             ("affine", Some(c)) => LoadModel::Affine { unit_time: c },
             (other, _) => return Err(LoadModelError::UnknownName(other.to_string())),
         };

@@ -48,7 +48,7 @@ pub enum DistError {
         value: String,
     },
     /// A number outside the accepted range.
-    #[error("`{key}={value}` is out of range; accepted: {accepted}")]
+    #[error("`{key}={}` is out of range; accepted: {accepted}", plain(*value))]
     OutOfRange {
         /// The key.
         key: &'static str,
@@ -60,6 +60,15 @@ pub enum DistError {
     /// A parameter that is not of the form `key=value`.
     #[error("`{0}` is not of the form key=value (e.g. `exp:rate=1`)")]
     Malformed(String),
+}
+
+/// A number as a user would write it: `1e300`, not three hundred digits.
+pub(crate) fn plain(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-5..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 /// Canonical key names and the aliases that map to them: `mu` is the rate

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+use predicates::prelude::*;
 
 fn gcsim() -> Command {
     Command::cargo_bin("gcsim").unwrap()
@@ -236,15 +237,21 @@ fn distributions() {
             "pareto:scale=1,shape=2,rate=1",
             &["unknown key `rate` for `pareto`", "accepted: scale, shape"],
         ),
-        ("exp:rate=-1", &["`rate=-1` is out of range", "> 0"]),
-        ("shifted-exp:shift=1,rate=0", &["`rate=0` is out of range", "> 0"]),
-        ("pareto:scale=-1,shape=2", &["`scale=-1` is out of range", "> 0"]),
+        ("exp:rate=-1", &["`rate=-1` is out of range", "from 1e-100 to 1e100"]),
+        (
+            "shifted-exp:shift=1,rate=0",
+            &["`rate=0` is out of range", "from 1e-100 to 1e100"],
+        ),
+        (
+            "pareto:scale=-1,shape=2",
+            &["`scale=-1` is out of range", "from 1e-100 to 1e100"],
+        ),
         ("pareto:scale=1,shape=0", &["`shape=0` is out of range", "> 0"]),
         ("pareto:scale=1,shape=NaN", &["`shape=NaN` is out of range", "finite"]),
-        ("pareto:scale=inf,shape=2", &["`scale=inf` is out of range", "finite"]),
+        ("pareto:scale=inf,shape=2", &["`scale=inf` is out of range", "1e100"]),
         (
             "shifted-exp:shift=-inf,rate=1",
-            &["`shift=-inf` is out of range", ">= 0"],
+            &["`shift=-inf` is out of range", "0, or a number from 1e-100"],
         ),
         (
             "exp:rate=1,p_slow=-0.1,slowdown=2",
@@ -256,11 +263,11 @@ fn distributions() {
         ),
         (
             "exp:rate=1,p_slow=0.1,slowdown=0",
-            &["`slowdown=0` is out of range", ">= 1"],
+            &["`slowdown=0` is out of range", "from 1 to 1e100"],
         ),
         (
             "exp:rate=1,p_slow=0.1,slowdown=inf",
-            &["`slowdown=inf` is out of range", ">= 1"],
+            &["`slowdown=inf` is out of range", "from 1 to 1e100"],
         ),
         ("exp:rate=1e999", &["`rate=inf` is out of range"]),
         ("exp:rate=fast", &["`rate=fast` is not a number"]),
@@ -283,7 +290,7 @@ fn load_model_and_run_options() {
         ),
         (
             &["--load-model", "affine", "--unit-time", "-1"],
-            &["--unit-time -1 is out of range", ">= 0"],
+            &["--unit-time -1 is out of range", "from 0 to 1e100"],
         ),
         (
             &["--load-model", "affine", "--unit-time", "NaN"],
@@ -414,4 +421,59 @@ fn scenario_files() {
         !dir.path().join("out").exists(),
         "nothing written for an invalid scenario"
     );
+}
+
+/// Laws whose times lie far outside what floating point keeps (rate 1e300
+/// gave std_err 0 and a zero-width interval, rate 1e-300 an empty std_err,
+/// rate 1e-308 "infinite mean" for an overflow) are refused with the range
+/// and the advice to rescale the time unit; the edges of the range run and
+/// give finite, nonzero standard errors.
+#[test]
+fn laws_outside_the_time_range_are_refused() {
+    for (dist, key) in [
+        ("exp:rate=1e300", "rate=1e300"),
+        ("exp:rate=1e-300", "rate=1e-300"),
+        ("exp:rate=1e-308", "rate=1e-308"),
+        ("shifted-exp:shift=1e200,rate=1", "shift=1e200"),
+        ("pareto:scale=1e-200,shape=2", "scale=1e-200"),
+        ("weibull:scale=1e101,shape=2", "scale=1e101"),
+        ("lognormal:mu=-1e3,sigma=1", "mu=-1000"),
+        ("lognormal:mu=231,sigma=1", "mu=231"),
+        ("lognormal:mu=0,sigma=25", "sigma=25"),
+        ("exp:rate=1,p_slow=0.1,slowdown=1e300", "slowdown=1e300"),
+    ] {
+        gcsim()
+            .args(["run", "--n", "4", "--scheme", "crc", "--s", "1", "--dist", dist])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!("`{key}` is out of range")))
+            .stderr(
+                predicate::str::contains("1e100")
+                    .or(predicate::str::contains("230"))
+                    .or(predicate::str::contains("(0, 20]")),
+            );
+    }
+    for dist in ["exp:rate=1e100", "exp:rate=1e-100", "lognormal:mu=-230,sigma=20"] {
+        let out = gcsim()
+            .args([
+                "run", "--n", "4", "--scheme", "crc", "--s", "1", "--trials", "2000", "--format", "csv", "--dist", dist,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{dist}");
+        let csv = String::from_utf8(out.stdout).unwrap();
+        let row: Vec<f64> = csv
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .skip(9)
+            .take(2)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert!(
+            row.iter().all(|x| x.is_finite() && *x > 0.0),
+            "{dist}: mean, std_err {row:?}"
+        );
+    }
 }

@@ -113,13 +113,13 @@ fn unread_and_incompatible_flags_are_errors() {
         ),
         (
             &[
-                "sweep", "--n", "12", "--s", "1", "--trials", "100", "--shard", "1/2", "--out", "sh.csv",
+                "sweep", "--n", "12", "--s", "1", "--trials", "100", "--shard", "1/1", "--out", "sh.csv",
             ],
             &["--shard writes its partial result as JSON", "sh.csv"],
         ),
         (
             &[
-                "sweep", "--n", "12", "--s", "1", "--trials", "100", "--shard", "1/2", "--out", "sh.json", "--format",
+                "sweep", "--n", "12", "--s", "1", "--trials", "100", "--shard", "1/1", "--out", "sh.json", "--format",
                 "table",
             ],
             &["--shard writes its partial result as JSON", "--format table"],

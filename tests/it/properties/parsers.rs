@@ -48,6 +48,9 @@ fn dist_text() -> impl Strategy<Value = String> {
     let number = prop_oneof![
         any::<f64>(),
         0.0f64..10.0,
+        1e-3f64..1e3,
+        Just(1e-100),
+        Just(1e100),
         Just(0.0),
         Just(-0.0),
         Just(1.0),

@@ -35,7 +35,7 @@ use crate::plot::sweep::Metric;
 use crate::range::{self, IntList};
 use crate::scheme::SchemeKind;
 use crate::study::Study;
-use crate::sweep::{self, Ranges};
+use crate::sweep::{self, Ranges, SweepError};
 use crate::workers::{self, Workers};
 
 /// A scenario file error: one line, naming the file, the line and what is wrong.
@@ -180,6 +180,30 @@ impl Source<'_> {
         self.text[..offset.min(self.text.len())].matches('\n').count() + 1
     }
 
+    /// The key whose value or name sits at `offset`: the last `key =` on
+    /// that line before it, else the key that starts there.
+    fn key_at(&self, offset: usize) -> Option<&str> {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = self.text[offset..].find('\n').map_or(self.text.len(), |i| offset + i);
+        let before = &self.text[start..offset];
+        let head = match before.rfind('=') {
+            Some(eq) => before[..eq].trim_end(),
+            None => self.text[offset..end].split('=').next()?.trim_end(),
+        };
+        let is_key = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        let from = head
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !is_key(c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let key = &head[from..];
+        (!key.is_empty()).then_some(key)
+    }
+
     fn err<T>(&self, span: Option<std::ops::Range<usize>>, message: impl Into<String>) -> Result<T, ScenarioError> {
         Err(ScenarioError {
             file: self.path.to_path_buf(),
@@ -272,13 +296,24 @@ impl Scenario {
         let src = Source { path, text };
         let file: ScenarioFile = match toml::from_str(text) {
             Ok(f) => f,
-            Err(e) => return src.err(e.span(), e.message().trim().replace('\n', " ")),
+            Err(e) => {
+                let message = e.message().trim().replace('\n', " ");
+                // toml names the key of an unknown field, not of a bad value
+                // or a duplicate: name it from the source.
+                let message = match e.span().and_then(|s| src.key_at(s.start)) {
+                    Some(key) if !message.starts_with("unknown field") && !message.starts_with("missing field") => {
+                        format!("key `{key}`: {message}")
+                    }
+                    _ => message,
+                };
+                return src.err(e.span(), message);
+            }
         };
         if !safe_name(file.name.get_ref()) {
             return src.err(
                 Some(file.name.span()),
                 format!(
-                    "key `name`: `{}` must be letters, digits, '-', '_' or '.'",
+                    "key `name`: `{}` must be letters, digits, '-', '_' or '.', and not start with '.'",
                     file.name.get_ref()
                 ),
             );
@@ -297,7 +332,7 @@ impl Scenario {
             if !safe_name(&label) {
                 return src.err(
                     Some(st.label.span()),
-                    format!("key `label`: `{label}` must be letters, digits, '-', '_' or '.'"),
+                    format!("key `label`: `{label}` must be letters, digits, '-', '_' or '.', and not start with '.'"),
                 );
             }
             if studies.iter().any(|s: &ScenarioStudy| s.label == label) {
@@ -378,7 +413,15 @@ impl Scenario {
             }
             let expanded = match sweep::expand(*n.get_ref(), &kinds, &ranges) {
                 Ok(e) => e,
-                Err(e) => return src.err(Some(st.label.span()), format!("study `{label}`: {e}")),
+                Err(e) => {
+                    // Point at the values at fault where they are the cause.
+                    let values = [&st.s, &st.m, &st.k, &st.d].into_iter().flatten().next();
+                    let span = match (&e, values) {
+                        (SweepError::AllSkipped(_) | SweepError::Scheme(_), Some(v)) => v.span(),
+                        _ => st.label.span(),
+                    };
+                    return src.err(Some(span), format!("study `{label}`: {e}"));
+                }
             };
             let comm = src.comm(
                 st.comm_time.as_ref().or(file.comm_time.as_ref()),

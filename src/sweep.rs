@@ -59,6 +59,8 @@ pub enum SweepError {
     },
     /// A parameter value out of range for every scheme (e.g. s >= n).
     Scheme(#[from] SchemeError),
+    /// Every value was skipped: nothing to simulate (the reasons, as notes).
+    AllSkipped(Vec<String>),
 }
 
 impl Described for SweepError {
@@ -83,6 +85,10 @@ impl Described for SweepError {
                 name(Param::M)
             ),
             SweepError::Scheme(e) => e.describe(name),
+            SweepError::AllSkipped(notes) => format!(
+                "no configuration to simulate: every value was skipped: {}",
+                notes.join("; ")
+            ),
         }
     }
 }
@@ -215,6 +221,9 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
         .into_iter()
         .map(|(kind, rule, whats)| format!("{kind} at {} ({rule}, n={n})", whats.join("; ")))
         .collect();
+    if schemes.is_empty() {
+        return Err(SweepError::AllSkipped(skipped));
+    }
     Ok(Expanded { schemes, skipped })
 }
 

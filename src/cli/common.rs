@@ -65,7 +65,8 @@ pub struct CommonArgs {
     pub comm_time: Option<f64>,
 
     /// Draw each message's full-gradient transfer time from DIST instead of
-    /// --comm-time (same syntax as --dist). Example: --comm-dist exp:rate=2
+    /// --comm-time: a parametric law as in --dist, with optional
+    /// p_slow/slowdown (not trace: or replay:). Example: --comm-dist exp:rate=2
     #[arg(long, value_name = "DIST", value_parser = parse_law)]
     pub comm_dist: Option<Dist>,
 
@@ -107,7 +108,7 @@ pub struct CommonArgs {
     pub unit_time: Option<f64>,
 
     /// Monte Carlo trials per configuration.
-    #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
     pub trials: u64,
 
     /// Master seed; the same seed gives the same bytes on any number of threads.
@@ -200,9 +201,6 @@ impl CommonArgs {
 
     /// Checks --trials and --threads, and the flags that do not go together.
     pub fn check_counts(&self) -> Result<()> {
-        if self.trials == 0 {
-            bail!("--trials 0 is out of range; accepted: a whole number >= 1");
-        }
         if self.threads == Some(0) {
             bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }

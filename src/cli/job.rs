@@ -55,11 +55,22 @@ pub fn evaluate(
         let (rows, missing) = report::analytic_rows(study);
         let missing: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
         if rows.is_empty() {
+            // Name the part of the model that has no exact law.
+            let cause = if study.comm().constant_shift(1.0).is_none() {
+                format!(
+                    "with the communication model {} (random transfer times, and a shared link with a transfer time, are simulated)",
+                    study.comm()
+                )
+            } else {
+                format!(
+                    "under --load-model {} with --dist {}",
+                    study.load_model(),
+                    study.workers()
+                )
+            };
             return Err(UsageError(format!(
-                "--analytic: no exact law for {} under --load-model {} with --dist {}; run without --analytic to simulate",
+                "--analytic: no exact law for {} {cause}; run without --analytic to simulate",
                 missing.join(", "),
-                study.load_model(),
-                study.workers()
             ))
             .into());
         }

@@ -235,15 +235,28 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     })
 }
 
-/// A whole number >= 0 that may exceed `usize` (trials, seeds).
+/// A whole number >= 0 that may exceed `usize` (seeds, limits).
 pub fn parse_count_u64(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(v) => Ok(v),
-        Err(_) if s.trim().parse::<i128>().is_ok_and(|v| v > u64::MAX as i128) => Err(format!(
-            "`{s}` is too large; accepted: a whole number from 0 to {}",
-            u64::MAX
-        )),
-        Err(_) => parse_count(s).map(|v| v as u64),
+    parse_at_least(s, 0)
+}
+
+/// A number of trials: a whole number >= 1.
+pub fn parse_trials(s: &str) -> Result<u64, String> {
+    parse_at_least(s, 1)
+}
+
+/// A whole number from `min` to `u64::MAX`, with an error that says so.
+fn parse_at_least(s: &str, min: u64) -> Result<u64, String> {
+    let t = s.trim();
+    let accepted = format!("accepted: a whole number from {min} to {}", u64::MAX);
+    match t.parse::<u64>() {
+        Ok(v) if v >= min => Ok(v),
+        Ok(_) => Err(format!("`{s}` is out of range; {accepted}")),
+        Err(_) if t.parse::<i128>().is_ok_and(|v| v > u64::MAX as i128) => {
+            Err(format!("`{s}` is too large; {accepted}"))
+        }
+        Err(_) if t.starts_with('-') => Err(format!("`{s}` is negative; {accepted}")),
+        Err(_) => Err(format!("`{s}` is not a whole number; {accepted}")),
     }
 }
 

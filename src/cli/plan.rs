@@ -21,6 +21,8 @@ use super::{SchemeArg, Status, usage};
 /// Rank every admissible configuration of every allowed scheme by an objective.
 #[derive(Debug, Clone, Args)]
 #[command(
+    mut_arg("analytic", |a| a.hide(true)),
+    mut_arg("shard", |a| a.hide(true)),
     after_help = "Exact values are used where every candidate has one (i.i.d. exponential,
 shifted-exponential, Pareto, log-normal or Weibull workers, with or without
 stragglers, except additive loads with Pareto units or mixtures); otherwise all

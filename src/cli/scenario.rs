@@ -31,7 +31,7 @@ pub struct ScenarioArgs {
     pub file: PathBuf,
 
     /// Override the file's trials (e.g. for a quick look).
-    #[arg(long, value_name = "N", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
     pub trials: Option<u64>,
 
     /// Where `<name>/` is created.

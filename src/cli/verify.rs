@@ -26,7 +26,7 @@ Examples:
 )]
 pub struct VerifyArgs {
     /// Monte Carlo trials per configuration.
-    #[arg(long, default_value_t = 200_000, value_name = "N", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 200_000, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
     pub trials: u64,
 
     /// Master seed.

@@ -79,7 +79,7 @@ fn errors_name_file_line_and_key() {
         (GOOD.replace("n = 12", ""), "x.toml", "missing field `n`"),
         (
             GOOD.replace("k = [3, 6, 12]", "k = [3, 6, 13]"),
-            "x.toml:14:",
+            "x.toml:16:",
             "study `b`: k 13 is out of range for mds with n=12",
         ),
         (
@@ -112,6 +112,34 @@ fn errors_name_file_line_and_key() {
             GOOD.replace("exp:rate=2", "replay:path=nope.csv"),
             "x.toml:4:",
             "key `dist`: nope.csv: cannot read the trace",
+        ),
+        // toml's own errors name the key too: a wrong type, a duplicate.
+        (
+            GOOD.replace("n = 12", "n = \"twelve\""),
+            "x.toml:3:",
+            "key `n`: invalid type: string \"twelve\"",
+        ),
+        (
+            GOOD.replace("n = 12", "n = 12\nn = 13"),
+            "x.toml:4:",
+            "key `n`: duplicate key",
+        ),
+        (
+            GOOD.replace("metric = \"p99\"", "metric = 99"),
+            "x.toml:11:",
+            "key `metric`: invalid type: integer `99`",
+        ),
+        (
+            GOOD.replace("name = \"t\"", "name = \".\""),
+            "x.toml:2:",
+            "key `name`: `.` must be letters, digits, '-', '_' or '.', and not start with '.'",
+        ),
+        // Every value skipped: the error points at the values and says why.
+        (
+            GOOD.replace("[\"crc\", \"frc\"]", "[\"frc\"]")
+                .replace("\"0..5\"", "[4, 6]"),
+            "x.toml:10:",
+            "study `a`: no configuration to simulate: every value was skipped: frc at s=4; s=6 (s+1 must divide n, n=12)",
         ),
     ];
     for (text, place, what) in cases {

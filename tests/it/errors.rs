@@ -320,7 +320,10 @@ fn load_model_and_run_options() {
     let sweep: &[(&[&str], &[&str])] = &[
         (
             &["sweep", "--n", "10", "--s", "1", "--trials", "0"],
-            &["--trials 0 is out of range", ">= 1"],
+            &[
+                "'--trials <N>': `0` is out of range",
+                "accepted: a whole number from 1 to",
+            ],
         ),
         (
             &["sweep", "--n", "10", "--s", "1", "--threads", "0"],
@@ -476,4 +479,55 @@ fn laws_outside_the_time_range_are_refused() {
             "{dist}: mean, std_err {row:?}"
         );
     }
+}
+
+/// Messages that named the wrong thing: `--trials` said 0 was accepted,
+/// `--analytic` blamed the worker law for the communication model's lack
+/// of an exact law, and `plan --help` listed flags plan refuses.
+#[test]
+fn messages_name_the_right_cause() {
+    gcsim()
+        .args(["run", "--n", "4", "--scheme", "crc", "--s", "1", "--trials", "-2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("accepted: a whole number from 1 to"));
+    for comm in [
+        &["--comm-time", "1", "--link", "shared"][..],
+        &["--comm-dist", "exp:rate=1"],
+    ] {
+        gcsim()
+            .args(["run", "--n", "4", "--scheme", "crc", "--s", "1", "--analytic"])
+            .args(comm)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("with the communication model").and(predicate::str::contains("--dist").not()),
+            );
+    }
+    gcsim()
+        .args([
+            "run",
+            "--n",
+            "4",
+            "--scheme",
+            "crc",
+            "--s",
+            "1",
+            "--analytic",
+            "--load-model",
+            "additive",
+            "--dist",
+            "pareto:scale=1,shape=3",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "under --load-model additive with --dist pareto",
+        ));
+    let help = gcsim().args(["plan", "--help"]).output().unwrap().stdout;
+    let help = String::from_utf8(help).unwrap();
+    assert!(!help.contains("--analytic") && !help.contains("--shard"), "{help}");
+    let help = String::from_utf8(gcsim().args(["run", "--help"]).output().unwrap().stdout).unwrap();
+    assert!(help.contains("--analytic") && help.contains("--shard"));
+    assert!(help.contains("not trace: or replay:"));
 }

@@ -171,7 +171,7 @@ fn bad_input_is_a_clear_one_line_error() {
         ),
         (
             &["run", "--n", "10", "--scheme", "uncoded", "--trials", "0"],
-            "--trials 0 is out of range",
+            "`0` is out of range; accepted: a whole number from 1 to",
         ),
         (
             &["run", "--n", "10", "--scheme", "uncoded", "--threads", "0"],

@@ -16,6 +16,13 @@ const EXIT_FAILURE: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
+    // Before anything is written: on SIGINT, SIGTERM or SIGHUP, remove the
+    // temporary files and exit with 128 + the signal.
+    if let Err(err) = cli::output::temps::install() {
+        eprintln!(
+            "warning: cannot catch SIGINT/SIGTERM/SIGHUP ({err}); an interrupted write may leave a .gcsim-*.partial file"
+        );
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),

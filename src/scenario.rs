@@ -19,7 +19,8 @@
 //! ```
 //!
 //! Unknown keys, bad values and missing keys are errors naming the file, the
-//! line and the key.
+//! line and the key. Every output has its own file name: two figures of one
+//! name are refused, naming both studies, before anything runs.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,7 @@ use toml::Spanned;
 
 use crate::comm::{Comm, CommError, Link};
 use crate::dist::Dist;
+use crate::export::Format;
 use crate::load::LoadModel;
 use crate::param::Param;
 use crate::plot::sweep::Metric;
@@ -149,6 +151,20 @@ pub struct ScenarioStudy {
     pub analytic: bool,
     /// Figures to draw.
     pub figures: Vec<FigureSpec>,
+}
+
+impl ScenarioStudy {
+    /// The formats of a study's result files.
+    pub const RESULT_FORMATS: [Format; 2] = [Format::Csv, Format::Json];
+
+    /// The name of the study's result file in `format`: `<label>.<format>`.
+    pub fn result_file(&self, format: Format) -> String {
+        result_file(&self.label, format)
+    }
+}
+
+fn result_file(label: &str, format: Format) -> String {
+    format!("{label}.{format}")
 }
 
 /// A validated scenario.
@@ -327,6 +343,10 @@ impl Scenario {
             (None, None) => 100_000,
         };
         let mut studies = Vec::new();
+        // Each figure's file name and its study, to refuse a second writer.
+        // Result files cannot clash: labels are unique, and a figure's name
+        // ends in .png or .svg.
+        let mut outputs: Vec<(String, String)> = Vec::new();
         for st in file.study.get_ref() {
             let label = st.label.get_ref().clone();
             if !safe_name(&label) {
@@ -454,6 +474,15 @@ impl Scenario {
                         format!("key `file`: `{name}` must be a plain .png or .svg file name"),
                     );
                 }
+                if let Some((_, other)) = outputs.iter().find(|(n, _)| n == name) {
+                    return src.err(
+                        Some(f.file.span()),
+                        format!(
+                            "key `file`: `{name}` of study `{label}` is also written by {other}; give every figure its own file name"
+                        ),
+                    );
+                }
+                outputs.push((name.clone(), format!("study `{label}`")));
                 let metric = match &f.metric {
                     None => Metric::Speedup,
                     Some(m) => match m.get_ref().parse::<Metric>() {

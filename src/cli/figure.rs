@@ -1,5 +1,6 @@
-//! `--plot FILE` for `run` and `sweep`: validated before the work starts,
-//! drawn after it, written atomically (a temporary file renamed into place).
+//! `--plot FILE` for `run`, `sweep` and `merge`: validated before the work
+//! starts, drawn after it, written atomically (a temporary file renamed into
+//! place).
 
 use std::path::PathBuf;
 
@@ -12,7 +13,7 @@ use gcsim::plot::sweep::{Metric, SweepData, sweep_figure};
 use gcsim::report::{Row, RunConfig};
 use gcsim::study::Study;
 
-use super::output::{AtomicFile, parent};
+use super::output::{AtomicFile, check};
 
 /// A `--plot-metric` parser: `--help` lists each metric with what it shows.
 pub fn metric_parser() -> impl TypedValueParser<Value = Metric> {
@@ -46,20 +47,14 @@ pub struct Figure {
 pub const SURVIVAL_POINTS: usize = 200;
 
 impl Figure {
-    /// Checks the destination: a `.png` or `.svg` file in an existing directory.
+    /// Checks the destination: a `.png` or `.svg` file that can be written
+    /// (see [`check`]), before the work starts.
     pub fn new(path: PathBuf, kind: FigureKind) -> Result<Self> {
         let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
         if !matches!(ext.as_deref(), Some("png" | "svg")) {
             bail!("--plot {}: the figure must be a .png or .svg file", path.display());
         }
-        let dir = parent(&path);
-        if !dir.is_dir() {
-            bail!(
-                "--plot {}: the directory {} does not exist",
-                path.display(),
-                dir.display()
-            );
-        }
+        check("--plot", &path)?;
         Ok(Self { path, kind })
     }
 

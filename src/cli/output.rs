@@ -1,16 +1,21 @@
 //! Where results go. `--format` and `--out` become a format and a checked
 //! destination before any work starts; every file is written atomically (a
 //! temporary sibling renamed into place, so an interrupted write leaves any
-//! previous file as it was); a result goes to its file or to stdout in its
-//! format through [`gcsim::export::write`].
+//! previous file as it was; see [`atomic`]), and no temporary file outlives
+//! the process (see [`temps`]); a result goes to its file or to stdout in
+//! its format through [`gcsim::export::write`].
+
+mod atomic;
+pub mod temps;
+
+pub use atomic::{AtomicFile, check, probe, write_atomically};
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::ValueEnum;
 use clap::builder::{PossibleValue, TypedValueParser};
-use tempfile::NamedTempFile;
 
 use gcsim::export::{self, Export, Format};
 
@@ -53,20 +58,19 @@ impl Output {
     }
 
     /// Writes `report` in the output's format to the file (and the table to
-    /// stdout when stdout is a terminal), or to stdout. Returns the file
-    /// written, if any.
+    /// stdout when stdout is a terminal), or to stdout, which a reader may
+    /// have closed (see [`Stdout`]). Returns the file written, if any.
     pub fn write<R: Export + ?Sized>(&self, report: &R) -> Result<Option<&Path>> {
-        let stdout = io::stdout();
         match &self.file {
             Some(dest) => {
                 dest.write(|out| export::write(report, self.format, out))?;
-                if stdout.is_terminal() {
-                    report.write_table(&mut stdout.lock())?;
+                if io::stdout().is_terminal() {
+                    report.write_table(&mut Stdout::lock())?;
                 }
                 Ok(Some(dest.path()))
             }
             None => {
-                let mut out = BufWriter::new(stdout.lock());
+                let mut out = BufWriter::new(Stdout::lock());
                 export::write(report, self.format, &mut out)?;
                 out.flush()?;
                 Ok(None)
@@ -75,7 +79,7 @@ impl Output {
     }
 }
 
-/// A checked `--out` file: its directory exists and takes new files.
+/// A checked `--out` file (see [`check`]).
 #[derive(Debug)]
 pub struct Destination {
     path: PathBuf,
@@ -83,25 +87,7 @@ pub struct Destination {
 
 impl Destination {
     fn new(path: &Path) -> Result<Self> {
-        let dir = parent(path);
-        if dir.exists() && !dir.is_dir() {
-            bail!(
-                "--out {}: {} is not a directory; give a path in an existing directory",
-                path.display(),
-                dir.display()
-            );
-        }
-        if !dir.is_dir() {
-            bail!(
-                "--out {}: the directory {} does not exist",
-                path.display(),
-                dir.display()
-            );
-        }
-        if path.is_dir() {
-            bail!("--out {}: is a directory; give a file name", path.display());
-        }
-        probe(dir).with_context(|| format!("--out {}", path.display()))?;
+        check("--out", path)?;
         Ok(Self {
             path: path.to_path_buf(),
         })
@@ -112,93 +98,56 @@ impl Destination {
         &self.path
     }
 
-    /// Writes the file atomically (see [`write_atomically`]).
+    /// Writes the file (see [`write_atomically`]).
     pub fn write(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
-        AtomicFile::create(&self.path)
-            .with_context(|| format!("--out {}", self.path.display()))?
-            .fill(write)
+        write_atomically(&self.path, write)
     }
 }
 
-/// The directory `path` goes in (`.` for a bare file name).
-pub fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
+/// Standard output that a reader may close: once a write finds the pipe
+/// closed (`gcsim ... | head`), the rest of the text is dropped and the
+/// command goes on, so that the files it writes after printing are written.
+pub struct Stdout {
+    out: io::StdoutLock<'static>,
+    closed: bool,
 }
 
-/// A temporary file `.gcsim-*suffix` in `dir`: the one place temporaries are made.
-fn temp_in(dir: &Path, suffix: &str) -> Result<NamedTempFile> {
-    tempfile::Builder::new()
-        .prefix(".gcsim-")
-        .suffix(suffix)
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))
-}
-
-/// Fails now, not after the work, if no file can be created in `dir`; the
-/// probe is removed at once, so an interrupted run leaves nothing behind.
-pub fn probe(dir: &Path) -> Result<()> {
-    drop(temp_in(dir, ".partial")?);
-    Ok(())
-}
-
-/// A file being written: a temporary sibling of its path until [`commit`](Self::commit).
-pub struct AtomicFile {
-    tmp: NamedTempFile,
-    path: PathBuf,
-}
-
-impl AtomicFile {
-    /// Opens the temporary sibling of `path`. Its name ends with `path`'s
-    /// extension, as a drawing backend chooses its format by it.
-    pub fn create(path: &Path) -> Result<Self> {
-        let suffix = match path.extension() {
-            Some(ext) => format!(".partial.{}", ext.to_string_lossy()),
-            None => ".partial".to_string(),
-        };
-        Ok(Self {
-            tmp: temp_in(parent(path), &suffix)?,
-            path: path.to_path_buf(),
-        })
-    }
-
-    /// Where the content goes until the commit.
-    pub fn temp_path(&self) -> &Path {
-        self.tmp.path()
-    }
-
-    /// Writes the content with `write`, then commits.
-    pub fn fill(mut self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
-        let mut out = BufWriter::new(self.tmp.as_file_mut());
-        write(&mut out)
-            .and_then(|()| out.flush())
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
-        drop(out);
-        self.commit()
-    }
-
-    /// Syncs the content, makes the file readable as any file the user
-    /// writes (temporary files are created private) and renames it into place.
-    pub fn commit(self) -> Result<()> {
-        let path = &self.path;
-        let fail = || format!("cannot write {}", path.display());
-        self.tmp.as_file().sync_all().with_context(fail)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(self.tmp.path(), std::fs::Permissions::from_mode(0o644)).with_context(fail)?;
+impl Stdout {
+    /// Locks stdout.
+    pub fn lock() -> Self {
+        Self {
+            out: io::stdout().lock(),
+            closed: false,
         }
-        self.tmp.persist(path).with_context(fail)?;
-        Ok(())
+    }
+
+    fn keep_going(&mut self, result: io::Result<()>) -> io::Result<()> {
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
     }
 }
 
-/// Writes `path` through a temporary file in its directory, renamed into
-/// place only once complete: an interrupted write leaves any previous file.
-pub fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
-    AtomicFile::create(path)?.fill(write)
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let result = self.out.write_all(buf);
+        self.keep_going(result).map(|()| buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.out.flush();
+        self.keep_going(result)
+    }
 }
 
 /// `--format` of the simulating commands: a [`Format`] as clap lists it.

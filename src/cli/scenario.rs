@@ -1,19 +1,19 @@
 //! `gcsim scenario FILE`: run every study of a scenario file, write its CSV,
 //! JSON and figures into `<out-dir>/<name>/`, and print the tables.
 
-use std::io::{self, Write};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
 
 use gcsim::export::{self, Format};
 use gcsim::report::{self, Report};
-use gcsim::scenario::Scenario;
+use gcsim::scenario::{Scenario, ScenarioStudy};
 
 use super::figure::{Figure, FigureKind};
 use super::job::{Engine, evaluate};
-use super::output::{self, write_atomically};
+use super::output::{self, Stdout, write_atomically};
 use super::{Status, run_config};
 
 /// Run a study described by a scenario file.
@@ -68,6 +68,11 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
         let dir = args.out_dir.join(&scenario.name);
         std::fs::create_dir_all(&dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;
         output::probe(&dir).context("--out-dir")?;
+        for st in &scenario.studies {
+            for path in outputs(&dir, st) {
+                output::check("--out-dir", &path)?;
+            }
+        }
         Ok(Self {
             scenario,
             dir,
@@ -80,9 +85,10 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
 }
 
 impl ScenarioJob {
-    /// Runs every study in file order.
+    /// Runs every study in file order. A closed stdout (`| head`) stops
+    /// the printing, not the files.
     pub fn execute(self) -> Result<Status> {
-        let mut stdout = io::stdout().lock();
+        let mut stdout = Stdout::lock();
         if let Some(d) = &self.scenario.description {
             writeln!(stdout, "# {}: {d}", self.scenario.name)?;
         }
@@ -100,8 +106,8 @@ impl ScenarioJob {
             config.warnings.extend(report::infinite_mean_warnings(&rows));
             let report = Report { rows, config };
             let mut written = Vec::new();
-            for format in [Format::Csv, Format::Json] {
-                let path = self.dir.join(format!("{}.{format}", st.label));
+            for format in ScenarioStudy::RESULT_FORMATS {
+                let path = self.dir.join(st.result_file(format));
                 write_atomically(&path, |f| export::write(&report, format, f))?;
                 written.push(path);
             }
@@ -119,4 +125,11 @@ impl ScenarioJob {
         stdout.flush()?;
         Ok(Status::Success)
     }
+}
+
+/// Every file a study writes into `dir`.
+fn outputs(dir: &Path, st: &ScenarioStudy) -> Vec<PathBuf> {
+    let results = ScenarioStudy::RESULT_FORMATS.map(|format| dir.join(st.result_file(format)));
+    let figures = st.figures.iter().map(|f| dir.join(&f.file));
+    results.into_iter().chain(figures).collect()
 }

@@ -1,6 +1,6 @@
 //! The `gcsim` binary end to end: outputs, reproducibility, files and every
-//! error. Helpers here; the tests in `output`, `determinism`, `files` and
-//! `bad_input`.
+//! error. Helpers here; the tests in `output`, `determinism`, `files`,
+//! `special_files`, `signals`, `destinations` and `bad_input`.
 
 use assert_cmd::Command;
 
@@ -24,6 +24,9 @@ fn stdout_of(args: &[&str]) -> String {
 const HEADER: &str = "scheme,n,s,m,k,load,message,exact,trials,mean,std_err,ci95_low,ci95_high,p50,p90,p99,p999,speedup,p99_speedup,analytic_mean,analytic_p99,link,transfer_time,decode_time,decoder,approx_error,undecodable";
 
 mod bad_input;
+mod destinations;
 mod determinism;
 mod files;
 mod output;
+mod signals;
+mod special_files;

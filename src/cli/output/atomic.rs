@@ -1,0 +1,303 @@
+//! Writing a file so that a reader sees the old content or the new, never a
+//! part: a temporary file `.gcsim-XXXXXX.partial` in the destination's
+//! directory, renamed over it once complete.
+//!
+//! What the destination is decides how: a symbolic link is followed to its
+//! final target, which gets the new content (the link stays a link); an
+//! existing file keeps its permission mode (a new one gets the mode any new
+//! file gets, 0666 less the umask); anything that is not a regular file (a
+//! device such as `/dev/null`, a FIFO, a terminal) is opened and written,
+//! since renaming over it would replace it with a regular file.
+
+use std::fs::{self, File, OpenOptions, Permissions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use tempfile::NamedTempFile;
+
+use super::temps;
+
+/// How many symbolic links in a row are followed, as Linux's `MAXSYMLINKS`.
+const MAX_LINKS: usize = 40;
+
+/// Where the bytes for a path go.
+#[derive(Debug)]
+enum Target {
+    /// A regular file, existing (with its permissions) or not: replaced by
+    /// a rename. The path is the final target of any symbolic links.
+    Replace { path: PathBuf, mode: Option<Permissions> },
+    /// Not a regular file: written in place.
+    Direct(PathBuf),
+}
+
+/// The final target of `path`'s symbolic links (`path` itself if it is not
+/// one); a dangling link names the file to create.
+fn follow_links(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&path)?;
+                path = if to.is_absolute() { to } else { parent(&path).join(to) };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::other(format!(
+        "more than {MAX_LINKS} symbolic links in a row"
+    )))
+}
+
+impl Target {
+    fn of(path: &Path) -> io::Result<Self> {
+        let path = follow_links(path)?;
+        match fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(Self::Replace {
+                path,
+                mode: Some(m.permissions()),
+            }),
+            Ok(m) if m.is_dir() => Err(io::Error::other("is a directory; give a file name")),
+            Ok(_) => Ok(Self::Direct(path)),
+            // No file there; a missing directory is the caller's to report.
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+                Ok(Self::Replace { path, mode: None })
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The directory `path` goes in (`.` for a bare file name).
+pub fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Checks, before any work, that `flag`'s file `path` can be written: a
+/// regular file (or a new one) in an existing directory that takes new files,
+/// or a writable device or FIFO. Removes stale temporaries from the
+/// directory (see [`temps::remove_stale`]). Every error names `flag` and `path`.
+pub fn check(flag: &str, path: &Path) -> Result<()> {
+    let shown = path.display();
+    let target = Target::of(path).with_context(|| format!("{flag} {shown}"))?;
+    match target {
+        Target::Direct(p) => writable(&p).with_context(|| format!("{flag} {shown}: cannot write")),
+        Target::Replace { path: p, .. } => {
+            let dir = parent(&p);
+            if dir.exists() && !dir.is_dir() {
+                bail!(
+                    "{flag} {shown}: {} is not a directory; give a path in an existing directory",
+                    dir.display()
+                );
+            }
+            if !dir.is_dir() {
+                bail!("{flag} {shown}: the directory {} does not exist", dir.display());
+            }
+            temps::remove_stale(dir);
+            probe(dir).with_context(|| format!("{flag} {shown}"))
+        }
+    }
+}
+
+/// Whether this process may write the existing non-regular file `path`,
+/// asked without opening it: opening a FIFO would block, or end its reader.
+#[cfg(unix)]
+fn writable(path: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(unix))]
+fn writable(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// A registered temporary file: removed when dropped, or by the signal
+/// thread (see [`temps`]), unless renamed into place.
+struct Temp {
+    file: Option<NamedTempFile>,
+}
+
+impl Temp {
+    /// A new `.gcsim-XXXXXX<suffix>` in `dir`, created with mode 0666 less
+    /// the umask, as any new file.
+    fn new(dir: &Path, suffix: &str) -> Result<Self> {
+        let mut live = temps::live();
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(temps::PREFIX).suffix(suffix);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(Permissions::from_mode(0o666));
+        }
+        let file = builder
+            .tempfile_in(dir)
+            .with_context(|| format!("cannot write in {}", dir.display()))?;
+        live.push(file.path().to_path_buf());
+        Ok(Self { file: Some(file) })
+    }
+
+    fn file(&self) -> &NamedTempFile {
+        self.file.as_ref().expect("present until persisted or dropped")
+    }
+
+    /// Renames the file to `path`, giving it `mode` first.
+    fn persist(mut self, path: &Path, mode: Option<Permissions>) -> io::Result<()> {
+        let mut live = temps::live();
+        let file = self.file.take().expect("present until persisted or dropped");
+        let tmp = file.path().to_path_buf();
+        let done = match mode {
+            Some(mode) => fs::set_permissions(&tmp, mode),
+            None => Ok(()),
+        }
+        .and_then(|()| file.persist(path).map(drop).map_err(|e| e.error));
+        // On failure `persist` has dropped, so removed, the file.
+        temps::forget(&mut live, &tmp);
+        done
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if let Some(file) = self.file.take() {
+            let mut live = temps::live();
+            let tmp = file.path().to_path_buf();
+            drop(file);
+            temps::forget(&mut live, &tmp);
+        }
+    }
+}
+
+/// Fails now, not after the work, if no file can be created in `dir`; the
+/// probe is removed at once, so an interrupted run leaves nothing behind.
+pub fn probe(dir: &Path) -> Result<()> {
+    drop(Temp::new(dir, temps::PARTIAL)?);
+    Ok(())
+}
+
+/// A file being written by a path (a drawing backend): a temporary file
+/// until [`commit`](Self::commit).
+pub struct AtomicFile {
+    tmp: Temp,
+    path: PathBuf,
+    target: Target,
+}
+
+impl AtomicFile {
+    /// Opens the temporary file for `path`, in the directory of `path`'s
+    /// final target (for a device or FIFO, in the system's temporary
+    /// directory, to be copied into it). Its name ends with `path`'s
+    /// extension, as a drawing backend chooses its format by it.
+    pub fn create(path: &Path) -> Result<Self> {
+        let target = Target::of(path).with_context(|| format!("cannot write {}", path.display()))?;
+        let suffix = match path.extension() {
+            Some(ext) => format!("{}.{}", temps::PARTIAL, ext.to_string_lossy()),
+            None => temps::PARTIAL.to_string(),
+        };
+        let dir = match &target {
+            Target::Replace { path, .. } => parent(path).to_path_buf(),
+            Target::Direct(_) => std::env::temp_dir(),
+        };
+        Ok(Self {
+            tmp: Temp::new(&dir, &suffix)?,
+            path: path.to_path_buf(),
+            target,
+        })
+    }
+
+    /// Where the content goes until the commit.
+    pub fn temp_path(&self) -> &Path {
+        self.tmp.file().path()
+    }
+
+    /// Syncs the content and renames it into place; a device or FIFO gets a
+    /// copy of it instead.
+    pub fn commit(self) -> Result<()> {
+        let fail = || format!("cannot write {}", self.path.display());
+        match self.target {
+            Target::Replace { path, mode } => {
+                self.tmp.file().as_file().sync_all().with_context(fail)?;
+                self.tmp.persist(&path, mode).with_context(fail)
+            }
+            Target::Direct(path) => {
+                let mut content = File::open(self.tmp.file().path()).with_context(fail)?;
+                write_direct(&path, |out| io::copy(&mut content, out).map(drop)).with_context(fail)
+            }
+        }
+    }
+}
+
+/// Opens the existing non-regular file `path` and writes to it.
+fn write_direct(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let mut out = BufWriter::new(OpenOptions::new().write(true).open(path)?);
+    write(&mut out)?;
+    out.flush()
+}
+
+/// Writes `path`: through a temporary file in its (final target's)
+/// directory, renamed into place only once complete, so that an interrupted
+/// write leaves any previous file; a device or FIFO is written directly.
+pub fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+    let fail = || format!("cannot write {}", path.display());
+    let target = Target::of(path).with_context(fail)?;
+    let (path_final, mode) = match target {
+        Target::Direct(p) => return write_direct(&p, write).with_context(fail),
+        Target::Replace { path, mode } => (path, mode),
+    };
+    let mut tmp = Temp::new(parent(&path_final), temps::PARTIAL)?;
+    let file = tmp.file.as_mut().expect("just created").as_file_mut();
+    let mut out = BufWriter::new(&*file);
+    write(&mut out).and_then(|()| out.flush()).with_context(fail)?;
+    drop(out);
+    file.sync_all().with_context(fail)?;
+    tmp.persist(&path_final, mode).with_context(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the signal thread does to the registry removes a file being
+    /// written, and the destination keeps its previous content.
+    #[test]
+    fn removing_the_registered_files_removes_a_file_being_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.svg");
+        fs::write(&path, "previous").unwrap();
+        let file = AtomicFile::create(&path).unwrap();
+        let tmp = file.temp_path().to_path_buf();
+        assert!(tmp.exists());
+        assert_eq!(tmp.parent(), Some(dir.path()));
+        assert!(temps::live().contains(&tmp));
+        temps::remove_all(&mut temps::live());
+        assert!(!tmp.exists());
+        assert!(file.commit().is_err());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "previous");
+        assert!(!temps::live().contains(&tmp));
+    }
+
+    /// A committed or abandoned file leaves the registry.
+    #[test]
+    fn the_registry_holds_only_live_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let file = AtomicFile::create(&path).unwrap();
+        let tmp = file.temp_path().to_path_buf();
+        file.commit().unwrap();
+        assert!(!temps::live().contains(&tmp));
+        let file = AtomicFile::create(&path).unwrap();
+        let tmp = file.temp_path().to_path_buf();
+        drop(file);
+        assert!(!tmp.exists());
+        assert!(!temps::live().contains(&tmp));
+    }
+}

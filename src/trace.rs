@@ -73,8 +73,13 @@ impl Trace {
             file: file.clone(),
             reason: e.to_string(),
         })?;
-        let text = String::from_utf8(bytes).map_err(|_| TraceError::NotText { file: file.clone() })?;
-        Self::parse(&file, &text)
+        Self::from_bytes(&file, &bytes)
+    }
+
+    /// Reads a trace file's contents (UTF-8 text); `file` names it in errors.
+    pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Self, TraceError> {
+        let text = std::str::from_utf8(bytes).map_err(|_| TraceError::NotText { file: file.to_string() })?;
+        Self::parse(file, text)
     }
 
     /// Parses a trace's text; `file` names it in errors.

@@ -28,7 +28,7 @@ use crate::engine::{Options, Outcome, Summary};
 use crate::load::LoadModel;
 use crate::param::{Described, Naming};
 use crate::scheme::{Params, Scheme, SchemeKind};
-use crate::study::{Study, StudyError, Workers};
+use crate::study::{MAX_CONFIGS, MAX_TOTAL_DRAWS, Study, StudyError, Workers};
 
 /// What the plan minimises (or, for a deadline, maximises).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,10 +106,44 @@ pub enum PlanError {
         /// The bound.
         max_load: f64,
     },
+    /// The whole request is too large, found before any of it is evaluated.
+    #[error(
+        "--n {sizes} gives more than the limit of {MAX_PLAN_CONFIGS} candidate configurations in all (passed at n={n}); narrow --n, --scheme or --max-load"
+    )]
+    TooManyCandidates {
+        /// The cluster sizes requested.
+        sizes: String,
+        /// The cluster size at which the count passed the limit.
+        n: usize,
+    },
+    /// Too many candidates at one cluster size.
+    #[error(
+        "n={n} gives more than the limit of {MAX_CONFIGS} candidate configurations at one cluster size; narrow --scheme or --max-load"
+    )]
+    TooManyAtN {
+        /// The cluster size.
+        n: usize,
+    },
+    /// The simulations of all cluster sizes together would run for days.
+    #[error(
+        "simulating every cluster size of --n {sizes} takes {draws} worker draws ({trials} trials each), more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower --trials or narrow --n"
+    )]
+    TooMuchWork {
+        /// The cluster sizes requested.
+        sizes: String,
+        /// Total draws over the simulated cluster sizes.
+        draws: u128,
+        /// Trials per cluster size.
+        trials: u64,
+    },
     /// A study that cannot run.
     #[error(transparent)]
     Study(#[from] StudyError),
 }
+
+/// Most candidate configurations one plan evaluates, over all cluster sizes
+/// (each size is also bounded by [`crate::study::MAX_CONFIGS`]).
+pub const MAX_PLAN_CONFIGS: usize = 1_000_000;
 
 impl Described for PlanError {
     fn describe(&self, name: Naming) -> String {
@@ -198,64 +232,65 @@ pub struct PlanRow {
     pub method: &'static str,
 }
 
-/// The candidates at `n` for `req`, with the factor N0/n of the work.
-fn candidates(req: &PlanRequest, n: usize, factor: f64) -> Result<Vec<Scheme>, PlanError> {
+/// The candidates at `n` for `req`, with the factor N0/n of the work. A
+/// scheme's load grows with s (and as k falls), so each scan stops at the
+/// first candidate over `--max-load`; frc scans only the divisors of n.
+/// More than `room` candidates are not built: the count exceeds the limit.
+fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) -> Result<Vec<Scheme>, PlanError> {
     let mut out = Vec::new();
-    let mut push = |kind, params| {
-        if let Ok(s) = Scheme::new(kind, n, params) {
-            out.push(s);
+    let fits = |s: &Scheme| req.max_load.is_none_or(|l| s.load() * factor <= l);
+    // Adds the schemes of `params` in order of load, while they fit.
+    let scan = |out: &mut Vec<Scheme>, kind, params: &mut dyn Iterator<Item = Params>| {
+        for p in params {
+            if out.len() > room {
+                return;
+            }
+            match Scheme::new(kind, n, p) {
+                Ok(s) if fits(&s) => out.push(s),
+                Ok(_) => return,
+                Err(_) => {}
+            }
         }
+    };
+    let with_s = |s| Params {
+        s: Some(s),
+        ..Params::default()
     };
     for &kind in &req.schemes {
         match kind {
-            SchemeKind::Uncoded => push(kind, Params::default()),
-            SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc => (0..n).for_each(|s| {
-                push(
-                    kind,
-                    Params {
-                        s: Some(s),
-                        m: None,
-                        k: None,
-                        d: None,
-                    },
-                )
-            }),
+            SchemeKind::Uncoded => scan(&mut out, kind, &mut std::iter::once(Params::default())),
+            SchemeKind::Ignore | SchemeKind::Crc => scan(&mut out, kind, &mut (0..n).map(with_s)),
+            SchemeKind::Frc => scan(&mut out, kind, &mut divisors(n).into_iter().map(|d| with_s(d - 1))),
             SchemeKind::CommEfficient => {
-                for s in 0..n {
-                    for &m in &req.m {
-                        push(
-                            kind,
-                            Params {
-                                s: Some(s),
-                                m: Some(m),
-                                k: None,
-                                d: None,
-                            },
-                        );
-                    }
+                for &m in &req.m {
+                    scan(
+                        &mut out,
+                        kind,
+                        &mut (0..n).map(|s| Params {
+                            m: Some(m),
+                            ..with_s(s)
+                        }),
+                    );
                 }
             }
             // Not searched: their value is a trade of time against the
             // gradient's error, which one objective does not rank.
             SchemeKind::ApproxRegular | SchemeKind::Custom => {}
-            SchemeKind::Mds => (1..=n).for_each(|k| {
-                push(
+            SchemeKind::Mds => {
+                let start = out.len();
+                scan(
+                    &mut out,
                     kind,
-                    Params {
-                        s: None,
-                        m: None,
+                    &mut (1..=n).rev().map(|k| Params {
                         k: Some(k),
-                        d: None,
-                    },
-                )
-            }),
+                        ..Params::default()
+                    }),
+                );
+                out[start..].reverse();
+            }
         }
     }
     out.dedup();
-    let out: Vec<Scheme> = out
-        .into_iter()
-        .filter(|s| req.max_load.is_none_or(|l| s.load() * factor <= l))
-        .collect();
     if out.is_empty() {
         return Err(PlanError::NoCandidate {
             n,
@@ -263,6 +298,21 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64) -> Result<Vec<Scheme>, P
         });
     }
     Ok(out)
+}
+
+/// The divisors of n, ascending.
+fn divisors(n: usize) -> Vec<usize> {
+    let (mut low, mut high) = (Vec::new(), Vec::new());
+    for d in (1..).take_while(|d| d * d <= n) {
+        if n.is_multiple_of(d) {
+            low.push(d);
+            if d * d != n {
+                high.push(n / d);
+            }
+        }
+    }
+    low.extend(high.into_iter().rev());
+    low
 }
 
 /// The study at `n` with the work rescaled by `factor` = N0/n.
@@ -306,14 +356,56 @@ pub fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
+/// The study of every cluster size, with its factor N0/n: the whole request
+/// checked before any of it is evaluated. Candidates are counted as they are
+/// built, so a request far over [`MAX_PLAN_CONFIGS`] stops at the limit.
+fn studies(req: &PlanRequest) -> Result<Vec<(usize, f64, Study)>, PlanError> {
+    let sizes = || {
+        let (first, last) = (
+            req.ns.first().copied().unwrap_or(0),
+            req.ns.last().copied().unwrap_or(0),
+        );
+        match req.ns.len() {
+            1 => first.to_string(),
+            2 => format!("{first},{last}"),
+            len => format!("{first},...,{last} ({len} sizes)"),
+        }
+    };
+    let mut out = Vec::with_capacity(req.ns.len());
+    let (mut configs, mut draws) = (0usize, 0u128);
+    for &n in &req.ns {
+        let factor = req.ref_n.map_or(1.0, |n0| n0 as f64 / n as f64);
+        let room = MAX_PLAN_CONFIGS - configs;
+        let schemes = candidates(req, n, factor, room.min(MAX_CONFIGS))?;
+        if schemes.len() > MAX_CONFIGS {
+            return Err(PlanError::TooManyAtN { n });
+        }
+        if schemes.len() > room {
+            return Err(PlanError::TooManyCandidates { sizes: sizes(), n });
+        }
+        configs += schemes.len();
+        let study = study_at(req, n, factor, schemes)?;
+        let exact = req.exact && req.decoder == Decoder::Threshold && study.exact_law(&study.baseline()).is_some();
+        if !exact {
+            draws += u128::from(study.draws_per_trial()) * u128::from(req.trials);
+            if draws > u128::from(MAX_TOTAL_DRAWS) {
+                return Err(PlanError::TooMuchWork {
+                    sizes: sizes(),
+                    draws,
+                    trials: req.trials,
+                });
+            }
+        }
+        out.push((n, factor, study));
+    }
+    Ok(out)
+}
+
 /// Plans: every candidate at every n, ranked best first. `simulate` runs a
 /// study with the given options (the engine, on the caller's threads).
 pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -> Result<Vec<PlanRow>, PlanError> {
     let mut rows = Vec::new();
-    for &n in &req.ns {
-        let factor = req.ref_n.map_or(1.0, |n0| n0 as f64 / n as f64);
-        let schemes = candidates(req, n, factor)?;
-        let study = study_at(req, n, factor, schemes)?;
+    for (n, factor, study) in studies(req)? {
         let laws: Option<Vec<_>> = if req.exact && req.decoder == Decoder::Threshold {
             study.schemes().iter().map(|s| study.exact_law(s)).collect()
         } else {
@@ -453,31 +545,4 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wilson_interval() {
-        // 0 of 100: (0, 0.0370); 1 of 1: (0.2065, 1); p = 0.5, n = 100: about ±0.096.
-        let (lo, hi) = proportion_ci(0.0, 100);
-        assert!(lo.abs() < 1e-12 && (hi - 0.036_995).abs() < 1e-5);
-        let (lo, hi) = proportion_ci(1.0, 1);
-        assert!((lo - 0.206_549).abs() < 1e-5 && hi == 1.0);
-        let (lo, hi) = proportion_ci(0.5, 100);
-        assert!((lo - 0.403_832).abs() < 1e-5 && (hi - 0.596_168).abs() < 1e-5);
-    }
-
-    #[test]
-    fn objectives_parse() {
-        assert_eq!("mean".parse::<Objective>().unwrap(), Objective::Mean);
-        assert_eq!("p99".parse::<Objective>().unwrap(), Objective::Quantile(0.99));
-        assert_eq!("deadline:2.5".parse::<Objective>().unwrap(), Objective::Deadline(2.5));
-        assert!(
-            "deadline:-1"
-                .parse::<Objective>()
-                .unwrap_err()
-                .contains("finite number > 0")
-        );
-        assert!("p42".parse::<Objective>().unwrap_err().contains("accepted"));
-    }
-}
+mod tests;

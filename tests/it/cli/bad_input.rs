@@ -45,6 +45,32 @@ fn bad_input_is_a_clear_one_line_error() {
             &["run", "--scheme", "crc", "--s", "1", "--workers", "-5:exp:rate=1"],
             "invalid value '-5:exp:rate=1' for '--workers <COUNT:DIST>'",
         ),
+        // plan checks the whole request before any work (--n 1..100000 grew
+        // past 2.7 GB, checking the limit per n as it went).
+        (
+            &["plan", "--n", "1..100000"],
+            "--n 1,...,100000 (100000 sizes) gives more than the limit of 1000000 candidate configurations in all (passed at n=814); narrow --n, --scheme or --max-load",
+        ),
+        (
+            &["plan", "--n", "1..100000", "--max-load", "2"],
+            "more than the limit of 1000000 candidate configurations in all",
+        ),
+        (
+            &["plan", "--n", "5000"],
+            "n=5000 gives more than the limit of 10000 candidate configurations at one cluster size; narrow --scheme or --max-load",
+        ),
+        (
+            &[
+                "plan",
+                "--n",
+                "1..3000",
+                "--dist",
+                "trace:path=data/trace-llm-8w.csv",
+                "--trials",
+                "10000000000",
+            ],
+            "simulating every cluster size of --n 1,...,3000 (3000 sizes) takes 20160000000000 worker draws",
+        ),
         // verify checks its study limits before running (it panicked).
         (&["verify", "--trials", "1000000000001"], "lower --trials"),
         (&["sweep", "--n", "10", "--s", "5..2"], "the start 5 exceeds the end 2"),
@@ -233,7 +259,12 @@ fn bad_input_is_a_clear_one_line_error() {
         ),
     ];
     for (args, expected) in cases {
-        let out = gcsim().args(*args).output().unwrap();
+        // Refused up front: a request checked only as it runs would hang here.
+        let out = gcsim()
+            .args(*args)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(

@@ -1,0 +1,116 @@
+//! Candidate generation, divisors, intervals and objectives.
+
+use super::*;
+
+/// The scans that stop at the first candidate over --max-load keep what
+/// a filter over every parameter keeps, in the same order.
+#[test]
+fn candidates_are_every_admissible_configuration_within_the_load() {
+    let req = |max_load| PlanRequest {
+        ns: vec![],
+        workers: Workers::Iid("exp:rate=1".parse().unwrap()),
+        load_model: LoadModel::Scaled,
+        ref_n: None,
+        objective: Objective::Mean,
+        max_load,
+        schemes: SchemeKind::ALL
+            .into_iter()
+            .filter(|&k| !matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))
+            .collect(),
+        m: vec![1, 2, 3],
+        trials: 1,
+        seed: 1,
+        comm: Comm::default(),
+        decoder: Decoder::Threshold,
+        generator: None,
+        exact: true,
+    };
+    let all = |req: &PlanRequest, n: usize, factor: f64| {
+        let mut out = Vec::new();
+        for &kind in &req.schemes {
+            let with_s = |s| Params {
+                s: Some(s),
+                ..Params::default()
+            };
+            let params: Vec<Params> = match kind {
+                SchemeKind::Uncoded => vec![Params::default()],
+                SchemeKind::Mds => (1..=n)
+                    .map(|k| Params {
+                        k: Some(k),
+                        ..Params::default()
+                    })
+                    .collect(),
+                SchemeKind::CommEfficient => req
+                    .m
+                    .iter()
+                    .flat_map(|&m| {
+                        (0..n).map(move |s| Params {
+                            m: Some(m),
+                            ..with_s(s)
+                        })
+                    })
+                    .collect(),
+                _ => (0..n).map(with_s).collect(),
+            };
+            out.extend(
+                params
+                    .into_iter()
+                    .filter_map(|p| Scheme::new(kind, n, p).ok())
+                    .filter(|s| req.max_load.is_none_or(|l| s.load() * factor <= l)),
+            );
+        }
+        out.dedup();
+        out
+    };
+    for max_load in [None, Some(1.0), Some(2.0), Some(3.5), Some(12.0)] {
+        let req = req(max_load);
+        for n in [1, 2, 6, 7, 12, 36] {
+            for factor in [1.0, 0.5, 3.0] {
+                let want = all(&req, n, factor);
+                match candidates(&req, n, factor, usize::MAX) {
+                    Ok(got) => assert_eq!(got, want, "n={n} max_load={max_load:?} factor={factor}"),
+                    Err(_) => assert!(want.is_empty(), "n={n} max_load={max_load:?} factor={factor}"),
+                }
+            }
+        }
+    }
+    // Past `room`, a scan stops: one more than room is built, no more.
+    assert_eq!(candidates(&req(None), 36, 1.0, 10).unwrap().len(), 11);
+}
+
+#[test]
+fn divisors_in_order() {
+    assert_eq!(divisors(1), [1]);
+    assert_eq!(divisors(12), [1, 2, 3, 4, 6, 12]);
+    assert_eq!(divisors(36), [1, 2, 3, 4, 6, 9, 12, 18, 36]);
+    assert_eq!(divisors(97), [1, 97]);
+    for n in 1..200 {
+        let slow: Vec<usize> = (1..=n).filter(|d| n % d == 0).collect();
+        assert_eq!(divisors(n), slow, "n={n}");
+    }
+}
+
+#[test]
+fn wilson_interval() {
+    // 0 of 100: (0, 0.0370); 1 of 1: (0.2065, 1); p = 0.5, n = 100: about ±0.096.
+    let (lo, hi) = proportion_ci(0.0, 100);
+    assert!(lo.abs() < 1e-12 && (hi - 0.036_995).abs() < 1e-5);
+    let (lo, hi) = proportion_ci(1.0, 1);
+    assert!((lo - 0.206_549).abs() < 1e-5 && hi == 1.0);
+    let (lo, hi) = proportion_ci(0.5, 100);
+    assert!((lo - 0.403_832).abs() < 1e-5 && (hi - 0.596_168).abs() < 1e-5);
+}
+
+#[test]
+fn objectives_parse() {
+    assert_eq!("mean".parse::<Objective>().unwrap(), Objective::Mean);
+    assert_eq!("p99".parse::<Objective>().unwrap(), Objective::Quantile(0.99));
+    assert_eq!("deadline:2.5".parse::<Objective>().unwrap(), Objective::Deadline(2.5));
+    assert!(
+        "deadline:-1"
+            .parse::<Objective>()
+            .unwrap_err()
+            .contains("finite number > 0")
+    );
+    assert!("p42".parse::<Objective>().unwrap_err().contains("accepted"));
+}

@@ -342,15 +342,10 @@ pub struct RunConfig {
     #[serde(default)]
     pub comm: String,
     /// `threshold` or `rank` (see [`Decoder`]).
-    #[serde(default = "threshold")]
     pub decoder: String,
     /// The generator of the codes that have several, where one was chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<String>,
-}
-
-fn threshold() -> String {
-    Decoder::Threshold.name().to_string()
 }
 
 impl RunConfig {

@@ -267,11 +267,6 @@ impl Study {
         Ok(study)
     }
 
-    /// The user's matrix, if the study has custom schemes.
-    pub fn custom(&self) -> Option<&CustomMatrix> {
-        self.custom.as_deref()
-    }
-
     fn check_codes(&self) -> Result<(), StudyError> {
         let customs = self.schemes.iter().filter(|s| s.kind() == SchemeKind::Custom);
         match &self.custom {

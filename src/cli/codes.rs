@@ -10,10 +10,12 @@ use clap::Args;
 use gcsim::codes::check::{self, CodesRow};
 use gcsim::codes::export::{CodesConfig, CodesReport, DEFINITIONS};
 use gcsim::codes::{Code, Generator};
+use gcsim::engine::Progress;
 use gcsim::export::Format;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
 
 use super::output::{self, Output};
+use super::progress::Bar;
 use super::{SchemeArg, Status, parse_count};
 
 /// Check that a scheme's code decodes from every allowed set of workers, and how stably.
@@ -45,7 +47,7 @@ pub struct CodesArgs {
     #[arg(long, value_enum, value_name = "SCHEME")]
     pub scheme: Option<SchemeArg>,
 
-    /// Number of workers (at most 2000: B is dense); a --code file's rows by default.
+    /// Number of workers (at most 2000: B is dense, and each decoding is an SVD, seconds apiece at n = 2000); a --code file's rows by default.
     #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
     pub n: Option<usize>,
 
@@ -86,6 +88,11 @@ pub struct CodesArgs {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
+    /// No progress bar (shown on a terminal after the first second, counting
+    /// the decodings: each is an SVD, seconds apiece at n = 2000).
+    #[arg(long, short)]
+    pub quiet: bool,
+
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(output::format_help))]
     pub format: Option<Format>,
@@ -101,6 +108,7 @@ pub struct CodesJob {
     limit: u64,
     seed: u64,
     threads: Option<usize>,
+    quiet: bool,
     output: Output,
 }
 
@@ -159,6 +167,7 @@ impl TryFrom<CodesArgs> for CodesJob {
             limit: args.limit,
             seed: args.seed,
             threads: args.threads,
+            quiet: args.quiet,
             output,
         })
     }
@@ -169,7 +178,11 @@ impl CodesJob {
     /// exact scheme failed them.
     pub fn execute(self) -> Result<Status> {
         let pool = super::job::thread_pool(self.threads)?;
-        let row: CodesRow = pool.install(|| check::check(&self.code, self.limit, self.seed));
+        let decodings = check::decodings(&self.code, self.limit);
+        let bar = Bar::counting(self.quiet, decodings, "decoding", "straggler sets");
+        bar.pass(1, decodings);
+        let row: CodesRow = pool.install(|| check::check(&self.code, self.limit, self.seed, &|| bar.advance(1)));
+        bar.finish();
         let failed = row.exact && !row.pass;
         let report = CodesReport {
             config: CodesConfig {

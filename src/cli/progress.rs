@@ -9,20 +9,28 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use gcsim::engine::Progress;
 
-/// Shows trials done, rate and ETA on stderr.
+/// Shows trials (or other steps) done, rate and ETA on stderr.
 pub struct Bar {
     bar: Option<ProgressBar>,
     started: Instant,
+    /// What the first pass is doing: `simulating`.
+    doing: &'static str,
 }
 
 impl Bar {
     /// A bar for `trials` trials, or none.
     pub fn new(quiet: bool, trials: u64) -> Self {
+        Self::counting(quiet, trials, "simulating", "trials")
+    }
+
+    /// A bar for `len` steps called `unit`, while `doing` (e.g.
+    /// `decoding`, `patterns`), or none.
+    pub fn counting(quiet: bool, len: u64, doing: &'static str, unit: &str) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(trials), ProgressDrawTarget::hidden());
-            let style = ProgressStyle::with_template(
-                "{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} trials ({per_sec}, ETA {eta})",
-            )
+            let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+            let style = ProgressStyle::with_template(&format!(
+                "{{prefix}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} ({{per_sec}}, ETA {{eta}})"
+            ))
             .expect("the template is valid");
             bar.set_style(style);
             bar
@@ -30,6 +38,7 @@ impl Bar {
         Self {
             bar,
             started: Instant::now(),
+            doing,
         }
     }
 }
@@ -38,7 +47,7 @@ impl Progress for Bar {
     fn pass(&self, pass: u32, trials: u64) {
         if let Some(bar) = &self.bar {
             bar.set_prefix(if pass == 1 {
-                "simulating".to_string()
+                self.doing.to_string()
             } else {
                 format!("refining quantiles (pass {pass})")
             });

@@ -170,12 +170,13 @@ struct PatternTally {
 }
 
 impl PatternTally {
-    fn batch(&mut self, code: &Code, patterns: &[Vec<usize>]) {
+    fn batch(&mut self, code: &Code, patterns: &[Vec<usize>], done: &(dyn Fn() + Sync)) {
         let n = code.scheme().n();
         let results: Vec<(bool, f64, f64)> = patterns
             .par_iter()
             .map(|p| {
                 let d = code.decode(&complement(n, p));
+                done();
                 (d.decodable, d.residual, d.condition)
             })
             .collect();
@@ -198,13 +199,22 @@ fn median(values: &mut [f64]) -> f64 {
     }
 }
 
+/// The decodings [`check`] makes: every pattern or `limit` of them, and the
+/// end-to-end sets.
+pub fn decodings(code: &Code, limit: u64) -> u64 {
+    let total = patterns_total(code.scheme().n(), code.scheme().s());
+    let patterns = if total <= limit as f64 { total as u64 } else { limit };
+    patterns + E2E_SETS as u64
+}
+
 /// Decodes every straggler pattern of size ≤ s if there are at most `limit`,
 /// else `limit` uniform random ones (seeded by `seed`), and runs the
 /// end-to-end check. Parallel over patterns (rayon); the result does not
 /// depend on the thread count.
 ///
-/// Cost: one SVD per pattern (see [`Code::decode`]).
-pub fn check(code: &Code, limit: u64, seed: u64) -> CodesRow {
+/// Cost: one SVD per pattern and per end-to-end set (see [`Code::decode`]),
+/// [`decodings`] in all; `done` is called after each.
+pub fn check(code: &Code, limit: u64, seed: u64, done: &(dyn Fn() + Sync)) -> CodesRow {
     let scheme = code.scheme();
     let (n, s) = (scheme.n(), scheme.s());
     let total = patterns_total(n, s);
@@ -212,7 +222,7 @@ pub fn check(code: &Code, limit: u64, seed: u64) -> CodesRow {
     let mut tally = PatternTally::default();
     let mut batch = Vec::with_capacity(BATCH);
     let flush = |batch: &mut Vec<Vec<usize>>, tally: &mut PatternTally| {
-        tally.batch(code, batch);
+        tally.batch(code, batch, done);
         batch.clear();
     };
     if exhaustive_run {
@@ -232,7 +242,7 @@ pub fn check(code: &Code, limit: u64, seed: u64) -> CodesRow {
         }
     }
     flush(&mut batch, &mut tally);
-    let e2e_error = end_to_end(code, E2E_SETS, seed);
+    let e2e_error = end_to_end(code, E2E_SETS, seed, done);
     let decodable_fraction = tally.decodable as f64 / tally.checked as f64;
     let max_condition = tally.conditions.iter().copied().fold(f64::NAN, f64::max);
     CodesRow {
@@ -262,8 +272,9 @@ pub fn check(code: &Code, limit: u64, seed: u64) -> CodesRow {
 
 /// The largest relative error of the least-squares gradient decoded from
 /// `sets` random sets of n − s finished workers (the problem in the module
-/// docs; seeded by `seed`).
-pub fn end_to_end(code: &Code, sets: usize, seed: u64) -> f64 {
+/// docs; seeded by `seed`). The sets are drawn in order and decoded in
+/// parallel; `done` is called after each.
+pub fn end_to_end(code: &Code, sets: usize, seed: u64, done: &(dyn Fn() + Sync)) -> f64 {
     let (n, s) = (code.scheme().n(), code.scheme().s());
     let mut rng = trial_rng(seed, 2);
     let is_mds = code.scheme().kind() == SchemeKind::Mds;
@@ -300,11 +311,12 @@ pub fn end_to_end(code: &Code, sets: usize, seed: u64) -> f64 {
         p
     };
     let messages = code.encoding() * &payload;
-    let mut worst = 0.0_f64;
-    for _ in 0..sets {
-        let finished = complement(n, &random_subset(&mut rng, n, s));
-        let a = code.decode(&finished).coefficients;
-        let decoded = a * messages.select_rows(&finished);
+    let finished_sets: Vec<Vec<usize>> = (0..sets)
+        .map(|_| complement(n, &random_subset(&mut rng, n, s)))
+        .collect();
+    let error = |finished: &Vec<usize>| {
+        let a = code.decode(finished).coefficients;
+        let decoded = a * messages.select_rows(finished);
         let estimate = if is_mds {
             let xw_hat = DVector::from_iterator(xw.len(), (0..xw.len()).map(|i| decoded[(i / rows, i % rows)]));
             x.transpose() * (xw_hat - &y)
@@ -312,9 +324,10 @@ pub fn end_to_end(code: &Code, sets: usize, seed: u64) -> f64 {
             let width = cols / m;
             DVector::from_fn(cols, |c, _| decoded[(c / width, c % width)])
         };
-        worst = worst.max((estimate - &gradient).norm() / norm);
-    }
-    worst
+        done();
+        (estimate - &gradient).norm() / norm
+    };
+    finished_sets.par_iter().map(error).reduce(|| 0.0, f64::max)
 }
 
 #[cfg(test)]

@@ -51,12 +51,12 @@ pub fn decode(b: &DMatrix<f64>, target: &DMatrix<f64>, finished: &[usize]) -> De
     let cutoff = max * bf.nrows().max(bf.ncols()) as f64 * f64::EPSILON;
     let kept: Vec<usize> = (0..sigma.len()).filter(|&q| sigma[q] > cutoff).collect();
     let min = kept.iter().map(|&q| sigma[q]).fold(f64::INFINITY, f64::min);
-    // A = T·V_r·Σ_r⁻¹·U_rᵀ.
-    let mut coefficients = DMatrix::zeros(t, finished.len());
-    for &q in &kept {
-        let proj = target * v.column(q) / sigma[q];
-        coefficients += proj * u.column(q).transpose();
+    // A = T·V_r·Σ_r⁻¹·U_rᵀ, as two matrix products (not r rank-one updates).
+    let mut v_r = v.select_columns(&kept);
+    for (j, &q) in kept.iter().enumerate() {
+        v_r.column_mut(j).unscale_mut(sigma[q]);
     }
+    let coefficients = (target * v_r) * u.select_columns(&kept).transpose();
     let residual = (&coefficients * &bf - target).norm() / norm_t;
     Decoding {
         coefficients,

@@ -63,7 +63,7 @@ fn every_pattern_of_at_most_s_stragglers_decodes() {
         codes.push(Code::with_generator(&mds, Generator::Vandermonde, 3).unwrap());
     }
     for code in &codes {
-        let row = check::check(code, 1_000_000, 0);
+        let row = check::check(code, 1_000_000, 0, &|| ());
         assert!(row.exhaustive, "{}", code.scheme());
         assert_eq!(row.decodable_fraction, 1.0, "{}: {row:?}", code.scheme());
         assert!(row.max_residual < TOLERANCE, "{}: {row:?}", code.scheme());
@@ -131,9 +131,9 @@ fn a_damaged_code_is_caught() {
     let good = Code::new(&sch, 0).unwrap();
     let mut bad = good.clone();
     bad.b[(3, 4)] = 0.0;
-    let row = check::check(&bad, 1_000_000, 0);
+    let row = check::check(&bad, 1_000_000, 0, &|| ());
     assert!(row.decodable_fraction < 1.0 && !row.pass, "{row:?}");
-    assert!(check::end_to_end(&bad, 64, 0) > 1e-3);
+    assert!(check::end_to_end(&bad, 64, 0, &|| ()) > 1e-3);
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn ignore_residual_is_the_lost_fraction() {
         assert!((d.residual - ignore_residual(10, f.len())).abs() < 1e-15, "{f:?} {d:?}");
         assert_eq!(d.decodable, f.len() == 10);
     }
-    let row = check::check(&code, 1_000_000, 0);
+    let row = check::check(&code, 1_000_000, 0, &|| ());
     assert!((row.max_residual - 0.3_f64.sqrt()).abs() < 1e-15 && !row.pass);
 }
 

@@ -126,3 +126,44 @@ fn names_round_trip() {
     }
     assert!("lrc".parse::<SchemeKind>().unwrap_err().contains("accepted"));
 }
+
+/// `params` rebuilds every scheme, and `Display` names each with the
+/// parameters that define it (a custom code without s decodes by rank: no s).
+#[test]
+fn params_rebuild_and_names_show_the_parameters() {
+    let p = |s: Option<usize>, m: Option<usize>, k: Option<usize>, d: Option<usize>| Params { s, m, k, d };
+    let cases = [
+        (SchemeKind::Uncoded, p(None, None, None, None), "uncoded"),
+        (SchemeKind::Ignore, p(Some(3), None, None, None), "ignore s=3"),
+        (SchemeKind::Frc, p(Some(4), None, None, None), "frc s=4"),
+        (SchemeKind::Crc, p(Some(2), None, None, None), "crc s=2"),
+        (
+            SchemeKind::CommEfficient,
+            p(Some(2), Some(3), None, None),
+            "comm-efficient s=2 m=3",
+        ),
+        (SchemeKind::Mds, p(None, None, Some(7), None), "mds k=7"),
+        (
+            SchemeKind::ApproxRegular,
+            p(Some(2), None, None, Some(4)),
+            "approx-regular s=2 d=4",
+        ),
+    ];
+    for (kind, params, name) in cases {
+        let scheme = Scheme::new(kind, 10, params).unwrap();
+        assert_eq!(scheme.to_string(), name);
+        assert_eq!(Scheme::new(kind, 10, scheme.params()).unwrap(), scheme, "{name}");
+    }
+    let shape = CustomShape {
+        n: 6,
+        partitions: 4,
+        max_support: 2,
+    };
+    let exact = Scheme::custom(shape, None).unwrap();
+    let approximate = Scheme::custom(shape, Some(2)).unwrap();
+    assert_eq!((exact.to_string().as_str(), exact.params().s), ("custom", None));
+    assert_eq!(
+        (approximate.to_string().as_str(), approximate.params().s),
+        ("custom s=2", Some(2))
+    );
+}

@@ -184,3 +184,22 @@ fn transfer_tails_decide_infinite_means() {
         .with_comm(Comm::new(Some(1.0), None, Link::Shared, 0.0).unwrap());
     assert!(constant.mean_is_infinite(&crc0) && !constant.mean_is_infinite(&crc1));
 }
+
+/// A custom scheme needs the study's matrix, and a matrix needs a custom
+/// scheme (a shard file can say either without the other).
+#[test]
+fn custom_schemes_and_their_matrix_come_together() {
+    let shape = crate::scheme::CustomShape {
+        n: 4,
+        partitions: 4,
+        max_support: 2,
+    };
+    let custom = Scheme::custom(shape, None).unwrap();
+    let study = Study::new(4, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![custom], 10, 0).unwrap();
+    // What reading a shard whose record has no matrix does.
+    let err = study.with_custom(None).unwrap_err();
+    assert_eq!(
+        err,
+        StudyError::CustomMatrix("the custom scheme needs its matrix: give --code FILE".into())
+    );
+}

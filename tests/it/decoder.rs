@@ -147,3 +147,45 @@ fn rank_decoder_decodes_with_the_real_code() {
     assert!(by_rule.iter().all(|t| t.is_finite()));
     assert!(failing.iter().all(|t| t.is_infinite()), "{failing:?}");
 }
+
+/// A rank-decoded row whose mean is infinite for its heavy tail, not for
+/// undecodable trials, is warned about as a heavy tail (the code decodes in
+/// every trial); the header names the rank decoder, and a threshold run's
+/// header does not name its decoder.
+#[test]
+fn rank_decoding_of_a_heavy_tail_is_warned_as_a_heavy_tail() {
+    let run = |decoder: &str| {
+        let out = Command::cargo_bin("gcsim")
+            .unwrap()
+            .args(["run", "--n", "10", "--scheme", "mds", "--k", "9", "--trials", "300"])
+            .args([
+                "--dist",
+                "pareto:scale=1,shape=0.5",
+                "--decoder",
+                decoder,
+                "--format",
+                "table",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (table, stderr) = run("rank");
+    let header = table.lines().next().unwrap();
+    assert!(header.contains("  decoder=rank"), "{header}");
+    assert!(
+        stderr.contains("mds s=1 k=9: the exact mean is infinite (heavy tail)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("never decoded"), "{stderr}");
+    let (table, _) = run("threshold");
+    let header = table.lines().next().unwrap();
+    assert!(
+        header.starts_with("# gcsim run n=10") && !header.contains("decoder="),
+        "{header}"
+    );
+}

@@ -274,3 +274,29 @@ fn progress_bar_on_a_terminal() {
     );
     assert!(!run("--quiet").contains("simulating"));
 }
+
+/// `gcsim codes` counts its decodings (one SVD each, seconds apiece at the
+/// largest n), so a long check shows that it is working; `--quiet` hides it.
+#[test]
+fn codes_shows_its_decodings_on_a_terminal() {
+    let bin = assert_cmd::cargo::cargo_bin("gcsim");
+    let run = |quiet: &str| {
+        let cmd = format!(
+            "{} codes --scheme mds --n 500 --k 499 --limit 30 --format csv {quiet} > /dev/null",
+            bin.display()
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = run("");
+    // 30 random patterns and the 16 end-to-end sets.
+    assert!(
+        shown.contains("decoding") && shown.contains("/46 straggler sets (") && shown.contains("ETA"),
+        "{shown}"
+    );
+    assert!(!run("--quiet").contains("decoding"));
+}

@@ -69,7 +69,7 @@ impl fmt::Display for Objective {
         match self {
             Objective::Mean => write!(f, "mean"),
             Objective::Quantile(q) => write!(f, "p{}", (q * 100.0).round()),
-            Objective::Deadline(t) => write!(f, "deadline:{t}"),
+            Objective::Deadline(t) => write!(f, "deadline:{}", crate::dist::plain(*t)),
         }
     }
 }
@@ -527,7 +527,7 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
         kind => format!("{kind} s={}", best.s),
     };
     let value = match objective {
-        Objective::Deadline(t) => format!("P(T <= {t}) = {:.4}", best.objective),
+        Objective::Deadline(t) => format!("P(T <= {}) = {:.4}", crate::dist::plain(*t), best.objective),
         o => format!("{o} {:.4}", best.objective),
     };
     let gain = best

@@ -74,7 +74,7 @@ pub enum ShardError {
         /// The file.
         file: String,
         /// The version found.
-        found: u32,
+        found: String,
     },
     /// Written by another gcsim release.
     #[error(
@@ -223,23 +223,27 @@ impl ShardFile {
 
     /// Reads a shard file's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self, ShardError> {
-        #[derive(Deserialize)]
-        struct Head {
-            format: String,
-            version: u32,
-        }
         let malformed = |reason: String| ShardError::Malformed {
             file: file.to_string(),
             reason,
         };
-        let head: Head = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
-        if head.format != FORMAT {
-            return Err(malformed(format!("format is `{}`, not `{FORMAT}`", head.format)));
+        // The head first, so that a file from another release or of another
+        // kind is named as such rather than by its first unexpected field.
+        let head: serde_json::Value = serde_json::from_str(text).map_err(|e| malformed(format!("not JSON ({e})")))?;
+        match head.get("format").and_then(serde_json::Value::as_str) {
+            Some(FORMAT) => {}
+            Some(other) => return Err(malformed(format!("format is `{other}`, not `{FORMAT}`"))),
+            None => {
+                return Err(malformed(format!(
+                    "no \"format\": \"{FORMAT}\" (shard files are written by run or sweep --shard I/K --out FILE.json)"
+                )));
+            }
         }
-        if head.version != VERSION {
+        let version = head.get("version");
+        if version.and_then(serde_json::Value::as_u64) != Some(u64::from(VERSION)) {
             return Err(ShardError::Version {
                 file: file.to_string(),
-                found: head.version,
+                found: version.map_or_else(|| "(none)".to_string(), |v| v.to_string()),
             });
         }
         let file_ = file.to_string();

@@ -60,6 +60,14 @@ pub enum StudyError {
     },
     /// A code that the rank decoder cannot build.
     Code(String),
+    /// An approximate scheme whose matrix (its error is simulated with it)
+    /// cannot be built.
+    ApproxCode {
+        /// The scheme.
+        scheme: String,
+        /// Why.
+        reason: String,
+    },
     /// A generator without the rank decoder, which is what it chooses for.
     GeneratorWithoutRank,
     /// A custom scheme without its matrix, or a matrix whose shape is not
@@ -107,6 +115,9 @@ impl Described for StudyError {
                 name(P::N)
             ),
             StudyError::Code(reason) => format!("{} rank: {reason}", name(P::Decoder)),
+            StudyError::ApproxCode { scheme, reason } => {
+                format!("{scheme} (its approximation error is simulated with its matrix): {reason}")
+            }
             StudyError::CustomMatrix(reason) => format!("{}: {reason}", name(P::Code)),
             StudyError::GeneratorWithoutRank => format!(
                 "{} chooses the code of the rank decoder: give {} rank too",
@@ -296,7 +307,19 @@ impl Study {
         }
         match (self.decoder, self.generator) {
             (Decoder::Threshold, Some(_)) => Err(StudyError::GeneratorWithoutRank),
-            (Decoder::Threshold, None) => Ok(()),
+            (Decoder::Threshold, None) => {
+                // An approximate code's error is simulated with its matrix
+                // under either decoder (ignore's is s/n, without one).
+                for s in &self.schemes {
+                    if !s.exact_gradient() && s.kind() != SchemeKind::Ignore {
+                        self.code(s).map_err(|e| StudyError::ApproxCode {
+                            scheme: s.to_string(),
+                            reason: e.to_string(),
+                        })?;
+                    }
+                }
+                Ok(())
+            }
             (Decoder::Rank, _) => {
                 for s in self.schemes.iter().chain(std::iter::once(&self.baseline())) {
                     self.code(s).map_err(|e| StudyError::Code(e.to_string()))?;

@@ -81,11 +81,11 @@ pub struct CodesArgs {
     pub limit: u64,
 
     /// Seed of the random matrices, the pattern sample and the test problem.
-    #[arg(long, default_value_t = 0, value_name = "SEED")]
+    #[arg(long, default_value_t = 0, value_name = "SEED", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub seed: u64,
 
     /// Worker threads [default: all cores]; the result does not depend on it.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// No progress bar (shown on a terminal after the first second, counting
@@ -127,9 +127,6 @@ impl TryFrom<CodesArgs> for CodesJob {
         }
         if args.limit == 0 {
             bail!("--limit 0 is out of range; accepted: a whole number >= 1");
-        }
-        if args.threads == Some(0) {
-            bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }
         let kind: SchemeKind = match (args.scheme, &custom) {
             (Some(s), _) => s.into(),

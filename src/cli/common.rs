@@ -116,7 +116,7 @@ pub struct CommonArgs {
     pub seed: u64,
 
     /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N", value_parser = super::parse_count, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
@@ -201,9 +201,6 @@ impl CommonArgs {
 
     /// Checks --trials and --threads, and the flags that do not go together.
     pub fn check_counts(&self) -> Result<()> {
-        if self.threads == Some(0) {
-            bail!("--threads 0 is out of range; accepted: a whole number >= 1");
-        }
         if self.analytic && self.decoder == Decoder::Rank {
             bail!(
                 "--analytic and --decoder rank do not go together: --analytic gives the recovery rule's exact law, and the rank decoder is simulated"

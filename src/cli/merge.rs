@@ -53,7 +53,7 @@ pub struct MergeArgs {
     pub plot_metric: Metric,
 
     /// Worker threads, for a quantile refinement pass if one is needed [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// No progress bar.
@@ -93,9 +93,6 @@ impl TryFrom<MergeArgs> for MergeJob {
             Some(p) => Some(Figure::new(p, FigureKind::Sweep(args.plot_metric))?),
             None => None,
         };
-        if args.threads == Some(0) {
-            bail!("--threads 0 is out of range; accepted: a whole number >= 1");
-        }
         Ok(Self {
             study,
             config,

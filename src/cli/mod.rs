@@ -245,12 +245,26 @@ pub fn parse_trials(s: &str) -> Result<u64, String> {
     parse_at_least(s, 1)
 }
 
+/// Most worker threads: more only wait on two or a hundred cores, and
+/// starting a hundred thousand takes minutes.
+pub const MAX_THREADS: u64 = 1024;
+
+/// A number of worker threads: 1 to [`MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    parse_within(s, 1, MAX_THREADS).map(|t| t as usize)
+}
+
 /// A whole number from `min` to `u64::MAX`, with an error that says so.
 fn parse_at_least(s: &str, min: u64) -> Result<u64, String> {
+    parse_within(s, min, u64::MAX)
+}
+
+/// A whole number from `min` to `max`, with an error that says so.
+fn parse_within(s: &str, min: u64, max: u64) -> Result<u64, String> {
     let t = s.trim();
-    let accepted = format!("accepted: a whole number from {min} to {}", u64::MAX);
+    let accepted = format!("accepted: a whole number from {min} to {max}");
     match t.parse::<u64>() {
-        Ok(v) if v >= min => Ok(v),
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
         Ok(_) => Err(format!("`{s}` is out of range; {accepted}")),
         Err(_) if t.parse::<i128>().is_ok_and(|v| v > u64::MAX as i128) => {
             Err(format!("`{s}` is too large; {accepted}"))

@@ -11,6 +11,7 @@ use gcsim::export::{self, Digits, Export, Format};
 use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
 use gcsim::range::{self, IntList};
 use gcsim::scheme::SchemeKind;
+use gcsim::study::MAX_DRAWS_PER_TRIAL;
 
 use super::common::CommonArgs;
 use super::job::Engine;
@@ -125,8 +126,10 @@ impl TryFrom<PlanArgs> for PlanJob {
         if let Some(l) = args.max_load.filter(|l| !(l.is_finite() && *l >= 1.0)) {
             bail!("--max-load {l} is out of range; accepted: a number >= 1 (uncoded has load 1)");
         }
-        if args.ref_n == Some(0) {
-            bail!("--ref-n 0 is out of range; accepted: a whole number >= 1");
+        if let Some(r) = args.ref_n.filter(|&r| r == 0 || r as u64 > MAX_DRAWS_PER_TRIAL) {
+            bail!(
+                "--ref-n {r} is out of range; accepted: a cluster size, a whole number from 1 to {MAX_DRAWS_PER_TRIAL}"
+            );
         }
         let load_model = common.load_model()?;
         let ns_given = args.n.as_ref().map(|l| l.values.clone());

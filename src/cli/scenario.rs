@@ -39,7 +39,7 @@ pub struct ScenarioArgs {
     pub out_dir: PathBuf,
 
     /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N", value_parser = super::parse_count, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// No progress bar.
@@ -58,12 +58,6 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
     type Error = anyhow::Error;
 
     fn try_from(args: ScenarioArgs) -> Result<Self> {
-        if args.trials == Some(0) {
-            anyhow::bail!("--trials 0 is out of range; accepted: a whole number >= 1");
-        }
-        if args.threads == Some(0) {
-            anyhow::bail!("--threads 0 is out of range; accepted: a whole number >= 1");
-        }
         let scenario = Scenario::from_file(&args.file, args.trials)?;
         let dir = args.out_dir.join(&scenario.name);
         std::fs::create_dir_all(&dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;

@@ -34,7 +34,7 @@ pub struct VerifyArgs {
     pub seed: u64,
 
     /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N", value_parser = super::parse_count, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 
     /// Print only the failed checks and the summary.
@@ -59,9 +59,6 @@ impl TryFrom<VerifyArgs> for VerifyJob {
                 "--trials {} is too few for the z-tests; accepted: 1000 or more",
                 args.trials
             );
-        }
-        if args.threads == Some(0) {
-            bail!("--threads 0 is out of range; accepted: a whole number >= 1");
         }
         verify::admits(&verify::grid(), args.trials)?;
         Ok(Self {

@@ -113,4 +113,31 @@ fn objectives_parse() {
             .contains("finite number > 0")
     );
     assert!("p42".parse::<Objective>().unwrap_err().contains("accepted"));
+    // Extreme deadlines print as written, not as 300 digits.
+    for (text, shown) in [
+        ("deadline:1e-300", "deadline:1e-300"),
+        ("deadline:1e300", "deadline:1e300"),
+        ("deadline:2.5", "deadline:2.5"),
+    ] {
+        assert_eq!(text.parse::<Objective>().unwrap().to_string(), shown);
+    }
+    let row = PlanRow {
+        rank: 1,
+        n: 4,
+        scheme: SchemeKind::Uncoded,
+        s: 0,
+        m: None,
+        k: 4,
+        objective: 0.0,
+        objective_low: None,
+        objective_high: None,
+        mean: 1.0,
+        p99: 2.0,
+        speedup: Some(1.0),
+        load: 1.0,
+        message: 1.0,
+        method: "exact",
+    };
+    let line = recommendation(&[row], &Objective::Deadline(1e-300)).unwrap();
+    assert!(line.contains("P(T <= 1e-300) = 0.0000"), "{line}");
 }

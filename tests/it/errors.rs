@@ -327,7 +327,10 @@ fn load_model_and_run_options() {
         ),
         (
             &["sweep", "--n", "10", "--s", "1", "--threads", "0"],
-            &["--threads 0 is out of range", ">= 1"],
+            &[
+                "for '--threads <N>': `0` is out of range",
+                "accepted: a whole number from 1 to 1024",
+            ],
         ),
         (&["verify", "--trials", "-1"], &["--trials", "`-1` is negative"]),
         (

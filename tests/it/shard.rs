@@ -123,6 +123,12 @@ fn bad_shard_sets_are_refused() {
         .success();
     let not_json = dir.path().join("x.json");
     std::fs::write(&not_json, "{").unwrap();
+    let csv = dir.path().join("code.csv");
+    std::fs::write(&csv, "1,0\n0,1\n").unwrap();
+    let array = dir.path().join("array.json");
+    std::fs::write(&array, "[1, 2]").unwrap();
+    let old = dir.path().join("old.json");
+    std::fs::write(&old, r#"{"format": "gcsim-shard", "version": "3"}"#).unwrap();
     let cases: Vec<(Vec<&PathBuf>, &str)> = vec![
         (vec![&three[0], &three[1]], "shard 3/3 is missing"),
         (
@@ -134,7 +140,20 @@ fn bad_shard_sets_are_refused() {
             vec![&three[0], &other_seed, &three[2]],
             "different configurations or seeds",
         ),
-        (vec![&not_json], "not a gcsim shard file"),
+        (vec![&not_json], "x.json: not a gcsim shard file: not JSON (EOF"),
+        // What it is, not serde's view of it ("expected struct Head").
+        (
+            vec![&csv],
+            "code.csv: not a gcsim shard file: not JSON (trailing characters",
+        ),
+        (
+            vec![&array],
+            "array.json: not a gcsim shard file: no \"format\": \"gcsim-shard\" (shard files are written by run or sweep --shard I/K --out FILE.json)",
+        ),
+        (
+            vec![&old],
+            "old.json: shard format version \"3\"; this gcsim reads version 4",
+        ),
     ];
     for (files, expected) in cases {
         gcsim()

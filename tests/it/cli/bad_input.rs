@@ -201,7 +201,50 @@ fn bad_input_is_a_clear_one_line_error() {
         ),
         (
             &["run", "--n", "10", "--scheme", "uncoded", "--threads", "0"],
-            "--threads 0 is out of range",
+            "for '--threads <N>': `0` is out of range; accepted: a whole number from 1 to 1024",
+        ),
+        // A hundred thousand threads took minutes to start, with no output.
+        (
+            &["run", "--n", "10", "--scheme", "uncoded", "--threads", "100000"],
+            "for '--threads <N>': `100000` is out of range; accepted: a whole number from 1 to 1024",
+        ),
+        (
+            &["codes", "--scheme", "crc", "--n", "10", "--s", "1", "--threads", "0"],
+            "`0` is out of range; accepted: a whole number from 1 to 1024",
+        ),
+        (
+            &["merge", "a.json", "--threads", "2000"],
+            "`2000` is out of range; accepted: a whole number from 1 to 1024",
+        ),
+        (
+            &["scenario", "a.toml", "--threads", "-1"],
+            "`-1` is negative; accepted: a whole number from 1 to 1024",
+        ),
+        (
+            &["codes", "--scheme", "crc", "--n", "10", "--s", "1", "--seed", "-1"],
+            "invalid value '-1' for '--seed <SEED>': `-1` is negative",
+        ),
+        (
+            &["plan", "--n", "10", "--ref-n", "18446744073709551615"],
+            "--ref-n 18446744073709551615 is out of range; accepted: a cluster size, a whole number from 1 to 16777216",
+        ),
+        // approx-regular's error is simulated with its dense matrix; a
+        // cluster too large for one panicked.
+        (
+            &[
+                "run",
+                "--n",
+                "100000",
+                "--scheme",
+                "approx-regular",
+                "--d",
+                "3",
+                "--s",
+                "2",
+                "--trials",
+                "10",
+            ],
+            "approx-regular s=2 d=3 (its approximation error is simulated with its matrix): --n 100000 is too large to build a dense encoding matrix; accepted: 1..2000",
         ),
         (
             &[

@@ -9,7 +9,7 @@
 # all four). Needs the nightly toolchain; installs cargo-fuzz if it is
 # absent. New inputs go to fuzz/corpus/<target>/ (not committed), starting
 # from the committed seeds in fuzz/seeds/<target>/; a crashing, hanging
-# (-timeout=5) or out-of-memory input is written to fuzz/artifacts/<target>/
+# (-timeout=60: wall-clock, so generous on a loaded machine; a real hang still trips it) or out-of-memory input is written to fuzz/artifacts/<target>/
 # and the script stops with a non-zero status. Each target's log is kept in
 # fuzz/logs/<target>.log, and a summary line gives its executed units
 # (libFuzzer's stat::number_of_executed_units) and wall time.
@@ -60,7 +60,7 @@ for target in $targets; do
     start=$(date +%s)
     status=0
     cargo +nightly fuzz run "$target" "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
-        "$limit" -timeout=5 -max_len="$max_len" -dict="$dict" -print_final_stats=1 \
+        "$limit" -timeout=60 -max_len="$max_len" -dict="$dict" -print_final_stats=1 \
         >"$log" 2>&1 || status=$?
     seconds=$(($(date +%s) - start))
     units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)

@@ -189,3 +189,35 @@ fn rank_decoding_of_a_heavy_tail_is_warned_as_a_heavy_tail() {
         "{header}"
     );
 }
+
+/// The identities path (`arrivals`, which the approximation error uses)
+/// sums a worker's units as the draw path does, fractional loads included:
+/// under `additive` at loads 10/3 and 2.5, each trial's k-th arrival is the
+/// iteration time that `run` gives.
+#[test]
+fn arrivals_sum_additive_units_as_the_draw_path_does() {
+    let n = 10;
+    let mds = |k| {
+        Scheme::new(
+            SchemeKind::Mds,
+            n,
+            Params {
+                k: Some(k),
+                ..Params::default()
+            },
+        )
+        .unwrap()
+    };
+    let schemes = vec![mds(3), mds(4), scheme(SchemeKind::Crc, n, 2)];
+    let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Additive, schemes.clone(), 200, 3).unwrap();
+    let plan = TrialPlan::with(&study, RulePath::Fast, Sampling::Draws);
+    let (mut scratch, mut out) = (plan.scratch(), vec![0.0; plan.slots()]);
+    for t in 0..200 {
+        plan.run(3, t, &mut scratch, &mut out);
+        for (slot, s) in schemes.iter().enumerate() {
+            let mut arrivals = plan.arrivals(slot, 3, t, &mut scratch).to_vec();
+            arrivals.sort_by(f64::total_cmp);
+            assert_eq!(arrivals[s.k() - 1], out[slot], "{s}, trial {t}");
+        }
+    }
+}

@@ -64,7 +64,10 @@ impl std::error::Error for ScenarioError {}
 
 /// A list of integers as TOML allows it: `"0..50"`, `5` or `[0, 5, 10]`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "accepted: a whole number >= 0 (e.g. 5), a range or list as a string (e.g. \"0..50\" or \"1,2,4\"), or an array of whole numbers (e.g. [0, 5, 10])"
+)]
 enum ListValue {
     Text(String),
     One(u64),

@@ -115,9 +115,11 @@ impl Described for StudyError {
                 name(P::N)
             ),
             StudyError::Code(reason) => format!("{} rank: {reason}", name(P::Decoder)),
-            StudyError::ApproxCode { scheme, reason } => {
-                format!("{scheme} (its approximation error is simulated with its matrix): {reason}")
-            }
+            StudyError::ApproxCode { scheme, reason } => format!(
+                "{scheme} (its approximation error is simulated with its matrix): {}",
+                // The code's own message names the flag; a scenario's key is `n`.
+                reason.replace("--n ", &format!("{} ", name(P::N)))
+            ),
             StudyError::CustomMatrix(reason) => format!("{}: {reason}", name(P::Code)),
             StudyError::GeneratorWithoutRank => format!(
                 "{} chooses the code of the rank decoder: give {} rank too",
@@ -221,6 +223,14 @@ impl Study {
         if n as u64 > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TooManyWorkers(n));
         }
+        // approx-regular's error is simulated with its matrix under either
+        // decoder (a custom code's matrix is the user's, checked with it).
+        for s in study.schemes.iter().filter(|s| s.kind() == SchemeKind::ApproxRegular) {
+            Code::new(s, seed).map_err(|e| StudyError::ApproxCode {
+                scheme: s.to_string(),
+                reason: e.to_string(),
+            })?;
+        }
         let per_trial = study.draws_per_trial();
         if per_trial > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TrialTooLarge {
@@ -307,19 +317,7 @@ impl Study {
         }
         match (self.decoder, self.generator) {
             (Decoder::Threshold, Some(_)) => Err(StudyError::GeneratorWithoutRank),
-            (Decoder::Threshold, None) => {
-                // An approximate code's error is simulated with its matrix
-                // under either decoder (ignore's is s/n, without one).
-                for s in &self.schemes {
-                    if !s.exact_gradient() && s.kind() != SchemeKind::Ignore {
-                        self.code(s).map_err(|e| StudyError::ApproxCode {
-                            scheme: s.to_string(),
-                            reason: e.to_string(),
-                        })?;
-                    }
-                }
-                Ok(())
-            }
+            (Decoder::Threshold, None) => Ok(()),
             (Decoder::Rank, _) => {
                 for s in self.schemes.iter().chain(std::iter::once(&self.baseline())) {
                     self.code(s).map_err(|e| StudyError::Code(e.to_string()))?;

@@ -141,6 +141,21 @@ fn errors_name_file_line_and_key() {
             "x.toml:10:",
             "study `a`: no configuration to simulate: every value was skipped: frc at s=4; s=6 (s+1 must divide n, n=12)",
         ),
+        // Not serde's "did not match any variant of untagged enum ListValue".
+        (
+            GOOD.replace("s = \"0..5\"", "s = 2.5"),
+            "x.toml:10:",
+            "key `s`: accepted: a whole number >= 0 (e.g. 5), a range or list as a string (e.g. \"0..50\" or \"1,2,4\"), or an array of whole numbers (e.g. [0, 5, 10])",
+        ),
+        // approx-regular beyond a dense matrix's n: an error naming the key
+        // (the run panicked).
+        (
+            GOOD.replace("n = 12", "n = 100000")
+                .replace("[\"crc\", \"frc\"]", "[\"approx-regular\"]")
+                .replace("s = \"0..5\"", "s = 2\nd = 3"),
+            "x.toml:",
+            "study `a`: approx-regular s=2 d=3 (its approximation error is simulated with its matrix): n 100000 is too large to build a dense encoding matrix; accepted: 1..2000",
+        ),
     ];
     for (text, place, what) in cases {
         let e = parse(&text).unwrap_err().to_string();

@@ -246,57 +246,46 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
     assert!(!stderr.contains("trials ("), "{stderr}");
 }
 
-/// On a terminal (a pseudo-terminal from util-linux `script`), a run longer
-/// than a second (log-normal workers take the draw path: a few seconds)
-/// shows the bar with its rate and ETA; `--quiet` hides it.
-#[test]
-fn progress_bar_on_a_terminal() {
+/// What `gcsim ARGS` writes to its terminal (a pseudo-terminal from
+/// util-linux `script`), stdout sent to /dev/null.
+fn on_a_terminal(args: &str) -> String {
     if std::process::Command::new("script").arg("--version").output().is_err() {
         panic!("util-linux `script` is needed to give the binary a terminal");
     }
     let bin = assert_cmd::cargo::cargo_bin("gcsim");
-    let run = |quiet: &str| {
-        let cmd = format!(
-            "{} sweep --n 100 --s 0..50 --dist lognormal:mu=0,sigma=1 --trials 3000000 --format csv {quiet} > /dev/null",
-            bin.display()
-        );
-        let out = std::process::Command::new("script")
-            .args(["-qec", &cmd, "/dev/null"])
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let shown = run("");
+    let cmd = format!("{} {args} > /dev/null", bin.display());
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// On a terminal, a run longer than a second (log-normal workers take the
+/// draw path: a few seconds) shows the bar with its rate and ETA; `--quiet`
+/// hides it.
+#[test]
+fn progress_bar_on_a_terminal() {
+    let args = "sweep --n 100 --s 0..50 --dist lognormal:mu=0,sigma=1 --trials 3000000 --format csv";
+    let shown = on_a_terminal(args);
     assert!(
         shown.contains("simulating") && shown.contains("trials (") && shown.contains("ETA"),
         "{shown}"
     );
-    assert!(!run("--quiet").contains("simulating"));
+    assert!(!on_a_terminal(&format!("{args} --quiet")).contains("simulating"));
 }
 
 /// `gcsim codes` counts its decodings (one SVD each, seconds apiece at the
 /// largest n), so a long check shows that it is working; `--quiet` hides it.
 #[test]
 fn codes_shows_its_decodings_on_a_terminal() {
-    let bin = assert_cmd::cargo::cargo_bin("gcsim");
-    let run = |quiet: &str| {
-        let cmd = format!(
-            "{} codes --scheme mds --n 500 --k 499 --limit 30 --format csv {quiet} > /dev/null",
-            bin.display()
-        );
-        let out = std::process::Command::new("script")
-            .args(["-qec", &cmd, "/dev/null"])
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let shown = run("");
+    let args = "codes --scheme mds --n 500 --k 499 --limit 30 --format csv";
+    let shown = on_a_terminal(args);
     // 30 random patterns and the 16 end-to-end sets.
     assert!(
         shown.contains("decoding") && shown.contains("/46 straggler sets (") && shown.contains("ETA"),
         "{shown}"
     );
-    assert!(!run("--quiet").contains("decoding"));
+    assert!(!on_a_terminal(&format!("{args} --quiet")).contains("decoding"));
 }

@@ -4,7 +4,7 @@
 use nalgebra::DMatrix;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Decoder, Study, Workers};
+use super::{Decoder, Study, StudyError, Workers};
 use crate::codes::Generator;
 use crate::codes::custom::CustomMatrix;
 use crate::comm::{Comm, Link};
@@ -103,6 +103,10 @@ impl<'de> Deserialize<'de> for Study {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let r = StudyRecord::deserialize(d)?;
+        // Schemes are built for n before the study checks it.
+        if r.n == 0 {
+            return Err(D::Error::custom(StudyError::NoWorkers));
+        }
         let custom = match &r.custom {
             Some((source, rows)) => {
                 let p = rows.first().map_or(0, Vec::len);

@@ -252,3 +252,29 @@ fn edited_shards_are_refused_by_name() {
         .code(2)
         .stderr(predicate::str::contains("make 3 blocks of 2^20 trials").and(predicate::str::contains("give K <= 3")));
 }
+
+/// Inputs the fuzzer found (`fuzz/run.sh`), kept as regressions: merging
+/// each is a one-line error with exit 2, never a panic. `shard-n-zero.json`
+/// (a study record with n = 0) panicked while its schemes were built.
+#[test]
+fn fuzz_regressions_are_refused_cleanly() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for file in files {
+        let out = gcsim().arg("merge").arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {stderr}", file.display());
+        assert!(
+            !stderr.contains("panicked") && stderr.trim().lines().count() == 1,
+            "{stderr}"
+        );
+    }
+    let out = gcsim()
+        .arg("merge")
+        .arg(dir.join("shard-n-zero.json"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("n 0 is out of range; accepted: a whole number >= 1"));
+}

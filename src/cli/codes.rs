@@ -84,7 +84,7 @@ pub struct CodesArgs {
     #[arg(long, default_value_t = 0, value_name = "SEED", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub seed: u64,
 
-    /// Worker threads [default: all cores]; the result does not depend on it.
+    /// Worker threads, 1 to 1024 [default: all cores]; the result does not depend on it.
     #[arg(long, value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 

@@ -52,7 +52,7 @@ pub struct MergeArgs {
     #[arg(long, default_value_t = Metric::Speedup, value_name = "METRIC", value_parser = metric_parser())]
     pub plot_metric: Metric,
 
-    /// Worker threads, for a quantile refinement pass if one is needed [default: all cores].
+    /// Worker threads (1 to 1024), for a quantile refinement pass if one is needed [default: all cores].
     #[arg(long, value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 

@@ -38,7 +38,7 @@ pub struct ScenarioArgs {
     #[arg(long, default_value = "output", value_name = "DIR")]
     pub out_dir: PathBuf,
 
-    /// Worker threads [default: all cores].
+    /// Worker threads, 1 to 1024 [default: all cores].
     #[arg(long, value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
     pub threads: Option<usize>,
 

@@ -63,7 +63,10 @@ impl Described for LoadModelError {
                 crate::dist::plain(*c)
             ),
             LoadModelError::UnknownName(other) => {
-                format!("unknown load model `{other}`; accepted: fixed, scaled, additive, affine")
+                format!(
+                    "unknown load model `{}`; accepted: fixed, scaled, additive, affine",
+                    crate::param::one_line(other)
+                )
             }
         }
     }

@@ -101,3 +101,32 @@ pub trait Described {
 pub fn keys(p: Param) -> &'static str {
     p.key()
 }
+
+/// `text` on one line: control characters (a newline in a value the user
+/// gave, echoed by an error) are written as escapes, `\n`.
+pub fn one_line(text: &str) -> String {
+    if !text.contains(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod one_line_tests {
+    use super::one_line;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(one_line("plain `text`"), "plain `text`");
+        assert_eq!(one_line("a\nb\tc\r"), "a\\nb\\tc\\r");
+        assert!(!one_line("x\n\u{1b}[31m").contains(char::is_control));
+    }
+}

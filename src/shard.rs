@@ -225,7 +225,8 @@ impl ShardFile {
     pub fn parse(file: &str, text: &str) -> Result<Self, ShardError> {
         let malformed = |reason: String| ShardError::Malformed {
             file: file.to_string(),
-            reason,
+            // serde's messages quote the text they refused, newlines and all.
+            reason: crate::param::one_line(&reason),
         };
         // The head first, so that a file from another release or of another
         // kind is named as such rather than by its first unexpected field.

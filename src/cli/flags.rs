@@ -66,7 +66,8 @@ fn describe(err: &(dyn Error + 'static)) -> String {
 /// parameters named by their flags.
 pub fn render(err: &anyhow::Error) -> String {
     let parts: Vec<String> = err.chain().map(describe).collect();
-    parts.join(": ")
+    // One line whatever a message echoes of the user's input.
+    gcsim::param::one_line(&parts.join(": "))
 }
 
 #[cfg(test)]

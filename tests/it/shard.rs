@@ -255,7 +255,9 @@ fn edited_shards_are_refused_by_name() {
 
 /// Inputs the fuzzer found (`fuzz/run.sh`), kept as regressions: merging
 /// each is a one-line error with exit 2, never a panic. `shard-n-zero.json`
-/// (a study record with n = 0) panicked while its schemes were built.
+/// (a study record with n = 0) panicked while its schemes were built;
+/// `shard-newline-in-load-model.json` (a load model name with newlines)
+/// gave an error of several lines.
 #[test]
 fn fuzz_regressions_are_refused_cleanly() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
@@ -270,6 +272,10 @@ fn fuzz_regressions_are_refused_cleanly() {
             !stderr.contains("panicked") && stderr.trim().lines().count() == 1,
             "{stderr}"
         );
+        // The library's error is one line too, before the CLI renders it.
+        let text = std::fs::read_to_string(&file).unwrap();
+        let err = gcsim::shard::ShardFile::parse("f.json", &text).unwrap_err().to_string();
+        assert!(!err.contains('\n'), "{err}");
     }
     let out = gcsim()
         .arg("merge")

@@ -228,6 +228,11 @@ fn bad_input_is_a_clear_one_line_error() {
             &["plan", "--n", "10", "--ref-n", "18446744073709551615"],
             "--ref-n 18446744073709551615 is out of range; accepted: a cluster size, a whole number from 1 to 16777216",
         ),
+        // A value with a newline is echoed on one line.
+        (
+            &["run", "--n", "3", "--scheme", "uncoded", "--dist", "ex\np:rate=1"],
+            "unknown distribution `ex",
+        ),
         // approx-regular's error is simulated with its dense matrix; a
         // cluster too large for one panicked.
         (
@@ -323,4 +328,18 @@ fn bad_input_is_a_clear_one_line_error() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
+}
+
+/// An error that echoes a value with a newline in it stays on one line
+/// (the control characters are escaped).
+#[test]
+fn echoed_newlines_are_escaped() {
+    let out = super::gcsim()
+        .args(["run", "--n", "3", "--scheme", "uncoded", "--out", "a\nb.tsv"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--out a\\nb.tsv: cannot tell the format"), "{stderr}");
 }

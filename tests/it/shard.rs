@@ -6,6 +6,16 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+/// `gcsim merge FILES` exits 2 with `expected` on stderr.
+fn merge_refused(files: &[&PathBuf], expected: &str) {
+    gcsim()
+        .arg("merge")
+        .args(files)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(expected));
+}
+
 fn gcsim() -> Command {
     Command::cargo_bin("gcsim").unwrap()
 }
@@ -156,12 +166,7 @@ fn bad_shard_sets_are_refused() {
         ),
     ];
     for (files, expected) in cases {
-        gcsim()
-            .arg("merge")
-            .args(files)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(expected));
+        merge_refused(&files, expected);
     }
     gcsim()
         .args(args)
@@ -205,14 +210,7 @@ fn edited_shards_are_refused_by_name() {
         "run", "--n", "10", "--scheme", "crc", "--s", "2", "--trials", "2200000", "-q",
     ];
     let (a, b) = (shard(dir.path(), &args, 1, 2), shard(dir.path(), &args, 2, 2));
-    let refused = |files: &[&PathBuf], expected: &str| {
-        gcsim()
-            .arg("merge")
-            .args(files)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(expected));
-    };
+    let refused = merge_refused;
     // Unedited (and resealed without an edit) they merge.
     let same = edited(&b, true, |_| {});
     assert_eq!(

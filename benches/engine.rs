@@ -26,9 +26,7 @@ fn headline(trials: u64) -> Study {
                 n,
                 Params {
                     s: Some(s),
-                    m: None,
-                    k: None,
-                    d: None,
+                    ..Params::default()
                 },
             )
             .unwrap()

@@ -51,6 +51,8 @@ pub enum Param {
     D,
     /// A user's encoding matrix (the `custom` scheme).
     Code,
+    /// The deadline of the `timeout` scheme.
+    Timeout,
 }
 
 impl Param {
@@ -77,6 +79,7 @@ impl Param {
             Param::Generator => "generator",
             Param::D => "d",
             Param::Code => "code",
+            Param::Timeout => "timeout",
         }
     }
 }

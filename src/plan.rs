@@ -275,7 +275,7 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) -> Result<V
             }
             // Not searched: their value is a trade of time against the
             // gradient's error, which one objective does not rank.
-            SchemeKind::ApproxRegular | SchemeKind::Custom => {}
+            SchemeKind::ApproxRegular | SchemeKind::Custom | SchemeKind::Timeout => {}
             SchemeKind::Mds => {
                 let start = out.len();
                 scan(

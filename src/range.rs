@@ -1,5 +1,6 @@
 //! Integer lists for `--s`, `--m`, `--k` (and scenario keys): `A..B` (both ends included), a
-//! comma list, or a mix (`0..4,10,20..22`).
+//! comma list, or a mix (`0..4,10,20..22`); and lists of times for
+//! `--timeout` (`0.5,1,2`).
 
 /// Most values one list may hold (a guard in the spirit of hyperfine's `RangeStep`).
 pub const MAX_VALUES: usize = 100_000;
@@ -69,9 +70,61 @@ pub fn parse(text: &str) -> Result<IntList, String> {
     })
 }
 
+/// A parsed list of times (finite numbers >= 0) and the text it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeList {
+    /// The values, in the order given, each once.
+    pub values: Vec<f64>,
+    /// The text as given, for the output's config.
+    pub text: String,
+}
+
+/// Parses a comma list of times, each a finite number >= 0 (`0.5,1,2.5`).
+pub fn parse_times(text: &str) -> Result<TimeList, String> {
+    let mut values: Vec<f64> = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        let v: f64 = item.parse().map_err(|_| {
+            if item.is_empty() {
+                format!("`{text}` has an empty item; accepted: a comma list of numbers >= 0, e.g. 0.5,1,2")
+            } else {
+                format!("`{item}` is not a number; accepted: a comma list of numbers >= 0, e.g. 0.5,1,2")
+            }
+        })?;
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(format!(
+                "`{item}` is out of range; accepted: finite numbers >= 0, e.g. 0.5,1,2"
+            ));
+        }
+        if values.len() >= MAX_VALUES {
+            return Err(format!(
+                "`{text}` has more than {MAX_VALUES} values, the limit; narrow the list"
+            ));
+        }
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    Ok(TimeList {
+        values,
+        text: text.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_lists() {
+        assert_eq!(parse_times("0.5, 1,2,1").unwrap().values, vec![0.5, 1.0, 2.0]);
+        assert_eq!(parse_times("0").unwrap().values, vec![0.0]);
+        assert!(parse_times("1,,2").unwrap_err().contains("empty item"));
+        assert!(parse_times("-1").unwrap_err().contains("out of range"));
+        assert!(parse_times("inf").unwrap_err().contains("out of range"));
+        assert!(parse_times("NaN").unwrap_err().contains("out of range"));
+        assert!(parse_times("1..3").unwrap_err().contains("not a number"));
+    }
 
     #[test]
     fn ranges_and_lists() {

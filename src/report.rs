@@ -117,6 +117,18 @@ pub struct Row {
     /// on an ill-conditioned code). Empty under the threshold rule.
     #[serde(serialize_with = "opt_num")]
     pub undecodable: Option<f64>,
+    /// The mean share of the data whose gradient is in the update: 1 for
+    /// the exact schemes, (n − s)/n for `ignore`, the share of workers
+    /// arrived when the master proceeds for `timeout` (exact for i.i.d.
+    /// workers), the share of partitions held by the decoded messages for
+    /// approx-regular and inexact custom codes (see
+    /// [`crate::engine::approx`]); empty where it is simulated and the row
+    /// is exact-only (`--analytic`).
+    #[serde(serialize_with = "opt_num")]
+    pub data_fraction: Option<f64>,
+    /// The deadline T of `timeout` (unit of D); empty for the other schemes.
+    #[serde(serialize_with = "opt_num")]
+    pub timeout: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -156,6 +168,8 @@ impl Row {
             decoder: "threshold",
             approx_error: None,
             undecodable: None,
+            data_fraction: None,
+            timeout: scheme.deadline(),
         }
     }
 }
@@ -171,7 +185,9 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
     } else {
         study.decoder().name()
     };
-    row.approx_error = crate::engine::approx::exact_error(scheme);
+    let known = crate::engine::approx::exact(study, scheme);
+    row.approx_error = known.map(|i| i.error);
+    row.data_fraction = known.map(|i| i.data_fraction);
 }
 
 /// The rows of a simulated study, one per scheme, in the study's order, with
@@ -182,16 +198,17 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
 /// speedup compares the true means (∞/x = ∞, x/∞ = 0, ∞/∞ undefined).
 pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
     let base_inf = study.mean_is_infinite(&study.baseline());
-    let errors = crate::engine::approx::mean_errors(study);
+    let inexact = crate::engine::approx::inexact(study);
     study
         .schemes()
         .iter()
         .zip(&outcome.configs)
-        .zip(errors)
-        .map(|((s, summary), error)| {
+        .zip(inexact)
+        .map(|((s, summary), inexact)| {
             let mut row = Row::new(s, summary, &outcome.baseline);
             comm_columns(&mut row, study, s);
-            row.approx_error = Some(error);
+            row.approx_error = Some(inexact.error);
+            row.data_fraction = Some(inexact.data_fraction);
             if study.decodes_by_code(s) {
                 row.undecodable = Some(summary.infinite as f64 / summary.trials as f64);
             }
@@ -261,6 +278,8 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             decoder: "threshold",
             approx_error: None,
             undecodable: None,
+            data_fraction: None,
+            timeout: scheme.deadline(),
         });
         comm_columns(rows.last_mut().expect("just pushed"), study, scheme);
     }
@@ -326,6 +345,9 @@ pub struct RunConfig {
     /// `--code` as given, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// `--timeout` as given, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
     /// Monte Carlo trials per configuration.
     pub trials: u64,
     /// Master seed; trial t draws from its own stream of it.
@@ -371,6 +393,7 @@ impl RunConfig {
             ("k", &self.k),
             ("d", &self.d),
             ("code", &self.code),
+            ("timeout", &self.timeout),
         ] {
             if let Some(v) = v {
                 f.push((k, v.clone()));

@@ -34,7 +34,7 @@ use crate::export::Format;
 use crate::load::LoadModel;
 use crate::param::Param;
 use crate::plot::sweep::Metric;
-use crate::range::{self, IntList};
+use crate::range::{self, IntList, TimeList};
 use crate::scheme::SchemeKind;
 use crate::study::Study;
 use crate::sweep::{self, Ranges, SweepError};
@@ -74,6 +74,18 @@ enum ListValue {
     Many(Vec<u64>),
 }
 
+/// A list of times as TOML allows it: `2.5`, `[1, 2.5]` or `"1,2.5"`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "accepted: a number >= 0 (e.g. 2.5), an array of numbers (e.g. [1, 2.5]), or a comma list as a string (e.g. \"1,2.5\")"
+)]
+enum TimesValue {
+    One(f64),
+    Many(Vec<f64>),
+    Text(String),
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FigureFile {
@@ -90,6 +102,7 @@ struct StudyFile {
     m: Option<Spanned<ListValue>>,
     k: Option<Spanned<ListValue>>,
     d: Option<Spanned<ListValue>>,
+    timeout: Option<Spanned<TimesValue>>,
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
@@ -285,6 +298,19 @@ impl Source<'_> {
             Err(e) => self.err(Some(v.span()), format!("key `{key}`: {e}")),
         }
     }
+
+    fn times(&self, key: &str, value: &Option<Spanned<TimesValue>>) -> Result<Option<TimeList>, ScenarioError> {
+        let Some(v) = value else { return Ok(None) };
+        let text = match v.get_ref() {
+            TimesValue::Text(t) => t.clone(),
+            TimesValue::One(x) => x.to_string(),
+            TimesValue::Many(xs) => xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
+        };
+        match range::parse_times(&text) {
+            Ok(list) => Ok(Some(list)),
+            Err(e) => self.err(Some(v.span()), format!("key `{key}`: {e}")),
+        }
+    }
 }
 
 impl Scenario {
@@ -427,6 +453,7 @@ impl Scenario {
                 k: src.list("k", &st.k)?,
                 d: src.list("d", &st.d)?,
                 custom: None,
+                timeout: src.times("timeout", &st.timeout)?,
             };
             if *n.get_ref() == 0 {
                 return src.err(

@@ -15,6 +15,7 @@
 //! | `mds` (Lee et al. 2017) | n/k | 1 | any k |
 //! | `approx-regular` (Charles et al. 2017) | d | 1 | any n−s, least-squares decoding (inexact) |
 //! | `custom` (a user's matrix, `--code FILE`) | nonzeros of the row × n/P | 1 | the real code's rank condition, or any n−s with `--s` (inexact) |
+//! | `timeout` (`--timeout T`) | 1 | 1 | all n, or at time T those arrived (at least the first; inexact) |
 
 use std::fmt;
 use std::str::FromStr;
@@ -45,11 +46,15 @@ pub enum SchemeKind {
     ApproxRegular,
     /// A user-supplied encoding matrix.
     Custom,
+    /// The deadline of synchronous data-parallel training: wait for all n
+    /// workers until time T, then proceed with those that have arrived
+    /// (with the first to arrive if none has; inexact).
+    Timeout,
 }
 
 impl SchemeKind {
     /// Every scheme, in the order `--help` lists them.
-    pub const ALL: [SchemeKind; 8] = [
+    pub const ALL: [SchemeKind; 9] = [
         SchemeKind::Uncoded,
         SchemeKind::Ignore,
         SchemeKind::Frc,
@@ -58,6 +63,7 @@ impl SchemeKind {
         SchemeKind::Mds,
         SchemeKind::ApproxRegular,
         SchemeKind::Custom,
+        SchemeKind::Timeout,
     ];
 
     /// The name used on the command line and in output.
@@ -71,6 +77,7 @@ impl SchemeKind {
             SchemeKind::Mds => "mds",
             SchemeKind::ApproxRegular => "approx-regular",
             SchemeKind::Custom => "custom",
+            SchemeKind::Timeout => "timeout",
         }
     }
 }
@@ -96,7 +103,7 @@ mod error;
 pub use error::SchemeError;
 
 /// Parameters as a user gives them; which ones a scheme reads depends on it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Params {
     /// Straggler tolerance s.
     pub s: Option<usize>,
@@ -106,6 +113,8 @@ pub struct Params {
     pub k: Option<usize>,
     /// Degree d of the regular graph (approx-regular).
     pub d: Option<usize>,
+    /// The deadline T, in units of D after the iteration starts (timeout).
+    pub timeout: Option<f64>,
 }
 
 /// The shape of a user's encoding matrix, which is what a `custom` scheme
@@ -122,7 +131,7 @@ pub struct CustomShape {
 }
 
 /// A validated scheme for a cluster of `n` workers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scheme {
     kind: SchemeKind,
     n: usize,
@@ -134,8 +143,11 @@ pub struct Scheme {
     /// Data partitions (n, except for custom codes).
     partitions: usize,
     /// Whether the master waits for a fixed number of workers and decodes
-    /// what it can (ignore with s > 0, approx-regular, custom with s).
+    /// what it can (ignore with s > 0, approx-regular, custom with s), or
+    /// stops at a deadline (timeout).
     approximate: bool,
+    /// The time after which the master proceeds with the arrived workers.
+    deadline: Option<f64>,
 }
 
 /// When the master can decode, as a function of which workers have finished.
@@ -217,6 +229,8 @@ impl Scheme {
             (SchemeKind::Mds, Param::K) => true,
             (SchemeKind::Mds, Param::S) => params.k.is_none(),
             (SchemeKind::ApproxRegular, Param::D) => true,
+            (SchemeKind::Timeout, Param::Timeout) => true,
+            (SchemeKind::Timeout, Param::S) => false,
             (_, Param::S) => true,
             _ => false,
         };
@@ -225,6 +239,7 @@ impl Scheme {
             (params.m.is_some(), Param::M),
             (params.k.is_some(), Param::K),
             (params.d.is_some(), Param::D),
+            (params.timeout.is_some(), Param::Timeout),
         ] {
             if given && !reads(param) {
                 return Err(SchemeError::NotRead { scheme: kind, param });
@@ -253,6 +268,7 @@ impl Scheme {
             d: None,
             partitions: n,
             approximate: kind == SchemeKind::Ignore && s > 0,
+            deadline: None,
         };
         match kind {
             SchemeKind::Uncoded => match params.s {
@@ -342,6 +358,26 @@ impl Scheme {
                 param: Param::Code,
                 example: "my-code.csv",
             }),
+            SchemeKind::Timeout => {
+                let t = params.timeout.ok_or(SchemeError::Missing {
+                    scheme: kind,
+                    param: Param::Timeout,
+                    example: "2.5",
+                })?;
+                if !(t.is_finite() && t >= 0.0) {
+                    return Err(SchemeError::BadValue {
+                        scheme: kind,
+                        param: Param::Timeout,
+                        value: t.to_string(),
+                        accepted: "a finite number >= 0, in units of D",
+                    });
+                }
+                Ok(Self {
+                    approximate: true,
+                    deadline: Some(t),
+                    ..scheme(0, None, n)
+                })
+            }
         }
     }
 
@@ -377,6 +413,7 @@ impl Scheme {
             d: Some(max_support),
             partitions,
             approximate: s.is_some(),
+            deadline: None,
         })
     }
 
@@ -408,7 +445,7 @@ impl Scheme {
     /// Work per worker, in units of the uncoded share (1/n of the data).
     pub fn load(&self) -> f64 {
         match self.kind {
-            SchemeKind::Uncoded | SchemeKind::Ignore => 1.0,
+            SchemeKind::Uncoded | SchemeKind::Ignore | SchemeKind::Timeout => 1.0,
             SchemeKind::Frc | SchemeKind::Crc => (self.s + 1) as f64,
             SchemeKind::CommEfficient => (self.s + self.m.unwrap_or(1)) as f64,
             SchemeKind::Mds => self.n as f64 / self.k as f64,
@@ -421,6 +458,15 @@ impl Scheme {
     /// Degree of approx-regular's graph, or a custom code's largest row support.
     pub fn d(&self) -> Option<usize> {
         self.d
+    }
+
+    /// The deadline T of `timeout`: at T after the iteration starts the
+    /// master proceeds with the messages that have arrived (with the first
+    /// to arrive if none has). The iteration time is min(R, max(T, A₁)),
+    /// with R the time of the recovery rule (all n for timeout) and A₁ the
+    /// first arrival.
+    pub fn deadline(&self) -> Option<f64> {
+        self.deadline
     }
 
     /// Data partitions: n, or a custom code's columns.
@@ -465,6 +511,10 @@ impl Scheme {
                 s: self.approximate.then_some(self.s),
                 ..Params::default()
             },
+            SchemeKind::Timeout => Params {
+                timeout: self.deadline,
+                ..Params::default()
+            },
             _ => Params {
                 s: Some(self.s),
                 m: self.m,
@@ -490,6 +540,7 @@ impl fmt::Display for Scheme {
             SchemeKind::CommEfficient => write!(f, "comm-efficient s={} m={}", self.s, self.m.unwrap_or(1)),
             SchemeKind::ApproxRegular => write!(f, "approx-regular s={} d={}", self.s, self.d.unwrap_or(1)),
             SchemeKind::Custom if !self.approximate => write!(f, "custom"),
+            SchemeKind::Timeout => write!(f, "timeout T={}", self.deadline.unwrap_or(0.0)),
             kind => write!(f, "{kind} s={}", self.s),
         }
     }

@@ -382,9 +382,18 @@ impl Study {
             // rank condition is simulated.
             return None;
         }
-        let shift = self.comm.constant_shift(scheme.message())? + self.comm.decode_time;
+        let arrival = self.comm.constant_shift(scheme.message())?;
+        let shift = arrival + self.comm.decode_time;
+        // A deadline is on the arrivals: T − τ·message on the computation.
+        let iid = |d| {
+            let law = iteration_law(d, &self.load_model, scheme)?;
+            Some(match scheme.deadline() {
+                Some(t) => law.with_deadline(t - arrival),
+                None => law,
+            })
+        };
         let computation = match &self.workers {
-            Workers::Iid(d) => iteration_law(d, &self.load_model, scheme).map(ComputationLaw::Iid),
+            Workers::Iid(d) => iid(d).map(ComputationLaw::Iid),
             w @ Workers::Classes { .. } => {
                 let infinite = self.mean_is_infinite(scheme);
                 ClassLaw::new(w, &self.load_model, scheme, infinite).map(ComputationLaw::Classes)
@@ -409,7 +418,8 @@ impl Study {
         // A user's code has no rule whose tail index is known, but it waits
         // at least for the first arrival: infinite from there on is certain;
         // otherwise its sample mean is reported as it is.
-        let rule = if scheme.rank_decoded() {
+        // A deadline stops at the first arrival at the latest past T.
+        let rule = if scheme.rank_decoded() || scheme.deadline().is_some() {
             Rule::KOfN(1)
         } else {
             scheme.rule()

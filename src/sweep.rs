@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use crate::param::{Described, Naming, Param, keys};
-use crate::range::IntList;
+use crate::range::{IntList, TimeList};
 use crate::scheme::{CustomShape, Params, Scheme, SchemeError, SchemeKind};
 
 /// Most (s, m) combinations one scheme of a sweep may expand to; the study
@@ -12,7 +12,7 @@ use crate::scheme::{CustomShape, Params, Scheme, SchemeError, SchemeKind};
 pub const MAX_COMBINATIONS: usize = 1_000_000;
 
 /// The parameter lists of a sweep.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ranges {
     /// Straggler tolerances.
     pub s: Option<IntList>,
@@ -24,6 +24,8 @@ pub struct Ranges {
     pub d: Option<IntList>,
     /// The shape of the user's matrix (custom).
     pub custom: Option<CustomShape>,
+    /// Deadlines (timeout).
+    pub timeout: Option<TimeList>,
 }
 
 /// Why a sweep cannot be expanded.
@@ -75,7 +77,7 @@ impl Described for SweepError {
                 schemes = name(Param::Scheme)
             ),
             SweepError::UnreadS => format!(
-                "none of the schemes given reads {s} (uncoded takes no s; mds reads k = n - s only without {k}); drop {s} or add a scheme that reads it",
+                "none of the schemes given reads {s} (uncoded and timeout take no s; mds reads k = n - s only without {k}); drop {s} or add a scheme that reads it",
                 s = name(Param::S),
                 k = name(Param::K)
             ),
@@ -110,7 +112,12 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
         example,
     };
     let s_values = || values(&ranges.s).ok_or_else(|| missing(Param::S, "0..50"));
-    let p = |s, m, k| Params { s, m, k, d: None };
+    let p = |s, m, k| Params {
+        s,
+        m,
+        k,
+        ..Params::default()
+    };
     Ok(match kind {
         SchemeKind::Uncoded => vec![Params::default()],
         SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc => {
@@ -149,6 +156,19 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
                 })
                 .collect()
         }
+        SchemeKind::Timeout => {
+            let ts = ranges
+                .timeout
+                .as_ref()
+                .ok_or_else(|| missing(Param::Timeout, "1,2,4"))?;
+            ts.values
+                .iter()
+                .map(|&t| Params {
+                    timeout: Some(t),
+                    ..Params::default()
+                })
+                .collect()
+        }
         // The rank-decoded code, or one approximate code per s.
         SchemeKind::Custom => match values(&ranges.s) {
             Some(ss) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
@@ -183,6 +203,12 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             scheme: SchemeKind::ApproxRegular,
         });
     }
+    if ranges.timeout.is_some() && !unique.contains(&SchemeKind::Timeout) {
+        return Err(SweepError::Unused {
+            param: Param::Timeout,
+            scheme: SchemeKind::Timeout,
+        });
+    }
     if ranges.custom.is_some() && !unique.contains(&SchemeKind::Custom) {
         return Err(SweepError::Unused {
             param: Param::Code,
@@ -190,7 +216,7 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
         });
     }
     let reads_s = |k: &SchemeKind| match k {
-        SchemeKind::Uncoded => false,
+        SchemeKind::Uncoded | SchemeKind::Timeout => false,
         SchemeKind::Mds => ranges.k.is_none(),
         _ => true,
     };

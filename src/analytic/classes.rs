@@ -43,7 +43,8 @@ impl ClassLaw {
             return None;
         };
         let n = scheme.n();
-        if !model.is_monotone() || n > MAX_CLASS_LAW_N {
+        // A deadline's law for classes is not implemented: simulated.
+        if !model.is_monotone() || n > MAX_CLASS_LAW_N || scheme.deadline().is_some() {
             return None;
         }
         let (k, groups) = match scheme.rule() {
@@ -293,6 +294,7 @@ mod tests {
                     m: None,
                     k: None,
                     d: None,
+                    timeout: None,
                 },
             )
             .unwrap();

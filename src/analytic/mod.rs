@@ -43,6 +43,8 @@ pub struct IterationLaw {
     scale: f64,
     /// Offset b of the load model.
     offset: f64,
+    /// The deadline in the variable Y (see [`IterationLaw::with_deadline`]).
+    deadline: Option<f64>,
 }
 
 /// The iteration-time law of `scheme` on i.i.d. workers drawn from `dist`
@@ -83,11 +85,16 @@ pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Op
             groups: n / size as u64,
         },
     };
-    Some(IterationLaw {
+    let law = IterationLaw {
         worker,
         order,
         scale,
         offset,
+        deadline: None,
+    };
+    Some(match scheme.deadline() {
+        Some(t) => law.with_deadline(t),
+        None => law,
     })
 }
 
@@ -117,9 +124,60 @@ fn simplify(dist: &Dist) -> Option<Dist> {
 }
 
 impl IterationLaw {
+    /// The law of min(T, max(t, T₁)), with T₁ the first of the n workers to
+    /// finish: the master proceeds at the deadline `t` with the workers that
+    /// have finished, or with the first to finish if none has (the `timeout`
+    /// scheme). The rule's time is at least T₁, so
+    /// `P(min(T, max(t, T₁)) ≤ x)` is `P(T ≤ x)` for x < t and
+    /// `P(T₁ ≤ x) = 1 − S(x)ⁿ` for x ≥ t: an atom at t of the probability
+    /// that some but not every worker the rule needs has finished by t.
+    pub fn with_deadline(self, t: f64) -> Self {
+        Self {
+            deadline: Some(self.y_of(t)),
+            ..self
+        }
+    }
+
+    /// Under a deadline with the rule "all n" (the `timeout` scheme), the
+    /// mean share of the n workers whose results the master has when it
+    /// proceeds: all n if they finish by the deadline d, else those finished
+    /// by d, else the first alone, so E[count]/n = F(d) + S(d)ⁿ/n. `None`
+    /// without a deadline or for another rule.
+    pub fn deadline_share(&self) -> Option<f64> {
+        let d = self.deadline?;
+        let Order::KOfN { n, k } = self.order else { return None };
+        if k != n {
+            return None;
+        }
+        let (f, s) = self.worker.cdf_sf(d);
+        Some(f + (n as f64 * s.ln()).exp() / n as f64)
+    }
+
+    /// The order statistic that decides the law at `y`: the first finish
+    /// at and past the deadline, the rule's otherwise.
+    fn order_at(&self, y: f64) -> Order {
+        match (self.deadline, self.order) {
+            (Some(d), Order::KOfN { n, .. }) if y >= d => Order::KOfN { n, k: 1 },
+            (Some(d), Order::Groups { size, groups }) if y >= d => Order::KOfN { n: size * groups, k: 1 },
+            (_, order) => order,
+        }
+    }
+
     /// `P(T ≤ t)`.
     pub fn cdf(&self, t: f64) -> f64 {
         self.cdf_sf_y(self.y_of(t)).0
+    }
+
+    /// `P(T < t)`: the CDF's left limit, below it only at a deadline's atom.
+    pub fn cdf_below(&self, t: f64) -> f64 {
+        let y = self.y_of(t);
+        match self.deadline {
+            Some(d) if y == d => {
+                let (f, s) = self.worker.cdf_sf(y);
+                self.order.cdf_sf(f, s).0
+            }
+            _ => self.cdf(t),
+        }
     }
 
     /// `P(T > t)`, computed directly so that it keeps its relative accuracy
@@ -144,12 +202,36 @@ impl IterationLaw {
     /// integration of the survival function to about 1e-10 relative
     /// (milliseconds for n ≤ 10⁴).
     pub fn mean(&self) -> f64 {
+        let Some(d) = self.deadline else {
+            return self.t_of(self.mean_y());
+        };
+        // E[Z] = E[T₁] + ∫_{y₀}^{d} P(T₁ ≤ y < T) dy: below the deadline
+        // Z is the rule's time, past it the first finish's.
+        let first = Self {
+            order: self.order_at(f64::INFINITY),
+            deadline: None,
+            ..*self
+        };
+        let y0 = self.worker.min();
+        let mut gap = |y: f64| {
+            let (f, s) = self.worker.cdf_sf(y);
+            (self.order.cdf_sf(f, s).1 - first.order.cdf_sf(f, s).1).max(0.0)
+        };
+        let below = if d > y0 {
+            numeric::integrate(&mut gap, y0, d, 1e-13 * (d - y0))
+        } else {
+            0.0
+        };
+        self.t_of(first.mean_y() + below)
+    }
+
+    /// The mean of the variable Y without a deadline.
+    fn mean_y(&self) -> f64 {
         let alpha = self.worker.tail_index();
         if alpha * self.order.tail_power() as f64 <= 1.0 {
             return f64::INFINITY;
         }
-        let y = mean::closed_form(&self.worker, &self.order).unwrap_or_else(|| mean::integrated(self));
-        self.t_of(y)
+        mean::closed_form(&self.worker, &self.order).unwrap_or_else(|| mean::integrated(self))
     }
 
     /// The smallest value the iteration time can take.
@@ -170,7 +252,7 @@ impl IterationLaw {
             return (f64::NAN, f64::NAN);
         }
         let (f, s) = self.worker.cdf_sf(y);
-        self.order.cdf_sf(f, s)
+        self.order_at(y).cdf_sf(f, s)
     }
 
     fn quantile_y(&self, q: f64) -> f64 {
@@ -183,6 +265,20 @@ impl IterationLaw {
         }
         if q >= 1.0 {
             return f64::INFINITY;
+        }
+        if let Some(d) = self.deadline.filter(|&d| d > y0) {
+            // The atom at the deadline: the quantile is d exactly where
+            // P(Z < d) < q ≤ P(Z ≤ d), each side read where it has its digits.
+            let (f, s) = self.worker.cdf_sf(d);
+            let (before, after) = (self.order.cdf_sf(f, s), self.order_at(d).cdf_sf(f, s));
+            let at_atom = if q < 0.5 {
+                before.0 < q && q <= after.0
+            } else {
+                before.1 > 1.0 - q && 1.0 - q >= after.1
+            };
+            if at_atom {
+                return d;
+            }
         }
         // g is increasing in y and changes sign at the quantile; the survival
         // side keeps the digits of 1 − q when q is close to 1.
@@ -293,6 +389,15 @@ impl ExactLaw {
     /// The mean (infinite where it is).
     pub fn mean(&self) -> f64 {
         self.computation.mean() + self.shift
+    }
+
+    /// Under the `timeout` scheme's deadline, the mean share of the workers
+    /// whose results are in the update (see [`IterationLaw::deadline_share`]).
+    pub fn deadline_share(&self) -> Option<f64> {
+        match &self.computation {
+            ComputationLaw::Iid(l) => l.deadline_share(),
+            ComputationLaw::Classes(_) => None,
+        }
     }
 }
 

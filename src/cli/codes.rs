@@ -141,6 +141,7 @@ impl TryFrom<CodesArgs> for CodesJob {
             m: args.m,
             k: args.k,
             d: args.d,
+            ..Params::default()
         };
         let code = match custom {
             Some(m) => {

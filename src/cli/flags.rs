@@ -39,6 +39,7 @@ pub fn flag(param: Param) -> &'static str {
         Param::Generator => "--generator",
         Param::D => "--d",
         Param::Code => "--code",
+        Param::Timeout => "--timeout",
     }
 }
 

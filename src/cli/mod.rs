@@ -198,6 +198,8 @@ pub enum SchemeArg {
     ApproxRegular,
     /// A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact).
     Custom,
+    /// A deadline (--timeout T): wait for all n until time T, then proceed with those arrived, at least the first (inexact).
+    Timeout,
 }
 
 impl From<SchemeArg> for SchemeKind {
@@ -211,6 +213,7 @@ impl From<SchemeArg> for SchemeKind {
             SchemeArg::Mds => SchemeKind::Mds,
             SchemeArg::ApproxRegular => SchemeKind::ApproxRegular,
             SchemeArg::Custom => SchemeKind::Custom,
+            SchemeArg::Timeout => SchemeKind::Timeout,
         }
     }
 }
@@ -317,6 +320,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         k: None,
         d: None,
         code: None,
+        timeout: None,
         trials: study.trials(),
         seed: study.seed(),
         quantile_definition: "inverse empirical CDF (type 1)".into(),

@@ -145,11 +145,21 @@ impl TryFrom<PlanArgs> for PlanJob {
         let schemes: Vec<SchemeKind> = if args.scheme.is_empty() {
             SchemeKind::ALL
                 .into_iter()
-                .filter(|&k| !matches!(k, SchemeKind::Ignore | SchemeKind::ApproxRegular | SchemeKind::Custom))
+                .filter(|&k| {
+                    !matches!(
+                        k,
+                        SchemeKind::Ignore | SchemeKind::ApproxRegular | SchemeKind::Custom | SchemeKind::Timeout
+                    )
+                })
                 .collect()
         } else {
             args.scheme.iter().map(|&s| s.into()).collect()
         };
+        if schemes.contains(&SchemeKind::Timeout) {
+            bail!(
+                "plan does not search --scheme timeout (it has no list of deadlines to try); compare deadlines with gcsim sweep --scheme uncoded,timeout --timeout 1,2,4, which reports data_fraction"
+            );
+        }
         if let Some(k) = schemes
             .iter()
             .find(|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))

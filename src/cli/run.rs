@@ -21,6 +21,7 @@ use super::{SchemeArg, parse_count, parse_workers, run_config};
       --load-model scaled
   gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --out result.json
   gcsim run --n 100 --scheme approx-regular --s 10 --d 3
+  gcsim run --n 100 --scheme timeout --timeout 2.5   # proceed at T=2.5
   gcsim run --code my-code.csv              # a user's code, decoded by rank
   gcsim run --code my-code.csv --s 2        # ... from the fastest n-2 (inexact)")]
 pub struct RunArgs {
@@ -48,6 +49,12 @@ pub struct RunArgs {
     /// worker stores d partitions.
     #[arg(long, value_name = "D", value_parser = parse_count, allow_negative_numbers = true)]
     pub d: Option<usize>,
+
+    /// Deadline T >= 0 of the timeout scheme, in units of D after the
+    /// iteration starts: the master waits for all n workers until T, then
+    /// proceeds with those that have arrived (the first one if none has).
+    #[arg(long, value_name = "T", value_parser = super::parse_number, allow_negative_numbers = true)]
+    pub timeout: Option<f64>,
 
     /// A user's encoding matrix (scheme custom): CSV without header, n rows
     /// (workers) by P columns (partitions); row i's nonzeros are the
@@ -87,6 +94,7 @@ impl TryFrom<RunArgs> for Job {
             (args.k.is_some(), "--k", SchemeKind::Mds),
             (args.d.is_some(), "--d", SchemeKind::ApproxRegular),
             (custom.is_some(), "--code", SchemeKind::Custom),
+            (args.timeout.is_some(), "--timeout", SchemeKind::Timeout),
         ] {
             if given && kind != reader {
                 anyhow::bail!("{flag} applies only to --scheme {reader}, not to --scheme {kind}");
@@ -97,6 +105,7 @@ impl TryFrom<RunArgs> for Job {
             m: args.m,
             k: args.k,
             d: args.d,
+            timeout: args.timeout,
         };
         let scheme = match &custom {
             Some(m) => Scheme::custom(m.shape(), args.s),
@@ -113,6 +122,7 @@ impl TryFrom<RunArgs> for Job {
         config.m = args.m.map(|v| v.to_string());
         config.k = args.k.map(|v| v.to_string());
         config.d = args.d.map(|v| v.to_string());
+        config.timeout = args.timeout.map(|v| v.to_string());
         config.code = args.code.map(|p| p.display().to_string());
         let output = common.output()?;
         let figure = args.plot.map(|p| Figure::new(p, FigureKind::Survival)).transpose()?;

@@ -92,6 +92,8 @@ impl ScenarioJob {
             config.s = st.ranges.s.as_ref().map(|l| l.text.clone());
             config.m = st.ranges.m.as_ref().map(|l| l.text.clone());
             config.k = st.ranges.k.as_ref().map(|l| l.text.clone());
+            config.d = st.ranges.d.as_ref().map(|l| l.text.clone());
+            config.timeout = st.ranges.timeout.as_ref().map(|l| l.text.clone());
             config.skipped = st.skipped.clone();
             for note in &config.skipped {
                 eprintln!("note: {}: skipped {note}", st.label);

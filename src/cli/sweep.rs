@@ -31,7 +31,8 @@ Examples:
   gcsim sweep --n 50 --k 1..50 --scheme mds --dist shifted-exp:shift=1,rate=1 \\
       --load-model scaled --out mds.csv
   gcsim sweep --n 60 --s 0..30 --d 3 --scheme ignore,approx-regular,crc
-  gcsim sweep --n 50 --scheme mds --k 45 --generator vandermonde --decoder rank"
+  gcsim sweep --n 50 --scheme mds --k 45 --generator vandermonde --decoder rank
+  gcsim sweep --n 100 --scheme uncoded,timeout --timeout 1.5,2,3,4"
 )]
 pub struct SweepArgs {
     /// Number of workers (or give the cluster as --workers classes).
@@ -63,6 +64,11 @@ pub struct SweepArgs {
     /// Graph degrees for approx-regular, e.g. 2..5.
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub d: Option<IntList>,
+
+    /// Deadlines for the timeout scheme, a comma list of times >= 0 in units
+    /// of D, e.g. 1.5,2,3.
+    #[arg(long, value_name = "TIMES", value_parser = range::parse_times, allow_hyphen_values = true)]
+    pub timeout: Option<range::TimeList>,
 
     /// A user's encoding matrix for the scheme custom (see `gcsim run --help`);
     /// with --s, custom waits for the fastest n-s and is inexact.
@@ -101,6 +107,7 @@ impl TryFrom<SweepArgs> for Job {
             k: args.k.clone(),
             d: args.d.clone(),
             custom: custom.as_ref().map(|m| m.shape()),
+            timeout: args.timeout.clone(),
         };
         let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
         let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?
@@ -119,6 +126,7 @@ impl TryFrom<SweepArgs> for Job {
         config.m = args.m.map(|l| l.text);
         config.k = args.k.map(|l| l.text);
         config.d = args.d.map(|l| l.text);
+        config.timeout = args.timeout.map(|l| l.text);
         config.code = args.code.map(|p| p.display().to_string());
         config.skipped = skipped;
         let output = common.output()?;

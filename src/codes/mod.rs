@@ -182,7 +182,9 @@ impl Code {
         };
         let gen_ = generator.unwrap_or(Generator::Gaussian);
         let (b, target) = match scheme.kind() {
-            SchemeKind::Uncoded | SchemeKind::Ignore => (DMatrix::identity(n, n), DMatrix::from_element(1, n, 1.0)),
+            SchemeKind::Uncoded | SchemeKind::Ignore | SchemeKind::Timeout => {
+                (DMatrix::identity(n, n), DMatrix::from_element(1, n, 1.0))
+            }
             SchemeKind::Frc => (build::frc(n, scheme.s()), DMatrix::from_element(1, n, 1.0)),
             SchemeKind::Crc => (
                 build::crc(n, scheme.s(), seed).ok_or_else(singular)?,

@@ -10,6 +10,15 @@
 //! for `ignore` (B = I) it is the fraction of partitions lost, s/n, in every
 //! trial; approx-regular and inexact custom codes are averaged over trials,
 //! since which n − s workers arrive first varies.
+//!
+//! Beside the error, the share of the data in the update (`data_fraction`):
+//! the mean fraction of the P partitions held by at least one of the
+//! messages the master decodes from. 1 for the exact schemes, (n − s)/n for
+//! `ignore`; for `timeout` (B = I) the share of the n workers that have
+//! arrived when the master proceeds, whose error is then 1 − that share.
+//! Exact for `timeout` where the study has an exact law (i.i.d. workers):
+//! E[count]/n = F(T) + S(T)ⁿ/n with F the law of an arrival; simulated
+//! otherwise.
 
 use rayon::prelude::*;
 
@@ -40,16 +49,30 @@ pub fn error_trials(trials: u64, k: usize, p: usize) -> u64 {
     trials.min(ERROR_TRIALS.min(affordable.max(MIN_ERROR_TRIALS)))
 }
 
+/// What the update of one configuration holds (see the module notes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Inexact {
+    /// The mean of ‖u*ᵀB_F − 1ᵀ‖²/P.
+    pub error: f64,
+    /// The mean share of the partitions whose gradient is in the update.
+    pub data_fraction: f64,
+}
+
 /// The mean approximation error of each of `study`'s schemes, in order (see
 /// the module notes).
 pub fn mean_errors(study: &Study) -> Vec<f64> {
+    inexact(study).into_iter().map(|i| i.error).collect()
+}
+
+/// The error and data share of each of `study`'s schemes, in order.
+pub fn inexact(study: &Study) -> Vec<Inexact> {
     let mut plan = None;
     study
         .schemes()
         .iter()
         .enumerate()
         .map(|(slot, s)| {
-            exact_error(s).unwrap_or_else(|| {
+            exact(study, s).unwrap_or_else(|| {
                 let plan = plan.get_or_insert_with(|| TrialPlan::with(study, RulePath::Events, Sampling::Draws));
                 simulated(study, plan, slot, s)
             })
@@ -67,26 +90,80 @@ pub fn exact_error(s: &Scheme) -> Option<f64> {
     }
 }
 
-/// The mean over the first [`error_trials`] trials of slot `slot`'s error.
-fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> f64 {
-    let code = study.code(scheme).expect("the study checked that its codes build");
-    let k = scheme.k();
-    let trials = error_trials(study.trials(), k, scheme.partitions());
-    let errors: Vec<f64> = (0..trials)
-        .into_par_iter()
-        .map_init(
-            || (plan.scratch(), Vec::new()),
-            |(scratch, order), t| {
-                let arrival = plan.arrivals(slot, study.seed(), t, scratch);
-                order.clear();
-                order.extend(0..arrival.len());
-                order.sort_unstable_by(|&a, &b| arrival[a].total_cmp(&arrival[b]).then(a.cmp(&b)));
-                let r = code.decode(&order[..k]).residual;
-                r * r
-            },
-        )
-        .collect();
-    errors.iter().sum::<f64>() / trials as f64
+/// The error and data share where they are known without simulation.
+pub fn exact(study: &Study, s: &Scheme) -> Option<Inexact> {
+    if let Some(error) = exact_error(s) {
+        return Some(Inexact {
+            error,
+            data_fraction: 1.0 - error,
+        });
+    }
+    let share = study.exact_law(s)?.deadline_share()?;
+    Some(Inexact {
+        error: 1.0 - share,
+        data_fraction: share,
+    })
+}
+
+/// The means over the first [`error_trials`] trials of slot `slot`'s error
+/// and data share.
+fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> Inexact {
+    let n = scheme.n();
+    let (trials, sums) = match scheme.deadline() {
+        Some(t) => {
+            let trials = error_trials(study.trials(), 1, n);
+            let lost: Vec<f64> = (0..trials)
+                .into_par_iter()
+                .map_init(
+                    || plan.scratch(),
+                    |scratch, trial| {
+                        let arrival = plan.arrivals(slot, study.seed(), trial, scratch);
+                        let (first, last) = arrival.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &a| {
+                            (lo.min(a), hi.max(a))
+                        });
+                        let end = super::timeline::with_deadline(last, t, first);
+                        let arrived = arrival.iter().filter(|&&a| a <= end).count();
+                        (n - arrived) as f64 / n as f64
+                    },
+                )
+                .collect();
+            let error = lost.iter().sum::<f64>();
+            (trials, (error, trials as f64 - error))
+        }
+        None => {
+            let code = study.code(scheme).expect("the study checked that its codes build");
+            let (k, p) = (scheme.k(), scheme.partitions());
+            let trials = error_trials(study.trials(), k, p);
+            let per_trial: Vec<(f64, f64)> = (0..trials)
+                .into_par_iter()
+                .map_init(
+                    || (plan.scratch(), Vec::new(), vec![false; p]),
+                    |(scratch, order, held), t| {
+                        let arrival = plan.arrivals(slot, study.seed(), t, scratch);
+                        order.clear();
+                        order.extend(0..arrival.len());
+                        order.sort_unstable_by(|&a, &b| arrival[a].total_cmp(&arrival[b]).then(a.cmp(&b)));
+                        let r = code.decode(&order[..k]).residual;
+                        held.fill(false);
+                        let b = code.encoding();
+                        for &w in &order[..k] {
+                            for (j, h) in held.iter_mut().enumerate() {
+                                *h |= b[(w, j)] != 0.0;
+                            }
+                        }
+                        let share = held.iter().filter(|&&h| h).count() as f64 / p as f64;
+                        (r * r, share)
+                    },
+                )
+                .collect();
+            let sums = per_trial.iter().fold((0.0, 0.0), |(e, f), &(a, b)| (e + a, f + b));
+            (trials, sums)
+        }
+    };
+    Inexact {
+        error: sums.0 / trials as f64,
+        data_fraction: sums.1 / trials as f64,
+    }
 }
 
 #[cfg(test)]

@@ -76,6 +76,15 @@ pub fn completion_by_events(rule: Rule, times: &[f64], order: &mut Vec<usize>) -
     unreachable!("every rule is satisfied once all workers have finished")
 }
 
+/// The iteration time under a deadline `t` (the `timeout` scheme): the
+/// master proceeds when the recovery rule is met (at `rule`), or at `t`
+/// with the messages that have arrived, or, if none has arrived by `t`, at
+/// the first arrival `first`: min(rule, max(t, first)).
+#[inline]
+pub fn with_deadline(rule: f64, t: f64, first: f64) -> f64 {
+    rule.min(t.max(first))
+}
+
 /// Closed-form evaluations of the rules, equal to [`completion_by_events`].
 pub mod fast {
     /// The k-th smallest time, from times sorted ascending.

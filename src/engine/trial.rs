@@ -44,7 +44,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma};
 
 use super::sort::{SortBuffers, sort_floats};
-use super::timeline::{completion_by_events, fast};
+use super::timeline::{completion_by_events, fast, with_deadline};
 use crate::comm::{Comm, Transfer};
 use crate::dist::Base;
 use crate::load::LoadModel;
@@ -91,6 +91,9 @@ struct Eval {
     /// Each worker's load, where workers' loads differ (a custom code whose
     /// rows have different supports); `load` is then the largest.
     worker_loads: Option<Arc<[f64]>>,
+    /// The deadline after which the master proceeds with the arrived
+    /// messages (see [`super::timeline::with_deadline`]).
+    deadline: Option<f64>,
 }
 
 /// A load group: the configurations that share worker times, all of them under a monotone
@@ -256,6 +259,7 @@ impl TrialPlan {
                 rule: s.rule(),
                 group: usize::MAX,
                 worker_loads: study.per_worker_loads(s).map(Arc::from),
+                deadline: s.deadline(),
             })
             .collect();
         let slots = evals.len();

@@ -20,12 +20,19 @@ impl Export for Report {
 }
 
 /// The columns shown only where they say something: the approximation
-/// error where some row decodes an inexact gradient, the undecodable
-/// fraction where some row is decoded by a code.
-const OPTIONAL: [&str; 2] = ["approx_error", "undecodable"];
+/// error and the data share where some row decodes an inexact gradient,
+/// the undecodable fraction where some row is decoded by a code, the
+/// deadline where some row has one.
+const OPTIONAL: [&str; 4] = ["approx_error", "undecodable", "data_fraction", "timeout"];
 
-fn optional_cells(r: &Row) -> [Option<f64>; 2] {
-    [r.approx_error.filter(|_| !r.exact), r.undecodable]
+fn optional_cells(r: &Row) -> [Option<f64>; 4] {
+    let inexact = |x: Option<f64>| x.filter(|_| !r.exact);
+    [
+        inexact(r.approx_error),
+        r.undecodable,
+        inexact(r.data_fraction),
+        r.timeout,
+    ]
 }
 
 fn table_cells(r: &Row) -> Vec<String> {
@@ -99,7 +106,7 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let mut cells = vec![header];
     cells.extend(report.rows.iter().map(|r| {
         let mut row = table_cells(r);
-        let optional = [r.approx_error, r.undecodable];
+        let optional = [r.approx_error, r.undecodable, r.data_fraction, r.timeout];
         row.extend(shown.iter().map(|&i| short_cell(optional[i], &Digits::TABLE)));
         row
     }));

@@ -46,6 +46,17 @@ pub enum SchemeError {
         /// What would be admitted.
         hint: String,
     },
+    /// A real-valued parameter outside its range.
+    BadValue {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The parameter.
+        param: Param,
+        /// The rejected value, as written.
+        value: String,
+        /// The accepted values.
+        accepted: &'static str,
+    },
     /// A parameter given to a scheme that does not read it.
     NotRead {
         /// The scheme.
@@ -93,6 +104,15 @@ impl Described for SchemeError {
                 rule,
                 hint,
             } => format!("{scheme} does not admit {what} with n={n}: {rule}; {hint}"),
+            SchemeError::BadValue {
+                scheme,
+                param,
+                value,
+                accepted,
+            } => format!(
+                "{} {value} is out of range for {scheme}; accepted: {accepted}",
+                name(*param)
+            ),
             SchemeError::NotRead {
                 scheme: SchemeKind::Mds,
                 param: Param::S,

@@ -8,7 +8,17 @@ fn build(
     m: Option<usize>,
     k: Option<usize>,
 ) -> Result<Scheme, SchemeError> {
-    Scheme::new(kind, n, Params { s, m, k, d: None })
+    Scheme::new(
+        kind,
+        n,
+        Params {
+            s,
+            m,
+            k,
+            d: None,
+            timeout: None,
+        },
+    )
 }
 
 #[test]
@@ -131,7 +141,13 @@ fn names_round_trip() {
 /// parameters that define it (a custom code without s decodes by rank: no s).
 #[test]
 fn params_rebuild_and_names_show_the_parameters() {
-    let p = |s: Option<usize>, m: Option<usize>, k: Option<usize>, d: Option<usize>| Params { s, m, k, d };
+    let p = |s: Option<usize>, m: Option<usize>, k: Option<usize>, d: Option<usize>| Params {
+        s,
+        m,
+        k,
+        d,
+        timeout: None,
+    };
     let cases = [
         (SchemeKind::Uncoded, p(None, None, None, None), "uncoded"),
         (SchemeKind::Ignore, p(Some(3), None, None, None), "ignore s=3"),

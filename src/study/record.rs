@@ -13,7 +13,7 @@ use crate::load::LoadModel;
 use crate::scheme::{Params, Scheme, SchemeKind};
 
 /// One scheme as recorded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SchemeRecord {
     scheme: SchemeKind,
     s: Option<usize>,
@@ -21,6 +21,8 @@ struct SchemeRecord {
     k: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     d: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timeout: Option<f64>,
 }
 
 /// A study as recorded: every field, laws and load models in their
@@ -79,6 +81,7 @@ impl Serialize for Study {
                         m: p.m,
                         k: p.k,
                         d: p.d,
+                        timeout: p.timeout,
                     }
                 })
                 .collect(),
@@ -141,6 +144,7 @@ impl<'de> Deserialize<'de> for Study {
                         m: s.m,
                         k: s.k,
                         d: s.d,
+                        timeout: s.timeout,
                     },
                 ),
             })

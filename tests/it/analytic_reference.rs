@@ -386,6 +386,7 @@ fn integrated_means_match_independent_exact_values() {
             m: Some(3),
             k: None,
             d: None,
+            timeout: None,
         },
     )
     .unwrap();
@@ -445,6 +446,7 @@ fn sweep_is_well_formed() {
                         m: (kind == SchemeKind::CommEfficient).then_some(1),
                         k: None,
                         d: None,
+                        timeout: None,
                     };
                     let Ok(sch) = Scheme::new(kind, n, params) else {
                         continue;

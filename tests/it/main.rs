@@ -21,5 +21,6 @@ mod plan;
 mod populations;
 mod properties;
 mod shard;
+mod strategies;
 mod value_stability;
 mod verify;

@@ -25,6 +25,7 @@ fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
             m: None,
             k: None,
             d: None,
+            timeout: None,
         }
     };
     Scheme::new(kind, n, params).unwrap()

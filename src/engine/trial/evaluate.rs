@@ -53,10 +53,11 @@ impl TrialPlan {
         if let Some(codes) = &self.delivery.codes {
             for e in &group.evals {
                 self.arrivals_of(e, times, scratch);
-                out[e.slot] = match &codes[e.slot] {
+                let done = match &codes[e.slot] {
                     Some(code) => shortest_decodable(code, &scratch.arrival, &mut scratch.order),
                     None => completion_by_events(e.rule, &scratch.arrival, &mut scratch.order),
                 };
+                out[e.slot] = deadline_of(e, done, &scratch.arrival);
             }
             return;
         }
@@ -64,7 +65,8 @@ impl TrialPlan {
             // Each configuration's arrivals, judged by the event walk.
             for e in &group.evals {
                 self.arrivals_of(e, times, scratch);
-                out[e.slot] = completion_by_events(e.rule, &scratch.arrival, &mut scratch.order);
+                let done = completion_by_events(e.rule, &scratch.arrival, &mut scratch.order);
+                out[e.slot] = deadline_of(e, done, &scratch.arrival);
             }
             return;
         }
@@ -87,12 +89,33 @@ impl TrialPlan {
                 (RulePath::Fast, Rule::Groups { .. }) => scratch.group_times[e.group],
                 (RulePath::Events, rule) => completion_by_events(rule, times, order),
             };
-            out[e.slot] = if self.model.is_monotone() {
-                self.model.apply(e.load, raw)
-            } else {
-                raw
+            let apply = |raw| {
+                if self.model.is_monotone() {
+                    self.model.apply(e.load, raw)
+                } else {
+                    raw
+                }
+            };
+            out[e.slot] = match e.deadline {
+                // The load model is increasing, so the first finish is that
+                // of the fastest raw time.
+                Some(t) => with_deadline(
+                    apply(raw),
+                    t,
+                    apply(times.iter().copied().fold(f64::INFINITY, f64::min)),
+                ),
+                None => apply(raw),
             };
         }
+    }
+}
+
+/// `done`, the time the master could decode, cut short by `e`'s deadline
+/// where it has one, given every message's arrival.
+fn deadline_of(e: &Eval, done: f64, arrival: &[f64]) -> f64 {
+    match e.deadline {
+        Some(t) => with_deadline(done, t, arrival.iter().copied().fold(f64::INFINITY, f64::min)),
+        None => done,
     }
 }
 

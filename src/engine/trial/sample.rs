@@ -33,9 +33,11 @@ pub fn needs_identities(study: &Study) -> bool {
 /// monotone load, with the threshold decoder and no transfer times; or a
 /// heterogeneous cluster whose every class is such a law (each class's
 /// order statistics, merged). Log-normal laws and mixtures take the draw
-/// path.
+/// path, and so do studies with a deadline (which reads the first and the
+/// last finish after the load model, not one order statistic).
 pub fn order_statistics_apply(study: &Study) -> bool {
     !study.comm().transfers()
+        && study.schemes().iter().all(|s| s.deadline().is_none())
         && !needs_identities(study)
         && study.decoder() == Decoder::Threshold
         && study.load_model().is_monotone()

@@ -25,7 +25,18 @@ const Z: f64 = 4.5;
 const TRIALS: u64 = 100_000;
 
 fn scheme(kind: SchemeKind, n: usize, s: Option<usize>, m: Option<usize>, k: Option<usize>) -> Scheme {
-    Scheme::new(kind, n, Params { s, m, k, d: None }).unwrap()
+    Scheme::new(
+        kind,
+        n,
+        Params {
+            s,
+            m,
+            k,
+            d: None,
+            timeout: None,
+        },
+    )
+    .unwrap()
 }
 
 fn harmonic(n: usize) -> f64 {

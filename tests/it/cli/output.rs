@@ -27,7 +27,7 @@ fn csv_has_the_output_columns() {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 8);
     for r in &rows {
-        assert_eq!(r.len(), 27);
+        assert_eq!(r.len(), 29);
         assert_eq!(r[8], "2000");
         let (mean, analytic): (f64, f64) = (r[9].parse().unwrap(), r[19].parse().unwrap());
         let se: f64 = r[10].parse().unwrap();
@@ -271,8 +271,9 @@ fn repeated_sweep_values_give_one_row() {
     assert_eq!(csv.lines().count(), 3, "{csv}");
 }
 
-/// The table shows approx_error only beside an inexact row and undecodable
-/// only where a code decodes; CSV always has both columns.
+/// The table shows approx_error and data_fraction only beside an inexact
+/// row, undecodable only where a code decodes and timeout only where a row
+/// has a deadline; CSV always has every column.
 #[test]
 fn table_shows_optional_columns_where_they_say_something() {
     let header = |extra: &[&str]| {
@@ -289,11 +290,16 @@ fn table_shows_optional_columns_where_they_say_something() {
     };
     let exact = header(&[]);
     assert!(
-        !exact.contains("approx_error") && !exact.contains("undecodable"),
+        ["approx_error", "undecodable", "data_fraction", "timeout"]
+            .iter()
+            .all(|c| !exact.contains(c)),
         "{exact}"
     );
     let inexact = header(&["--scheme", "crc,ignore"]);
-    assert!(inexact.ends_with("approx_error"), "{inexact}");
+    assert!(inexact.ends_with("approx_error  data_fraction"), "{inexact}");
+    let deadline = &["--scheme", "crc,timeout", "--timeout", "1"][..];
+    let timeout = header(deadline);
+    assert!(timeout.ends_with("approx_error  data_fraction  timeout"), "{timeout}");
     let rank = header(&["--decoder", "rank"]);
     assert!(rank.ends_with("analytic_p99  undecodable"), "{rank}");
 }

@@ -75,6 +75,7 @@ fn random_case() -> impl Strategy<Value = Case> {
                         m: None,
                         k: None,
                         d: None,
+                        timeout: None,
                     },
                 )
                 .unwrap()
@@ -97,6 +98,7 @@ fn random_case() -> impl Strategy<Value = Case> {
                         m: Some(1 + b.index(n - s)),
                         k: None,
                         d: None,
+                        timeout: None,
                     },
                     SchemeKind::Mds => Params {
                         k: Some(1 + b.index(n)),
@@ -285,6 +287,7 @@ fn per_trial_check_catches_a_wrong_rule() {
                 m: None,
                 k: None,
                 d: None,
+                timeout: None,
             },
         )
         .unwrap()

@@ -1,0 +1,306 @@
+//! Strategies beyond coding: the `timeout` deadline, against an independent
+//! simulation and closed forms written here, on every engine path.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use rand::SeedableRng;
+use rand_distr::{Distribution, Exp};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use gcsim::comm::{Comm, Link};
+use gcsim::dist::Dist;
+use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan};
+use gcsim::load::LoadModel;
+use gcsim::report;
+use gcsim::scheme::{Params, Scheme, SchemeKind};
+use gcsim::study::{Study, Workers};
+
+/// Bound on |z| for the checks below: each is one of a handful of fixed-seed
+/// checks, so a correct engine passes with probability about 1 − 10⁻⁵ each.
+const Z: f64 = 4.5;
+
+fn timeout(n: usize, t: f64) -> Scheme {
+    Scheme::new(
+        SchemeKind::Timeout,
+        n,
+        Params {
+            timeout: Some(t),
+            ..Params::default()
+        },
+    )
+    .unwrap()
+}
+
+/// The iteration time and the share of workers in the update under a
+/// deadline, straight from the definition: the master takes arrivals in time
+/// order and stops at the last one if every worker is in by `t`, else at
+/// `t` if someone is in, else at the first.
+fn by_definition(arrivals: &mut [f64], t: f64) -> (f64, f64) {
+    arrivals.sort_by(f64::total_cmp);
+    let n = arrivals.len();
+    let in_by_t = arrivals.iter().filter(|&&a| a <= t).count();
+    let (time, count) = match in_by_t {
+        c if c == n => (arrivals[n - 1], n),
+        0 => (arrivals[0], 1),
+        c => (t, c),
+    };
+    (time, count as f64 / n as f64)
+}
+
+fn mean_and_se(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, (var / n).sqrt())
+}
+
+/// Exponential workers of rate 1: the exact law (mean, quantiles at the
+/// atom, CDF on both sides of it, data share) against an independent
+/// simulation with its own generator, and the closed forms
+/// P(Z ≤ z) = (1 − e^(−z))ⁿ below T, 1 − e^(−nz) from T on.
+#[test]
+fn timeout_law_matches_an_independent_simulation() {
+    let n = 12;
+    let exp = Exp::new(1.0).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+    for t in [0.05, 0.8, 2.0] {
+        let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![timeout(n, t)], 1, 0).unwrap();
+        let law = study
+            .exact_law(&study.schemes()[0])
+            .expect("i.i.d. exponential workers");
+        let trials = 200_000;
+        let (mut times, mut shares) = (Vec::with_capacity(trials), Vec::with_capacity(trials));
+        let mut arrivals = vec![0.0; n];
+        for _ in 0..trials {
+            arrivals.iter_mut().for_each(|a| *a = exp.sample(&mut rng));
+            let (time, share) = by_definition(&mut arrivals, t);
+            times.push(time);
+            shares.push(share);
+        }
+        let (m, se) = mean_and_se(&times);
+        assert!(
+            (m - law.mean()).abs() < Z * se,
+            "T={t}: mean {m} ± {se} vs exact {}",
+            law.mean()
+        );
+        let (f, se) = mean_and_se(&shares);
+        let share = law.deadline_share().unwrap();
+        assert!((f - share).abs() < Z * se, "T={t}: share {f} ± {se} vs exact {share}");
+        // The closed forms, on both sides of the deadline.
+        let nf = n as f64;
+        for z in [0.5 * t, 0.999 * t, t, 1.5 * t, 3.0 * t] {
+            let closed = if z < t {
+                (1.0 - (-z).exp()).powf(nf)
+            } else {
+                1.0 - (-nf * z).exp()
+            };
+            assert!(
+                (law.cdf(z) - closed).abs() < 1e-12,
+                "T={t}, z={z}: {} vs {closed}",
+                law.cdf(z)
+            );
+            let empirical = times.iter().filter(|&&x| x <= z).count() as f64 / trials as f64;
+            let sd = (closed * (1.0 - closed) / trials as f64).sqrt().max(1e-9);
+            assert!(
+                (empirical - closed).abs() < Z * sd,
+                "T={t}, z={z}: {empirical} vs {closed}"
+            );
+        }
+        // A quantile inside the atom is T exactly.
+        let (below, at) = ((1.0 - (-t).exp()).powf(nf), 1.0 - (-nf * t).exp());
+        let inside = 0.5 * (below + at);
+        assert_eq!(law.quantile(inside), t, "T={t}");
+        // The share by its closed form: F(T) + S(T)ⁿ/n.
+        let closed_share = 1.0 - (-t).exp() + (-nf * t).exp() / nf;
+        assert!((share - closed_share).abs() < 1e-14, "T={t}: {share} vs {closed_share}");
+    }
+}
+
+/// The engine's mean and data share against the exact law on every path a
+/// deadline takes: the closed-form rule path, the event walk, constant
+/// transfers (the deadline is on arrivals: T − τ on the computation), and
+/// `additive` loads.
+#[test]
+fn the_engine_meets_the_deadline_law_on_every_path() {
+    let n = 16;
+    let exp = Dist::exp(1.0).unwrap();
+    let shifted = Dist::shifted_exp(0.5, 2.0).unwrap();
+    // Transfer time τ, and the rule path (`None`: the plan the command line uses).
+    type Case = (&'static str, Dist, LoadModel, Option<f64>, Option<RulePath>);
+    let cases: [Case; 6] = [
+        ("fixed, default plan", exp, LoadModel::Fixed, None, None),
+        ("fixed, rule path", exp, LoadModel::Fixed, None, Some(RulePath::Fast)),
+        ("fixed, event walk", exp, LoadModel::Fixed, None, Some(RulePath::Events)),
+        ("scaled shifted-exp", shifted, LoadModel::Scaled, None, None),
+        ("constant transfer", exp, LoadModel::Fixed, Some(0.5), None),
+        ("additive", exp, LoadModel::Additive, None, None),
+    ];
+    for (what, dist, model, comm, path) in cases {
+        // Where each branch is common: at the worker's 95% quantile all 16
+        // are in by T in 44% of trials, at its 5% quantile none is in 44%.
+        let at = |q: f64| dist.quantile(q) + comm.unwrap_or(0.0);
+        let schemes = vec![timeout(n, at(0.95)), timeout(n, at(0.05))];
+        let mut study = Study::new(n, dist, model, schemes, 50_000, 3).unwrap();
+        if let Some(tau) = comm {
+            study = study.with_comm(Comm::new(Some(tau), None, Link::Dedicated, 0.0).unwrap());
+        }
+        let plan = match path {
+            Some(path) => TrialPlan::with(&study, path, Sampling::Draws),
+            None => TrialPlan::new(&study),
+        };
+        let outcome = engine::simulate_with(&plan, &study, &Silent);
+        let rows = report::rows(&study, &outcome);
+        for (row, scheme) in rows.iter().zip(study.schemes()) {
+            let law = study.exact_law(scheme).expect("an exact law");
+            let se = row.std_err.unwrap();
+            assert!(
+                (row.mean - law.mean()).abs() < Z * se,
+                "{what}, {scheme}: {} ± {se} vs exact {}",
+                row.mean,
+                law.mean()
+            );
+            assert_eq!(row.analytic_mean, Some(law.mean()), "{what}");
+            // The exact share, reported as the row's data_fraction.
+            assert_eq!(row.data_fraction, law.deadline_share(), "{what}");
+            assert!(!row.exact && row.timeout == scheme.deadline(), "{what}");
+        }
+    }
+}
+
+/// Where no exact law exists (a class of workers), the share is simulated
+/// from the arrivals; it must agree with the formula for the same workers,
+/// at deadlines where every worker is in by T in 60% of trials (T = 3) and
+/// where none is in 90% (T = 0.01; the master then takes the first alone).
+#[test]
+fn a_simulated_data_share_agrees_with_the_formula() {
+    let n = 10;
+    let workers = Workers::Classes {
+        classes: vec![(n, Dist::exp(1.0).unwrap())],
+        shuffle: false,
+    };
+    let schemes = vec![timeout(n, 3.0), timeout(n, 0.01)];
+    let study = Study::with_workers(n, workers, LoadModel::Fixed, schemes, 100_000, 5).unwrap();
+    assert!(
+        study.exact_law(&study.schemes()[0]).is_none(),
+        "classes have no deadline law"
+    );
+    let outcome = engine::simulate(&study, &Silent);
+    for (row, t) in report::rows(&study, &outcome).iter().zip([3.0f64, 0.01]) {
+        let f = 1.0 - (-t).exp();
+        let exact = f + (1.0 - f).powi(n as i32) / n as f64;
+        // 20 000 trials of a share of n workers, each in w.p. F(T), with
+        // the first added when none is: at most the binomial spread plus 1/n.
+        let sd = (f * (1.0 - f) / n as f64).sqrt() + 1.0 / n as f64;
+        let se = sd / 20_000f64.sqrt();
+        let got = row.data_fraction.unwrap();
+        assert!((got - exact).abs() < Z * se, "T={t}: {got} vs {exact} ± {se}");
+        let error = row.approx_error.unwrap();
+        assert!(
+            (error + got - 1.0).abs() < 1e-12,
+            "error {error} is 1 - share {got} for B = I"
+        );
+    }
+}
+
+fn gcsim() -> Command {
+    Command::cargo_bin("gcsim").unwrap()
+}
+
+/// From the command line: a sweep over deadlines, its shards merged, and a
+/// scenario file give the same rows; bad deadlines are refused.
+#[test]
+fn timeout_from_the_command_line_shards_and_scenarios() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "sweep",
+        "--n",
+        "10",
+        "--scheme",
+        "uncoded,timeout",
+        "--timeout",
+        "0.5,2",
+        // Two blocks of 2^20 trials, one per shard.
+        "--trials",
+        "1100000",
+    ];
+    let whole = gcsim().args(args).args(["--format", "csv"]).output().unwrap();
+    assert!(whole.status.success());
+    let csv = String::from_utf8(whole.stdout).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert!(
+        rows[1].starts_with("timeout,10,0,,10,") && rows[1].ends_with(",0.5"),
+        "{csv}"
+    );
+    assert!(rows[2].ends_with(",2.0"), "{csv}");
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let path = dir.path().join(format!("part{k}.json"));
+        gcsim()
+            .args(args)
+            .args(["--shard", &format!("{k}/2"), "--out"])
+            .arg(&path)
+            .assert()
+            .success();
+        shards.push(path);
+    }
+    let merged = gcsim()
+        .arg("merge")
+        .args(&shards)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(merged.stdout).unwrap(), csv);
+    let scenario = dir.path().join("deadlines.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"deadlines\"\nn = 10\ntrials = 1100000\n[[study]]\nlabel = \"t\"\nschemes = [\"uncoded\", \"timeout\"]\ntimeout = [0.5, 2]\n",
+    )
+    .unwrap();
+    gcsim()
+        .arg("scenario")
+        .arg(&scenario)
+        .arg("--out-dir")
+        .arg(dir.path())
+        .arg("--quiet")
+        .assert()
+        .success();
+    let from_scenario = std::fs::read_to_string(dir.path().join("deadlines/t.csv")).unwrap();
+    assert_eq!(from_scenario, csv);
+    for (extra, expected) in [
+        (&["--scheme", "timeout"][..], "timeout needs --timeout"),
+        (
+            &["--scheme", "timeout", "--timeout", "-1"],
+            "--timeout -1 is out of range",
+        ),
+        (
+            &["--scheme", "timeout", "--timeout", "inf"],
+            "accepted: a finite number >= 0",
+        ),
+        (
+            &["--scheme", "crc", "--s", "1", "--timeout", "1"],
+            "--timeout applies only to --scheme timeout",
+        ),
+        (
+            &["--scheme", "timeout", "--timeout", "1", "--s", "1"],
+            "--s does not apply to timeout",
+        ),
+    ] {
+        gcsim()
+            .args(["run", "--n", "10"])
+            .args(extra)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(expected).and(predicate::str::contains("\n").count(1)));
+    }
+    gcsim()
+        .args(["sweep", "--n", "10", "--scheme", "timeout", "--timeout", "1,-2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("`-2` is out of range"));
+    gcsim()
+        .args(["plan", "--n", "10", "--scheme", "timeout"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("plan does not search --scheme timeout"));
+}

@@ -307,8 +307,14 @@ impl Study {
                 for s in customs {
                     if s.n() != shape.n || s.partitions() != shape.partitions || s.d() != Some(shape.max_support) {
                         return Err(StudyError::CustomMatrix(format!(
-                            "{} has {} rows (workers) but n is {}",
-                            m.source, shape.n, self.n
+                            "{} is {} x {} with at most {} nonzeros in a row, but the custom scheme is {} x {} with {}",
+                            m.source,
+                            shape.n,
+                            shape.partitions,
+                            shape.max_support,
+                            s.n(),
+                            s.partitions(),
+                            s.d().unwrap_or(0)
                         )));
                     }
                 }

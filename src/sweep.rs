@@ -84,7 +84,11 @@ impl Described for SweepError {
             SweepError::TooManyCombinations { scheme, count } => format!(
                 "scheme {scheme}: {count} combinations of {} and {} is more than the limit of {MAX_COMBINATIONS}; narrow the lists",
                 name(Param::S),
-                name(Param::M)
+                name(if *scheme == SchemeKind::ApproxRegular {
+                    Param::D
+                } else {
+                    Param::M
+                })
             ),
             SweepError::Scheme(e) => e.describe(name),
             SweepError::AllSkipped(notes) => format!(
@@ -314,6 +318,17 @@ mod tests {
         };
         let err = expand(200_000, &[SchemeKind::CommEfficient], &product).unwrap_err();
         assert!(err.to_string().contains("10000000000 combinations of s and m"), "{err}");
+        // approx-regular's (s, d) pairs: over the limit by one list's length,
+        // and exactly at it, which is admitted.
+        let pairs = |s: &str, d: &str| Ranges {
+            s: Some(parse(s).unwrap()),
+            d: Some(parse(d).unwrap()),
+            ..Ranges::default()
+        };
+        let err = expand(200_000, &[SchemeKind::ApproxRegular], &pairs("0..99999", "1..11")).unwrap_err();
+        assert!(err.to_string().contains("1100000 combinations of s and d"), "{err}");
+        let at_limit = expand(2000, &[SchemeKind::ApproxRegular], &pairs("0..999", "1..1000")).unwrap();
+        assert_eq!(at_limit.schemes.len(), MAX_COMBINATIONS);
         let big = Ranges {
             s: Some(parse("6").unwrap()),
             ..Ranges::default()

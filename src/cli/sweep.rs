@@ -39,14 +39,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = parse_workers, allow_negative_numbers = true)]
     pub n: Option<usize>,
 
-    /// Schemes to compare, comma-separated.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "crc",
-        value_name = "SCHEMES"
-    )]
+    /// Schemes to compare, comma-separated [default: crc; custom with --code].
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "SCHEMES")]
     pub scheme: Vec<SchemeArg>,
 
     /// Straggler tolerances, e.g. 0..50 or 0,5,10 (ignore, frc, crc, comm-efficient; mds reads them as k=n-s).
@@ -100,7 +94,11 @@ impl TryFrom<SweepArgs> for Job {
         if n == 0 {
             bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
-        let kinds: Vec<SchemeKind> = args.scheme.iter().map(|&a| a.into()).collect();
+        let kinds: Vec<SchemeKind> = match (args.scheme.is_empty(), custom.is_some()) {
+            (true, true) => vec![SchemeKind::Custom],
+            (true, false) => vec![SchemeKind::Crc],
+            (false, _) => args.scheme.iter().map(|&a| a.into()).collect(),
+        };
         let ranges = Ranges {
             s: args.s.clone(),
             m: args.m.clone(),

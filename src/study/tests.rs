@@ -206,3 +206,94 @@ fn custom_schemes_and_their_matrix_come_together() {
         StudyError::CustomMatrix("the custom scheme needs its matrix: give --code FILE".into())
     );
 }
+
+/// A matrix without a custom scheme is refused, and so is one whose shape
+/// differs from the custom scheme's in any one of rows, columns or the
+/// largest row support.
+#[test]
+fn a_matrix_fits_its_custom_scheme_exactly() {
+    let dist = Dist::exp(1.0).unwrap();
+    // 4 workers × 4 partitions, each row holding 2.
+    let matrix = CustomMatrix::parse("m.csv", "1,1,0,0\n1,1,0,0\n0,0,1,1\n0,0,1,1\n").unwrap();
+    let crc = at(
+        SchemeKind::Crc,
+        4,
+        Params {
+            s: Some(1),
+            ..Params::default()
+        },
+    );
+    let err = Study::new(4, dist, LoadModel::Fixed, vec![crc], 10, 0)
+        .unwrap()
+        .with_custom(Some(matrix.clone()))
+        .unwrap_err();
+    assert!(err.to_string().contains("is read only for the custom scheme"), "{err}");
+    let shape = matrix.shape();
+    let fits = Scheme::custom(shape, None).unwrap();
+    assert!(
+        Study::new(4, dist, LoadModel::Fixed, vec![fits], 10, 0)
+            .unwrap()
+            .with_custom(Some(matrix.clone()))
+            .is_ok()
+    );
+    for other in [
+        crate::scheme::CustomShape {
+            partitions: 8,
+            max_support: 2,
+            ..shape
+        },
+        crate::scheme::CustomShape {
+            max_support: 3,
+            ..shape
+        },
+    ] {
+        let custom = Scheme::custom(other, None).unwrap();
+        let err = Study::new(4, dist, LoadModel::Fixed, vec![custom], 10, 0)
+            .unwrap()
+            .with_custom(Some(matrix.clone()))
+            .unwrap_err();
+        assert!(err.to_string().contains("m.csv is 4 x 4 with at most 2"), "{err}");
+    }
+}
+
+/// A custom code's per-worker loads are its rows' supports in units of
+/// the uncoded share, n/P each: here n = 3, P = 6, so half a share per
+/// partition.
+#[test]
+fn per_worker_loads_scale_supports_by_n_over_p() {
+    let matrix = CustomMatrix::parse("m.csv", "1,1,1,1,0,0\n0,0,1,1,0,0\n1,0,0,0,0,1\n").unwrap();
+    let custom = Scheme::custom(matrix.shape(), None).unwrap();
+    let study = Study::new(3, Dist::exp(1.0).unwrap(), LoadModel::Scaled, vec![custom], 10, 0)
+        .unwrap()
+        .with_custom(Some(matrix))
+        .unwrap();
+    assert_eq!(study.per_worker_loads(&custom), Some(vec![2.0, 1.0, 1.0]));
+}
+
+/// frc's tail index is the smallest sum over a group, for the group that
+/// is really there: with the light workers first and two Pareto workers of
+/// index 0.4 in the second group, that group's sum is 0.8 and the mean is
+/// infinite; the first group's is infinite.
+#[test]
+fn frc_tail_index_reads_each_group_of_a_mixed_cluster() {
+    let workers = Workers::Classes {
+        classes: vec![(2, Dist::exp(1.0).unwrap()), (2, Dist::pareto(1.0, 0.4).unwrap())],
+        shuffle: false,
+    };
+    let frc = at(
+        SchemeKind::Frc,
+        4,
+        Params {
+            s: Some(1),
+            ..Params::default()
+        },
+    );
+    let study = Study::with_workers(4, workers, LoadModel::Fixed, vec![frc], 10, 0).unwrap();
+    assert!(study.mean_is_infinite(&frc));
+    let light = Workers::Classes {
+        classes: vec![(2, Dist::exp(1.0).unwrap()), (2, Dist::pareto(1.0, 0.6).unwrap())],
+        shuffle: false,
+    };
+    let study = Study::with_workers(4, light, LoadModel::Fixed, vec![frc], 10, 0).unwrap();
+    assert!(!study.mean_is_infinite(&frc), "1.2 > 1: finite");
+}

@@ -340,7 +340,7 @@ fn bad_custom_and_approx_input_is_refused() {
             "--d applies only to --scheme approx-regular",
         ),
         (
-            format!("sweep --n 6 --s 1 --code {frc}"),
+            format!("sweep --n 6 --s 1 --scheme crc --code {frc}"),
             "--code applies only to --scheme custom",
         ),
         (
@@ -356,4 +356,63 @@ fn bad_custom_and_approx_input_is_refused() {
             .code(2)
             .stderr(predicate::str::contains(message).and(predicate::str::contains("panicked").not()));
     }
+}
+
+/// A custom code decoded by its rank condition has no exact law (its
+/// columns `analytic_mean` and `analytic_p99` are empty), while with --s it
+/// waits for any n − s and has the law of that rule; `sweep --code` runs
+/// the custom scheme by default, as `run --code` does, with the same rows;
+/// and a rank study names its generator in the JSON config.
+#[test]
+fn sweep_takes_a_users_code_and_rank_rows_have_no_exact_law() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = write(dir.path(), "frc.csv", &frc_csv(12, 2));
+    let csv = |command: &str, extra: &[&str]| {
+        let out = gcsim()
+            .args([command, "--code"])
+            .arg(&code)
+            .args(extra)
+            .args(["--trials", "2000", "--format", "csv"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = csv("sweep", &[]);
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let cells = |text: &str| -> Vec<Vec<String>> {
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect()
+    };
+    let rank = cells(&text);
+    assert_eq!(rank.len(), 1, "{text}");
+    assert_eq!(rank[0][0], "custom");
+    assert_eq!(rank[0][column("decoder")], "rank");
+    assert_eq!(rank[0][column("analytic_mean")], "", "{text}");
+    assert_eq!(csv("run", &[]), text);
+    let approximate = csv("sweep", &["--s", "0,2"]);
+    for (row, s) in cells(&approximate).iter().zip(["0", "2"]) {
+        assert_eq!((row[0].as_str(), row[column("s")].as_str()), ("custom", s));
+        assert!(row[column("analytic_mean")].parse::<f64>().is_ok(), "{approximate}");
+    }
+    let json = gcsim()
+        .args([
+            "sweep",
+            "--n",
+            "12",
+            "--scheme",
+            "mds",
+            "--k",
+            "10",
+            "--decoder",
+            "rank",
+        ])
+        .args(["--generator", "vandermonde", "--trials", "200", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["config"]["generator"], "vandermonde");
 }

@@ -495,6 +495,9 @@ impl Scenario {
                 }
             };
             let mut figures = Vec::new();
+            if let (Some(f), Err(e)) = (st.figures.first(), crate::plot::sweep::axes_of(kinds.iter().copied())) {
+                return src.err(Some(f.file.span()), format!("study `{label}`: {e}"));
+            }
             for f in &st.figures {
                 let name = f.file.get_ref();
                 let ext_ok = name.ends_with(".png") || name.ends_with(".svg");

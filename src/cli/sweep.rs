@@ -114,7 +114,7 @@ impl TryFrom<SweepArgs> for Job {
             .with_decoder(common.decoder)?
             .with_generator(common.generator)?;
         let mut unique: Vec<SchemeKind> = Vec::new();
-        for k in kinds {
+        for &k in &kinds {
             if !unique.contains(&k) {
                 unique.push(k);
             }
@@ -128,6 +128,9 @@ impl TryFrom<SweepArgs> for Job {
         config.code = args.code.map(|p| p.display().to_string());
         config.skipped = skipped;
         let output = common.output()?;
+        if args.plot.is_some() {
+            gcsim::plot::sweep::axes_of(kinds.iter().copied()).map_err(|e| anyhow::anyhow!("--plot: {e}"))?;
+        }
         let figure = args
             .plot
             .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric)))

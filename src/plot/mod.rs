@@ -35,6 +35,9 @@ pub enum PlotError {
     /// Nothing to draw.
     #[error("{0}: no finite values to plot")]
     Empty(String),
+    /// Rows that share no x axis (deadlines beside tolerances).
+    #[error("{0}")]
+    Axes(String),
 }
 
 const FONT: &str = "sans-serif";
@@ -73,6 +76,9 @@ pub struct Series {
     /// A value that does not depend on x (uncoded in a sweep over s): its one
     /// point is drawn as a horizontal line across the axis.
     pub flat: bool,
+    /// An inexact strategy (its update holds part of the data): the
+    /// simulated line is dotted, so that it is not read as an exact speedup.
+    pub inexact: bool,
 }
 
 impl Series {
@@ -245,20 +251,33 @@ fn draw_legend<DB: DrawingBackend>(
             .into_iter()
             .try_for_each(|(a, b)| area.draw(&PathElement::new(vec![(10 + a, y), (10 + b, y)], style)))
     };
+    let dotted = |area: &DrawingArea<DB, Shift>, y: i32, style: ShapeStyle| {
+        (0..5).try_for_each(|d| area.draw(&PathElement::new(vec![(10 + 7 * d, y), (12 + 7 * d, y)], style)))
+    };
     for (i, s) in chart.series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        line(area, y, color.stroke_width(3), s.points.is_empty())?;
+        if s.inexact && !s.points.is_empty() {
+            dotted(area, y, color.stroke_width(3))?;
+        } else {
+            line(area, y, color.stroke_width(3), s.points.is_empty())?;
+        }
         area.draw_text(&s.label, &text, (52, y - 9))?;
         y += 26;
     }
     y += 10;
     let grey = RGBColor(90, 90, 90);
-    let has_sim = chart.series.iter().any(|s| !s.points.is_empty());
+    let has_sim = chart.series.iter().any(|s| !s.points.is_empty() && !s.inexact);
+    let has_inexact = chart.series.iter().any(|s| !s.points.is_empty() && s.inexact);
     let has_exact = chart.series.iter().any(|s| !s.exact.is_empty());
     let has_band = chart.series.iter().any(|s| s.points.iter().any(|p| p.band.is_some()));
     if has_sim {
         line(area, y, grey.stroke_width(2), false)?;
         area.draw_text("simulated", &text, (52, y - 9))?;
+        y += 24;
+    }
+    if has_inexact {
+        dotted(area, y, grey.stroke_width(2))?;
+        area.draw_text("simulated, inexact", &text, (52, y - 9))?;
         y += 24;
     }
     if has_exact {
@@ -329,7 +348,11 @@ where
             .map(|p| (p.x, p.y))
             .collect();
         if !points.is_empty() {
-            ctx.draw_series(LineSeries::new(points.clone(), solid))?;
+            if s.inexact {
+                ctx.draw_series(DashedLineSeries::new(points.iter().copied(), 2, 5, solid))?;
+            } else {
+                ctx.draw_series(LineSeries::new(points.clone(), solid))?;
+            }
             if points.len() <= 60 && !s.flat {
                 ctx.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
             }

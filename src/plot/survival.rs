@@ -36,6 +36,7 @@ pub fn survival_figure(config: &RunConfig, curves: &[Curve], path: &Path) -> Res
                 .collect(),
             exact: c.exact.iter().copied().filter(|p| p.1 >= floor / 10.0).collect(),
             flat: false,
+            inexact: false,
         })
         .collect();
     let chart = LineChart {

@@ -110,9 +110,15 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
             .rows
             .iter()
             .all(|r| matches!(r.scheme, SchemeKind::Mds | SchemeKind::Uncoded));
-    let x_of = |r: &Row| match (by_m, by_k) {
-        (true, _) => r.m.unwrap_or(1) as f64,
-        (_, true) => r.k as f64,
+    // Deadlines read against T; they share no axis with tolerances.
+    let by_deadline = data.rows.iter().any(|r| r.timeout.is_some());
+    if by_deadline {
+        axes_of(data.rows.iter().map(|r| r.scheme))?;
+    }
+    let x_of = |r: &Row| match (by_m, by_k, r.timeout) {
+        (_, _, Some(t)) => t,
+        (true, _, _) => r.m.unwrap_or(1) as f64,
+        (_, true, _) => r.k as f64,
         _ => r.s as f64,
     };
     // One line per scheme; a second parameter that varies too splits it.
@@ -146,6 +152,7 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
                     points: Vec::new(),
                     exact: Vec::new(),
                     flat: false,
+                    inexact: false,
                 });
                 series.len() - 1
             }
@@ -166,6 +173,7 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
             ),
         };
         let s = &mut series[idx];
+        s.inexact |= !r.exact;
         if r.trials > 0 && y.is_finite() {
             s.points.push(Point { x, y, band });
         }
@@ -184,6 +192,7 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
     }
     let has_mds = data.rows.iter().any(|r| r.scheme == SchemeKind::Mds);
     let (x_name, x_symbol) = match (by_m, by_k, has_mds) {
+        _ if by_deadline => ("deadline T (units of D)", "T"),
         (true, _, _) => ("message split m", "m"),
         (_, true, _) => ("recovery threshold k (workers the master waits for)", "k"),
         (_, _, true) => ("straggler tolerance s (mds: s = n - k)", "s"),
@@ -217,9 +226,24 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
         reference_y: reference,
         log_y: false,
         y_floor: None,
-        integer_x: true,
+        integer_x: !by_deadline,
     };
     draw(&chart, path)
+}
+
+/// Whether a sweep's schemes share an x axis: deadlines (`timeout`, drawn
+/// against T) only beside `uncoded`, which is flat on any axis.
+pub fn axes_of(kinds: impl IntoIterator<Item = SchemeKind>) -> Result<(), PlotError> {
+    let kinds: BTreeSet<SchemeKind> = kinds.into_iter().collect();
+    let other = kinds
+        .iter()
+        .find(|k| !matches!(k, SchemeKind::Timeout | SchemeKind::Uncoded));
+    if let (true, Some(other)) = (kinds.contains(&SchemeKind::Timeout), other) {
+        return Err(PlotError::Axes(format!(
+            "a sweep figure has one x axis: timeout is drawn against its deadline T and {other} against s; plot timeout with uncoded alone (a sweep of its own)"
+        )));
+    }
+    Ok(())
 }
 
 fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {

@@ -304,3 +304,88 @@ fn timeout_from_the_command_line_shards_and_scenarios() {
         .code(2)
         .stderr(predicate::str::contains("plan does not search --scheme timeout"));
 }
+
+/// A sweep over deadlines is drawn against T with the deadline's line
+/// dotted as inexact; deadlines beside tolerances are refused before any
+/// work, from the command line and from a scenario file.
+#[test]
+fn deadline_figures_have_their_own_axis() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("t.svg");
+    gcsim()
+        .args([
+            "sweep",
+            "--n",
+            "10",
+            "--scheme",
+            "uncoded,timeout",
+            "--timeout",
+            "0.5,1,2",
+        ])
+        .args(["--trials", "2000", "--quiet", "--plot"])
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("deadline T (units of D)") && text.contains("against T"),
+        "{text}"
+    );
+    assert!(text.contains("simulated, inexact"));
+    // The deadline's points sit at T = 0.5, 1, 2: the second gap twice the first.
+    let xs: Vec<f64> = text
+        .match_indices("<circle cx=\"")
+        .map(|(i, m)| {
+            let rest = &text[i + m.len()..];
+            rest[..rest.find('"').unwrap()].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(xs.len(), 3, "{xs:?}");
+    let (a, b) = (xs[1] - xs[0], xs[2] - xs[1]);
+    assert!(a > 50.0 && (b - 2.0 * a).abs() <= 2.0, "{xs:?}");
+    let exact_only = dir.path().join("s.svg");
+    gcsim()
+        .args(["sweep", "--n", "10", "--scheme", "uncoded,crc", "--s", "0..2"])
+        .args(["--trials", "2000", "--quiet", "--plot"])
+        .arg(&exact_only)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&exact_only).unwrap();
+    assert!(!text.contains("inexact") && text.contains("straggler tolerance s"));
+    let mixed = dir.path().join("m.svg");
+    gcsim()
+        .args([
+            "sweep",
+            "--n",
+            "10",
+            "--scheme",
+            "crc,timeout",
+            "--s",
+            "1",
+            "--timeout",
+            "1",
+        ])
+        .args(["--trials", "2000", "--plot"])
+        .arg(&mixed)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--plot: a sweep figure has one x axis"));
+    assert!(!mixed.exists());
+    let scenario = dir.path().join("mixed.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"m\"\nn = 10\n[[study]]\nlabel = \"t\"\nschemes = [\"crc\", \"timeout\"]\ns = 1\ntimeout = 1\nfigures = [{ file = \"a.png\" }]\n",
+    )
+    .unwrap();
+    gcsim()
+        .arg("scenario")
+        .arg(&scenario)
+        .arg("--out-dir")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "mixed.toml:8: study `t`: a sweep figure has one x axis",
+        ));
+    assert!(!dir.path().join("m").exists());
+}

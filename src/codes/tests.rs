@@ -185,3 +185,74 @@ fn errors_name_the_flag() {
     let big = scheme(SchemeKind::Crc, MAX_CODE_N + 1, 3, None);
     assert!(Code::new(&big, 0).unwrap_err().to_string().starts_with("--n "));
 }
+
+/// The random regular graphs of approx-regular: 0/1 entries, every worker
+/// and every partition of degree d, for degrees up to n/2 (unions of
+/// matchings, repaired by swaps) and above it (complements), over many
+/// seeds so that the repair is exercised; and one graph pinned entry by
+/// entry, so that a change of its random stream is seen.
+#[test]
+fn regular_graphs_are_regular_and_reproducible() {
+    for (n, d) in [
+        (6, 1),
+        (6, 2),
+        (6, 3),
+        (6, 4),
+        (6, 6),
+        (7, 3),
+        (7, 4),
+        (10, 5),
+        (10, 7),
+        (12, 11),
+    ] {
+        for seed in 0..40 {
+            let b = build::regular_graph(n, d, seed);
+            assert!(b.iter().all(|&x| x == 0.0 || x == 1.0), "n={n} d={d} seed={seed}");
+            for i in 0..n {
+                assert_eq!(b.row(i).sum(), d as f64, "n={n} d={d} seed={seed}: row {i}");
+                assert_eq!(b.column(i).sum(), d as f64, "n={n} d={d} seed={seed}: column {i}");
+            }
+        }
+    }
+    let pinned: Vec<Vec<u8>> = {
+        let b = build::regular_graph(6, 2, 7);
+        (0..6).map(|i| (0..6).map(|j| b[(i, j)] as u8).collect()).collect()
+    };
+    assert_eq!(pinned, PINNED_GRAPH.map(|r| r.to_vec()).to_vec());
+    // At d = n/2 the union of matchings, not the complement, is drawn.
+    let half = build::regular_graph(6, 3, 7);
+    let half: Vec<Vec<u8>> = (0..6).map(|i| (0..6).map(|j| half[(i, j)] as u8).collect()).collect();
+    assert_eq!(half, PINNED_HALF.map(|r| r.to_vec()).to_vec());
+}
+
+/// `regular_graph(6, 3, 7)`, as first drawn.
+const PINNED_HALF: [[u8; 6]; 6] = [
+    [0, 1, 0, 1, 1, 0],
+    [0, 1, 1, 0, 0, 1],
+    [1, 0, 0, 1, 1, 0],
+    [1, 0, 1, 1, 0, 0],
+    [1, 0, 1, 0, 0, 1],
+    [0, 1, 0, 0, 1, 1],
+];
+
+/// `regular_graph(6, 2, 7)`, as first drawn (see the test above).
+const PINNED_GRAPH: [[u8; 6]; 6] = [
+    [0, 1, 0, 0, 1, 0],
+    [0, 1, 1, 0, 0, 0],
+    [1, 0, 0, 1, 0, 0],
+    [1, 0, 0, 1, 0, 0],
+    [0, 0, 1, 0, 0, 1],
+    [0, 0, 0, 0, 1, 1],
+];
+
+/// The decodings `gcsim codes` counts for its progress bar are those it
+/// makes: every pattern of at most s stragglers when there are at most
+/// `limit`, else `limit`, and the end-to-end sets.
+#[test]
+fn decodings_count_patterns_and_end_to_end_sets() {
+    let code = Code::new(&scheme(SchemeKind::Crc, 6, 1, None), 0).unwrap();
+    // 1 + 6 patterns of at most one straggler.
+    assert_eq!(check::decodings(&code, 100), 7 + check::E2E_SETS as u64);
+    assert_eq!(check::decodings(&code, 7), 7 + check::E2E_SETS as u64);
+    assert_eq!(check::decodings(&code, 3), 3 + check::E2E_SETS as u64);
+}

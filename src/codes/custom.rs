@@ -204,4 +204,22 @@ mod tests {
         ));
         assert!(!CustomMatrix::parse("f", "1,1\n0,1\n").unwrap().is_regular());
     }
+
+    /// The dense limit: 2000 × 2000 entries are read, one more row is not,
+    /// and neither is one row of more entries than the limit.
+    #[test]
+    fn the_entry_limit_is_exact() {
+        let row = |len: usize| vec!["0"; len].join(",") + "\n";
+        let at_limit = row(super::super::MAX_CODE_N).repeat(super::super::MAX_CODE_N);
+        let m = CustomMatrix::parse("f", &at_limit).unwrap();
+        assert_eq!(m.b.len(), MAX_ENTRIES);
+        let over = at_limit + &row(super::super::MAX_CODE_N);
+        let e = CustomMatrix::parse("f", &over).unwrap_err();
+        assert!(e.to_string().contains("more than 4000000 entries"), "{e}");
+        let wide = row(MAX_ENTRIES + 1);
+        assert!(matches!(
+            CustomMatrix::parse("f", &wide),
+            Err(CustomError::Shape { .. })
+        ));
+    }
 }

@@ -206,6 +206,21 @@ fn gcsim() -> Command {
     Command::cargo_bin("gcsim").unwrap()
 }
 
+/// `gcsim scenario` on a file `<name>.toml` in `dir` of 10 workers with
+/// `studies` appended, writing into `dir`.
+fn scenario(dir: &std::path::Path, name: &str, studies: &str) -> Command {
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(&file, format!("name = \"{name}\"\nn = 10\n{studies}")).unwrap();
+    let mut command = gcsim();
+    command
+        .arg("scenario")
+        .arg(&file)
+        .arg("--out-dir")
+        .arg(dir)
+        .arg("--quiet");
+    command
+}
+
 /// From the command line: a sweep over deadlines, its shards merged, and a
 /// scenario file give the same rows; bad deadlines are refused.
 #[test]
@@ -251,20 +266,13 @@ fn timeout_from_the_command_line_shards_and_scenarios() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8(merged.stdout).unwrap(), csv);
-    let scenario = dir.path().join("deadlines.toml");
-    std::fs::write(
-        &scenario,
-        "name = \"deadlines\"\nn = 10\ntrials = 1100000\n[[study]]\nlabel = \"t\"\nschemes = [\"uncoded\", \"timeout\"]\ntimeout = [0.5, 2]\n",
+    scenario(
+        dir.path(),
+        "deadlines",
+        "trials = 1100000\n[[study]]\nlabel = \"t\"\nschemes = [\"uncoded\", \"timeout\"]\ntimeout = [0.5, 2]\n",
     )
-    .unwrap();
-    gcsim()
-        .arg("scenario")
-        .arg(&scenario)
-        .arg("--out-dir")
-        .arg(dir.path())
-        .arg("--quiet")
-        .assert()
-        .success();
+    .assert()
+    .success();
     let from_scenario = std::fs::read_to_string(dir.path().join("deadlines/t.csv")).unwrap();
     assert_eq!(from_scenario, csv);
     for (extra, expected) in [
@@ -371,21 +379,13 @@ fn deadline_figures_have_their_own_axis() {
         .code(2)
         .stderr(predicate::str::contains("--plot: a sweep figure has one x axis"));
     assert!(!mixed.exists());
-    let scenario = dir.path().join("mixed.toml");
-    std::fs::write(
-        &scenario,
-        "name = \"m\"\nn = 10\n[[study]]\nlabel = \"t\"\nschemes = [\"crc\", \"timeout\"]\ns = 1\ntimeout = 1\nfigures = [{ file = \"a.png\" }]\n",
+    scenario(
+        dir.path(),
+        "m",
+        "[[study]]\nlabel = \"t\"\nschemes = [\"crc\", \"timeout\"]\ns = 1\ntimeout = 1\nfigures = [{ file = \"a.png\" }]\n",
     )
-    .unwrap();
-    gcsim()
-        .arg("scenario")
-        .arg(&scenario)
-        .arg("--out-dir")
-        .arg(dir.path())
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "mixed.toml:8: study `t`: a sweep figure has one x axis",
-        ));
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("m.toml:8: study `t`: a sweep figure has one x axis"));
     assert!(!dir.path().join("m").exists());
 }

@@ -214,13 +214,24 @@ fn regular_graphs_are_regular_and_reproducible() {
             }
         }
     }
-    // At d = n/2 the union of matchings, not the complement, is drawn.
-    for (d, pinned) in [(2, PINNED_GRAPH), (3, PINNED_HALF)] {
+    // At d = n/2 the union of matchings is drawn, above it a complement.
+    for (d, pinned) in [(2, PINNED_GRAPH), (3, PINNED_HALF), (4, PINNED_DENSE)] {
         let b = build::regular_graph(6, d, 7);
         let entries: Vec<Vec<u8>> = (0..6).map(|i| (0..6).map(|j| b[(i, j)] as u8).collect()).collect();
         assert_eq!(entries, pinned.map(|r| r.to_vec()).to_vec(), "d={d}");
     }
 }
+
+/// `regular_graph(6, 4, 7)`, as first drawn: the complement of
+/// [`PINNED_GRAPH`], which is drawn from the same stream.
+const PINNED_DENSE: [[u8; 6]; 6] = [
+    [1, 0, 1, 1, 0, 1],
+    [1, 0, 0, 1, 1, 1],
+    [0, 1, 1, 0, 1, 1],
+    [0, 1, 1, 0, 1, 1],
+    [1, 1, 0, 1, 1, 0],
+    [1, 1, 1, 1, 0, 0],
+];
 
 /// `regular_graph(6, 3, 7)`, as first drawn.
 const PINNED_HALF: [[u8; 6]; 6] = [

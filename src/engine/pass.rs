@@ -494,6 +494,28 @@ mod tests {
         }
     }
 
+    /// Infinite values (trials a code never decodes) are counted in the
+    /// four lanes and in the tail of a batch whose length is not a multiple
+    /// of four, and nowhere else.
+    #[test]
+    fn infinite_values_are_counted_in_lanes_and_tail() {
+        let slots = 2;
+        let refs = vec![1.0; slots];
+        let pass = Pass::new(&refs, Vec::new(), slots, None);
+        let mut c = Counts::new(&pass);
+        // Slot 0: 13 values, infinite at 1 and 6 (lanes) and 12 (the tail);
+        // slot 1: infinite at 11 and 12 (both in the tail).
+        let mut batch = vec![0.5; 2 * 13];
+        for i in [1, 6, 12, 13 + 11, 13 + 12] {
+            batch[i] = f64::INFINITY;
+        }
+        c.add_batch(&pass, &batch, 13);
+        assert_eq!(c.infinite, vec![3, 2]);
+        let mut finite = Counts::new(&pass);
+        finite.add_batch(&pass, &[0.5; 2 * 13], 13);
+        assert_eq!(finite.infinite, vec![0, 0]);
+    }
+
     #[test]
     fn log_bins_cover_and_survival_counts_exceedances() {
         let bins = LogBins::new(1.0, 100.0, 2);

@@ -338,3 +338,43 @@ fn heavy_transfer_times_make_infinite_means() {
     let means: Vec<&str> = out.lines().skip(1).map(|l| l.split(',').nth(9).unwrap()).collect();
     assert!(!means.is_empty() && means.iter().all(|m| *m == "inf"), "{out}");
 }
+
+/// The table's rows hold the same values as the CSV, one cell per header
+/// column, in the same order (numbers to four significant digits).
+#[test]
+fn table_rows_hold_the_csv_values() {
+    let args = [
+        "sweep",
+        "--n",
+        "8",
+        "--s",
+        "1,2",
+        "--scheme",
+        "crc,ignore",
+        "--trials",
+        "500",
+    ];
+    let table = stdout_of(&[&args[..], &["--format", "table"]].concat());
+    let csv = stdout_of(&[&args[..], &["--format", "csv"]].concat());
+    let lines: Vec<&str> = table.lines().filter(|l| !l.starts_with('#')).collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    let csv_header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let csv_rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(lines.len() - 1, csv_rows.len(), "{table}");
+    for (line, row) in lines[1..].iter().zip(&csv_rows) {
+        // The interval is one cell of two words, `[lo, hi]`.
+        let cells: Vec<String> = line.replace(", ", ",").split_whitespace().map(String::from).collect();
+        assert_eq!(cells.len(), header.len(), "{line}");
+        let cell = |name: &str| cells[header.iter().position(|h| *h == name).unwrap()].clone();
+        let value = |name: &str| row[csv_header.iter().position(|h| *h == name).unwrap()];
+        assert_eq!(cell("scheme"), value("scheme"));
+        assert_eq!(cell("s"), value("s"));
+        for name in ["mean", "p99", "approx_error"] {
+            let (shown, exact): (f64, f64) = (cell(name).parse().unwrap(), value(name).parse().unwrap());
+            assert!(
+                (shown - exact).abs() <= 5e-4 * exact.abs().max(1e-3),
+                "{name}: {shown} vs {exact}"
+            );
+        }
+    }
+}

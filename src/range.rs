@@ -82,6 +82,7 @@ pub struct TimeList {
 /// Parses a comma list of times, each a finite number >= 0 (`0.5,1,2.5`).
 pub fn parse_times(text: &str) -> Result<TimeList, String> {
     let mut values: Vec<f64> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for item in text.split(',') {
         let item = item.trim();
         let v: f64 = item.parse().map_err(|_| {
@@ -101,7 +102,9 @@ pub fn parse_times(text: &str) -> Result<TimeList, String> {
                 "`{text}` has more than {MAX_VALUES} values, the limit; narrow the list"
             ));
         }
-        if !values.contains(&v) {
+        // −0 is 0 (`+ 0.0`), so that it is the same value.
+        let v = v + 0.0;
+        if seen.insert(v.to_bits()) {
             values.push(v);
         }
     }
@@ -119,6 +122,11 @@ mod tests {
     fn time_lists() {
         assert_eq!(parse_times("0.5, 1,2,1").unwrap().values, vec![0.5, 1.0, 2.0]);
         assert_eq!(parse_times("0").unwrap().values, vec![0.0]);
+        assert_eq!(parse_times("-0,0").unwrap().values, vec![0.0]);
+        let many: Vec<String> = (0..MAX_VALUES).map(|i| i.to_string()).collect();
+        assert_eq!(parse_times(&many.join(",")).unwrap().values.len(), MAX_VALUES);
+        let over = many.join(",") + ",0.5";
+        assert!(parse_times(&over).unwrap_err().contains("limit"));
         assert!(parse_times("1,,2").unwrap_err().contains("empty item"));
         assert!(parse_times("-1").unwrap_err().contains("out of range"));
         assert!(parse_times("inf").unwrap_err().contains("out of range"));

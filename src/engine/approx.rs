@@ -58,13 +58,8 @@ pub struct Inexact {
     pub data_fraction: f64,
 }
 
-/// The mean approximation error of each of `study`'s schemes, in order (see
-/// the module notes).
-pub fn mean_errors(study: &Study) -> Vec<f64> {
-    inexact(study).into_iter().map(|i| i.error).collect()
-}
-
-/// The error and data share of each of `study`'s schemes, in order.
+/// The approximation error and data share of each of `study`'s schemes,
+/// in order (see the module notes).
 pub fn inexact(study: &Study) -> Vec<Inexact> {
     let mut plan = None;
     study

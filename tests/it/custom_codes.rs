@@ -193,25 +193,40 @@ fn approx_regular_error_matches_an_independent_least_squares_solve() {
         assert_eq!(row.iter().filter(|&&v| v != 0.0).count(), d);
         assert!(row.iter().all(|&v| v == 0.0 || v == 1.0 / d as f64));
     }
-    let errors = gcsim::engine::approx::mean_errors(&study);
-    assert_eq!(errors[0], s as f64 / n as f64);
+    let inexact = gcsim::engine::approx::inexact(&study);
+    assert_eq!(inexact[0].error, s as f64 / n as f64);
+    assert_eq!(inexact[0].data_fraction, (n - s) as f64 / n as f64);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
-    let samples: Vec<f64> = (0..20_000)
+    let (errors, shares): (Vec<f64>, Vec<f64>) = (0..20_000)
         .map(|_| {
             let mut rows = sample(&mut rng, n, n - s).into_vec();
             rows.sort_unstable();
-            least_squares_error(&b.select_rows(&rows))
+            let bf = b.select_rows(&rows);
+            // The partitions some arrived worker holds.
+            let held = (0..n).filter(|&j| bf.column(j).iter().any(|&v| v != 0.0)).count();
+            (least_squares_error(&bf), held as f64 / n as f64)
         })
-        .collect();
-    let mean = samples.iter().sum::<f64>() / samples.len() as f64;
-    let var = samples.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (samples.len() - 1) as f64;
-    let se = (2.0 * var / samples.len() as f64).sqrt();
+        .unzip();
+    let mean_se = |xs: &[f64]| {
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let var = xs.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (xs.len() - 1) as f64;
+        (mean, (2.0 * var / xs.len() as f64).sqrt())
+    };
+    let (mean, se) = mean_se(&errors);
+    let engine = inexact[1].error;
     assert!(
-        (errors[1] - mean).abs() < 4.0 * se,
-        "engine {} vs reference {mean} ± {se}",
-        errors[1]
+        (engine - mean).abs() < 4.0 * se,
+        "engine {engine} vs reference {mean} ± {se}"
     );
     assert!(mean > 0.0 && mean < s as f64 / n as f64, "{mean}");
+    // With d = 3 a partition is lost only if its three holders are all late.
+    let (share, se) = mean_se(&shares);
+    let engine = inexact[1].data_fraction;
+    assert!(
+        (engine - share).abs() < 4.0 * se,
+        "engine share {engine} vs reference {share} ± {se}"
+    );
+    assert!(share > (n - s) as f64 / n as f64 && share < 1.0, "{share}");
 }
 
 /// The example: Vandermonde mds at n = 50, k = 45 fails in float64,

@@ -83,6 +83,8 @@ impl TrialPlan {
                 &mut scratch.group_times,
             );
         }
+        // The fastest raw time, once per group where a deadline reads it.
+        let mut fastest = None;
         for e in &group.evals {
             let raw = match (self.path, e.rule) {
                 (RulePath::Fast, Rule::KOfN(k)) => fast::k_of_n(sorted, k),
@@ -99,11 +101,10 @@ impl TrialPlan {
             out[e.slot] = match e.deadline {
                 // The load model is increasing, so the first finish is that
                 // of the fastest raw time.
-                Some(t) => with_deadline(
-                    apply(raw),
-                    t,
-                    apply(times.iter().copied().fold(f64::INFINITY, f64::min)),
-                ),
+                Some(t) => {
+                    let first = *fastest.get_or_insert_with(|| times.iter().copied().fold(f64::INFINITY, f64::min));
+                    with_deadline(apply(raw), t, apply(first))
+                }
                 None => apply(raw),
             };
         }

@@ -140,6 +140,16 @@ mod tests {
         }
         a.merge(&b);
         assert_eq!(a, all);
+        // Infinite values are counted across a merge too.
+        let (mut a, mut b, mut all) = (Moments::ZERO, Moments::ZERO, Moments::ZERO);
+        for v in [1.0, f64::INFINITY, 2.0, f64::INFINITY, 5.0] {
+            all.push(v, 0.0);
+        }
+        [1.0, f64::INFINITY].into_iter().for_each(|v| a.push(v, 0.0));
+        [2.0, f64::INFINITY, 5.0].into_iter().for_each(|v| b.push(v, 0.0));
+        a.merge(&b);
+        assert_eq!((a.infinite(), a.count()), (2, 5));
+        assert_eq!(all.infinite(), 2);
     }
 
     #[test]
@@ -149,6 +159,7 @@ mod tests {
         assert_eq!(one.summarize(0.0).std_err, None);
         let mut inf = Moments::ZERO;
         inf.push(1.0, 1.0);
+        inf.push(3.0, 1.0);
         inf.push(f64::INFINITY, 1.0);
         let est = inf.summarize(1.0);
         assert_eq!(est.mean, f64::INFINITY);

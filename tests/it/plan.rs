@@ -177,6 +177,15 @@ fn cli_plan_recommends_and_rejects_bad_input() {
     ])
     .assert()
     .success();
+    // The largest --ref-n is a cluster of one trial's most draws, 2^24;
+    // one more is refused.
+    g().args(["plan", "--n", "10", "--scheme", "crc", "--ref-n", "16777216"])
+        .assert()
+        .success();
+    g().args(["plan", "--n", "10", "--scheme", "crc", "--ref-n", "16777217"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--ref-n 16777217 is out of range"));
     let cases: &[(&[&str], &str)] = &[
         (
             &["plan", "--n", "10", "--max-load", "0.5"],

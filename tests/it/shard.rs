@@ -282,3 +282,20 @@ fn fuzz_regressions_are_refused_cleanly() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("n 0 is out of range; accepted: a whole number >= 1"));
 }
+
+/// A custom code's matrix in a shard file is checked before it is used:
+/// an empty first row and rows of unequal length are refused with one line
+/// (a ragged matrix was indexed out of bounds).
+#[test]
+fn a_shards_custom_matrix_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = dir.path().join("code.csv");
+    std::fs::write(&code, "1,0,0\n0,1,0\n0,0,1\n").unwrap();
+    let args = ["run", "--code", code.to_str().unwrap(), "--trials", "1000", "-q"];
+    let file = shard(dir.path(), &args, 1, 1);
+    let expected = "custom: a matrix of finite numbers with rows of equal length";
+    let rows = |rows: serde_json::Value| move |v: &mut serde_json::Value| v["study"]["custom"][1] = rows;
+    merge_refused(&[&edited(&file, true, rows(serde_json::json!([[]])))], expected);
+    let ragged = serde_json::json!([[1.0, 0.0, 0.0], [0.0, 1.0], [0.0, 0.0, 1.0]]);
+    merge_refused(&[&edited(&file, true, rows(ragged))], expected);
+}

@@ -53,6 +53,10 @@ pub enum Param {
     Code,
     /// The deadline of the `timeout` scheme.
     Timeout,
+    /// The share of tasks after which `speculative` copies stragglers.
+    SpeculateAfter,
+    /// The factor on that time at which `speculative` copies start.
+    SpeculateFactor,
 }
 
 impl Param {
@@ -80,6 +84,8 @@ impl Param {
             Param::D => "d",
             Param::Code => "code",
             Param::Timeout => "timeout",
+            Param::SpeculateAfter => "speculate_after",
+            Param::SpeculateFactor => "speculate_factor",
         }
     }
 }

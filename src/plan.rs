@@ -259,7 +259,13 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) -> Result<V
     for &kind in &req.schemes {
         match kind {
             SchemeKind::Uncoded => scan(&mut out, kind, &mut std::iter::once(Params::default())),
-            SchemeKind::Ignore | SchemeKind::Crc => scan(&mut out, kind, &mut (0..n).map(with_s)),
+            SchemeKind::Ignore | SchemeKind::Crc | SchemeKind::MultiMessage => {
+                scan(&mut out, kind, &mut (0..n).map(with_s))
+            }
+            // Load 1 whatever K: the whole list, K = n first.
+            SchemeKind::KBatchSync => scan(&mut out, kind, &mut (0..n).map(with_s)),
+            // One candidate, at the defaults of --speculate-after and --speculate-factor.
+            SchemeKind::Speculative => scan(&mut out, kind, &mut std::iter::once(Params::default())),
             SchemeKind::Frc => scan(&mut out, kind, &mut divisors(n).into_iter().map(|d| with_s(d - 1))),
             SchemeKind::CommEfficient => {
                 for &m in &req.m {
@@ -508,7 +514,7 @@ fn objective_of(objective: &Objective, s: &Summary) -> (f64, Option<(f64, f64)>)
 impl SchemeKind {
     /// Orders ties: schemes that decode the exact gradient before `ignore`.
     fn exact_rank(self) -> u8 {
-        u8::from(self != SchemeKind::Ignore)
+        u8::from(!matches!(self, SchemeKind::Ignore | SchemeKind::KBatchSync))
     }
 }
 
@@ -524,6 +530,12 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
         SchemeKind::Uncoded => "uncoded".to_string(),
         SchemeKind::Mds => format!("mds k={}", best.k),
         SchemeKind::CommEfficient => format!("comm-efficient s={} m={}", best.s, best.m.unwrap_or(1)),
+        SchemeKind::KBatchSync => format!("k-batch-sync K={}", best.k),
+        SchemeKind::Speculative => format!(
+            "speculative Q={} F={}",
+            crate::scheme::SPECULATE_AFTER,
+            crate::scheme::SPECULATE_FACTOR
+        ),
         kind => format!("{kind} s={}", best.s),
     };
     let value = match objective {
@@ -533,10 +545,13 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
     let gain = best
         .speedup
         .map_or(String::new(), |s| format!(", {s:.2}x the uncoded mean"));
-    let exactness = if best.scheme == SchemeKind::Ignore && best.s > 0 {
-        " (inexact: drops s/n of the data)"
-    } else {
-        ""
+    let exactness = match best.scheme {
+        SchemeKind::Ignore if best.s > 0 => " (inexact: drops s/n of the data)".to_string(),
+        SchemeKind::KBatchSync => format!(
+            " (inexact: an update of K mini-batches, data_fraction {:.3})",
+            best.k as f64 / best.n as f64
+        ),
+        _ => String::new(),
     };
     Some(format!(
         "recommend: n={} {what}{exactness}: {value}{gain}; each worker stores and computes {:.3}x the uncoded share",

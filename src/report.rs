@@ -129,6 +129,11 @@ pub struct Row {
     /// The deadline T of `timeout` (unit of D); empty for the other schemes.
     #[serde(serialize_with = "opt_num")]
     pub timeout: Option<f64>,
+    /// `speculative`: the mean number of copies launched per iteration over
+    /// n, the extra computation as a share of the uncoded iteration's (see
+    /// [`crate::engine::approx::extra_work`]); empty for the other schemes.
+    #[serde(serialize_with = "opt_num")]
+    pub extra_work: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -170,6 +175,7 @@ impl Row {
             undecodable: None,
             data_fraction: None,
             timeout: scheme.deadline(),
+            extra_work: None,
         }
     }
 }
@@ -199,14 +205,17 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
 pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
     let base_inf = study.mean_is_infinite(&study.baseline());
     let inexact = crate::engine::approx::inexact(study);
+    let extra = crate::engine::approx::extra_work(study);
     study
         .schemes()
         .iter()
         .zip(&outcome.configs)
         .zip(inexact)
-        .map(|((s, summary), inexact)| {
+        .zip(extra)
+        .map(|(((s, summary), inexact), extra_work)| {
             let mut row = Row::new(s, summary, &outcome.baseline);
             comm_columns(&mut row, study, s);
+            row.extra_work = extra_work;
             row.approx_error = Some(inexact.error);
             row.data_fraction = Some(inexact.data_fraction);
             if study.decodes_by_code(s) {
@@ -280,6 +289,7 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             undecodable: None,
             data_fraction: None,
             timeout: scheme.deadline(),
+            extra_work: None,
         });
         comm_columns(rows.last_mut().expect("just pushed"), study, scheme);
     }
@@ -348,6 +358,12 @@ pub struct RunConfig {
     /// `--timeout` as given, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
+    /// `--speculate-after` as given, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speculate_after: Option<String>,
+    /// `--speculate-factor` as given, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speculate_factor: Option<String>,
     /// Monte Carlo trials per configuration.
     pub trials: u64,
     /// Master seed; trial t draws from its own stream of it.
@@ -394,6 +410,8 @@ impl RunConfig {
             ("d", &self.d),
             ("code", &self.code),
             ("timeout", &self.timeout),
+            ("speculate-after", &self.speculate_after),
+            ("speculate-factor", &self.speculate_factor),
         ] {
             if let Some(v) = v {
                 f.push((k, v.clone()));

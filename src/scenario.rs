@@ -103,6 +103,8 @@ struct StudyFile {
     k: Option<Spanned<ListValue>>,
     d: Option<Spanned<ListValue>>,
     timeout: Option<Spanned<TimesValue>>,
+    speculate_after: Option<f64>,
+    speculate_factor: Option<f64>,
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
@@ -454,6 +456,8 @@ impl Scenario {
                 d: src.list("d", &st.d)?,
                 custom: None,
                 timeout: src.times("timeout", &st.timeout)?,
+                speculate_after: st.speculate_after,
+                speculate_factor: st.speculate_factor,
             };
             if *n.get_ref() == 0 {
                 return src.err(
@@ -495,7 +499,9 @@ impl Scenario {
                 }
             };
             let mut figures = Vec::new();
-            if let (Some(f), Err(e)) = (st.figures.first(), crate::plot::sweep::axes_of(kinds.iter().copied())) {
+            let deadlines = ranges.timeout.as_ref().map_or(0, |l| l.values.len());
+            let axes = crate::plot::sweep::axes_of(kinds.iter().copied(), deadlines);
+            if let (Some(f), Err(e)) = (st.figures.first(), axes) {
                 return src.err(Some(f.file.span()), format!("study `{label}`: {e}"));
             }
             for f in &st.figures {

@@ -16,91 +16,21 @@
 //! | `approx-regular` (Charles et al. 2017) | d | 1 | any n−s, least-squares decoding (inexact) |
 //! | `custom` (a user's matrix, `--code FILE`) | nonzeros of the row × n/P | 1 | the real code's rank condition, or any n−s with `--s` (inexact) |
 //! | `timeout` (`--timeout T`) | 1 | 1 | all n, or at time T those arrived (at least the first; inexact) |
+//! | `speculative` (Dean & Ghemawat 2008) | 1, plus copies | 1 | every task, from its worker or its copy |
+//! | `k-batch-sync` (`--k K`, Dutta et al. 2018) | 1 per mini-batch | 1 per mini-batch | any K mini-batches (inexact) |
+//! | `multi-message` (Ozfatura et al. 2019) | s+1, one message per partition | 1 (s+1 messages) | every partition from some worker |
+//!
+//! The last three are not a rule over one message per worker: their
+//! timelines are in [`Strategy`].
 
 use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
 
 use crate::param::Param;
 
-/// The closed set of schemes that `--scheme` accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SchemeKind {
-    /// Every worker computes its own share; the master waits for all n.
-    Uncoded,
-    /// Wait for the fastest n−s workers and drop the rest (inexact).
-    Ignore,
-    /// Fractional repetition gradient code.
-    Frc,
-    /// Cyclic repetition gradient code.
-    Crc,
-    /// Communication-efficient gradient code with message size 1/m.
-    CommEfficient,
-    /// MDS-coded matrix–vector multiplication (linear models).
-    Mds,
-    /// Approximate gradient coding on a random d-regular bipartite graph
-    /// (Charles, Papailiopoulos & Ellenberg 2017): wait for n−s, decode by
-    /// least squares.
-    ApproxRegular,
-    /// A user-supplied encoding matrix.
-    Custom,
-    /// The deadline of synchronous data-parallel training: wait for all n
-    /// workers until time T, then proceed with those that have arrived
-    /// (with the first to arrive if none has; inexact).
-    Timeout,
-}
-
-impl SchemeKind {
-    /// Every scheme, in the order `--help` lists them.
-    pub const ALL: [SchemeKind; 9] = [
-        SchemeKind::Uncoded,
-        SchemeKind::Ignore,
-        SchemeKind::Frc,
-        SchemeKind::Crc,
-        SchemeKind::CommEfficient,
-        SchemeKind::Mds,
-        SchemeKind::ApproxRegular,
-        SchemeKind::Custom,
-        SchemeKind::Timeout,
-    ];
-
-    /// The name used on the command line and in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            SchemeKind::Uncoded => "uncoded",
-            SchemeKind::Ignore => "ignore",
-            SchemeKind::Frc => "frc",
-            SchemeKind::Crc => "crc",
-            SchemeKind::CommEfficient => "comm-efficient",
-            SchemeKind::Mds => "mds",
-            SchemeKind::ApproxRegular => "approx-regular",
-            SchemeKind::Custom => "custom",
-            SchemeKind::Timeout => "timeout",
-        }
-    }
-}
-
-impl fmt::Display for SchemeKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for SchemeKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
-            format!("unknown scheme `{s}`; accepted: {}", names.join(", "))
-        })
-    }
-}
-
 mod error;
+mod kind;
 pub use error::SchemeError;
+pub use kind::{SPECULATE_AFTER, SPECULATE_FACTOR, SchemeKind, Strategy};
 
 /// Parameters as a user gives them; which ones a scheme reads depends on it.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -115,6 +45,10 @@ pub struct Params {
     pub d: Option<usize>,
     /// The deadline T, in units of D after the iteration starts (timeout).
     pub timeout: Option<f64>,
+    /// The share Q of tasks after which stragglers are copied (speculative).
+    pub speculate_after: Option<f64>,
+    /// The factor F: copies start at F·t_Q (speculative).
+    pub speculate_factor: Option<f64>,
 }
 
 /// The shape of a user's encoding matrix, which is what a `custom` scheme
@@ -148,6 +82,8 @@ pub struct Scheme {
     approximate: bool,
     /// The time after which the master proceeds with the arrived workers.
     deadline: Option<f64>,
+    /// The timeline where it is not a rule over one message per worker.
+    strategy: Option<Strategy>,
 }
 
 /// When the master can decode, as a function of which workers have finished.
@@ -230,7 +166,10 @@ impl Scheme {
             (SchemeKind::Mds, Param::S) => params.k.is_none(),
             (SchemeKind::ApproxRegular, Param::D) => true,
             (SchemeKind::Timeout, Param::Timeout) => true,
-            (SchemeKind::Timeout, Param::S) => false,
+            (SchemeKind::Speculative, Param::SpeculateAfter | Param::SpeculateFactor) => true,
+            (SchemeKind::KBatchSync, Param::K) => true,
+            (SchemeKind::KBatchSync, Param::S) => params.k.is_none(),
+            (SchemeKind::Timeout | SchemeKind::Speculative, Param::S) => false,
             (_, Param::S) => true,
             _ => false,
         };
@@ -240,6 +179,8 @@ impl Scheme {
             (params.k.is_some(), Param::K),
             (params.d.is_some(), Param::D),
             (params.timeout.is_some(), Param::Timeout),
+            (params.speculate_after.is_some(), Param::SpeculateAfter),
+            (params.speculate_factor.is_some(), Param::SpeculateFactor),
         ] {
             if given && !reads(param) {
                 return Err(SchemeError::NotRead { scheme: kind, param });
@@ -259,6 +200,24 @@ impl Scheme {
                 Err(out_of_range(kind, Param::S, s, n, format!("0..{}", n - 1)))
             }
         };
+        // mds and k-batch-sync read k, or s as k = n − s.
+        let k_or_s = || {
+            let k = match (params.k, params.s) {
+                (Some(k), _) => k,
+                (None, Some(s)) => n - check_s(s)?,
+                (None, None) => {
+                    return Err(SchemeError::Missing {
+                        scheme: kind,
+                        param: Param::K,
+                        example: "80",
+                    });
+                }
+            };
+            if k == 0 || k > n {
+                return Err(out_of_range(kind, Param::K, k, n, format!("1..{n}")));
+            }
+            Ok(k)
+        };
         let scheme = |s, m, k| Self {
             kind,
             n,
@@ -269,6 +228,13 @@ impl Scheme {
             partitions: n,
             approximate: kind == SchemeKind::Ignore && s > 0,
             deadline: None,
+            strategy: None,
+        };
+        let bad_value = |param, value: f64, accepted| SchemeError::BadValue {
+            scheme: kind,
+            param,
+            value: value.to_string(),
+            accepted,
         };
         match kind {
             SchemeKind::Uncoded => match params.s {
@@ -321,20 +287,7 @@ impl Scheme {
                 Ok(scheme(s, Some(m), n - s))
             }
             SchemeKind::Mds => {
-                let k = match (params.k, params.s) {
-                    (Some(k), _) => k,
-                    (None, Some(s)) => n - check_s(s)?,
-                    (None, None) => {
-                        return Err(SchemeError::Missing {
-                            scheme: kind,
-                            param: Param::K,
-                            example: "80",
-                        });
-                    }
-                };
-                if k == 0 || k > n {
-                    return Err(out_of_range(kind, Param::K, k, n, format!("1..{n}")));
-                }
+                let k = k_or_s()?;
                 Ok(scheme(n - k, None, k))
             }
             SchemeKind::ApproxRegular => {
@@ -365,17 +318,49 @@ impl Scheme {
                     example: "2.5",
                 })?;
                 if !(t.is_finite() && t >= 0.0) {
-                    return Err(SchemeError::BadValue {
-                        scheme: kind,
-                        param: Param::Timeout,
-                        value: t.to_string(),
-                        accepted: "a finite number >= 0, in units of D",
-                    });
+                    return Err(bad_value(Param::Timeout, t, "a finite number >= 0, in units of D"));
                 }
                 Ok(Self {
                     approximate: true,
                     deadline: Some(t),
                     ..scheme(0, None, n)
+                })
+            }
+            SchemeKind::Speculative => {
+                let after = params.speculate_after.unwrap_or(SPECULATE_AFTER);
+                let factor = params.speculate_factor.unwrap_or(SPECULATE_FACTOR);
+                if !(after > 0.0 && after <= 1.0) {
+                    return Err(bad_value(
+                        Param::SpeculateAfter,
+                        after,
+                        "a share of the tasks in (0, 1], e.g. 0.75",
+                    ));
+                }
+                if !(factor.is_finite() && (1.0..=1e6).contains(&factor)) {
+                    return Err(bad_value(
+                        Param::SpeculateFactor,
+                        factor,
+                        "a number from 1 to 1e6 (copies start at F times the time the share was done)",
+                    ));
+                }
+                Ok(Self {
+                    strategy: Some(Strategy::Speculative { after, factor }),
+                    ..scheme(0, None, n)
+                })
+            }
+            SchemeKind::KBatchSync => {
+                let k = k_or_s()?;
+                Ok(Self {
+                    approximate: true,
+                    strategy: Some(Strategy::KBatchSync { k }),
+                    ..scheme(n - k, None, k)
+                })
+            }
+            SchemeKind::MultiMessage => {
+                let s = check_s(need_s()?)?;
+                Ok(Self {
+                    strategy: Some(Strategy::MultiMessage { s }),
+                    ..scheme(s, None, n - s)
                 })
             }
         }
@@ -414,6 +399,7 @@ impl Scheme {
             partitions,
             approximate: s.is_some(),
             deadline: None,
+            strategy: None,
         })
     }
 
@@ -445,8 +431,12 @@ impl Scheme {
     /// Work per worker, in units of the uncoded share (1/n of the data).
     pub fn load(&self) -> f64 {
         match self.kind {
-            SchemeKind::Uncoded | SchemeKind::Ignore | SchemeKind::Timeout => 1.0,
-            SchemeKind::Frc | SchemeKind::Crc => (self.s + 1) as f64,
+            SchemeKind::Uncoded
+            | SchemeKind::Ignore
+            | SchemeKind::Timeout
+            | SchemeKind::Speculative
+            | SchemeKind::KBatchSync => 1.0,
+            SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => (self.s + 1) as f64,
             SchemeKind::CommEfficient => (self.s + self.m.unwrap_or(1)) as f64,
             SchemeKind::Mds => self.n as f64 / self.k as f64,
             SchemeKind::ApproxRegular | SchemeKind::Custom => {
@@ -467,6 +457,12 @@ impl Scheme {
     /// first arrival.
     pub fn deadline(&self) -> Option<f64> {
         self.deadline
+    }
+
+    /// The timeline of `speculative`, `k-batch-sync` and `multi-message`,
+    /// which is not a recovery rule over one message per worker.
+    pub fn strategy(&self) -> Option<Strategy> {
+        self.strategy
     }
 
     /// Data partitions: n, or a custom code's columns.
@@ -515,6 +511,18 @@ impl Scheme {
                 timeout: self.deadline,
                 ..Params::default()
             },
+            SchemeKind::Speculative => match self.strategy {
+                Some(Strategy::Speculative { after, factor }) => Params {
+                    speculate_after: Some(after),
+                    speculate_factor: Some(factor),
+                    ..Params::default()
+                },
+                _ => unreachable!("speculative has its strategy"),
+            },
+            SchemeKind::KBatchSync => Params {
+                k: Some(self.k),
+                ..Params::default()
+            },
             _ => Params {
                 s: Some(self.s),
                 m: self.m,
@@ -541,6 +549,11 @@ impl fmt::Display for Scheme {
             SchemeKind::ApproxRegular => write!(f, "approx-regular s={} d={}", self.s, self.d.unwrap_or(1)),
             SchemeKind::Custom if !self.approximate => write!(f, "custom"),
             SchemeKind::Timeout => write!(f, "timeout T={}", self.deadline.unwrap_or(0.0)),
+            SchemeKind::KBatchSync => write!(f, "k-batch-sync K={}", self.k),
+            SchemeKind::Speculative => match self.strategy {
+                Some(Strategy::Speculative { after, factor }) => write!(f, "speculative Q={after} F={factor}"),
+                _ => write!(f, "speculative"),
+            },
             kind => write!(f, "{kind} s={}", self.s),
         }
     }

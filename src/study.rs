@@ -13,7 +13,7 @@ use crate::comm::{Comm, Link, Transfer};
 use crate::dist::Dist;
 use crate::load::LoadModel;
 use crate::param::{Described, Naming, Param, keys};
-use crate::scheme::{Params, Rule, Scheme, SchemeKind};
+use crate::scheme::{Params, Rule, Scheme, SchemeKind, Strategy};
 
 pub use crate::comm::Decoder;
 pub use crate::workers::Workers;
@@ -425,10 +425,21 @@ impl Study {
         // at least for the first arrival: infinite from there on is certain;
         // otherwise its sample mean is reported as it is.
         // A deadline stops at the first arrival at the latest past T.
-        let rule = if scheme.rank_decoded() || scheme.deadline().is_some() {
-            Rule::KOfN(1)
-        } else {
-            scheme.rule()
+        // K-batch-sync waits for every worker only when each has a heavy
+        // draw (one fast worker completes any K mini-batches in time); a
+        // speculative task is late only when its copy is too, where every
+        // late task gets a copy (Q·n ≥ n/2 and Q·n < n); multi-message's
+        // partitions are each held by s+1 workers.
+        let n = self.n;
+        let rule = match scheme.strategy() {
+            Some(Strategy::KBatchSync { .. }) => Rule::KOfN(1),
+            Some(Strategy::Speculative { after, .. }) => {
+                let a = ((after * n as f64).ceil() as usize).clamp(1, n);
+                Rule::KOfN(if a < n && 2 * a >= n { n - 1 } else { n })
+            }
+            Some(Strategy::MultiMessage { s }) => Rule::KOfN(n - s),
+            None if scheme.rank_decoded() || scheme.deadline().is_some() => Rule::KOfN(1),
+            None => scheme.rule(),
         };
         let transfer = match &self.comm.transfer {
             Transfer::Random(d) => d.tail_index(),
@@ -441,7 +452,6 @@ impl Study {
         // P(T > t) decays like t^(−index) with index the smallest sum of tail
         // indices over the sets of workers whose lateness delays T: the n−k+1
         // heaviest-tailed workers for k of n; one whole group for frc.
-        let n = self.n;
         let index = match rule {
             Rule::KOfN(k) => {
                 let mut alphas: Vec<f64> = (0..n).map(arrival).collect();
@@ -474,7 +484,8 @@ impl Study {
     /// Whether the master decodes `scheme` with its real code: a custom
     /// code without s, or an exact scheme under the rank decoder.
     pub fn decodes_by_code(&self, scheme: &Scheme) -> bool {
-        scheme.rank_decoded() || (self.decoder == Decoder::Rank && scheme.exact_gradient())
+        scheme.rank_decoded()
+            || (self.decoder == Decoder::Rank && scheme.exact_gradient() && scheme.strategy().is_none())
     }
 
     /// The load model.

@@ -26,6 +26,10 @@ pub struct Ranges {
     pub custom: Option<CustomShape>,
     /// Deadlines (timeout).
     pub timeout: Option<TimeList>,
+    /// The share Q after which speculative copies start (one value).
+    pub speculate_after: Option<f64>,
+    /// The factor F of speculative (one value).
+    pub speculate_factor: Option<f64>,
 }
 
 /// Why a sweep cannot be expanded.
@@ -77,7 +81,7 @@ impl Described for SweepError {
                 schemes = name(Param::Scheme)
             ),
             SweepError::UnreadS => format!(
-                "none of the schemes given reads {s} (uncoded and timeout take no s; mds reads k = n - s only without {k}); drop {s} or add a scheme that reads it",
+                "none of the schemes given reads {s} (uncoded, timeout and speculative take no s; mds and k-batch-sync read k = n - s only without {k}); drop {s} or add a scheme that reads it",
                 s = name(Param::S),
                 k = name(Param::K)
             ),
@@ -124,9 +128,6 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
     };
     Ok(match kind {
         SchemeKind::Uncoded => vec![Params::default()],
-        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc => {
-            s_values()?.into_iter().map(|s| p(Some(s), None, None)).collect()
-        }
         SchemeKind::CommEfficient => {
             let ms = values(&ranges.m).ok_or_else(|| missing(Param::M, "1..10"))?;
             let ss = s_values()?;
@@ -138,7 +139,15 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
                 .flat_map(|s| ms.iter().map(move |&m| p(Some(s), Some(m), None)))
                 .collect()
         }
-        SchemeKind::Mds => match (values(&ranges.k), values(&ranges.s)) {
+        SchemeKind::Speculative => vec![Params {
+            speculate_after: ranges.speculate_after,
+            speculate_factor: ranges.speculate_factor,
+            ..Params::default()
+        }],
+        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => {
+            s_values()?.into_iter().map(|s| p(Some(s), None, None)).collect()
+        }
+        SchemeKind::Mds | SchemeKind::KBatchSync => match (values(&ranges.k), values(&ranges.s)) {
             (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
             (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
             (None, None) => return Err(missing(Param::K, "1..100")),
@@ -195,11 +204,22 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             scheme: SchemeKind::CommEfficient,
         });
     }
-    if ranges.k.is_some() && !unique.contains(&SchemeKind::Mds) {
+    if ranges.k.is_some() && !unique.contains(&SchemeKind::Mds) && !unique.contains(&SchemeKind::KBatchSync) {
         return Err(SweepError::Unused {
             param: Param::K,
             scheme: SchemeKind::Mds,
         });
+    }
+    for (given, param) in [
+        (ranges.speculate_after.is_some(), Param::SpeculateAfter),
+        (ranges.speculate_factor.is_some(), Param::SpeculateFactor),
+    ] {
+        if given && !unique.contains(&SchemeKind::Speculative) {
+            return Err(SweepError::Unused {
+                param,
+                scheme: SchemeKind::Speculative,
+            });
+        }
     }
     if ranges.d.is_some() && !unique.contains(&SchemeKind::ApproxRegular) {
         return Err(SweepError::Unused {
@@ -220,8 +240,8 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
         });
     }
     let reads_s = |k: &SchemeKind| match k {
-        SchemeKind::Uncoded | SchemeKind::Timeout => false,
-        SchemeKind::Mds => ranges.k.is_none(),
+        SchemeKind::Uncoded | SchemeKind::Timeout | SchemeKind::Speculative => false,
+        SchemeKind::Mds | SchemeKind::KBatchSync => ranges.k.is_none(),
         _ => true,
     };
     if ranges.s.is_some() && !unique.iter().any(reads_s) {

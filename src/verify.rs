@@ -128,9 +128,9 @@ fn timeout(n: usize, t: f64) -> Scheme {
 /// The built-in grid: five laws (exponential, shifted exponential, Pareto
 /// with finite variance, Pareto with an infinite mean, a straggler mixture)
 /// × four load models × all six code schemes on n = 20, the worked example on
-/// n = 100, and the same laws and load models under two `timeout` deadlines
-/// on their own draws. Configurations without an exact law are left out
-/// when run.
+/// n = 100, the same laws and load models under two `timeout` deadlines
+/// on their own draws, and K-batch-sync on exponential workers.
+/// Configurations without an exact law are left out when run.
 pub fn grid() -> Vec<Case> {
     let n = 20;
     let schemes = vec![
@@ -194,6 +194,18 @@ pub fn grid() -> Vec<Case> {
                 schemes: [0.95, 0.05].map(|q| timeout(n, at(q))).to_vec(),
             });
         }
+    }
+    // K-batch-sync on exponential workers: the K-th of the n workers'
+    // Poisson streams of mini-batches, Gamma(K, nμ).
+    for model in [LoadModel::Fixed, LoadModel::Scaled, LoadModel::Additive] {
+        cases.push(Case {
+            n,
+            dist: Dist::exp(2.0).expect("valid"),
+            model,
+            schemes: [1, 7, 20]
+                .map(|k| scheme(SchemeKind::KBatchSync, n, None, None, Some(k)))
+                .to_vec(),
+        });
     }
     cases
 }

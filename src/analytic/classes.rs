@@ -44,7 +44,7 @@ impl ClassLaw {
         };
         let n = scheme.n();
         // A deadline's law for classes is not implemented: simulated.
-        if !model.is_monotone() || n > MAX_CLASS_LAW_N || scheme.deadline().is_some() {
+        if !model.is_monotone() || n > MAX_CLASS_LAW_N || scheme.deadline().is_some() || scheme.strategy().is_some() {
             return None;
         }
         let (k, groups) = match scheme.rule() {
@@ -294,7 +294,7 @@ mod tests {
                     m: None,
                     k: None,
                     d: None,
-                    timeout: None,
+                    ..Params::default()
                 },
             )
             .unwrap();

@@ -32,8 +32,11 @@ use super::worker::{Order, WorkerLaw};
 
 /// The closed-form mean of Y, where one exists.
 pub(crate) fn closed_form(worker: &WorkerLaw, order: &Order) -> Option<f64> {
-    let WorkerLaw::Dist(d) = worker else {
-        return None;
+    let d = match (*worker, *order) {
+        // One Gamma variable (k-batch-sync): shift + ℓ/μ.
+        (WorkerLaw::Gamma { shape, rate, shift }, Order::KOfN { n: 1, k: 1 }) => return Some(shift + shape / rate),
+        (WorkerLaw::Gamma { .. }, _) => return None,
+        (WorkerLaw::Dist(d), _) => d,
     };
     if d.stragglers().is_some() {
         return None;

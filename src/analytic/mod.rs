@@ -15,9 +15,16 @@
 //! infinite exactly when the tail index says so, never because an integral
 //! failed.
 //!
+//! K-batch-sync SGD (Dutta et al. 2018) on exponential workers of rate μ
+//! whose mini-batch time is the draw itself (`fixed`, `scaled` and
+//! `additive` at load 1): each worker's completions are a Poisson process
+//! of rate μ, so all n together are one of rate nμ and the K-th completion
+//! is Gamma(K, nμ), of mean K/(nμ).
+//!
 //! [`iteration_law`] returns `None` where no exact law is implemented:
 //! `additive` loads with a Pareto, log-normal or Weibull base, with a
-//! straggler mixture, or with a non-integer load ℓ (mds with k ∤ n).
+//! straggler mixture, or with a non-integer load ℓ (mds with k ∤ n); the
+//! speculative and multi-message timelines; k-batch-sync on other laws.
 
 mod binomial;
 pub mod classes;
@@ -28,7 +35,7 @@ mod worker;
 
 use crate::dist::{Base, Dist};
 use crate::load::LoadModel;
-use crate::scheme::{Rule, Scheme};
+use crate::scheme::{Rule, Scheme, Strategy};
 
 use worker::{Order, WorkerLaw};
 
@@ -55,6 +62,11 @@ pub struct IterationLaw {
 /// 1 and `slowdown` > 1), or with a non-integer load.
 pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Option<IterationLaw> {
     let dist = simplify(dist)?;
+    match scheme.strategy() {
+        Some(Strategy::KBatchSync { k }) => return k_batch_sync(&dist, load_model, scheme.n(), k),
+        Some(_) => return None,
+        None => {}
+    }
     let load = scheme.load();
     let (worker, scale, offset) = match *load_model {
         LoadModel::Fixed => (WorkerLaw::Dist(dist), 1.0, 0.0),
@@ -96,6 +108,29 @@ pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Op
         Some(t) => law.with_deadline(t),
         None => law,
     })
+}
+
+/// K-batch-sync's K-th completion, Gamma(K, nμ), where the mini-batch
+/// time is an exponential draw of rate μ (see the module notes).
+fn k_batch_sync(dist: &Dist, load_model: &LoadModel, n: usize, k: usize) -> Option<IterationLaw> {
+    let one_draw = match *load_model {
+        LoadModel::Fixed | LoadModel::Scaled | LoadModel::Additive => true,
+        LoadModel::Affine { unit_time } => unit_time == 0.0,
+    };
+    match dist.base() {
+        Base::Exp { rate } if one_draw && dist.stragglers().is_none() => Some(IterationLaw {
+            worker: WorkerLaw::Gamma {
+                shape: k as f64,
+                rate: n as f64 * rate,
+                shift: 0.0,
+            },
+            order: Order::KOfN { n: 1, k: 1 },
+            scale: 1.0,
+            offset: 0.0,
+            deadline: None,
+        }),
+        _ => None,
+    }
 }
 
 /// Folds a straggler mixture that is not one (`p_slow` = 0, `slowdown` = 1,

@@ -40,6 +40,8 @@ pub fn flag(param: Param) -> &'static str {
         Param::D => "--d",
         Param::Code => "--code",
         Param::Timeout => "--timeout",
+        Param::SpeculateAfter => "--speculate-after",
+        Param::SpeculateFactor => "--speculate-factor",
     }
 }
 

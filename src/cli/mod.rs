@@ -200,6 +200,26 @@ pub enum SchemeArg {
     Custom,
     /// A deadline (--timeout T): wait for all n until time T, then proceed with those arrived, at least the first (inexact).
     Timeout,
+    /// Speculative copies (MapReduce, Spark): after the fastest Q·n tasks, at F times that, unfinished tasks are relaunched on idle workers.
+    Speculative,
+    /// K-batch-sync SGD (Dutta et al. 2018): mini-batches back to back, the iteration ends at the K-th in all (--k, or --s as K=n-s; inexact).
+    KBatchSync,
+    /// Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker.
+    MultiMessage,
+}
+
+/// The parameters of `--scheme speculative`, shared by `run` and `sweep`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SpeculateArgs {
+    /// Speculative: the share Q in (0, 1] of tasks whose results have
+    /// arrived before copies are considered [default: 0.75].
+    #[arg(long, value_name = "Q", value_parser = parse_number, allow_negative_numbers = true)]
+    pub speculate_after: Option<f64>,
+
+    /// Speculative: copies start at F times the arrival of the Q-th share,
+    /// F >= 1 [default: 1].
+    #[arg(long, value_name = "F", value_parser = parse_number, allow_negative_numbers = true)]
+    pub speculate_factor: Option<f64>,
 }
 
 impl From<SchemeArg> for SchemeKind {
@@ -214,6 +234,9 @@ impl From<SchemeArg> for SchemeKind {
             SchemeArg::ApproxRegular => SchemeKind::ApproxRegular,
             SchemeArg::Custom => SchemeKind::Custom,
             SchemeArg::Timeout => SchemeKind::Timeout,
+            SchemeArg::Speculative => SchemeKind::Speculative,
+            SchemeArg::KBatchSync => SchemeKind::KBatchSync,
+            SchemeArg::MultiMessage => SchemeKind::MultiMessage,
         }
     }
 }
@@ -321,6 +344,8 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         d: None,
         code: None,
         timeout: None,
+        speculate_after: None,
+        speculate_factor: None,
         trials: study.trials(),
         seed: study.seed(),
         quantile_definition: "inverse empirical CDF (type 1)".into(),

@@ -34,7 +34,9 @@ Examples:
   gcsim plan --n 100 --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled
   gcsim plan --n 50 --dist shifted-exp:shift=1,rate=1 --load-model scaled --scheme mds --objective p99
   gcsim plan --n 16,32,64,128 --ref-n 64 --dist shifted-exp:shift=1,rate=2 --load-model scaled
-  gcsim plan --n 64 --dist replay:path=data/trace-llm-64w.csv --objective deadline:6.5 --max-load 4"
+  gcsim plan --n 64 --dist replay:path=data/trace-llm-64w.csv --objective deadline:6.5 --max-load 4
+  gcsim plan --n 40 --scheme crc,multi-message,speculative,k-batch-sync --trials 20000 \\
+      --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled"
 )]
 pub struct PlanArgs {
     /// Cluster sizes: one, a list or a range (e.g. 100, or 16,32,64, or 50..200).
@@ -50,7 +52,9 @@ pub struct PlanArgs {
     pub max_load: Option<f64>,
 
     /// Allowed schemes [default: every scheme that decodes the exact gradient:
-    /// uncoded, frc, crc, comm-efficient, mds; name ignore to search it too].
+    /// uncoded, frc, crc, comm-efficient, mds; name ignore, multi-message,
+    /// speculative (at Q=0.75, F=1) or k-batch-sync to search them too; the
+    /// recommendation says when the winner is inexact].
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SCHEMES")]
     pub scheme: Vec<SchemeArg>,
 
@@ -146,9 +150,17 @@ impl TryFrom<PlanArgs> for PlanJob {
             SchemeKind::ALL
                 .into_iter()
                 .filter(|&k| {
+                    // Inexact schemes, and the strategies without an exact
+                    // law (every candidate simulated), only when named.
                     !matches!(
                         k,
-                        SchemeKind::Ignore | SchemeKind::ApproxRegular | SchemeKind::Custom | SchemeKind::Timeout
+                        SchemeKind::Ignore
+                            | SchemeKind::ApproxRegular
+                            | SchemeKind::Custom
+                            | SchemeKind::Timeout
+                            | SchemeKind::Speculative
+                            | SchemeKind::KBatchSync
+                            | SchemeKind::MultiMessage
                     )
                 })
                 .collect()

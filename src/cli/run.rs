@@ -22,6 +22,9 @@ use super::{SchemeArg, parse_count, parse_workers, run_config};
   gcsim run --n 100 --scheme comm-efficient --s 10 --m 4 --out result.json
   gcsim run --n 100 --scheme approx-regular --s 10 --d 3
   gcsim run --n 100 --scheme timeout --timeout 2.5   # proceed at T=2.5
+  gcsim run --n 100 --scheme speculative --speculate-after 0.9
+  gcsim run --n 100 --scheme k-batch-sync --k 90
+  gcsim run --n 100 --scheme multi-message --s 3
   gcsim run --code my-code.csv              # a user's code, decoded by rank
   gcsim run --code my-code.csv --s 2        # ... from the fastest n-2 (inexact)")]
 pub struct RunArgs {
@@ -41,7 +44,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "M", value_parser = parse_count, allow_negative_numbers = true)]
     pub m: Option<usize>,
 
-    /// Recovery threshold k, 1 <= k <= n (mds).
+    /// Recovery threshold k, 1 <= k <= n (mds; k-batch-sync's K mini-batches).
     #[arg(long, value_name = "K", value_parser = parse_count, allow_negative_numbers = true)]
     pub k: Option<usize>,
 
@@ -55,6 +58,9 @@ pub struct RunArgs {
     /// proceeds with those that have arrived (the first one if none has).
     #[arg(long, value_name = "T", value_parser = super::parse_number, allow_negative_numbers = true)]
     pub timeout: Option<f64>,
+
+    #[command(flatten)]
+    pub speculate: super::SpeculateArgs,
 
     /// A user's encoding matrix (scheme custom): CSV without header, n rows
     /// (workers) by P columns (partitions); row i's nonzeros are the
@@ -91,7 +97,16 @@ impl TryFrom<RunArgs> for Job {
         // As in `sweep`: a parameter the scheme does not read is a mistake, not a no-op.
         for (given, flag, reader) in [
             (args.m.is_some(), "--m", SchemeKind::CommEfficient),
-            (args.k.is_some(), "--k", SchemeKind::Mds),
+            (
+                args.speculate.speculate_after.is_some(),
+                "--speculate-after",
+                SchemeKind::Speculative,
+            ),
+            (
+                args.speculate.speculate_factor.is_some(),
+                "--speculate-factor",
+                SchemeKind::Speculative,
+            ),
             (args.d.is_some(), "--d", SchemeKind::ApproxRegular),
             (custom.is_some(), "--code", SchemeKind::Custom),
             (args.timeout.is_some(), "--timeout", SchemeKind::Timeout),
@@ -100,12 +115,17 @@ impl TryFrom<RunArgs> for Job {
                 anyhow::bail!("{flag} applies only to --scheme {reader}, not to --scheme {kind}");
             }
         }
+        if args.k.is_some() && !matches!(kind, SchemeKind::Mds | SchemeKind::KBatchSync) {
+            anyhow::bail!("--k applies only to --scheme mds and k-batch-sync, not to --scheme {kind}");
+        }
         let params = Params {
             s: args.s,
             m: args.m,
             k: args.k,
             d: args.d,
             timeout: args.timeout,
+            speculate_after: args.speculate.speculate_after,
+            speculate_factor: args.speculate.speculate_factor,
         };
         let scheme = match &custom {
             Some(m) => Scheme::custom(m.shape(), args.s),
@@ -123,6 +143,8 @@ impl TryFrom<RunArgs> for Job {
         config.k = args.k.map(|v| v.to_string());
         config.d = args.d.map(|v| v.to_string());
         config.timeout = args.timeout.map(|v| v.to_string());
+        config.speculate_after = args.speculate.speculate_after.map(|v| v.to_string());
+        config.speculate_factor = args.speculate.speculate_factor.map(|v| v.to_string());
         config.code = args.code.map(|p| p.display().to_string());
         let output = common.output()?;
         let figure = args.plot.map(|p| Figure::new(p, FigureKind::Survival)).transpose()?;

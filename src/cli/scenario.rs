@@ -94,6 +94,8 @@ impl ScenarioJob {
             config.k = st.ranges.k.as_ref().map(|l| l.text.clone());
             config.d = st.ranges.d.as_ref().map(|l| l.text.clone());
             config.timeout = st.ranges.timeout.as_ref().map(|l| l.text.clone());
+            config.speculate_after = st.ranges.speculate_after.map(|v| v.to_string());
+            config.speculate_factor = st.ranges.speculate_factor.map(|v| v.to_string());
             config.skipped = st.skipped.clone();
             for note in &config.skipped {
                 eprintln!("note: {}: skipped {note}", st.label);

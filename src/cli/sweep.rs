@@ -32,7 +32,9 @@ Examples:
       --load-model scaled --out mds.csv
   gcsim sweep --n 60 --s 0..30 --d 3 --scheme ignore,approx-regular,crc
   gcsim sweep --n 50 --scheme mds --k 45 --generator vandermonde --decoder rank
-  gcsim sweep --n 100 --scheme uncoded,timeout --timeout 1.5,2,3,4"
+  gcsim sweep --n 100 --scheme uncoded,timeout --timeout 1.5,2,3,4
+  gcsim sweep --n 100 --s 0..20 --scheme ignore,k-batch-sync,multi-message,speculative \\
+      --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled"
 )]
 pub struct SweepArgs {
     /// Number of workers (or give the cluster as --workers classes).
@@ -51,7 +53,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub m: Option<IntList>,
 
-    /// Recovery thresholds for mds, e.g. 1..100 (instead of k=n-s).
+    /// Recovery thresholds for mds and k-batch-sync, e.g. 1..100 (instead of k=n-s).
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub k: Option<IntList>,
 
@@ -63,6 +65,9 @@ pub struct SweepArgs {
     /// of D, e.g. 1.5,2,3.
     #[arg(long, value_name = "TIMES", value_parser = range::parse_times, allow_hyphen_values = true)]
     pub timeout: Option<range::TimeList>,
+
+    #[command(flatten)]
+    pub speculate: super::SpeculateArgs,
 
     /// A user's encoding matrix for the scheme custom (see `gcsim run --help`);
     /// with --s, custom waits for the fastest n-s and is inexact.
@@ -106,6 +111,8 @@ impl TryFrom<SweepArgs> for Job {
             d: args.d.clone(),
             custom: custom.as_ref().map(|m| m.shape()),
             timeout: args.timeout.clone(),
+            speculate_after: args.speculate.speculate_after,
+            speculate_factor: args.speculate.speculate_factor,
         };
         let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
         let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?
@@ -125,11 +132,15 @@ impl TryFrom<SweepArgs> for Job {
         config.k = args.k.map(|l| l.text);
         config.d = args.d.map(|l| l.text);
         config.timeout = args.timeout.map(|l| l.text);
+        config.speculate_after = args.speculate.speculate_after.map(|v| v.to_string());
+        config.speculate_factor = args.speculate.speculate_factor.map(|v| v.to_string());
         config.code = args.code.map(|p| p.display().to_string());
         config.skipped = skipped;
         let output = common.output()?;
         if args.plot.is_some() {
-            gcsim::plot::sweep::axes_of(kinds.iter().copied()).map_err(|e| anyhow::anyhow!("--plot: {e}"))?;
+            let deadlines = ranges.timeout.as_ref().map_or(0, |l| l.values.len());
+            gcsim::plot::sweep::axes_of(kinds.iter().copied(), deadlines)
+                .map_err(|e| anyhow::anyhow!("--plot: {e}"))?;
         }
         let figure = args
             .plot

@@ -130,6 +130,14 @@ pub enum CodeError {
     /// (see [`Code::custom`]).
     #[error("custom codes are read from --code FILE, not constructed")]
     Custom,
+    /// A strategy whose results are sent uncoded: its timeline is not a code.
+    #[error(
+        "{scheme} sends uncoded results and has no encoding matrix; codes builds uncoded, ignore, frc, crc, comm-efficient, mds and approx-regular"
+    )]
+    NotACode {
+        /// The scheme.
+        scheme: SchemeKind,
+    },
     /// A random draw produced a singular system (probability zero in exact
     /// arithmetic); another seed avoids it.
     #[error("the {scheme} construction drew a singular system at seed {seed}; try another --seed")]
@@ -207,6 +215,9 @@ impl Code {
                 )
             }
             SchemeKind::Custom => return Err(CodeError::Custom),
+            kind @ (SchemeKind::Speculative | SchemeKind::KBatchSync | SchemeKind::MultiMessage) => {
+                return Err(CodeError::NotACode { scheme: kind });
+            }
         };
         Ok(Self {
             scheme: *scheme,

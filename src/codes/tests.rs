@@ -15,7 +15,7 @@ fn scheme(kind: SchemeKind, n: usize, s: usize, m: Option<usize>) -> Scheme {
             m,
             k: None,
             d: None,
-            timeout: None,
+            ..Params::default()
         },
     )
     .unwrap()

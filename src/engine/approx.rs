@@ -23,7 +23,7 @@
 use rayon::prelude::*;
 
 use super::trial::{RulePath, Sampling, TrialPlan};
-use crate::scheme::{Scheme, SchemeKind};
+use crate::scheme::{Scheme, SchemeKind, Strategy};
 use crate::study::Study;
 
 /// Most trials over which a simulated error is averaged: the first
@@ -80,7 +80,8 @@ pub fn inexact(study: &Study) -> Vec<Inexact> {
 pub fn exact_error(s: &Scheme) -> Option<f64> {
     match s.kind() {
         _ if s.exact_gradient() => Some(0.0),
-        SchemeKind::Ignore => Some(s.s() as f64 / s.n() as f64),
+        // K-batch-sync's K mini-batches hold K workers' shares of the data.
+        SchemeKind::Ignore | SchemeKind::KBatchSync => Some(s.s() as f64 / s.n() as f64),
         _ => None,
     }
 }
@@ -88,10 +89,13 @@ pub fn exact_error(s: &Scheme) -> Option<f64> {
 /// The error and data share where they are known without simulation.
 pub fn exact(study: &Study, s: &Scheme) -> Option<Inexact> {
     if let Some(error) = exact_error(s) {
-        return Some(Inexact {
-            error,
-            data_fraction: 1.0 - error,
-        });
+        // The k of n workers' shares (all n for the exact schemes).
+        let data_fraction = if s.exact_gradient() {
+            1.0
+        } else {
+            s.k() as f64 / s.n() as f64
+        };
+        return Some(Inexact { error, data_fraction });
     }
     let share = study.exact_law(s)?.deadline_share()?;
     Some(Inexact {
@@ -159,6 +163,41 @@ fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> I
         error: sums.0 / trials as f64,
         data_fraction: sums.1 / trials as f64,
     }
+}
+
+/// The mean extra work of each `speculative` scheme of `study` (`None` for
+/// the others): the copies launched per iteration over n, each a task of
+/// load 1, so the extra computation as a share of the uncoded iteration's.
+/// Counted over the first [`error_trials`] trials of the study's streams.
+pub fn extra_work(study: &Study) -> Vec<Option<f64>> {
+    let copied: Vec<bool> = study
+        .schemes()
+        .iter()
+        .map(|s| matches!(s.strategy(), Some(Strategy::Speculative { .. })))
+        .collect();
+    if !copied.contains(&true) {
+        return vec![None; copied.len()];
+    }
+    let plan = TrialPlan::with(study, RulePath::Events, Sampling::Draws);
+    let trials = error_trials(study.trials(), 1, study.n());
+    let slots = plan.slots();
+    let copies = (0..trials)
+        .into_par_iter()
+        .fold(
+            || (plan.scratch(), vec![0.0; slots]),
+            |(mut scratch, mut out), trial| {
+                plan.run(study.seed(), trial, &mut scratch, &mut out);
+                (scratch, out)
+            },
+        )
+        .map(|(scratch, _)| scratch.copies().to_vec())
+        .reduce(|| vec![0; slots], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
+    let per_task = (trials as f64) * study.n() as f64;
+    copied
+        .iter()
+        .zip(copies)
+        .map(|(&c, total)| c.then(|| total as f64 / per_task))
+        .collect()
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ use crate::comm::{Comm, Transfer};
 use crate::dist::Base;
 use crate::load::LoadModel;
 use crate::rng::trial_rng;
-use crate::scheme::{Rule, Scheme};
+use crate::scheme::{Rule, Scheme, Strategy};
 use std::sync::Arc;
 
 use crate::codes::Code;
@@ -57,6 +57,7 @@ use crate::study::{Decoder, Study, Workers};
 
 mod evaluate;
 mod sample;
+mod strategy;
 
 use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
 use sample::{ClassLaws, Standard};
@@ -94,6 +95,8 @@ struct Eval {
     /// The deadline after which the master proceeds with the arrived
     /// messages (see [`super::timeline::with_deadline`]).
     deadline: Option<f64>,
+    /// The timeline where it is not the rule's (see [`strategy`]).
+    strategy: Option<Strategy>,
 }
 
 /// A load group: the configurations that share worker times, all of them under a monotone
@@ -152,6 +155,30 @@ pub struct Scratch {
     group_ranks: Vec<u32>,
     /// Per class, the next time of its shuffled run to deal to a worker.
     class_next: Vec<usize>,
+    /// The stream of draws beyond the trial's first (see [`strategy`]).
+    extra: Option<rand_xoshiro::Xoshiro256PlusPlus>,
+    /// The results of a strategy's timeline, and when each was done,
+    /// how long it takes to send and when it arrives.
+    messages: Vec<strategy::Message>,
+    msg_done: Vec<f64>,
+    msg_transfer: Vec<f64>,
+    msg_arrival: Vec<f64>,
+    /// Per task or partition, its first arrival.
+    tag_best: Vec<f64>,
+    /// Each worker's next mini-batch (k-batch-sync).
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<strategy::Event>>,
+    /// The k earliest arrivals so far (k-batch-sync on dedicated links).
+    kept: std::collections::BinaryHeap<strategy::Event>,
+    /// Per slot, the speculative copies launched so far.
+    copies: Vec<u64>,
+}
+
+impl Scratch {
+    /// Per slot, the speculative copies launched in the trials run with
+    /// these buffers.
+    pub fn copies(&self) -> &[u64] {
+        &self.copies
+    }
 }
 
 /// What one trial computes: the iteration time of every slot. Slots are the
@@ -172,6 +199,9 @@ pub struct TrialPlan {
     order: OrderStatisticSampler,
     /// How results reach the master and are decoded.
     delivery: Delivery,
+    /// Whether a slot runs a strategy's timeline, which draws beyond the
+    /// trial's first draws.
+    has_strategy: bool,
 }
 
 /// What drawing a trial's times as order statistics needs (see the module
@@ -260,9 +290,11 @@ impl TrialPlan {
                 group: usize::MAX,
                 worker_loads: study.per_worker_loads(s).map(Arc::from),
                 deadline: s.deadline(),
+                strategy: s.strategy(),
             })
             .collect();
         let slots = evals.len();
+        let has_strategy = evals.iter().any(|e| e.strategy.is_some());
         let mut load_groups: Vec<LoadGroup> = Vec::new();
         for e in evals.iter().cloned() {
             let shared = model.is_monotone();
@@ -292,6 +324,7 @@ impl TrialPlan {
             path,
             sampling,
             slot_loads,
+            has_strategy,
             order: OrderStatisticSampler {
                 weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
                 top_ranks: Vec::new(),
@@ -429,6 +462,9 @@ impl TrialPlan {
     }
 
     /// Fresh buffers for one thread.
+    ///
+    /// (Their `copies` count each slot's speculative copies over the trials
+    /// run with them: see [`Scratch::copies`].)
     pub fn scratch(&self) -> Scratch {
         Scratch {
             draws: vec![0.0; self.n * self.units],
@@ -450,6 +486,15 @@ impl TrialPlan {
             group_table_ranks: Vec::new(),
             group_ranks: Vec::new(),
             class_next: Vec::new(),
+            extra: None,
+            messages: Vec::new(),
+            msg_done: Vec::new(),
+            msg_transfer: Vec::new(),
+            msg_arrival: Vec::new(),
+            tag_best: Vec::new(),
+            heap: Default::default(),
+            kept: Default::default(),
+            copies: vec![0; self.slots],
         }
     }
 

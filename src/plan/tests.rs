@@ -33,7 +33,7 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
                 ..Params::default()
             };
             let params: Vec<Params> = match kind {
-                SchemeKind::Uncoded => vec![Params::default()],
+                SchemeKind::Uncoded | SchemeKind::Speculative => vec![Params::default()],
                 SchemeKind::Mds => (1..=n)
                     .map(|k| Params {
                         k: Some(k),

@@ -110,13 +110,17 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
             .rows
             .iter()
             .all(|r| matches!(r.scheme, SchemeKind::Mds | SchemeKind::Uncoded));
-    // Deadlines read against T; they share no axis with tolerances.
-    let by_deadline = data.rows.iter().any(|r| r.timeout.is_some());
-    if by_deadline {
-        axes_of(data.rows.iter().map(|r| r.scheme))?;
-    }
+    // Deadlines read against T; beside other schemes, one deadline is a
+    // horizontal line on their axis, several share no axis with them.
+    let deadlines: BTreeSet<u64> = data.rows.iter().filter_map(|r| r.timeout).map(f64::to_bits).collect();
+    axes_of(data.rows.iter().map(|r| r.scheme), deadlines.len())?;
+    let by_deadline = !deadlines.is_empty()
+        && data
+            .rows
+            .iter()
+            .all(|r| matches!(r.scheme, SchemeKind::Timeout | SchemeKind::Uncoded));
     let x_of = |r: &Row| match (by_m, by_k, r.timeout) {
-        (_, _, Some(t)) => t,
+        (_, _, Some(t)) if by_deadline => t,
         (true, _, _) => r.m.unwrap_or(1) as f64,
         (_, true, _) => r.k as f64,
         _ => r.s as f64,
@@ -184,9 +188,11 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
     for s in &mut series {
         s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
         s.exact.sort_by(|a, b| a.0.total_cmp(&b.0));
-        // A value that does not depend on the x axis (uncoded against s; any
-        // scheme without m against m): a horizontal line, not a lone point.
-        if (s.label == "uncoded" || by_m) && s.points.len() <= 1 && s.exact.len() <= 1 {
+        // A value that does not depend on the x axis (uncoded, speculative
+        // and one deadline against s; any scheme without m against m): a
+        // horizontal line, not a lone point.
+        let free_of_s = ["uncoded", "speculative", "timeout"].contains(&s.label.as_str());
+        if (free_of_s || by_m) && s.points.len() <= 1 && s.exact.len() <= 1 {
             s.flat = true;
         }
     }
@@ -231,16 +237,17 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
     draw(&chart, path)
 }
 
-/// Whether a sweep's schemes share an x axis: deadlines (`timeout`, drawn
-/// against T) only beside `uncoded`, which is flat on any axis.
-pub fn axes_of(kinds: impl IntoIterator<Item = SchemeKind>) -> Result<(), PlotError> {
+/// Whether a sweep's schemes share an x axis: several deadlines
+/// (`timeout`, drawn against T) only beside `uncoded`, which is flat on any
+/// axis; one deadline is flat beside any scheme.
+pub fn axes_of(kinds: impl IntoIterator<Item = SchemeKind>, deadlines: usize) -> Result<(), PlotError> {
     let kinds: BTreeSet<SchemeKind> = kinds.into_iter().collect();
     let other = kinds
         .iter()
         .find(|k| !matches!(k, SchemeKind::Timeout | SchemeKind::Uncoded));
-    if let (true, Some(other)) = (kinds.contains(&SchemeKind::Timeout), other) {
+    if let (true, Some(other)) = (kinds.contains(&SchemeKind::Timeout) && deadlines > 1, other) {
         return Err(PlotError::Axes(format!(
-            "a sweep figure has one x axis: timeout is drawn against its deadline T and {other} against s; plot timeout with uncoded alone (a sweep of its own)"
+            "a sweep figure has one x axis: {deadlines} deadlines are drawn against T and {other} against s; plot several deadlines with uncoded alone (a sweep of its own), or give one --timeout to draw it flat beside {other}"
         )));
     }
     Ok(())

@@ -22,16 +22,17 @@ impl Export for Report {
 /// The columns shown only where they say something: the approximation
 /// error and the data share where some row decodes an inexact gradient,
 /// the undecodable fraction where some row is decoded by a code, the
-/// deadline where some row has one.
-const OPTIONAL: [&str; 4] = ["approx_error", "undecodable", "data_fraction", "timeout"];
+/// deadline where some row has one, the extra work where some row copies.
+const OPTIONAL: [&str; 5] = ["approx_error", "undecodable", "data_fraction", "timeout", "extra_work"];
 
-fn optional_cells(r: &Row) -> [Option<f64>; 4] {
+fn optional_cells(r: &Row) -> [Option<f64>; 5] {
     let inexact = |x: Option<f64>| x.filter(|_| !r.exact);
     [
         inexact(r.approx_error),
         r.undecodable,
         inexact(r.data_fraction),
         r.timeout,
+        r.extra_work,
     ]
 }
 
@@ -106,7 +107,7 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let mut cells = vec![header];
     cells.extend(report.rows.iter().map(|r| {
         let mut row = table_cells(r);
-        let optional = [r.approx_error, r.undecodable, r.data_fraction, r.timeout];
+        let optional = [r.approx_error, r.undecodable, r.data_fraction, r.timeout, r.extra_work];
         row.extend(shown.iter().map(|&i| short_cell(optional[i], &Digits::TABLE)));
         row
     }));

@@ -77,12 +77,12 @@ impl Described for SchemeError {
                 name(Param::Code)
             ),
             SchemeError::Missing {
-                scheme: SchemeKind::Mds,
+                scheme: scheme @ (SchemeKind::Mds | SchemeKind::KBatchSync),
                 example,
                 ..
             } => {
                 let (k, s) = (name(Param::K), name(Param::S));
-                format!("mds needs {k} (or {s}, as k = n - s) (e.g. {k} {example})")
+                format!("{scheme} needs {k} (or {s}, as k = n - s) (e.g. {k} {example})")
             }
             SchemeError::Missing { scheme, param, example } => {
                 format!("{scheme} needs {p} (e.g. {p} {example})", p = name(*param))
@@ -114,10 +114,10 @@ impl Described for SchemeError {
                 name(*param)
             ),
             SchemeError::NotRead {
-                scheme: SchemeKind::Mds,
+                scheme: scheme @ (SchemeKind::Mds | SchemeKind::KBatchSync),
                 param: Param::S,
             } => format!(
-                "{s} does not apply to mds when {k} is given (k = n - s): give one of them",
+                "{s} does not apply to {scheme} when {k} is given (k = n - s): give one of them",
                 s = name(Param::S),
                 k = name(Param::K)
             ),

@@ -16,7 +16,7 @@ fn build(
             m,
             k,
             d: None,
-            timeout: None,
+            ..Params::default()
         },
     )
 }
@@ -146,7 +146,7 @@ fn params_rebuild_and_names_show_the_parameters() {
         m,
         k,
         d,
-        timeout: None,
+        ..Params::default()
     };
     let cases = [
         (SchemeKind::Uncoded, p(None, None, None, None), "uncoded"),

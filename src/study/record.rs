@@ -23,6 +23,10 @@ struct SchemeRecord {
     d: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     timeout: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    speculate_after: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    speculate_factor: Option<f64>,
 }
 
 /// A study as recorded: every field, laws and load models in their
@@ -82,6 +86,8 @@ impl Serialize for Study {
                         k: p.k,
                         d: p.d,
                         timeout: p.timeout,
+                        speculate_after: p.speculate_after,
+                        speculate_factor: p.speculate_factor,
                     }
                 })
                 .collect(),
@@ -145,6 +151,8 @@ impl<'de> Deserialize<'de> for Study {
                         k: s.k,
                         d: s.d,
                         timeout: s.timeout,
+                        speculate_after: s.speculate_after,
+                        speculate_factor: s.speculate_factor,
                     },
                 ),
             })

@@ -20,7 +20,7 @@ fn huge_clusters_are_errors() {
             m: Some(n),
             k: None,
             d: None,
-            timeout: None,
+            ..Params::default()
         },
     );
     let dist = Dist::exp(1.0).unwrap();
@@ -77,7 +77,7 @@ fn records_every_field() {
                 m: Some(2),
                 k: None,
                 d: None,
-                timeout: None,
+                ..Params::default()
             },
         ),
     ];
@@ -118,7 +118,7 @@ fn exact_law_includes_communication() {
             m: Some(4),
             k: None,
             d: None,
-            timeout: None,
+            ..Params::default()
         },
     );
     let plain = Study::new(10, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![crc, ce], 10, 0).unwrap();

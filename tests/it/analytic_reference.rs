@@ -386,7 +386,7 @@ fn integrated_means_match_independent_exact_values() {
             m: Some(3),
             k: None,
             d: None,
-            timeout: None,
+            ..Params::default()
         },
     )
     .unwrap();
@@ -446,14 +446,25 @@ fn sweep_is_well_formed() {
                         m: (kind == SchemeKind::CommEfficient).then_some(1),
                         k: None,
                         d: None,
-                        timeout: None,
+                        ..Params::default()
                     };
                     let Ok(sch) = Scheme::new(kind, n, params) else {
                         continue;
                     };
                     let pareto = matches!(d.base(), Base::Pareto { .. });
-                    let exact_expected = load != LoadModel::Additive
-                        || (d.stragglers().is_none() && !pareto && sch.load().fract() == 0.0);
+                    let exact_expected = match kind {
+                        SchemeKind::MultiMessage | SchemeKind::Speculative => false,
+                        // Gamma(K, nμ): a mini-batch is one exponential draw.
+                        SchemeKind::KBatchSync => {
+                            matches!(d.base(), Base::Exp { .. })
+                                && d.stragglers().is_none()
+                                && !matches!(load, LoadModel::Affine { .. })
+                        }
+                        _ => {
+                            load != LoadModel::Additive
+                                || (d.stragglers().is_none() && !pareto && sch.load().fract() == 0.0)
+                        }
+                    };
                     let law = iteration_law(d, &load, &sch);
                     assert_eq!(law.is_some(), exact_expected, "{d} {load} {sch}");
                     let Some(l) = law else { continue };

@@ -131,7 +131,7 @@ fn random_transfers_on_a_shared_link_match_a_direct_simulation() {
                     m: Some(2),
                     k: None,
                     d: None,
-                    timeout: None,
+                    ..Params::default()
                 },
             )
             .unwrap()

@@ -19,7 +19,7 @@ pub fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
             m: Some(1),
             k: None,
             d: None,
-            timeout: None,
+            ..Params::default()
         },
         _ => Params {
             s: Some(s),

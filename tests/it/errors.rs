@@ -172,7 +172,7 @@ fn scheme_parameters() {
         ),
         (
             &["run", "--n", "10", "--scheme", "ignore", "--s", "1", "--k", "2"],
-            &["--k applies only to --scheme mds, not to --scheme ignore"],
+            &["--k applies only to --scheme mds and k-batch-sync, not to --scheme ignore"],
         ),
         (
             &["run", "--n", "18446744073709551614", "--scheme", "frc", "--s", "2"],

@@ -22,5 +22,6 @@ mod populations;
 mod properties;
 mod shard;
 mod strategies;
+mod timelines;
 mod value_stability;
 mod verify;

@@ -25,7 +25,7 @@ fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
             m: None,
             k: None,
             d: None,
-            timeout: None,
+            ..Params::default()
         }
     };
     Scheme::new(kind, n, params).unwrap()

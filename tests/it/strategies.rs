@@ -244,10 +244,10 @@ fn timeout_from_the_command_line_shards_and_scenarios() {
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(rows.len(), 3, "{csv}");
     assert!(
-        rows[1].starts_with("timeout,10,0,,10,") && rows[1].ends_with(",0.5"),
+        rows[1].starts_with("timeout,10,0,,10,") && rows[1].ends_with(",0.5,"),
         "{csv}"
     );
-    assert!(rows[2].ends_with(",2.0"), "{csv}");
+    assert!(rows[2].ends_with(",2.0,"), "{csv}");
     let mut shards = Vec::new();
     for k in 1..=2 {
         let path = dir.path().join(format!("part{k}.json"));
@@ -360,6 +360,8 @@ fn deadline_figures_have_their_own_axis() {
         .success();
     let text = std::fs::read_to_string(&exact_only).unwrap();
     assert!(!text.contains("inexact") && text.contains("straggler tolerance s"));
+    // Several deadlines and a tolerance share no axis; one deadline is a
+    // horizontal line on the axis of s.
     let mixed = dir.path().join("m.svg");
     gcsim()
         .args([
@@ -371,7 +373,7 @@ fn deadline_figures_have_their_own_axis() {
             "--s",
             "1",
             "--timeout",
-            "1",
+            "1,2",
         ])
         .args(["--trials", "2000", "--plot"])
         .arg(&mixed)
@@ -379,10 +381,24 @@ fn deadline_figures_have_their_own_axis() {
         .code(2)
         .stderr(predicate::str::contains("--plot: a sweep figure has one x axis"));
     assert!(!mixed.exists());
+    let one = dir.path().join("one.svg");
+    gcsim()
+        .args(["sweep", "--n", "10", "--scheme", "crc,timeout", "--s", "0..3"])
+        .args(["--timeout", "1", "--trials", "2000", "--quiet", "--plot"])
+        .arg(&one)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&one).unwrap();
+    assert!(
+        text.contains("straggler tolerance s") && text.contains("timeout"),
+        "{text}"
+    );
+    // crc's four points are marked; the deadline's one value is a line, unmarked.
+    assert_eq!(text.matches("<circle cx=\"").count(), 4, "{text}");
     scenario(
         dir.path(),
         "m",
-        "[[study]]\nlabel = \"t\"\nschemes = [\"crc\", \"timeout\"]\ns = 1\ntimeout = 1\nfigures = [{ file = \"a.png\" }]\n",
+        "[[study]]\nlabel = \"t\"\nschemes = [\"crc\", \"timeout\"]\ns = 1\ntimeout = [1, 2]\nfigures = [{ file = \"a.png\" }]\n",
     )
     .assert()
     .code(2)

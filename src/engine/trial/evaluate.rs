@@ -50,8 +50,17 @@ impl TrialPlan {
     }
 
     pub(super) fn evaluate(&self, group: &LoadGroup, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
+        let mut ruled = group.evals.iter().filter(|e| e.strategy.is_none()).peekable();
+        for e in &group.evals {
+            if let Some(strategy) = e.strategy {
+                out[e.slot] = self.strategy_time(e, strategy, times, scratch);
+            }
+        }
+        if ruled.peek().is_none() {
+            return;
+        }
         if let Some(codes) = &self.delivery.codes {
-            for e in &group.evals {
+            for e in ruled {
                 self.arrivals_of(e, times, scratch);
                 let done = match &codes[e.slot] {
                     Some(code) => shortest_decodable(code, &scratch.arrival, &mut scratch.order),
@@ -63,7 +72,7 @@ impl TrialPlan {
         }
         if self.delivery.comm.transfers() {
             // Each configuration's arrivals, judged by the event walk.
-            for e in &group.evals {
+            for e in ruled {
                 self.arrivals_of(e, times, scratch);
                 let done = completion_by_events(e.rule, &scratch.arrival, &mut scratch.order);
                 out[e.slot] = deadline_of(e, done, &scratch.arrival);
@@ -85,7 +94,7 @@ impl TrialPlan {
         }
         // The fastest raw time, once per group where a deadline reads it.
         let mut fastest = None;
-        for e in &group.evals {
+        for e in ruled {
             let raw = match (self.path, e.rule) {
                 (RulePath::Fast, Rule::KOfN(k)) => fast::k_of_n(sorted, k),
                 (RulePath::Fast, Rule::Groups { .. }) => scratch.group_times[e.group],

@@ -34,10 +34,14 @@ pub fn needs_identities(study: &Study) -> bool {
 /// heterogeneous cluster whose every class is such a law (each class's
 /// order statistics, merged). Log-normal laws and mixtures take the draw
 /// path, and so do studies with a deadline (which reads the first and the
-/// last finish after the load model, not one order statistic).
+/// last finish after the load model, not one order statistic) or a
+/// strategy's timeline (which needs each worker's draw and more).
 pub fn order_statistics_apply(study: &Study) -> bool {
     !study.comm().transfers()
-        && study.schemes().iter().all(|s| s.deadline().is_none())
+        && study
+            .schemes()
+            .iter()
+            .all(|s| s.deadline().is_none() && s.strategy().is_none())
         && !needs_identities(study)
         && study.decoder() == Decoder::Threshold
         && study.load_model().is_monotone()
@@ -345,6 +349,9 @@ impl TrialPlan {
     pub(super) fn run_draws(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
         let mut rng = trial_rng(seed, trial);
         self.draw(&mut rng, scratch);
+        if self.has_strategy {
+            scratch.extra = Some(trial_rng(seed ^ super::strategy::EXTRA_STREAM, trial));
+        }
         let n = self.n;
         if self.model.is_monotone() {
             let group = &self.load_groups[0];

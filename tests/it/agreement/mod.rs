@@ -33,7 +33,7 @@ fn scheme(kind: SchemeKind, n: usize, s: Option<usize>, m: Option<usize>, k: Opt
             m,
             k,
             d: None,
-            timeout: None,
+            ..Params::default()
         },
     )
     .unwrap()

@@ -27,7 +27,7 @@ fn csv_has_the_output_columns() {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 8);
     for r in &rows {
-        assert_eq!(r.len(), 29);
+        assert_eq!(r.len(), 30);
         assert_eq!(r[8], "2000");
         let (mean, analytic): (f64, f64) = (r[9].parse().unwrap(), r[19].parse().unwrap());
         let se: f64 = r[10].parse().unwrap();
@@ -373,6 +373,20 @@ fn table_rows_hold_the_csv_values() {
             let (shown, exact): (f64, f64) = (cell(name).parse().unwrap(), value(name).parse().unwrap());
             assert!(
                 (shown - exact).abs() <= 5e-4 * exact.abs().max(1e-3),
+                "{name}: {shown} vs {exact}"
+            );
+        }
+        // The interval cell is `[ci95_low, ci95_high]`.
+        let ci = cell("ci95");
+        let (lo, hi) = ci
+            .strip_prefix('[')
+            .and_then(|c| c.strip_suffix(']'))
+            .and_then(|c| c.split_once(','))
+            .unwrap_or_else(|| panic!("an interval, not {ci}"));
+        for (shown, name) in [(lo, "ci95_low"), (hi, "ci95_high")] {
+            let (shown, exact): (f64, f64) = (shown.parse().unwrap(), value(name).parse().unwrap());
+            assert!(
+                (shown - exact).abs() <= 5e-4 * exact.abs(),
                 "{name}: {shown} vs {exact}"
             );
         }

@@ -75,7 +75,7 @@ fn random_case() -> impl Strategy<Value = Case> {
                         m: None,
                         k: None,
                         d: None,
-                        timeout: None,
+                        ..Params::default()
                     },
                 )
                 .unwrap()
@@ -98,7 +98,7 @@ fn random_case() -> impl Strategy<Value = Case> {
                         m: Some(1 + b.index(n - s)),
                         k: None,
                         d: None,
-                        timeout: None,
+                        ..Params::default()
                     },
                     SchemeKind::Mds => Params {
                         k: Some(1 + b.index(n)),
@@ -287,7 +287,7 @@ fn per_trial_check_catches_a_wrong_rule() {
                 m: None,
                 k: None,
                 d: None,
-                timeout: None,
+                ..Params::default()
             },
         )
         .unwrap()

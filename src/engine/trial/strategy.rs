@@ -1,0 +1,253 @@
+//! The timelines that are not a recovery rule over one message per worker
+//! ([`Strategy`]): speculative copies, K-batch-sync SGD and multi-message
+//! cyclic placement.
+//!
+//! Each runs on the trial's draws: a worker's first task (or first
+//! mini-batch, or its partial results) takes the trial's draw for that
+//! worker, so the strategies see the same stragglers as `uncoded` in the
+//! same trial (common random numbers). What needs more draws (a copy's
+//! fresh time, the mini-batches after the first) takes them from a stream
+//! of its own, [`EXTRA_STREAM`], drawn from the law of the worker that runs
+//! them.
+//!
+//! Results reach the master as every other message does: on a dedicated
+//! link each message arrives its sender's transfer time after it is done;
+//! on a shared link messages queue in the order they are done.
+
+use std::cmp::{Ordering, Reverse};
+
+use rand::RngExt;
+use rand_distr::Distribution;
+
+use super::{Eval, Scratch, TrialPlan, additive_time};
+use crate::comm::Link;
+use crate::scheme::Strategy;
+use crate::study::Workers;
+
+/// Key of the stream of draws beyond the trial's first (XORed with the seed).
+pub(super) const EXTRA_STREAM: u64 = 0x5EED_0FC0_91E5;
+
+/// A time and the worker it belongs to, ordered by time (then worker).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Event(f64, usize);
+
+impl Eq for Event {}
+
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Event {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+impl TrialPlan {
+    /// Worker `i`'s time for load `load` in this trial: the load model on
+    /// its draw in `times`, or under `additive` the sum of its first units.
+    fn time_at(&self, times: &[f64], draws: &[f64], i: usize, load: f64) -> f64 {
+        if self.model.is_monotone() {
+            self.model.apply(load, times[i])
+        } else {
+            additive_time(draws, self.n, i, load)
+        }
+    }
+
+    /// A fresh time of load 1 for worker `w`, from its own law.
+    fn fresh(&self, w: usize, scratch: &mut Scratch) -> f64 {
+        let rng = scratch.extra.as_mut().expect("the trial seeded the extra stream");
+        let x = match &self.workers {
+            Workers::Iid(dist) => dist.sample(rng),
+            Workers::Classes { classes, .. } => classes[scratch.worker_class[w] as usize].1.sample(rng),
+            Workers::Trace(trace) | Workers::Replay(trace) => {
+                let all = trace.all();
+                all[rng.random_range(0..all.len())]
+            }
+        };
+        if self.model.is_monotone() {
+            self.model.apply(1.0, x)
+        } else {
+            x
+        }
+    }
+
+    /// The iteration time of `e`, whose timeline is `strategy`, on the
+    /// trial's `times` (raw draws under a monotone load; under `additive`,
+    /// the units are in `scratch.draws`).
+    pub(super) fn strategy_time(&self, e: &Eval, strategy: Strategy, times: &[f64], scratch: &mut Scratch) -> f64 {
+        let n = self.n;
+        let draws = std::mem::take(&mut scratch.draws);
+        let done = match strategy {
+            Strategy::MultiMessage { s } => {
+                scratch.messages.clear();
+                for w in 0..n {
+                    for j in 1..=s + 1 {
+                        let t = self.time_at(times, &draws, w, j as f64);
+                        scratch.messages.push(Message {
+                            done: t,
+                            sender: w,
+                            tag: (w + j - 1) % n,
+                        });
+                    }
+                }
+                self.every_tag(e, scratch)
+            }
+            Strategy::Speculative { after, factor } => self.speculative(e, after, factor, times, &draws, scratch),
+            Strategy::KBatchSync { k } => self.k_batch_sync(e, k, times, &draws, scratch),
+        };
+        scratch.draws = draws;
+        done
+    }
+
+    /// The time at which every tag (task, partition) has arrived from at
+    /// least one of the messages in `scratch.messages`.
+    fn every_tag(&self, e: &Eval, scratch: &mut Scratch) -> f64 {
+        let m = scratch.messages.len();
+        scratch.msg_done.clear();
+        scratch.msg_done.extend(scratch.messages.iter().map(|msg| msg.done));
+        scratch.msg_arrival.resize(m, 0.0);
+        if self.delivery.comm.transfers() {
+            scratch.msg_transfer.clear();
+            scratch
+                .msg_transfer
+                .extend(scratch.messages.iter().map(|msg| scratch.transfer[msg.sender]));
+            self.delivery.comm.arrivals(
+                &scratch.msg_done,
+                &scratch.msg_transfer,
+                self.delivery.messages[e.slot],
+                &mut scratch.order,
+                &mut scratch.msg_arrival,
+            );
+        } else {
+            scratch.msg_arrival.copy_from_slice(&scratch.msg_done);
+        }
+        scratch.tag_best.clear();
+        scratch.tag_best.resize(self.n, f64::INFINITY);
+        for (msg, &a) in scratch.messages.iter().zip(&scratch.msg_arrival) {
+            let best = &mut scratch.tag_best[msg.tag];
+            *best = best.min(a);
+        }
+        scratch.tag_best.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Speculative copies (see [`Strategy::Speculative`]).
+    fn speculative(
+        &self,
+        e: &Eval,
+        after: f64,
+        factor: f64,
+        times: &[f64],
+        draws: &[f64],
+        scratch: &mut Scratch,
+    ) -> f64 {
+        let n = self.n;
+        for i in 0..n {
+            scratch.finish[i] = self.time_at(times, draws, i, 1.0);
+        }
+        if self.delivery.comm.transfers() {
+            self.delivery.comm.arrivals(
+                &scratch.finish,
+                &scratch.transfer,
+                self.delivery.messages[e.slot],
+                &mut scratch.order,
+                &mut scratch.arrival,
+            );
+        } else {
+            scratch.arrival.copy_from_slice(&scratch.finish);
+        }
+        let a = ((after * n as f64).ceil() as usize).clamp(1, n);
+        scratch.sorted.copy_from_slice(&scratch.arrival);
+        let (_, t_q, _) = scratch.sorted.select_nth_unstable_by(a - 1, f64::total_cmp);
+        let relaunch = factor * *t_q;
+        // Idle workers, earliest arrival first; unfinished tasks in worker order.
+        scratch.order.clear();
+        scratch.order.extend((0..n).filter(|&i| scratch.arrival[i] <= relaunch));
+        let arrival = &scratch.arrival;
+        scratch
+            .order
+            .sort_unstable_by(|&x, &y| arrival[x].total_cmp(&arrival[y]).then(x.cmp(&y)));
+        scratch.messages.clear();
+        for i in 0..n {
+            scratch.messages.push(Message {
+                done: scratch.finish[i],
+                sender: i,
+                tag: i,
+            });
+        }
+        let mut idle = 0;
+        for task in 0..n {
+            if scratch.arrival[task] <= relaunch {
+                continue;
+            }
+            let Some(&w) = scratch.order.get(idle) else { break };
+            idle += 1;
+            let copy = relaunch + self.fresh(w, scratch);
+            scratch.messages.push(Message {
+                done: copy,
+                sender: w,
+                tag: task,
+            });
+        }
+        scratch.copies[e.slot] += (scratch.messages.len() - n) as u64;
+        self.every_tag(e, scratch)
+    }
+
+    /// K-batch-sync (see [`Strategy::KBatchSync`]): mini-batches in the
+    /// order they are done, by a heap of each worker's next one.
+    fn k_batch_sync(&self, e: &Eval, k: usize, times: &[f64], draws: &[f64], scratch: &mut Scratch) -> f64 {
+        let mut next = std::mem::take(&mut scratch.heap);
+        next.clear();
+        next.extend((0..self.n).map(|w| Reverse(Event(self.time_at(times, draws, w, 1.0), w))));
+        let message = self.delivery.messages[e.slot];
+        let transfers = self.delivery.comm.transfers();
+        let mut kept = std::mem::take(&mut scratch.kept);
+        kept.clear();
+        let mut queue_free = f64::NEG_INFINITY;
+        let mut arrived = 0;
+        let end = loop {
+            let Reverse(Event(t, w)) = next.pop().expect("every worker always has a next mini-batch");
+            if !transfers {
+                arrived += 1;
+                if arrived == k {
+                    break t;
+                }
+            } else if self.delivery.comm.link == Link::Shared {
+                // First come first served in the order they are done.
+                queue_free = queue_free.max(t) + scratch.transfer[w] * message;
+                arrived += 1;
+                if arrived == k {
+                    break queue_free;
+                }
+            } else {
+                // Dedicated links reorder arrivals: keep the k earliest, and
+                // stop once a mini-batch is done after the k-th of them.
+                if kept.len() == k && t >= kept.peek().map_or(f64::INFINITY, |Event(a, _)| *a) {
+                    break kept.peek().expect("k arrivals are kept").0;
+                }
+                kept.push(Event(t + scratch.transfer[w] * message, w));
+                if kept.len() > k {
+                    kept.pop();
+                }
+            }
+            let fresh = self.fresh(w, scratch);
+            next.push(Reverse(Event(t + fresh, w)));
+        };
+        scratch.heap = next;
+        scratch.kept = kept;
+        end
+    }
+}
+
+/// One result on its way to the master.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Message {
+    /// When its sender finished it.
+    pub done: f64,
+    /// The worker that sends it.
+    pub sender: usize,
+    /// What it completes: a task or a partition.
+    pub tag: usize,
+}

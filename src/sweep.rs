@@ -75,6 +75,11 @@ impl Described for SweepError {
             SweepError::Missing { scheme, param, example } => {
                 format!("scheme {scheme} needs {p} (e.g. {p} {example})", p = name(*param))
             }
+            SweepError::Unused { param: Param::K, .. } => format!(
+                "{} applies only to {schemes} mds and k-batch-sync, neither of which is in {schemes}",
+                name(Param::K),
+                schemes = name(Param::Scheme)
+            ),
             SweepError::Unused { param, scheme } => format!(
                 "{} applies only to {schemes} {scheme}, which is not in {schemes}",
                 name(*param),

@@ -175,6 +175,43 @@ fn scheme_parameters() {
             &["--k applies only to --scheme mds and k-batch-sync, not to --scheme ignore"],
         ),
         (
+            &["sweep", "--n", "10", "--scheme", "crc", "--s", "1", "--k", "3"],
+            &["--k applies only to --scheme mds and k-batch-sync, neither of which is in --scheme"],
+        ),
+        (
+            &[
+                "sweep",
+                "--n",
+                "10",
+                "--scheme",
+                "crc",
+                "--s",
+                "1",
+                "--speculate-after",
+                "0.5",
+            ],
+            &["--speculate-after applies only to --scheme speculative, which is not in --scheme"],
+        ),
+        (
+            &[
+                "run",
+                "--n",
+                "10",
+                "--scheme",
+                "speculative",
+                "--speculate-factor",
+                "0.5",
+            ],
+            &[
+                "--speculate-factor 0.5 is out of range for speculative",
+                "a number from 1 to 1e6",
+            ],
+        ),
+        (
+            &["run", "--n", "10", "--scheme", "k-batch-sync", "--k", "11"],
+            &["--k 11 is out of range for k-batch-sync with n=10; accepted: 1..10"],
+        ),
+        (
             &["run", "--n", "18446744073709551614", "--scheme", "frc", "--s", "2"],
             &["s+1 must divide n", "one less than a divisor of n"],
         ),

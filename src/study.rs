@@ -434,7 +434,7 @@ impl Study {
         let rule = match scheme.strategy() {
             Some(Strategy::KBatchSync { .. }) => Rule::KOfN(1),
             Some(Strategy::Speculative { after, .. }) => {
-                let a = ((after * n as f64).ceil() as usize).clamp(1, n);
+                let a = Strategy::results_before_copies(after, n);
                 Rule::KOfN(if a < n && 2 * a >= n { n - 1 } else { n })
             }
             Some(Strategy::MultiMessage { s }) => Rule::KOfN(n - s),

@@ -133,3 +133,11 @@ pub enum Strategy {
         s: usize,
     },
 }
+
+impl Strategy {
+    /// The number of results, ⌈Q·n⌉ (at least 1, at most n), whose last
+    /// arrival starts the clock of speculative copies.
+    pub fn results_before_copies(after: f64, n: usize) -> usize {
+        ((after * n as f64).ceil() as usize).clamp(1, n)
+    }
+}

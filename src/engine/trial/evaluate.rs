@@ -35,17 +35,25 @@ impl TrialPlan {
                 }
             }
         }
+        self.deliver(
+            e,
+            &scratch.finish,
+            &scratch.transfer,
+            &mut scratch.order,
+            &mut scratch.arrival,
+        );
+    }
+
+    /// Arrival times at the master of `e`'s results done at `finish` by
+    /// senders whose full-gradient transfer times are `transfer`: the
+    /// communication model where messages take time, `finish` itself
+    /// otherwise. `order` is scratch space.
+    pub(super) fn deliver(&self, e: &Eval, finish: &[f64], transfer: &[f64], order: &mut Vec<usize>, out: &mut [f64]) {
         if self.delivery.comm.transfers() {
             let message = self.delivery.messages[e.slot];
-            self.delivery.comm.arrivals(
-                &scratch.finish,
-                &scratch.transfer,
-                message,
-                &mut scratch.order,
-                &mut scratch.arrival,
-            );
+            self.delivery.comm.arrivals(finish, transfer, message, order, out);
         } else {
-            scratch.arrival.copy_from_slice(&scratch.finish);
+            out.copy_from_slice(finish);
         }
     }
 

@@ -109,21 +109,18 @@ impl TrialPlan {
         scratch.msg_done.clear();
         scratch.msg_done.extend(scratch.messages.iter().map(|msg| msg.done));
         scratch.msg_arrival.resize(m, 0.0);
+        scratch.msg_transfer.clear();
         if self.delivery.comm.transfers() {
-            scratch.msg_transfer.clear();
-            scratch
-                .msg_transfer
-                .extend(scratch.messages.iter().map(|msg| scratch.transfer[msg.sender]));
-            self.delivery.comm.arrivals(
-                &scratch.msg_done,
-                &scratch.msg_transfer,
-                self.delivery.messages[e.slot],
-                &mut scratch.order,
-                &mut scratch.msg_arrival,
-            );
-        } else {
-            scratch.msg_arrival.copy_from_slice(&scratch.msg_done);
+            let senders = scratch.messages.iter().map(|msg| scratch.transfer[msg.sender]);
+            scratch.msg_transfer.extend(senders);
         }
+        self.deliver(
+            e,
+            &scratch.msg_done,
+            &scratch.msg_transfer,
+            &mut scratch.order,
+            &mut scratch.msg_arrival,
+        );
         scratch.tag_best.clear();
         scratch.tag_best.resize(self.n, f64::INFINITY);
         for (msg, &a) in scratch.messages.iter().zip(&scratch.msg_arrival) {
@@ -147,18 +144,14 @@ impl TrialPlan {
         for i in 0..n {
             scratch.finish[i] = self.time_at(times, draws, i, 1.0);
         }
-        if self.delivery.comm.transfers() {
-            self.delivery.comm.arrivals(
-                &scratch.finish,
-                &scratch.transfer,
-                self.delivery.messages[e.slot],
-                &mut scratch.order,
-                &mut scratch.arrival,
-            );
-        } else {
-            scratch.arrival.copy_from_slice(&scratch.finish);
-        }
-        let a = ((after * n as f64).ceil() as usize).clamp(1, n);
+        self.deliver(
+            e,
+            &scratch.finish,
+            &scratch.transfer,
+            &mut scratch.order,
+            &mut scratch.arrival,
+        );
+        let a = Strategy::results_before_copies(after, n);
         scratch.sorted.copy_from_slice(&scratch.arrival);
         let (_, t_q, _) = scratch.sorted.select_nth_unstable_by(a - 1, f64::total_cmp);
         let relaunch = factor * *t_q;

@@ -57,6 +57,8 @@ pub enum Param {
     SpeculateAfter,
     /// The factor on that time at which `speculative` copies start.
     SpeculateFactor,
+    /// Partitions per worker of the partial-straggler codes.
+    Parts,
 }
 
 impl Param {
@@ -86,6 +88,7 @@ impl Param {
             Param::Timeout => "timeout",
             Param::SpeculateAfter => "speculate_after",
             Param::SpeculateFactor => "speculate_factor",
+            Param::Parts => "parts",
         }
     }
 }

@@ -173,6 +173,8 @@ pub struct PlanRequest {
     pub schemes: Vec<SchemeKind>,
     /// Message splits to try for comm-efficient.
     pub m: Vec<usize>,
+    /// Partitions per worker to try for the partial-straggler codes.
+    pub parts: Vec<usize>,
     /// Monte Carlo trials where no exact law exists.
     pub trials: u64,
     /// Master seed.
@@ -230,6 +232,8 @@ pub struct PlanRow {
     pub message: f64,
     /// `exact` or `simulated`.
     pub method: &'static str,
+    /// Partitions per worker (partial-frc, partial-crc).
+    pub parts: Option<usize>,
 }
 
 /// The candidates at `n` for `req`, with the factor N0/n of the work. A
@@ -264,6 +268,35 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) -> Result<V
             }
             // Load 1 whatever K: the whole list, K = n first.
             SchemeKind::KBatchSync => scan(&mut out, kind, &mut (0..n).map(with_s)),
+            // Each candidate a long run of updates: K = n, ⌈n/2⌉, ⌈n/4⌉, …, 1.
+            SchemeKind::KAsync | SchemeKind::KBatchAsync => {
+                let ks = std::iter::successors(Some(n), |&k| (k > 1).then(|| k.div_ceil(2)));
+                scan(
+                    &mut out,
+                    kind,
+                    &mut ks.map(|k| Params {
+                        k: Some(k),
+                        ..Params::default()
+                    }),
+                )
+            }
+            SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
+                let ss: Vec<usize> = if kind == SchemeKind::PartialFrc {
+                    divisors(n).into_iter().map(|d| d - 1).collect()
+                } else {
+                    (0..n).collect()
+                };
+                for &parts in &req.parts {
+                    scan(
+                        &mut out,
+                        kind,
+                        &mut ss.iter().map(|&s| Params {
+                            parts: Some(parts),
+                            ..with_s(s)
+                        }),
+                    );
+                }
+            }
             // One candidate, at the defaults of --speculate-after and --speculate-factor.
             SchemeKind::Speculative => scan(&mut out, kind, &mut std::iter::once(Params::default())),
             SchemeKind::Frc => scan(&mut out, kind, &mut divisors(n).into_iter().map(|d| with_s(d - 1))),
@@ -433,6 +466,7 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
             load: s.load() * factor,
             message: s.message(),
             method,
+            parts: s.parts(),
         };
         match (laws, study.exact_law(&study.baseline())) {
             (Some(laws), Some(base)) => {
@@ -511,53 +545,8 @@ fn objective_of(objective: &Objective, s: &Summary) -> (f64, Option<(f64, f64)>)
     }
 }
 
-impl SchemeKind {
-    /// Orders ties: schemes that decode the exact gradient before `ignore`.
-    fn exact_rank(self) -> u8 {
-        u8::from(!matches!(self, SchemeKind::Ignore | SchemeKind::KBatchSync))
-    }
-}
-
-/// One sentence naming the best candidate and what it gains.
-pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String> {
-    let best = rows.first()?;
-    if best.objective.is_infinite() {
-        return Some(format!(
-            "no recommendation: every candidate's {objective} is infinite (heavy tail); rank by a quantile instead, e.g. --objective p90"
-        ));
-    }
-    let what = match best.scheme {
-        SchemeKind::Uncoded => "uncoded".to_string(),
-        SchemeKind::Mds => format!("mds k={}", best.k),
-        SchemeKind::CommEfficient => format!("comm-efficient s={} m={}", best.s, best.m.unwrap_or(1)),
-        SchemeKind::KBatchSync => format!("k-batch-sync K={}", best.k),
-        SchemeKind::Speculative => format!(
-            "speculative Q={} F={}",
-            crate::scheme::SPECULATE_AFTER,
-            crate::scheme::SPECULATE_FACTOR
-        ),
-        kind => format!("{kind} s={}", best.s),
-    };
-    let value = match objective {
-        Objective::Deadline(t) => format!("P(T <= {}) = {:.4}", crate::dist::plain(*t), best.objective),
-        o => format!("{o} {:.4}", best.objective),
-    };
-    let gain = best
-        .speedup
-        .map_or(String::new(), |s| format!(", {s:.2}x the uncoded mean"));
-    let exactness = match best.scheme {
-        SchemeKind::Ignore if best.s > 0 => " (inexact: drops s/n of the data)".to_string(),
-        SchemeKind::KBatchSync => format!(
-            " (inexact: an update of K mini-batches, data_fraction {:.3})",
-            best.k as f64 / best.n as f64
-        ),
-        _ => String::new(),
-    };
-    Some(format!(
-        "recommend: n={} {what}{exactness}: {value}{gain}; each worker stores and computes {:.3}x the uncoded share",
-        best.n, best.load
-    ))
-}
+mod recommend;
+pub use recommend::recommendation;
 
 #[cfg(test)]
 mod tests;

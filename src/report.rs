@@ -134,6 +134,15 @@ pub struct Row {
     /// [`crate::engine::approx::extra_work`]); empty for the other schemes.
     #[serde(serialize_with = "opt_num")]
     pub extra_work: Option<f64>,
+    /// `k-async` and `k-batch-async`: the mean number of updates between
+    /// the model a gradient was computed on and the update it enters (see
+    /// [`crate::engine::approx::tallies`]); empty for the synchronous
+    /// schemes, whose gradients are all on the current model.
+    #[serde(serialize_with = "opt_num")]
+    pub staleness: Option<f64>,
+    /// Partitions per worker, L, of partial-frc and partial-crc; empty for
+    /// the other schemes.
+    pub parts: Option<usize>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -176,6 +185,8 @@ impl Row {
             data_fraction: None,
             timeout: scheme.deadline(),
             extra_work: None,
+            staleness: None,
+            parts: scheme.parts(),
         }
     }
 }
@@ -205,17 +216,18 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
 pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
     let base_inf = study.mean_is_infinite(&study.baseline());
     let inexact = crate::engine::approx::inexact(study);
-    let extra = crate::engine::approx::extra_work(study);
+    let tallies = crate::engine::approx::tallies(study);
     study
         .schemes()
         .iter()
         .zip(&outcome.configs)
         .zip(inexact)
-        .zip(extra)
-        .map(|(((s, summary), inexact), extra_work)| {
+        .zip(tallies.extra_work.into_iter().zip(tallies.staleness))
+        .map(|(((s, summary), inexact), (extra_work, staleness))| {
             let mut row = Row::new(s, summary, &outcome.baseline);
             comm_columns(&mut row, study, s);
             row.extra_work = extra_work;
+            row.staleness = staleness;
             row.approx_error = Some(inexact.error);
             row.data_fraction = Some(inexact.data_fraction);
             if study.decodes_by_code(s) {
@@ -290,8 +302,12 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             data_fraction: None,
             timeout: scheme.deadline(),
             extra_work: None,
+            staleness: None,
+            parts: scheme.parts(),
         });
-        comm_columns(rows.last_mut().expect("just pushed"), study, scheme);
+        let row = rows.last_mut().expect("just pushed");
+        comm_columns(row, study, scheme);
+        row.staleness = study.exact_staleness(scheme);
     }
     (rows, missing)
 }
@@ -364,6 +380,9 @@ pub struct RunConfig {
     /// `--speculate-factor` as given, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculate_factor: Option<String>,
+    /// `--parts` as given, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<String>,
     /// Monte Carlo trials per configuration.
     pub trials: u64,
     /// Master seed; trial t draws from its own stream of it.
@@ -412,6 +431,7 @@ impl RunConfig {
             ("timeout", &self.timeout),
             ("speculate-after", &self.speculate_after),
             ("speculate-factor", &self.speculate_factor),
+            ("parts", &self.parts),
         ] {
             if let Some(v) = v {
                 f.push((k, v.clone()));

@@ -105,6 +105,7 @@ struct StudyFile {
     timeout: Option<Spanned<TimesValue>>,
     speculate_after: Option<f64>,
     speculate_factor: Option<f64>,
+    parts: Option<Spanned<ListValue>>,
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
@@ -458,6 +459,7 @@ impl Scenario {
                 timeout: src.times("timeout", &st.timeout)?,
                 speculate_after: st.speculate_after,
                 speculate_factor: st.speculate_factor,
+                parts: src.list("parts", &st.parts)?,
             };
             if *n.get_ref() == 0 {
                 return src.err(
@@ -469,7 +471,7 @@ impl Scenario {
                 Ok(e) => e,
                 Err(e) => {
                     // Point at the values at fault where they are the cause.
-                    let values = [&st.s, &st.m, &st.k, &st.d].into_iter().flatten().next();
+                    let values = [&st.s, &st.m, &st.k, &st.d, &st.parts].into_iter().flatten().next();
                     let span = match (&e, values) {
                         (SweepError::AllSkipped(_) | SweepError::Scheme(_), Some(v)) => v.span(),
                         _ => st.label.span(),

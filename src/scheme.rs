@@ -19,8 +19,11 @@
 //! | `speculative` (Dean & Ghemawat 2008) | 1, plus copies | 1 | every task, from its worker or its copy |
 //! | `k-batch-sync` (`--k K`, Dutta et al. 2018) | 1 per mini-batch | 1 per mini-batch | any K mini-batches (inexact) |
 //! | `multi-message` (Ozfatura et al. 2019) | s+1, one message per partition | 1 (s+1 messages) | every partition from some worker |
+//! | `k-async` (`--k K`, Dutta et al. 2018) | 1 per gradient | 1 per gradient | an update per K gradients of distinct workers (asynchronous, stale) |
+//! | `k-batch-async` (`--k K`, Dutta et al. 2018) | 1 per mini-batch | 1 per mini-batch | an update per K mini-batches (asynchronous, stale) |
+//! | `partial-frc`, `partial-crc` (`--parts L`, Tandon et al. 2017, §5) | L/(L−s) | 1 (two messages) | every worker's own part, and frc's or crc's rule on the coded parts |
 //!
-//! The last three are not a rule over one message per worker: their
+//! The last seven are not a rule over one message per worker: their
 //! timelines are in [`Strategy`].
 
 use std::fmt;
@@ -29,8 +32,11 @@ use crate::param::Param;
 
 mod error;
 mod kind;
+mod rule;
 pub use error::SchemeError;
+use error::{frc_admits, out_of_range};
 pub use kind::{SPECULATE_AFTER, SPECULATE_FACTOR, SchemeKind, Strategy};
+pub use rule::Rule;
 
 /// Parameters as a user gives them; which ones a scheme reads depends on it.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -49,6 +55,8 @@ pub struct Params {
     pub speculate_after: Option<f64>,
     /// The factor F: copies start at F·t_Q (speculative).
     pub speculate_factor: Option<f64>,
+    /// Partitions per worker, L (partial-frc, partial-crc).
+    pub parts: Option<usize>,
 }
 
 /// The shape of a user's encoding matrix, which is what a `custom` scheme
@@ -86,67 +94,8 @@ pub struct Scheme {
     strategy: Option<Strategy>,
 }
 
-/// When the master can decode, as a function of which workers have finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rule {
-    /// Any `k` finished workers suffice.
-    KOfN(usize),
-    /// Workers form consecutive groups of `size` (worker i is in group
-    /// i / size); one finished worker in every group suffices.
-    Groups {
-        /// Workers per group (s+1 for frc).
-        size: usize,
-    },
-}
-
-impl Rule {
-    /// Whether the set of finished workers (`finished[i]` for worker i) lets
-    /// the master decode. This is the definition every faster evaluation of
-    /// the rule is tested against.
-    pub fn decodable(&self, finished: &[bool]) -> bool {
-        match *self {
-            Rule::KOfN(k) => finished.iter().filter(|&&f| f).count() >= k,
-            Rule::Groups { size } => finished.chunks(size).all(|g| g.iter().any(|&f| f)),
-        }
-    }
-}
-
-fn out_of_range(kind: SchemeKind, param: Param, value: usize, n: usize, accepted: String) -> SchemeError {
-    SchemeError::OutOfRange {
-        scheme: kind,
-        param,
-        value,
-        n,
-        accepted,
-    }
-}
-
-/// Clusters up to this size list their admitted frc tolerances in errors.
-const LIST_DIVISORS_UP_TO: usize = 1 << 24;
-
-/// The tolerances frc admits on `n` workers (s+1 divides n), for an error
-/// message. Trial division up to √n, so at most 4096 steps; beyond
-/// [`LIST_DIVISORS_UP_TO`] workers the rule is stated instead of listed.
-fn frc_hint(n: usize) -> String {
-    if n > LIST_DIVISORS_UP_TO {
-        return "accepted s: one less than a divisor of n".to_string();
-    }
-    let mut small = Vec::new();
-    let mut large = Vec::new();
-    let mut d = 1;
-    while d * d <= n {
-        if n.is_multiple_of(d) {
-            small.push(d);
-            if d * d != n {
-                large.push(n / d);
-            }
-        }
-        d += 1;
-    }
-    let divisors = small.into_iter().chain(large.into_iter().rev());
-    let admitted: Vec<String> = divisors.map(|d| (d - 1).to_string()).collect();
-    format!("accepted s: {}", admitted.join(", "))
-}
+/// The most partitions per worker of the partial-straggler codes.
+pub const MAX_PARTS: usize = 1_000_000;
 
 impl Scheme {
     /// Builds `kind` for `n` workers from the parameters it reads.
@@ -167,8 +116,9 @@ impl Scheme {
             (SchemeKind::ApproxRegular, Param::D) => true,
             (SchemeKind::Timeout, Param::Timeout) => true,
             (SchemeKind::Speculative, Param::SpeculateAfter | Param::SpeculateFactor) => true,
-            (SchemeKind::KBatchSync, Param::K) => true,
-            (SchemeKind::KBatchSync, Param::S) => params.k.is_none(),
+            (SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync, Param::K) => true,
+            (SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync, Param::S) => params.k.is_none(),
+            (SchemeKind::PartialFrc | SchemeKind::PartialCrc, Param::Parts) => true,
             (SchemeKind::Timeout | SchemeKind::Speculative, Param::S) => false,
             (_, Param::S) => true,
             _ => false,
@@ -181,6 +131,7 @@ impl Scheme {
             (params.timeout.is_some(), Param::Timeout),
             (params.speculate_after.is_some(), Param::SpeculateAfter),
             (params.speculate_factor.is_some(), Param::SpeculateFactor),
+            (params.parts.is_some(), Param::Parts),
         ] {
             if given && !reads(param) {
                 return Err(SchemeError::NotRead { scheme: kind, param });
@@ -200,7 +151,7 @@ impl Scheme {
                 Err(out_of_range(kind, Param::S, s, n, format!("0..{}", n - 1)))
             }
         };
-        // mds and k-batch-sync read k, or s as k = n − s.
+        // mds, k-batch-sync and the asynchronous strategies read k, or s as k = n − s.
         let k_or_s = || {
             let k = match (params.k, params.s) {
                 (Some(k), _) => k,
@@ -253,15 +204,7 @@ impl Scheme {
             }
             SchemeKind::Frc => {
                 let s = check_s(need_s()?)?;
-                if !n.is_multiple_of(s + 1) {
-                    return Err(SchemeError::NotAdmitted {
-                        scheme: kind,
-                        what: format!("s={s}"),
-                        n,
-                        rule: "s+1 must divide n",
-                        hint: frc_hint(n),
-                    });
-                }
+                frc_admits(kind, n, s, format!("s={s}"))?;
                 Ok(scheme(s, None, n - s))
             }
             SchemeKind::CommEfficient => {
@@ -363,6 +306,44 @@ impl Scheme {
                     ..scheme(s, None, n - s)
                 })
             }
+            SchemeKind::KAsync | SchemeKind::KBatchAsync => {
+                let k = k_or_s()?;
+                Ok(Self {
+                    approximate: true,
+                    strategy: Some(Strategy::Async {
+                        k,
+                        batch: kind == SchemeKind::KBatchAsync,
+                    }),
+                    ..scheme(n - k, None, k)
+                })
+            }
+            SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
+                let s = check_s(need_s()?)?;
+                let parts = params.parts.ok_or(SchemeError::Missing {
+                    scheme: kind,
+                    param: Param::Parts,
+                    example: "10",
+                })?;
+                if parts > MAX_PARTS {
+                    return Err(out_of_range(kind, Param::Parts, parts, n, format!("s+1..{MAX_PARTS}")));
+                }
+                if parts < s + 1 {
+                    return Err(SchemeError::NotAdmitted {
+                        scheme: kind,
+                        what: format!("s={s}, L={parts}"),
+                        n,
+                        rule: "L must be at least s+1",
+                        hint: format!("with s={s}, --parts can be {}..{MAX_PARTS}", s + 1),
+                    });
+                }
+                if kind == SchemeKind::PartialFrc {
+                    frc_admits(kind, n, s, format!("s={s}, L={parts}"))?;
+                }
+                Ok(Self {
+                    strategy: Some(Strategy::Partial { s, parts }),
+                    ..scheme(s, None, n - s)
+                })
+            }
         }
     }
 
@@ -435,8 +416,14 @@ impl Scheme {
             | SchemeKind::Ignore
             | SchemeKind::Timeout
             | SchemeKind::Speculative
-            | SchemeKind::KBatchSync => 1.0,
+            | SchemeKind::KBatchSync
+            | SchemeKind::KAsync
+            | SchemeKind::KBatchAsync => 1.0,
             SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => (self.s + 1) as f64,
+            SchemeKind::PartialFrc | SchemeKind::PartialCrc => match self.strategy {
+                Some(Strategy::Partial { s, parts }) => Strategy::partial_loads(s, parts).1,
+                _ => unreachable!("a partial code has its strategy"),
+            },
             SchemeKind::CommEfficient => (self.s + self.m.unwrap_or(1)) as f64,
             SchemeKind::Mds => self.n as f64 / self.k as f64,
             SchemeKind::ApproxRegular | SchemeKind::Custom => {
@@ -459,10 +446,18 @@ impl Scheme {
         self.deadline
     }
 
-    /// The timeline of `speculative`, `k-batch-sync` and `multi-message`,
-    /// which is not a recovery rule over one message per worker.
+    /// The timeline of the strategies that are not a recovery rule over one
+    /// message per worker (see [`Strategy`]).
     pub fn strategy(&self) -> Option<Strategy> {
         self.strategy
+    }
+
+    /// Partitions per worker, L, of the partial-straggler codes.
+    pub fn parts(&self) -> Option<usize> {
+        match self.strategy {
+            Some(Strategy::Partial { parts, .. }) => Some(parts),
+            _ => None,
+        }
     }
 
     /// Data partitions: n, or a custom code's columns.
@@ -519,9 +514,17 @@ impl Scheme {
                 },
                 _ => unreachable!("speculative has its strategy"),
             },
-            SchemeKind::KBatchSync => Params {
+            SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => Params {
                 k: Some(self.k),
                 ..Params::default()
+            },
+            SchemeKind::PartialFrc | SchemeKind::PartialCrc => match self.strategy {
+                Some(Strategy::Partial { s, parts }) => Params {
+                    s: Some(s),
+                    parts: Some(parts),
+                    ..Params::default()
+                },
+                _ => unreachable!("a partial code has its strategy"),
             },
             _ => Params {
                 s: Some(self.s),
@@ -534,7 +537,7 @@ impl Scheme {
     /// The recovery rule.
     pub fn rule(&self) -> Rule {
         match self.kind {
-            SchemeKind::Frc => Rule::Groups { size: self.s + 1 },
+            SchemeKind::Frc | SchemeKind::PartialFrc => Rule::Groups { size: self.s + 1 },
             _ => Rule::KOfN(self.k),
         }
     }
@@ -549,7 +552,13 @@ impl fmt::Display for Scheme {
             SchemeKind::ApproxRegular => write!(f, "approx-regular s={} d={}", self.s, self.d.unwrap_or(1)),
             SchemeKind::Custom if !self.approximate => write!(f, "custom"),
             SchemeKind::Timeout => write!(f, "timeout T={}", self.deadline.unwrap_or(0.0)),
-            SchemeKind::KBatchSync => write!(f, "k-batch-sync K={}", self.k),
+            SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
+                write!(f, "{} K={}", self.kind, self.k)
+            }
+            SchemeKind::PartialFrc | SchemeKind::PartialCrc => match self.strategy {
+                Some(Strategy::Partial { s, parts }) => write!(f, "{} s={s} L={parts}", self.kind),
+                _ => write!(f, "{}", self.kind),
+            },
             SchemeKind::Speculative => match self.strategy {
                 Some(Strategy::Speculative { after, factor }) => write!(f, "speculative Q={after} F={factor}"),
                 _ => write!(f, "speculative"),

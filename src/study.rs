@@ -376,6 +376,16 @@ impl Study {
         &self.workers
     }
 
+    /// The exact mean staleness of an asynchronous scheme on i.i.d.
+    /// exponential workers whose results take no time to travel (see
+    /// [`crate::analytic::staleness`]); `None` otherwise.
+    pub fn exact_staleness(&self, scheme: &Scheme) -> Option<f64> {
+        match &self.workers {
+            Workers::Iid(d) if !self.comm.transfers() => crate::analytic::staleness(d, &self.load_model, scheme),
+            _ => None,
+        }
+    }
+
     /// The exact law of `scheme`'s iteration time, where the theory gives
     /// one: i.i.d. parametric workers, or classes of workers under a
     /// one-draw load model; under communication only where it shifts every
@@ -389,6 +399,10 @@ impl Study {
             return None;
         }
         let arrival = self.comm.constant_shift(scheme.message())?;
+        if arrival != 0.0 && matches!(scheme.strategy(), Some(Strategy::Async { .. })) {
+            // A transfer time is not a shift of the time between updates.
+            return None;
+        }
         let shift = arrival + self.comm.decode_time;
         // A deadline is on the arrivals: T − τ·message on the computation.
         let iid = |d| {
@@ -429,7 +443,11 @@ impl Study {
         // draw (one fast worker completes any K mini-batches in time); a
         // speculative task is late only when its copy is too, where every
         // late task gets a copy (Q·n ≥ n/2 and Q·n < n); multi-message's
-        // partitions are each held by s+1 workers.
+        // partitions are each held by s+1 workers. The asynchronous
+        // strategies' long-run time per update is infinite where a worker's
+        // mean is (each update needs K more gradients, and a worker's
+        // gradients come at rate 1/E[X]). A partial code waits for every
+        // worker's own part.
         let n = self.n;
         let rule = match scheme.strategy() {
             Some(Strategy::KBatchSync { .. }) => Rule::KOfN(1),
@@ -438,6 +456,9 @@ impl Study {
                 Rule::KOfN(if a < n && 2 * a >= n { n - 1 } else { n })
             }
             Some(Strategy::MultiMessage { s }) => Rule::KOfN(n - s),
+            Some(Strategy::Async { .. }) => Rule::KOfN(n),
+            Some(Strategy::Partial { s, parts }) if parts == s + 1 => scheme.rule(),
+            Some(Strategy::Partial { .. }) => Rule::KOfN(n),
             None if scheme.rank_decoded() || scheme.deadline().is_some() => Rule::KOfN(1),
             None => scheme.rule(),
         };

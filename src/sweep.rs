@@ -30,7 +30,20 @@ pub struct Ranges {
     pub speculate_after: Option<f64>,
     /// The factor F of speculative (one value).
     pub speculate_factor: Option<f64>,
+    /// Partitions per worker (partial-frc, partial-crc).
+    pub parts: Option<IntList>,
 }
+
+/// The schemes that read k (or s as k = n − s without it).
+const READS_K: [SchemeKind; 4] = [
+    SchemeKind::Mds,
+    SchemeKind::KBatchSync,
+    SchemeKind::KAsync,
+    SchemeKind::KBatchAsync,
+];
+
+/// The schemes that read the partitions per worker.
+const READS_PARTS: [SchemeKind; 2] = [SchemeKind::PartialFrc, SchemeKind::PartialCrc];
 
 /// Why a sweep cannot be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -76,8 +89,15 @@ impl Described for SweepError {
                 format!("scheme {scheme} needs {p} (e.g. {p} {example})", p = name(*param))
             }
             SweepError::Unused { param: Param::K, .. } => format!(
-                "{} applies only to {schemes} mds and k-batch-sync, neither of which is in {schemes}",
+                "{} applies only to {schemes} mds, k-batch-sync, k-async and k-batch-async, none of which is in {schemes}",
                 name(Param::K),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::Unused {
+                param: Param::Parts, ..
+            } => format!(
+                "{} applies only to {schemes} partial-frc and partial-crc, neither of which is in {schemes}",
+                name(Param::Parts),
                 schemes = name(Param::Scheme)
             ),
             SweepError::Unused { param, scheme } => format!(
@@ -86,17 +106,17 @@ impl Described for SweepError {
                 schemes = name(Param::Scheme)
             ),
             SweepError::UnreadS => format!(
-                "none of the schemes given reads {s} (uncoded, timeout and speculative take no s; mds and k-batch-sync read k = n - s only without {k}); drop {s} or add a scheme that reads it",
+                "none of the schemes given reads {s} (uncoded, timeout and speculative take no s; mds, k-batch-sync, k-async and k-batch-async read k = n - s only without {k}); drop {s} or add a scheme that reads it",
                 s = name(Param::S),
                 k = name(Param::K)
             ),
             SweepError::TooManyCombinations { scheme, count } => format!(
                 "scheme {scheme}: {count} combinations of {} and {} is more than the limit of {MAX_COMBINATIONS}; narrow the lists",
                 name(Param::S),
-                name(if *scheme == SchemeKind::ApproxRegular {
-                    Param::D
-                } else {
-                    Param::M
+                name(match scheme {
+                    SchemeKind::ApproxRegular => Param::D,
+                    SchemeKind::PartialFrc | SchemeKind::PartialCrc => Param::Parts,
+                    _ => Param::M,
                 })
             ),
             SweepError::Scheme(e) => e.describe(name),
@@ -152,11 +172,30 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
         SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => {
             s_values()?.into_iter().map(|s| p(Some(s), None, None)).collect()
         }
-        SchemeKind::Mds | SchemeKind::KBatchSync => match (values(&ranges.k), values(&ranges.s)) {
-            (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
-            (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
-            (None, None) => return Err(missing(Param::K, "1..100")),
-        },
+        SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
+            let ls = values(&ranges.parts).ok_or_else(|| missing(Param::Parts, "10"))?;
+            let ss = s_values()?;
+            let count = ss.len() as u128 * ls.len() as u128;
+            if count > MAX_COMBINATIONS as u128 {
+                return Err(SweepError::TooManyCombinations { scheme: kind, count });
+            }
+            ss.into_iter()
+                .flat_map(|s| {
+                    ls.iter().map(move |&l| Params {
+                        s: Some(s),
+                        parts: Some(l),
+                        ..Params::default()
+                    })
+                })
+                .collect()
+        }
+        SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
+            match (values(&ranges.k), values(&ranges.s)) {
+                (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
+                (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
+                (None, None) => return Err(missing(Param::K, "1..100")),
+            }
+        }
         SchemeKind::ApproxRegular => {
             let ds = values(&ranges.d).ok_or_else(|| missing(Param::D, "2..5"))?;
             let ss = s_values()?;
@@ -209,10 +248,16 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             scheme: SchemeKind::CommEfficient,
         });
     }
-    if ranges.k.is_some() && !unique.contains(&SchemeKind::Mds) && !unique.contains(&SchemeKind::KBatchSync) {
+    if ranges.k.is_some() && !READS_K.iter().any(|k| unique.contains(k)) {
         return Err(SweepError::Unused {
             param: Param::K,
             scheme: SchemeKind::Mds,
+        });
+    }
+    if ranges.parts.is_some() && !READS_PARTS.iter().any(|k| unique.contains(k)) {
+        return Err(SweepError::Unused {
+            param: Param::Parts,
+            scheme: SchemeKind::PartialCrc,
         });
     }
     for (given, param) in [
@@ -246,7 +291,7 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
     }
     let reads_s = |k: &SchemeKind| match k {
         SchemeKind::Uncoded | SchemeKind::Timeout | SchemeKind::Speculative => false,
-        SchemeKind::Mds | SchemeKind::KBatchSync => ranges.k.is_none(),
+        k if READS_K.contains(k) => ranges.k.is_none(),
         _ => true,
     };
     if ranges.s.is_some() && !unique.iter().any(reads_s) {

@@ -207,6 +207,21 @@ pub fn grid() -> Vec<Case> {
                 .to_vec(),
         });
     }
+    // The asynchronous strategies on exponential workers: K-async's time
+    // per update is the K-th of n Exp(μ) (every worker computing afresh by
+    // memorylessness); K-batch-async's is Gamma(K, nμ), as K-batch-sync's.
+    for model in [LoadModel::Fixed, LoadModel::Scaled, LoadModel::Additive] {
+        let kinds = [SchemeKind::KAsync, SchemeKind::KBatchAsync];
+        cases.push(Case {
+            n,
+            dist: Dist::exp(2.0).expect("valid"),
+            model,
+            schemes: kinds
+                .into_iter()
+                .flat_map(|kind| [1, 7, 20].map(|k| scheme(kind, n, None, None, Some(k))))
+                .collect(),
+        });
+    }
     cases
 }
 

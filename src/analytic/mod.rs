@@ -63,7 +63,10 @@ pub struct IterationLaw {
 pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Option<IterationLaw> {
     let dist = simplify(dist)?;
     match scheme.strategy() {
-        Some(Strategy::KBatchSync { k }) => return k_batch_sync(&dist, load_model, scheme.n(), k),
+        Some(Strategy::KBatchSync { k } | Strategy::Async { k, batch: true }) => {
+            return k_batch_sync(&dist, load_model, scheme.n(), k);
+        }
+        Some(Strategy::Async { k, batch: false }) => return k_async(&dist, load_model, scheme.n(), k),
         Some(_) => return None,
         None => {}
     }
@@ -111,26 +114,96 @@ pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Op
 }
 
 /// K-batch-sync's K-th completion, Gamma(K, nμ), where the mini-batch
-/// time is an exponential draw of rate μ (see the module notes).
+/// time is an exponential draw of rate μ (see the module notes). The same
+/// law is K-batch-async's time per update: the n workers' streams of
+/// mini-batches merge into one Poisson stream of rate nμ, which never
+/// restarts, so each update waits for K more of its arrivals.
 fn k_batch_sync(dist: &Dist, load_model: &LoadModel, n: usize, k: usize) -> Option<IterationLaw> {
+    let rate = memoryless(dist, load_model)?;
+    Some(IterationLaw {
+        worker: WorkerLaw::Gamma {
+            shape: k as f64,
+            rate: n as f64 * rate,
+            shift: 0.0,
+        },
+        order: Order::KOfN { n: 1, k: 1 },
+        scale: 1.0,
+        offset: 0.0,
+        deadline: None,
+    })
+}
+
+/// The mean staleness of an asynchronous strategy's gradients (see
+/// [`Strategy::Async`]) on exponential workers, after the strategy's
+/// warm-up of W updates; `None` for other schemes and laws.
+///
+/// K-async: after every update all n workers are computing with Exp(μ)
+/// times to go, so the K that finish next are a uniformly random K-subset,
+/// independent of the past. A gradient in update W + 1 missed each earlier
+/// update with probability q = 1 − K/n, back to the model its worker
+/// started on: P(staleness ≥ j) = q^j for j ≤ W (a worker never included
+/// computes on model 0), so E = Σ_{j=1}^{W} q^j = q(1 − q^W)/(1 − q).
+///
+/// K-batch-async: the arrivals are one stream whose senders are i.i.d.
+/// uniform over the workers. A gradient that is the i-th arrival was begun
+/// right after its worker's previous arrival, N arrivals earlier, with N
+/// geometric (P(N ≥ m) = q^m, q = 1 − 1/n) and cut at i − 1 (the first
+/// mini-batch, begun at time 0 on model 0). Its staleness is the number of
+/// update boundaries (every K-th arrival) among those N arrivals and its
+/// own position; averaged over the K positions of the recorded update,
+/// E = (1/K)·Σ_{m=1}^{WK} q^m = (n − 1)(1 − q^{WK})/K, which is (n − 1)/K
+/// but for e^(−WK/n) < e⁻⁸.
+pub fn staleness(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Option<f64> {
+    let Some(Strategy::Async { k, batch }) = scheme.strategy() else {
+        return None;
+    };
+    memoryless(&simplify(dist)?, load_model)?;
+    let n = scheme.n();
+    let w = Strategy::warmup_updates(n, k);
+    let sum = |q: f64, terms: usize| {
+        if q == 0.0 {
+            0.0
+        } else {
+            q * (1.0 - q.powf(terms as f64)) / (1.0 - q)
+        }
+    };
+    Some(if batch {
+        sum(1.0 - 1.0 / n as f64, w * k) / k as f64
+    } else {
+        sum(1.0 - k as f64 / n as f64, w)
+    })
+}
+
+/// The rate μ where a gradient of load 1 takes an Exp(μ) time: every worker
+/// computes a memoryless stream of them.
+fn memoryless(dist: &Dist, load_model: &LoadModel) -> Option<f64> {
     let one_draw = match *load_model {
         LoadModel::Fixed | LoadModel::Scaled | LoadModel::Additive => true,
         LoadModel::Affine { unit_time } => unit_time == 0.0,
     };
     match dist.base() {
-        Base::Exp { rate } if one_draw && dist.stragglers().is_none() => Some(IterationLaw {
-            worker: WorkerLaw::Gamma {
-                shape: k as f64,
-                rate: n as f64 * rate,
-                shift: 0.0,
-            },
-            order: Order::KOfN { n: 1, k: 1 },
-            scale: 1.0,
-            offset: 0.0,
-            deadline: None,
-        }),
+        Base::Exp { rate } if one_draw && dist.stragglers().is_none() => Some(rate),
         _ => None,
     }
+}
+
+/// K-async on exponential workers (Dutta et al. 2018, Theorem 3's setting):
+/// right after an update every worker is computing (the K that sent restart,
+/// the others' remaining times are Exp(μ) again by memorylessness), so the
+/// time to the next update is the K-th of n Exp(μ) times, whatever the
+/// staleness.
+fn k_async(dist: &Dist, load_model: &LoadModel, n: usize, k: usize) -> Option<IterationLaw> {
+    let rate = memoryless(dist, load_model)?;
+    Some(IterationLaw {
+        worker: WorkerLaw::Dist(Dist::exp(rate).expect("a valid rate")),
+        order: Order::KOfN {
+            n: n as u64,
+            k: k as u64,
+        },
+        scale: 1.0,
+        offset: 0.0,
+        deadline: None,
+    })
 }
 
 /// Folds a straggler mixture that is not one (`p_slow` = 0, `slowdown` = 1,

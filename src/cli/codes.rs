@@ -136,6 +136,9 @@ impl TryFrom<CodesArgs> for CodesJob {
         if custom.is_some() && kind != SchemeKind::Custom {
             bail!("--code applies only to --scheme custom, not to --scheme {kind}");
         }
+        if let Some(e) = gcsim::codes::CodeError::not_a_code(kind) {
+            return Err(e.into());
+        }
         let params = Params {
             s: args.s,
             m: args.m,

@@ -42,6 +42,7 @@ pub fn flag(param: Param) -> &'static str {
         Param::Timeout => "--timeout",
         Param::SpeculateAfter => "--speculate-after",
         Param::SpeculateFactor => "--speculate-factor",
+        Param::Parts => "--parts",
     }
 }
 

@@ -54,9 +54,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Simulate one configuration.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Simulate schemes over ranges of s, m, k on common random numbers.
-    Sweep(sweep::SweepArgs),
+    Sweep(Box<sweep::SweepArgs>),
     /// Check the Monte Carlo engine against every exact formula; exit 1 on a mismatch.
     Verify(verify::VerifyArgs),
     /// Run a study from a scenario file; write CSV, JSON and figures to output/<name>/.
@@ -96,8 +96,8 @@ impl TryFrom<Command> for Config {
     /// Validates everything the command line says; every error is a [`UsageError`].
     fn try_from(command: Command) -> Result<Self> {
         let config = match command {
-            Command::Run(args) => args.try_into().map(|j| Config::Job(Box::new(j))),
-            Command::Sweep(args) => args.try_into().map(|j| Config::Job(Box::new(j))),
+            Command::Run(args) => (*args).try_into().map(|j| Config::Job(Box::new(j))),
+            Command::Sweep(args) => (*args).try_into().map(|j| Config::Job(Box::new(j))),
             Command::Verify(args) => args.try_into().map(Config::Verify),
             Command::Scenario(args) => args.try_into().map(|j| Config::Scenario(Box::new(j))),
             Command::Merge(args) => args.try_into().map(|j| Config::Merge(Box::new(j))),
@@ -206,6 +206,14 @@ pub enum SchemeArg {
     KBatchSync,
     /// Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker.
     MultiMessage,
+    /// K-async SGD (Dutta et al. 2018): an update per K gradients of distinct workers, the others go on with a stale model (--k, or --s as K=n-s; asynchronous).
+    KAsync,
+    /// K-batch-async SGD (Dutta et al. 2018): an update per K mini-batches from any workers, each computing back to back (--k, or --s as K=n-s; asynchronous).
+    KBatchAsync,
+    /// Partial stragglers with frc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each.
+    PartialFrc,
+    /// Partial stragglers with crc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each.
+    PartialCrc,
 }
 
 /// The parameters of `--scheme speculative`, shared by `run` and `sweep`.
@@ -237,6 +245,10 @@ impl From<SchemeArg> for SchemeKind {
             SchemeArg::Speculative => SchemeKind::Speculative,
             SchemeArg::KBatchSync => SchemeKind::KBatchSync,
             SchemeArg::MultiMessage => SchemeKind::MultiMessage,
+            SchemeArg::KAsync => SchemeKind::KAsync,
+            SchemeArg::KBatchAsync => SchemeKind::KBatchAsync,
+            SchemeArg::PartialFrc => SchemeKind::PartialFrc,
+            SchemeArg::PartialCrc => SchemeKind::PartialCrc,
         }
     }
 }
@@ -346,6 +358,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         timeout: None,
         speculate_after: None,
         speculate_factor: None,
+        parts: None,
         trials: study.trials(),
         seed: study.seed(),
         quantile_definition: "inverse empirical CDF (type 1)".into(),

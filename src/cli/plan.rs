@@ -63,6 +63,11 @@ pub struct PlanArgs {
     #[arg(long, value_name = "RANGE", value_parser = range::parse)]
     pub m: Option<IntList>,
 
+    /// Partitions per worker tried for partial-frc and partial-crc, e.g. 10
+    /// or 4,8,16 (required with them).
+    #[arg(long, value_name = "RANGE", value_parser = range::parse)]
+    pub parts: Option<IntList>,
+
     /// N0: the law describes the uncoded share of the work at N0 workers, so at
     /// n workers each share is N0/n as large. For "how many workers, and which code?".
     #[arg(long, value_name = "N0")]
@@ -161,6 +166,10 @@ impl TryFrom<PlanArgs> for PlanJob {
                             | SchemeKind::Speculative
                             | SchemeKind::KBatchSync
                             | SchemeKind::MultiMessage
+                            | SchemeKind::KAsync
+                            | SchemeKind::KBatchAsync
+                            | SchemeKind::PartialFrc
+                            | SchemeKind::PartialCrc
                     )
                 })
                 .collect()
@@ -190,6 +199,21 @@ impl TryFrom<PlanArgs> for PlanJob {
         if m.values.contains(&0) {
             bail!("--m 0 is out of range; accepted: whole numbers >= 1");
         }
+        let partial = schemes
+            .iter()
+            .find(|k| matches!(k, SchemeKind::PartialFrc | SchemeKind::PartialCrc));
+        let parts = match (&args.parts, partial) {
+            (Some(_), None) => {
+                bail!("--parts applies only to --scheme partial-frc and partial-crc, neither of which is in --scheme")
+            }
+            (None, Some(k)) => bail!("--scheme {k} needs --parts (e.g. --parts 10, or 4,8,16)"),
+            (Some(l), _) if l.values.iter().any(|&v| v == 0 || v > gcsim::scheme::MAX_PARTS) => bail!(
+                "--parts {} is out of range; accepted: whole numbers from 1 to {}",
+                l.text,
+                gcsim::scheme::MAX_PARTS
+            ),
+            (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
+        };
         let req = PlanRequest {
             ns,
             workers,
@@ -199,6 +223,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             max_load: args.max_load,
             schemes,
             m: m.values.clone(),
+            parts,
             trials: common.trials,
             seed: common.seed,
             comm: common.comm()?,
@@ -323,7 +348,11 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
         "message",
         "method",
     ];
+    let parts = report.rows.iter().take(top).any(|r| r.parts.is_some());
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    if parts {
+        cells[0].push("parts".into());
+    }
     for r in report.rows.iter().take(top) {
         let ci = match (r.objective_low, r.objective_high) {
             (Some(a), Some(b)) => format!("[{}, {}]", short(Some(a)), short(Some(b))),
@@ -345,6 +374,10 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
             short(Some(r.message)),
             r.method.to_string(),
         ]);
+        if parts {
+            let cell = r.parts.map_or("-".into(), |l| l.to_string());
+            cells.last_mut().expect("just pushed").push(cell);
+        }
     }
     export::write_aligned(&cells, 0, out)?;
     if report.rows.len() > top {

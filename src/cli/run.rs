@@ -25,6 +25,8 @@ use super::{SchemeArg, parse_count, parse_workers, run_config};
   gcsim run --n 100 --scheme speculative --speculate-after 0.9
   gcsim run --n 100 --scheme k-batch-sync --k 90
   gcsim run --n 100 --scheme multi-message --s 3
+  gcsim run --n 100 --scheme k-async --k 50       # an update per 50 gradients
+  gcsim run --n 100 --scheme partial-crc --s 2 --parts 10
   gcsim run --code my-code.csv              # a user's code, decoded by rank
   gcsim run --code my-code.csv --s 2        # ... from the fastest n-2 (inexact)")]
 pub struct RunArgs {
@@ -44,7 +46,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "M", value_parser = parse_count, allow_negative_numbers = true)]
     pub m: Option<usize>,
 
-    /// Recovery threshold k, 1 <= k <= n (mds; k-batch-sync's K mini-batches).
+    /// Recovery threshold k, 1 <= k <= n (mds; the K gradients of
+    /// k-batch-sync, k-async and k-batch-async).
     #[arg(long, value_name = "K", value_parser = parse_count, allow_negative_numbers = true)]
     pub k: Option<usize>,
 
@@ -61,6 +64,11 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub speculate: super::SpeculateArgs,
+
+    /// Partitions per worker L >= s+1 of partial-frc and partial-crc: its
+    /// own L-s-1, then s+1 coded; its load is L/(L-s).
+    #[arg(long, value_name = "L", value_parser = parse_count, allow_negative_numbers = true)]
+    pub parts: Option<usize>,
 
     /// A user's encoding matrix (scheme custom): CSV without header, n rows
     /// (workers) by P columns (partitions); row i's nonzeros are the
@@ -115,8 +123,18 @@ impl TryFrom<RunArgs> for Job {
                 anyhow::bail!("{flag} applies only to --scheme {reader}, not to --scheme {kind}");
             }
         }
-        if args.k.is_some() && !matches!(kind, SchemeKind::Mds | SchemeKind::KBatchSync) {
-            anyhow::bail!("--k applies only to --scheme mds and k-batch-sync, not to --scheme {kind}");
+        if args.k.is_some()
+            && !matches!(
+                kind,
+                SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync
+            )
+        {
+            anyhow::bail!(
+                "--k applies only to --scheme mds, k-batch-sync, k-async and k-batch-async, not to --scheme {kind}"
+            );
+        }
+        if args.parts.is_some() && !matches!(kind, SchemeKind::PartialFrc | SchemeKind::PartialCrc) {
+            anyhow::bail!("--parts applies only to --scheme partial-frc and partial-crc, not to --scheme {kind}");
         }
         let params = Params {
             s: args.s,
@@ -126,6 +144,7 @@ impl TryFrom<RunArgs> for Job {
             timeout: args.timeout,
             speculate_after: args.speculate.speculate_after,
             speculate_factor: args.speculate.speculate_factor,
+            parts: args.parts,
         };
         let scheme = match &custom {
             Some(m) => Scheme::custom(m.shape(), args.s),
@@ -145,6 +164,7 @@ impl TryFrom<RunArgs> for Job {
         config.timeout = args.timeout.map(|v| v.to_string());
         config.speculate_after = args.speculate.speculate_after.map(|v| v.to_string());
         config.speculate_factor = args.speculate.speculate_factor.map(|v| v.to_string());
+        config.parts = args.parts.map(|v| v.to_string());
         config.code = args.code.map(|p| p.display().to_string());
         let output = common.output()?;
         let figure = args.plot.map(|p| Figure::new(p, FigureKind::Survival)).transpose()?;

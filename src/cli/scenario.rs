@@ -96,6 +96,7 @@ impl ScenarioJob {
             config.timeout = st.ranges.timeout.as_ref().map(|l| l.text.clone());
             config.speculate_after = st.ranges.speculate_after.map(|v| v.to_string());
             config.speculate_factor = st.ranges.speculate_factor.map(|v| v.to_string());
+            config.parts = st.ranges.parts.as_ref().map(|l| l.text.clone());
             config.skipped = st.skipped.clone();
             for note in &config.skipped {
                 eprintln!("note: {}: skipped {note}", st.label);

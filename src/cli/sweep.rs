@@ -34,7 +34,9 @@ Examples:
   gcsim sweep --n 50 --scheme mds --k 45 --generator vandermonde --decoder rank
   gcsim sweep --n 100 --scheme uncoded,timeout --timeout 1.5,2,3,4
   gcsim sweep --n 100 --s 0..20 --scheme ignore,k-batch-sync,multi-message,speculative \\
-      --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled"
+      --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled
+  gcsim sweep --n 100 --k 10,50,90 --scheme k-batch-sync,k-async,k-batch-async
+  gcsim sweep --n 60 --s 0..5 --parts 8 --scheme crc,partial-crc --load-model scaled"
 )]
 pub struct SweepArgs {
     /// Number of workers (or give the cluster as --workers classes).
@@ -53,7 +55,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub m: Option<IntList>,
 
-    /// Recovery thresholds for mds and k-batch-sync, e.g. 1..100 (instead of k=n-s).
+    /// Recovery thresholds for mds, k-batch-sync, k-async and k-batch-async,
+    /// e.g. 1..100 (instead of k=n-s).
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub k: Option<IntList>,
 
@@ -68,6 +71,11 @@ pub struct SweepArgs {
 
     #[command(flatten)]
     pub speculate: super::SpeculateArgs,
+
+    /// Partitions per worker for partial-frc and partial-crc, e.g. 10 or
+    /// 4..20: L >= s+1, of which L-s-1 are the worker's own.
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
+    pub parts: Option<IntList>,
 
     /// A user's encoding matrix for the scheme custom (see `gcsim run --help`);
     /// with --s, custom waits for the fastest n-s and is inexact.
@@ -113,6 +121,7 @@ impl TryFrom<SweepArgs> for Job {
             timeout: args.timeout.clone(),
             speculate_after: args.speculate.speculate_after,
             speculate_factor: args.speculate.speculate_factor,
+            parts: args.parts.clone(),
         };
         let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
         let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?
@@ -134,6 +143,7 @@ impl TryFrom<SweepArgs> for Job {
         config.timeout = args.timeout.map(|l| l.text);
         config.speculate_after = args.speculate.speculate_after.map(|v| v.to_string());
         config.speculate_factor = args.speculate.speculate_factor.map(|v| v.to_string());
+        config.parts = args.parts.map(|l| l.text);
         config.code = args.code.map(|p| p.display().to_string());
         config.skipped = skipped;
         let output = common.output()?;

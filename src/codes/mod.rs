@@ -138,6 +138,14 @@ pub enum CodeError {
         /// The scheme.
         scheme: SchemeKind,
     },
+    /// A partial-straggler code, whose coded part is frc's or crc's code.
+    #[error("{scheme}'s coded part is {code}'s code at the same s; check it with codes --scheme {code}")]
+    PartOf {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The code of its coded part.
+        code: SchemeKind,
+    },
     /// A random draw produced a singular system (probability zero in exact
     /// arithmetic); another seed avoids it.
     #[error("the {scheme} construction drew a singular system at seed {seed}; try another --seed")]
@@ -156,6 +164,30 @@ pub struct Code {
     generator: Option<Generator>,
     b: DMatrix<f64>,
     target: DMatrix<f64>,
+}
+
+impl CodeError {
+    /// Why `codes` builds no matrix for `kind`, where it builds none: the
+    /// strategies send uncoded results, and the partial-straggler codes'
+    /// coded part is frc's or crc's code.
+    pub fn not_a_code(kind: SchemeKind) -> Option<Self> {
+        match kind {
+            SchemeKind::Speculative
+            | SchemeKind::KBatchSync
+            | SchemeKind::MultiMessage
+            | SchemeKind::KAsync
+            | SchemeKind::KBatchAsync => Some(CodeError::NotACode { scheme: kind }),
+            SchemeKind::PartialFrc => Some(CodeError::PartOf {
+                scheme: kind,
+                code: SchemeKind::Frc,
+            }),
+            SchemeKind::PartialCrc => Some(CodeError::PartOf {
+                scheme: kind,
+                code: SchemeKind::Crc,
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl Code {
@@ -215,9 +247,7 @@ impl Code {
                 )
             }
             SchemeKind::Custom => return Err(CodeError::Custom),
-            kind @ (SchemeKind::Speculative | SchemeKind::KBatchSync | SchemeKind::MultiMessage) => {
-                return Err(CodeError::NotACode { scheme: kind });
-            }
+            kind => return Err(CodeError::not_a_code(kind).expect("the schemes above are the codes")),
         };
         Ok(Self {
             scheme: *scheme,

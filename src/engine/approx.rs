@@ -80,8 +80,11 @@ pub fn inexact(study: &Study) -> Vec<Inexact> {
 pub fn exact_error(s: &Scheme) -> Option<f64> {
     match s.kind() {
         _ if s.exact_gradient() => Some(0.0),
-        // K-batch-sync's K mini-batches hold K workers' shares of the data.
-        SchemeKind::Ignore | SchemeKind::KBatchSync => Some(s.s() as f64 / s.n() as f64),
+        // K-batch-sync's K mini-batches hold K workers' shares of the data,
+        // as do the K gradients of an asynchronous update.
+        SchemeKind::Ignore | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
+            Some(s.s() as f64 / s.n() as f64)
+        }
         _ => None,
     }
 }
@@ -165,23 +168,37 @@ fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> I
     }
 }
 
-/// The mean extra work of each `speculative` scheme of `study` (`None` for
-/// the others): the copies launched per iteration over n, each a task of
-/// load 1, so the extra computation as a share of the uncoded iteration's.
-/// Counted over the first [`error_trials`] trials of the study's streams.
-pub fn extra_work(study: &Study) -> Vec<Option<f64>> {
-    let copied: Vec<bool> = study
-        .schemes()
-        .iter()
-        .map(|s| matches!(s.strategy(), Some(Strategy::Speculative { .. })))
-        .collect();
-    if !copied.contains(&true) {
-        return vec![None; copied.len()];
+/// What a strategy's timeline counts, per scheme of a study (`None` for
+/// the schemes whose timeline counts nothing of the kind).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tallies {
+    /// `speculative`: the copies launched per iteration over n, each a task
+    /// of load 1, so the extra computation as a share of the uncoded
+    /// iteration's.
+    pub extra_work: Vec<Option<f64>>,
+    /// The asynchronous strategies: the mean staleness of a gradient, the
+    /// updates between the model it was computed on and the update it
+    /// enters (over the K gradients of each trial's recorded update).
+    pub staleness: Vec<Option<f64>>,
+}
+
+/// The tallies of `study`'s strategies, counted over the first
+/// [`error_trials`] trials of the study's streams.
+pub fn tallies(study: &Study) -> Tallies {
+    let schemes = study.schemes();
+    let copied = |s: &Scheme| matches!(s.strategy(), Some(Strategy::Speculative { .. }));
+    let stale = |s: &Scheme| matches!(s.strategy(), Some(Strategy::Async { .. }));
+    if !schemes.iter().any(|s| copied(s) || stale(s)) {
+        let none = vec![None; schemes.len()];
+        return Tallies {
+            extra_work: none.clone(),
+            staleness: none,
+        };
     }
     let plan = TrialPlan::with(study, RulePath::Events, Sampling::Draws);
     let trials = error_trials(study.trials(), 1, study.n());
     let slots = plan.slots();
-    let copies = (0..trials)
+    let totals = (0..trials)
         .into_par_iter()
         .fold(
             || (plan.scratch(), vec![0.0; slots]),
@@ -190,14 +207,21 @@ pub fn extra_work(study: &Study) -> Vec<Option<f64>> {
                 (scratch, out)
             },
         )
-        .map(|(scratch, _)| scratch.copies().to_vec())
+        .map(|(scratch, _)| scratch.tally().to_vec())
         .reduce(|| vec![0; slots], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
-    let per_task = (trials as f64) * study.n() as f64;
-    copied
-        .iter()
-        .zip(copies)
-        .map(|(&c, total)| c.then(|| total as f64 / per_task))
-        .collect()
+    let per = |total: u64, count: usize| total as f64 / (trials as f64 * count as f64);
+    Tallies {
+        extra_work: schemes
+            .iter()
+            .zip(&totals)
+            .map(|(s, &t)| copied(s).then(|| per(t, s.n())))
+            .collect(),
+        staleness: schemes
+            .iter()
+            .zip(&totals)
+            .map(|(s, &t)| stale(s).then(|| per(t, s.k())))
+            .collect(),
+    }
 }
 
 #[cfg(test)]

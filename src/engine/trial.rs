@@ -55,6 +55,7 @@ use std::sync::Arc;
 use crate::codes::Code;
 use crate::study::{Decoder, Study, Workers};
 
+mod asynchronous;
 mod evaluate;
 mod sample;
 mod strategy;
@@ -169,15 +170,23 @@ pub struct Scratch {
     heap: std::collections::BinaryHeap<std::cmp::Reverse<strategy::Event>>,
     /// The k earliest arrivals so far (k-batch-sync on dedicated links).
     kept: std::collections::BinaryHeap<strategy::Event>,
-    /// Per slot, the speculative copies launched so far.
-    copies: Vec<u64>,
+    /// The events of the asynchronous strategies.
+    ticks: std::collections::BinaryHeap<std::cmp::Reverse<asynchronous::Tick>>,
+    /// Per worker, the model version it computes on (asynchronous).
+    version: Vec<u64>,
+    /// The workers whose gradients are in the pending update (K-async).
+    pending: Vec<usize>,
+    /// Per slot, what its strategy counts over the trials (see [`Scratch::tally`]).
+    tally: Vec<u64>,
 }
 
 impl Scratch {
-    /// Per slot, the speculative copies launched in the trials run with
-    /// these buffers.
-    pub fn copies(&self) -> &[u64] {
-        &self.copies
+    /// Per slot, what its strategy counts over the trials run with these
+    /// buffers: the copies launched (speculative), or the staleness summed
+    /// over the recorded update's K gradients (the asynchronous
+    /// strategies); 0 for the others.
+    pub fn tally(&self) -> &[u64] {
+        &self.tally
     }
 }
 
@@ -463,8 +472,8 @@ impl TrialPlan {
 
     /// Fresh buffers for one thread.
     ///
-    /// (Their `copies` count each slot's speculative copies over the trials
-    /// run with them: see [`Scratch::copies`].)
+    /// (Their tallies count over the trials run with them: see
+    /// [`Scratch::tally`].)
     pub fn scratch(&self) -> Scratch {
         Scratch {
             draws: vec![0.0; self.n * self.units],
@@ -494,7 +503,10 @@ impl TrialPlan {
             tag_best: Vec::new(),
             heap: Default::default(),
             kept: Default::default(),
-            copies: vec![0; self.slots],
+            ticks: Default::default(),
+            version: vec![0; self.n],
+            pending: Vec::new(),
+            tally: vec![0; self.slots],
         }
     }
 

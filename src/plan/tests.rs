@@ -18,6 +18,7 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
             .filter(|&k| !matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))
             .collect(),
         m: vec![1, 2, 3],
+        parts: vec![3, 8],
         trials: 1,
         seed: 1,
         comm: Comm::default(),
@@ -46,6 +47,27 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
                     .flat_map(|&m| {
                         (0..n).map(move |s| Params {
                             m: Some(m),
+                            ..with_s(s)
+                        })
+                    })
+                    .collect(),
+                // K = ⌈n/2^j⌉ for j = 0, 1, …: n, then halving down to 1.
+                SchemeKind::KAsync | SchemeKind::KBatchAsync => {
+                    let mut ks: Vec<usize> = (0..usize::BITS).map(|j| n.div_ceil(1 << j)).collect();
+                    ks.dedup();
+                    ks.into_iter()
+                        .map(|k| Params {
+                            k: Some(k),
+                            ..Params::default()
+                        })
+                        .collect()
+                }
+                SchemeKind::PartialFrc | SchemeKind::PartialCrc => req
+                    .parts
+                    .iter()
+                    .flat_map(|&l| {
+                        (0..n).map(move |s| Params {
+                            parts: Some(l),
                             ..with_s(s)
                         })
                     })
@@ -137,6 +159,7 @@ fn objectives_parse() {
         load: 1.0,
         message: 1.0,
         method: "exact",
+        parts: None,
     };
     let line = recommendation(&[row], &Objective::Deadline(1e-300)).unwrap();
     assert!(line.contains("P(T <= 1e-300) = 0.0000"), "{line}");

@@ -139,9 +139,16 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
             .filter(|o| o.scheme == r.scheme)
             .map(|o| o.s)
             .collect::<BTreeSet<_>>();
-        match (by_m, r.m) {
-            (false, Some(m)) if multi_m.len() > 1 => format!("{} m={m}", r.scheme),
-            (true, _) if multi_s.len() > 1 => format!("{} s={}", r.scheme, r.s),
+        let multi_parts = data
+            .rows
+            .iter()
+            .filter(|o| o.scheme == r.scheme)
+            .filter_map(|o| o.parts)
+            .collect::<BTreeSet<_>>();
+        match (by_m, r.m, r.parts) {
+            (_, _, Some(l)) if multi_parts.len() > 1 => format!("{} L={l}", r.scheme),
+            (false, Some(m), _) if multi_m.len() > 1 => format!("{} m={m}", r.scheme),
+            (true, _, _) if multi_s.len() > 1 => format!("{} s={}", r.scheme, r.s),
             _ => r.scheme.to_string(),
         }
     };

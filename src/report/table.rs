@@ -22,10 +22,20 @@ impl Export for Report {
 /// The columns shown only where they say something: the approximation
 /// error and the data share where some row decodes an inexact gradient,
 /// the undecodable fraction where some row is decoded by a code, the
-/// deadline where some row has one, the extra work where some row copies.
-const OPTIONAL: [&str; 5] = ["approx_error", "undecodable", "data_fraction", "timeout", "extra_work"];
+/// deadline where some row has one, the extra work where some row copies,
+/// the staleness where some row is asynchronous, the partitions per worker
+/// where some row is a partial-straggler code.
+const OPTIONAL: [&str; 7] = [
+    "approx_error",
+    "undecodable",
+    "data_fraction",
+    "timeout",
+    "extra_work",
+    "staleness",
+    "parts",
+];
 
-fn optional_cells(r: &Row) -> [Option<f64>; 5] {
+fn optional_cells(r: &Row) -> [Option<f64>; 7] {
     let inexact = |x: Option<f64>| x.filter(|_| !r.exact);
     [
         inexact(r.approx_error),
@@ -33,6 +43,8 @@ fn optional_cells(r: &Row) -> [Option<f64>; 5] {
         inexact(r.data_fraction),
         r.timeout,
         r.extra_work,
+        r.staleness,
+        r.parts.map(|l| l as f64),
     ]
 }
 
@@ -107,8 +119,19 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let mut cells = vec![header];
     cells.extend(report.rows.iter().map(|r| {
         let mut row = table_cells(r);
-        let optional = [r.approx_error, r.undecodable, r.data_fraction, r.timeout, r.extra_work];
-        row.extend(shown.iter().map(|&i| short_cell(optional[i], &Digits::TABLE)));
+        let optional = [
+            r.approx_error,
+            r.undecodable,
+            r.data_fraction,
+            r.timeout,
+            r.extra_work,
+            r.staleness,
+            r.parts.map(|l| l as f64),
+        ];
+        row.extend(shown.iter().map(|&i| match (OPTIONAL[i], r.parts) {
+            ("parts", Some(l)) => l.to_string(),
+            _ => short_cell(optional[i], &Digits::TABLE),
+        }));
         row
     }));
     write_aligned(&cells, 1, out)

@@ -125,3 +125,54 @@ impl Described for SchemeError {
         }
     }
 }
+
+pub(super) fn out_of_range(kind: SchemeKind, param: Param, value: usize, n: usize, accepted: String) -> SchemeError {
+    SchemeError::OutOfRange {
+        scheme: kind,
+        param,
+        value,
+        n,
+        accepted,
+    }
+}
+
+/// Clusters up to this size list their admitted frc tolerances in errors.
+const LIST_DIVISORS_UP_TO: usize = 1 << 24;
+
+/// The tolerances frc admits on `n` workers (s+1 divides n), for an error
+/// message. Trial division up to √n, so at most 4096 steps; beyond
+/// [`LIST_DIVISORS_UP_TO`] workers the rule is stated instead of listed.
+fn frc_hint(n: usize) -> String {
+    if n > LIST_DIVISORS_UP_TO {
+        return "accepted s: one less than a divisor of n".to_string();
+    }
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut d = 1;
+    while d * d <= n {
+        if n.is_multiple_of(d) {
+            small.push(d);
+            if d * d != n {
+                large.push(n / d);
+            }
+        }
+        d += 1;
+    }
+    let divisors = small.into_iter().chain(large.into_iter().rev());
+    let admitted: Vec<String> = divisors.map(|d| (d - 1).to_string()).collect();
+    format!("accepted s: {}", admitted.join(", "))
+}
+
+/// Whether frc's placement admits `s` on `n` workers (s+1 divides n).
+pub(super) fn frc_admits(kind: SchemeKind, n: usize, s: usize, what: String) -> Result<(), SchemeError> {
+    if n.is_multiple_of(s + 1) {
+        return Ok(());
+    }
+    Err(SchemeError::NotAdmitted {
+        scheme: kind,
+        what,
+        n,
+        rule: "s+1 must divide n",
+        hint: frc_hint(n),
+    })
+}

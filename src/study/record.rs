@@ -27,6 +27,8 @@ struct SchemeRecord {
     speculate_after: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     speculate_factor: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parts: Option<usize>,
 }
 
 /// A study as recorded: every field, laws and load models in their
@@ -88,6 +90,7 @@ impl Serialize for Study {
                         timeout: p.timeout,
                         speculate_after: p.speculate_after,
                         speculate_factor: p.speculate_factor,
+                        parts: p.parts,
                     }
                 })
                 .collect(),
@@ -153,6 +156,7 @@ impl<'de> Deserialize<'de> for Study {
                         timeout: s.timeout,
                         speculate_after: s.speculate_after,
                         speculate_factor: s.speculate_factor,
+                        parts: s.parts,
                     },
                 ),
             })

@@ -453,9 +453,13 @@ fn sweep_is_well_formed() {
                     };
                     let pareto = matches!(d.base(), Base::Pareto { .. });
                     let exact_expected = match kind {
-                        SchemeKind::MultiMessage | SchemeKind::Speculative => false,
-                        // Gamma(K, nμ): a mini-batch is one exponential draw.
-                        SchemeKind::KBatchSync => {
+                        SchemeKind::MultiMessage
+                        | SchemeKind::Speculative
+                        | SchemeKind::PartialFrc
+                        | SchemeKind::PartialCrc => false,
+                        // Gamma(K, nμ), or the K-th of n: a mini-batch is
+                        // one exponential draw.
+                        SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
                             matches!(d.base(), Base::Exp { .. })
                                 && d.stragglers().is_none()
                                 && !matches!(load, LoadModel::Affine { .. })

@@ -87,7 +87,9 @@ fn cli_rank_decoder() {
     ])
     .assert()
     .success()
-    .stdout(predicate::str::contains(",rank,0.0,0.0,1.0,,\n").and(predicate::str::contains(",rank,0.25,,0.75,,\n")));
+    .stdout(
+        predicate::str::contains(",rank,0.0,0.0,1.0,,,,\n").and(predicate::str::contains(",rank,0.25,,0.75,,,,\n")),
+    );
     g().args([
         "run",
         "--n",

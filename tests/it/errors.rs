@@ -14,7 +14,7 @@ fn gcsim() -> Command {
 
 /// Runs `args` (in `dir` if given) and checks the error contract; every
 /// string of `expected` must be on the one line.
-fn assert_usage_error(args: &[&str], dir: Option<&Path>, expected: &[&str]) {
+pub(super) fn assert_usage_error(args: &[&str], dir: Option<&Path>, expected: &[&str]) {
     let mut cmd = gcsim();
     if let Some(dir) = dir {
         cmd.current_dir(dir);
@@ -172,44 +172,13 @@ fn scheme_parameters() {
         ),
         (
             &["run", "--n", "10", "--scheme", "ignore", "--s", "1", "--k", "2"],
-            &["--k applies only to --scheme mds and k-batch-sync, not to --scheme ignore"],
+            &["--k applies only to --scheme mds, k-batch-sync, k-async and k-batch-async, not to --scheme ignore"],
         ),
         (
             &["sweep", "--n", "10", "--scheme", "crc", "--s", "1", "--k", "3"],
-            &["--k applies only to --scheme mds and k-batch-sync, neither of which is in --scheme"],
-        ),
-        (
             &[
-                "sweep",
-                "--n",
-                "10",
-                "--scheme",
-                "crc",
-                "--s",
-                "1",
-                "--speculate-after",
-                "0.5",
+                "--k applies only to --scheme mds, k-batch-sync, k-async and k-batch-async, none of which is in --scheme",
             ],
-            &["--speculate-after applies only to --scheme speculative, which is not in --scheme"],
-        ),
-        (
-            &[
-                "run",
-                "--n",
-                "10",
-                "--scheme",
-                "speculative",
-                "--speculate-factor",
-                "0.5",
-            ],
-            &[
-                "--speculate-factor 0.5 is out of range for speculative",
-                "a number from 1 to 1e6",
-            ],
-        ),
-        (
-            &["run", "--n", "10", "--scheme", "k-batch-sync", "--k", "11"],
-            &["--k 11 is out of range for k-batch-sync with n=10; accepted: 1..10"],
         ),
         (
             &["run", "--n", "18446744073709551614", "--scheme", "frc", "--s", "2"],

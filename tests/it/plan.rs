@@ -30,6 +30,7 @@ fn request(
         max_load: None,
         schemes,
         m: vec![1],
+        parts: Vec::new(),
         trials: 40_000,
         seed: 1,
         comm: gcsim::comm::Comm::default(),

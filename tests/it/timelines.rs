@@ -24,22 +24,22 @@ use gcsim::study::Study;
 
 /// Bound on |z| for each comparison: a correct engine passes each of these
 /// fixed-seed checks with probability about 1 − 10⁻⁵.
-const Z: f64 = 4.5;
+pub(super) const Z: f64 = 4.5;
 
 /// Trials on each side.
-const TRIALS: u64 = 60_000;
+pub(super) const TRIALS: u64 = 60_000;
 
 /// A worker law: `shift + Exp(rate)`, times `slowdown` with probability `p_slow`.
 #[derive(Clone, Copy)]
-struct Law {
-    shift: f64,
-    rate: f64,
-    p_slow: f64,
-    slowdown: f64,
+pub(super) struct Law {
+    pub(super) shift: f64,
+    pub(super) rate: f64,
+    pub(super) p_slow: f64,
+    pub(super) slowdown: f64,
 }
 
 impl Law {
-    fn dist(&self) -> Dist {
+    pub(super) fn dist(&self) -> Dist {
         let base = if self.shift > 0.0 {
             Dist::shifted_exp(self.shift, self.rate).unwrap()
         } else {
@@ -52,7 +52,7 @@ impl Law {
         }
     }
 
-    fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+    pub(super) fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
         let e: f64 = Exp1.sample(rng);
         let x = self.shift + e / self.rate;
         if rng.random::<f64>() < self.p_slow {
@@ -63,19 +63,19 @@ impl Law {
     }
 }
 
-const EXP: Law = Law {
+pub(super) const EXP: Law = Law {
     shift: 0.0,
     rate: 1.0,
     p_slow: 0.0,
     slowdown: 1.0,
 };
-const MIXTURE: Law = Law {
+pub(super) const MIXTURE: Law = Law {
     shift: 0.0,
     rate: 1.0,
     p_slow: 0.1,
     slowdown: 8.0,
 };
-const SHIFTED: Law = Law {
+pub(super) const SHIFTED: Law = Law {
     shift: 0.5,
     rate: 2.0,
     p_slow: 0.0,
@@ -85,14 +85,14 @@ const SHIFTED: Law = Law {
 /// How results travel in a case: nothing, a constant τ on dedicated links,
 /// a constant τ on one shared link.
 #[derive(Clone, Copy, Debug)]
-enum Net {
+pub(super) enum Net {
     Free,
     Dedicated(f64),
     Shared(f64),
 }
 
 impl Net {
-    fn comm(self) -> Comm {
+    pub(super) fn comm(self) -> Comm {
         match self {
             Net::Free => Comm::default(),
             Net::Dedicated(tau) => Comm::new(Some(tau), None, Link::Dedicated, 0.0).unwrap(),
@@ -143,13 +143,13 @@ impl<E: PartialEq> Queue<E> {
 /// arrives at the returned time. The shared link serves results in the
 /// order they are handed over, which is the order they are done because
 /// the callers hand them over from the event queue in time order.
-struct Link1 {
-    net: Net,
-    free: f64,
+pub(super) struct Link1 {
+    pub(super) net: Net,
+    pub(super) free: f64,
 }
 
 impl Link1 {
-    fn send(&mut self, t: f64) -> f64 {
+    pub(super) fn send(&mut self, t: f64) -> f64 {
         match self.net {
             Net::Free => t,
             Net::Dedicated(tau) => t + tau,
@@ -161,7 +161,7 @@ impl Link1 {
     }
 }
 
-fn mean_and_se(xs: &[f64]) -> (f64, f64) {
+pub(super) fn mean_and_se(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let mean = xs.iter().sum::<f64>() / n;
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
@@ -170,7 +170,7 @@ fn mean_and_se(xs: &[f64]) -> (f64, f64) {
 
 /// Worker time for `load` under a model, from unit draws `units` (one
 /// draw for the monotone models).
-fn at_load(model: LoadModel, load: usize, units: &[f64]) -> f64 {
+pub(super) fn at_load(model: LoadModel, load: usize, units: &[f64]) -> f64 {
     match model {
         LoadModel::Fixed => units[0],
         LoadModel::Scaled => load as f64 * units[0],
@@ -305,12 +305,12 @@ fn k_batch_sync(n: usize, k: usize, law: Law, net: Net, rng: &mut Xoshiro256Plus
     unreachable!("mini-batches never run out")
 }
 
-fn scheme(kind: SchemeKind, n: usize, params: Params) -> Scheme {
+pub(super) fn scheme(kind: SchemeKind, n: usize, params: Params) -> Scheme {
     Scheme::new(kind, n, params).unwrap()
 }
 
 /// The engine's rows for `schemes` on `law`.
-fn engine_rows(n: usize, law: Law, model: LoadModel, net: Net, schemes: Vec<Scheme>, seed: u64) -> Vec<Row> {
+pub(super) fn engine_rows(n: usize, law: Law, model: LoadModel, net: Net, schemes: Vec<Scheme>, seed: u64) -> Vec<Row> {
     let study = Study::new(n, law.dist(), model, schemes, TRIALS, seed)
         .unwrap()
         .with_comm(net.comm());
@@ -318,7 +318,7 @@ fn engine_rows(n: usize, law: Law, model: LoadModel, net: Net, schemes: Vec<Sche
     report::rows(&study, &outcome)
 }
 
-fn agree(what: &str, row: &Row, reference: &[f64]) {
+pub(super) fn agree(what: &str, row: &Row, reference: &[f64]) {
     let (m, se) = mean_and_se(reference);
     let se_row = row.std_err.expect("simulated");
     let z = (row.mean - m) / (se * se + se_row * se_row).sqrt();

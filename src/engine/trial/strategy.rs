@@ -1,6 +1,7 @@
 //! The timelines that are not a recovery rule over one message per worker
-//! ([`Strategy`]): speculative copies, K-batch-sync SGD and multi-message
-//! cyclic placement.
+//! ([`Strategy`]): speculative copies, K-batch-sync SGD, multi-message
+//! cyclic placement and the partial-straggler codes (asynchronous SGD is in
+//! its own module).
 //!
 //! Each runs on the trial's draws: a worker's first task (or first
 //! mini-batch, or its partial results) takes the trial's draw for that
@@ -19,7 +20,7 @@ use std::cmp::{Ordering, Reverse};
 use rand::RngExt;
 use rand_distr::Distribution;
 
-use super::{Eval, Scratch, TrialPlan, additive_time};
+use super::{Eval, Scratch, TrialPlan, additive_time, completion_by_events};
 use crate::comm::Link;
 use crate::scheme::Strategy;
 use crate::study::Workers;
@@ -48,7 +49,7 @@ impl Ord for Event {
 impl TrialPlan {
     /// Worker `i`'s time for load `load` in this trial: the load model on
     /// its draw in `times`, or under `additive` the sum of its first units.
-    fn time_at(&self, times: &[f64], draws: &[f64], i: usize, load: f64) -> f64 {
+    pub(super) fn time_at(&self, times: &[f64], draws: &[f64], i: usize, load: f64) -> f64 {
         if self.model.is_monotone() {
             self.model.apply(load, times[i])
         } else {
@@ -57,7 +58,7 @@ impl TrialPlan {
     }
 
     /// A fresh time of load 1 for worker `w`, from its own law.
-    fn fresh(&self, w: usize, scratch: &mut Scratch) -> f64 {
+    pub(super) fn fresh(&self, w: usize, scratch: &mut Scratch) -> f64 {
         let rng = scratch.extra.as_mut().expect("the trial seeded the extra stream");
         let x = match &self.workers {
             Workers::Iid(dist) => dist.sample(rng),
@@ -97,6 +98,8 @@ impl TrialPlan {
             }
             Strategy::Speculative { after, factor } => self.speculative(e, after, factor, times, &draws, scratch),
             Strategy::KBatchSync { k } => self.k_batch_sync(e, k, times, &draws, scratch),
+            Strategy::Async { k, batch } => self.asynchronous(e, k, batch, times, &draws, scratch),
+            Strategy::Partial { s, parts } => self.partial(e, s, parts, times, &draws, scratch),
         };
         scratch.draws = draws;
         done
@@ -105,6 +108,19 @@ impl TrialPlan {
     /// The time at which every tag (task, partition) has arrived from at
     /// least one of the messages in `scratch.messages`.
     fn every_tag(&self, e: &Eval, scratch: &mut Scratch) -> f64 {
+        self.deliver_messages(e, scratch);
+        scratch.tag_best.clear();
+        scratch.tag_best.resize(self.n, f64::INFINITY);
+        for (msg, &a) in scratch.messages.iter().zip(&scratch.msg_arrival) {
+            let best = &mut scratch.tag_best[msg.tag];
+            *best = best.min(a);
+        }
+        scratch.tag_best.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// The arrival of each message of `scratch.messages` at the master, in
+    /// `scratch.msg_arrival`.
+    fn deliver_messages(&self, e: &Eval, scratch: &mut Scratch) {
         let m = scratch.messages.len();
         scratch.msg_done.clear();
         scratch.msg_done.extend(scratch.messages.iter().map(|msg| msg.done));
@@ -121,13 +137,42 @@ impl TrialPlan {
             &mut scratch.order,
             &mut scratch.msg_arrival,
         );
-        scratch.tag_best.clear();
-        scratch.tag_best.resize(self.n, f64::INFINITY);
-        for (msg, &a) in scratch.messages.iter().zip(&scratch.msg_arrival) {
-            let best = &mut scratch.tag_best[msg.tag];
-            *best = best.min(a);
+    }
+
+    /// Partial stragglers (see [`Strategy::Partial`]): every worker's first
+    /// message, and the coded rule on the second messages.
+    fn partial(&self, e: &Eval, s: usize, parts: usize, times: &[f64], draws: &[f64], scratch: &mut Scratch) -> f64 {
+        let n = self.n;
+        let (own, whole) = Strategy::partial_loads(s, parts);
+        scratch.messages.clear();
+        for w in 0..n {
+            if own > 0.0 {
+                let done = self.time_at(times, draws, w, own);
+                scratch.messages.push(Message {
+                    done,
+                    sender: w,
+                    tag: 0,
+                });
+            }
+            let done = self.time_at(times, draws, w, whole);
+            scratch.messages.push(Message {
+                done,
+                sender: w,
+                tag: 1,
+            });
         }
-        scratch.tag_best.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        self.deliver_messages(e, scratch);
+        let mut own_done = f64::NEG_INFINITY;
+        scratch.arrival.clear();
+        for (msg, &a) in scratch.messages.iter().zip(&scratch.msg_arrival) {
+            if msg.tag == 0 {
+                own_done = own_done.max(a);
+            } else {
+                scratch.arrival.push(a);
+            }
+        }
+        let coded = completion_by_events(e.rule, &scratch.arrival, &mut scratch.order);
+        own_done.max(coded)
     }
 
     /// Speculative copies (see [`Strategy::Speculative`]).
@@ -184,7 +229,7 @@ impl TrialPlan {
                 tag: task,
             });
         }
-        scratch.copies[e.slot] += (scratch.messages.len() - n) as u64;
+        scratch.tally[e.slot] += (scratch.messages.len() - n) as u64;
         self.every_tag(e, scratch)
     }
 

@@ -53,8 +53,10 @@ pub struct PlanArgs {
 
     /// Allowed schemes [default: every scheme that decodes the exact gradient:
     /// uncoded, frc, crc, comm-efficient, mds; name ignore, multi-message,
-    /// speculative (at Q=0.75, F=1) or k-batch-sync to search them too; the
-    /// recommendation says when the winner is inexact].
+    /// speculative (at Q=0.75, F=1), k-batch-sync, k-async or k-batch-async
+    /// (K = n, n/2, n/4, ..., 1), partial-frc or partial-crc (with --parts) to
+    /// search them too; the recommendation says when the winner is inexact
+    /// or stale].
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SCHEMES")]
     pub scheme: Vec<SchemeArg>,
 

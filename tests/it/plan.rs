@@ -409,3 +409,89 @@ fn plan_table_with_every_row_has_no_more_rows_line() {
     );
     assert!(!text.contains("more rows"), "{text}");
 }
+
+/// The asynchronous strategies are searched at K = n, ⌈n/2⌉, …, 1 and a
+/// winner is called stale; a partial code is searched at each L of
+/// `--parts`, shown in the `parts` column and named with its L.
+#[test]
+fn plan_searches_asynchronous_and_partial_schemes() {
+    let out = assert_cmd::Command::cargo_bin("gcsim")
+        .unwrap()
+        .args([
+            "plan",
+            "--n",
+            "10",
+            "--scheme",
+            "k-async,k-batch-async",
+            "--trials",
+            "2000",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let mut ks: Vec<(String, usize)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            (c[2].to_string(), c[5].parse().unwrap())
+        })
+        .collect();
+    ks.sort();
+    let each = [1, 2, 3, 5, 10];
+    let want: Vec<(String, usize)> = ["k-async", "k-batch-async"]
+        .iter()
+        .flat_map(|s| each.iter().map(move |&k| (s.to_string(), k)))
+        .collect();
+    assert_eq!(ks, want, "{csv}");
+    let table = assert_cmd::Command::cargo_bin("gcsim")
+        .unwrap()
+        .args([
+            "plan", "--n", "10", "--scheme", "k-async", "--trials", "2000", "--format", "table",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("recommend: n=10 k-async K=1 (inexact and stale: asynchronous updates of K gradients"),
+        "{text}"
+    );
+    let partial = assert_cmd::Command::cargo_bin("gcsim")
+        .unwrap()
+        .args([
+            "plan",
+            "--n",
+            "12",
+            "--scheme",
+            "uncoded,partial-crc",
+            "--parts",
+            "6,12",
+            "--load-model",
+            "scaled",
+            "--dist",
+            "exp:rate=1,p_slow=0.2,slowdown=1.5",
+            "--max-load",
+            "2",
+            "--trials",
+            "20000",
+            "--format",
+            "table",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(partial.stdout).unwrap();
+    let header = text.lines().find(|l| l.starts_with("rank")).unwrap();
+    assert!(header.trim_end().ends_with("parts"), "{text}");
+    // L = 6: s = 0..3 within load 2 (6/(6-s) <= 2); L = 12: s = 0..6.
+    let partial_rows = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|l| l.split_whitespace().nth(2) == Some("partial-crc"))
+        .count();
+    assert_eq!(partial_rows, 4 + 7, "{text}");
+    let line = text.lines().find(|l| l.starts_with("recommend:")).unwrap();
+    assert!(line.contains("partial-crc s=") && line.contains(" L="), "{line}");
+}

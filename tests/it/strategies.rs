@@ -405,3 +405,90 @@ fn deadline_figures_have_their_own_axis() {
     .stderr(predicate::str::contains("m.toml:8: study `t`: a sweep figure has one x axis"));
     assert!(!dir.path().join("m").exists());
 }
+
+/// The asynchronous strategies and a partial code from the command line: a
+/// sweep, its shards merged and a scenario file give the same bytes (the
+/// staleness is recounted the same way at the merge), with the staleness
+/// and partitions columns filled for their rows only.
+#[test]
+fn asynchronous_and_partial_from_the_command_line_shards_and_scenarios() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "sweep",
+        "--n",
+        "4",
+        "--scheme",
+        "k-async,k-batch-async,partial-crc",
+        "--s",
+        "2",
+        "--parts",
+        "4",
+        "--load-model",
+        "scaled",
+        "--trials",
+        "1100000",
+    ];
+    let whole = gcsim().args(args).args(["--format", "csv"]).output().unwrap();
+    assert!(whole.status.success());
+    let csv = String::from_utf8(whole.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for r in &rows[..2] {
+        let staleness: f64 = r[col("staleness")].parse().unwrap();
+        assert!(staleness > 0.0, "{csv}");
+        assert_eq!(r[col("parts")], "", "{csv}");
+        assert_eq!(r[col("k")], "2", "{csv}");
+    }
+    assert_eq!(rows[2][col("staleness")], "", "{csv}");
+    assert_eq!(rows[2][col("parts")], "4", "{csv}");
+    assert_eq!(rows[2][col("load")], "2.0", "{csv}");
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let path = dir.path().join(format!("part{k}.json"));
+        gcsim()
+            .args(args)
+            .args(["--shard", &format!("{k}/2"), "--out"])
+            .arg(&path)
+            .assert()
+            .success();
+        shards.push(path);
+    }
+    let merged = gcsim()
+        .arg("merge")
+        .args(&shards)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(merged.stdout).unwrap(), csv);
+    std::fs::write(
+        dir.path().join("async.toml"),
+        "name = \"async\"\nn = 4\nload_model = \"scaled\"\ntrials = 1100000\n[[study]]\nlabel = \"a\"\nschemes = [\"k-async\", \"k-batch-async\", \"partial-crc\"]\ns = 2\nparts = 4\n",
+    )
+    .unwrap();
+    gcsim()
+        .arg("scenario")
+        .arg(dir.path().join("async.toml"))
+        .arg("--out-dir")
+        .arg(dir.path())
+        .arg("--quiet")
+        .assert()
+        .success();
+    let from_scenario = std::fs::read_to_string(dir.path().join("async/a.csv")).unwrap();
+    assert_eq!(from_scenario, csv);
+    // A scenario's `parts` beside no partial code is refused at the key.
+    let bad = scenario(
+        dir.path(),
+        "bad",
+        "[[study]]\nlabel = \"b\"\nschemes = [\"crc\"]\ns = 1\nparts = 4\n",
+    )
+    .output()
+    .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("parts applies only to schemes partial-frc and partial-crc"),
+        "{stderr}"
+    );
+}

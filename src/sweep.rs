@@ -137,6 +137,25 @@ pub struct Expanded {
     pub skipped: Vec<String>,
 }
 
+/// Every (s, x) of two lists, s major, as `make` builds them; more than
+/// [`MAX_COMBINATIONS`] is refused before any is built.
+fn pairs(
+    kind: SchemeKind,
+    ss: Vec<usize>,
+    xs: Vec<usize>,
+    make: impl Fn(usize, usize) -> Params,
+) -> Result<Vec<Params>, SweepError> {
+    let count = ss.len() as u128 * xs.len() as u128;
+    if count > MAX_COMBINATIONS as u128 {
+        return Err(SweepError::TooManyCombinations { scheme: kind, count });
+    }
+    Ok(ss
+        .into_iter()
+        .flat_map(|s| xs.iter().map(move |&x| (s, x)))
+        .map(|(s, x)| make(s, x))
+        .collect())
+}
+
 fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepError> {
     let values = |l: &Option<IntList>| l.as_ref().map(|l| l.values.clone());
     let missing = |param, example| SweepError::Missing {
@@ -155,14 +174,7 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
         SchemeKind::Uncoded => vec![Params::default()],
         SchemeKind::CommEfficient => {
             let ms = values(&ranges.m).ok_or_else(|| missing(Param::M, "1..10"))?;
-            let ss = s_values()?;
-            let count = ss.len() as u128 * ms.len() as u128;
-            if count > MAX_COMBINATIONS as u128 {
-                return Err(SweepError::TooManyCombinations { scheme: kind, count });
-            }
-            ss.into_iter()
-                .flat_map(|s| ms.iter().map(move |&m| p(Some(s), Some(m), None)))
-                .collect()
+            pairs(kind, s_values()?, ms, |s, m| p(Some(s), Some(m), None))?
         }
         SchemeKind::Speculative => vec![Params {
             speculate_after: ranges.speculate_after,
@@ -174,20 +186,11 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
         }
         SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
             let ls = values(&ranges.parts).ok_or_else(|| missing(Param::Parts, "10"))?;
-            let ss = s_values()?;
-            let count = ss.len() as u128 * ls.len() as u128;
-            if count > MAX_COMBINATIONS as u128 {
-                return Err(SweepError::TooManyCombinations { scheme: kind, count });
-            }
-            ss.into_iter()
-                .flat_map(|s| {
-                    ls.iter().map(move |&l| Params {
-                        s: Some(s),
-                        parts: Some(l),
-                        ..Params::default()
-                    })
-                })
-                .collect()
+            pairs(kind, s_values()?, ls, |s, l| Params {
+                s: Some(s),
+                parts: Some(l),
+                ..Params::default()
+            })?
         }
         SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
             match (values(&ranges.k), values(&ranges.s)) {
@@ -198,20 +201,11 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
         }
         SchemeKind::ApproxRegular => {
             let ds = values(&ranges.d).ok_or_else(|| missing(Param::D, "2..5"))?;
-            let ss = s_values()?;
-            let count = ss.len() as u128 * ds.len() as u128;
-            if count > MAX_COMBINATIONS as u128 {
-                return Err(SweepError::TooManyCombinations { scheme: kind, count });
-            }
-            ss.into_iter()
-                .flat_map(|s| {
-                    ds.iter().map(move |&d| Params {
-                        s: Some(s),
-                        d: Some(d),
-                        ..Params::default()
-                    })
-                })
-                .collect()
+            pairs(kind, s_values()?, ds, |s, d| Params {
+                s: Some(s),
+                d: Some(d),
+                ..Params::default()
+            })?
         }
         SchemeKind::Timeout => {
             let ts = ranges

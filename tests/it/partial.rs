@@ -104,6 +104,8 @@ fn partial_codes_match_an_event_simulation() {
         (true, 2, 3, MIXTURE, LoadModel::Scaled, Net::Shared(0.2)),
         (true, 5, 9, MIXTURE, LoadModel::Fixed, Net::Dedicated(0.2)),
         (false, 3, 10, MIXTURE, LoadModel::Additive, Net::Free),
+        // L = s + 2: the own part is half of the work.
+        (false, 3, 5, MIXTURE, LoadModel::Scaled, Net::Dedicated(0.2)),
     ];
     for (i, (frc, s, parts, law, model, net)) in cases.into_iter().enumerate() {
         let scheme = partial(frc, n, s, parts);
@@ -158,4 +160,34 @@ fn degenerate_partial_codes_are_their_schemes_on_the_same_draws() {
         assert_eq!(rows[0].speedup, Some(1.0), "{model}");
         assert_eq!(rows[0].p99_speedup, Some(1.0), "{model}");
     }
+}
+
+/// Tail indices: a partial code with an own part waits for every worker's
+/// first message, so its mean is infinite where one worker's is (Pareto
+/// α = 0.8); with L = s + 1 it is crc, whose s + 1 heaviest arrivals add up
+/// (2 × 0.8 > 1): finite. The asynchronous strategies' time per update is
+/// infinite in the long run where a worker's mean is.
+#[test]
+fn heavy_tails_decide_which_means_are_infinite() {
+    use gcsim::dist::Dist;
+    use gcsim::study::Study;
+    let n = 4;
+    let heavy = Dist::pareto(1.0, 0.8).unwrap();
+    let light = Dist::pareto(1.0, 1.5).unwrap();
+    let k_async = |k| {
+        scheme(
+            SchemeKind::KAsync,
+            n,
+            Params {
+                k: Some(k),
+                ..Params::default()
+            },
+        )
+    };
+    let schemes = vec![partial(false, n, 1, 3), partial(false, n, 1, 2), k_async(1), k_async(4)];
+    let study = Study::new(n, heavy, LoadModel::Scaled, schemes.clone(), 10, 0).unwrap();
+    let infinite: Vec<bool> = schemes.iter().map(|s| study.mean_is_infinite(s)).collect();
+    assert_eq!(infinite, [true, false, true, true]);
+    let study = Study::new(n, light, LoadModel::Scaled, schemes.clone(), 10, 0).unwrap();
+    assert!(schemes.iter().all(|s| !study.mean_is_infinite(s)));
 }

@@ -206,6 +206,28 @@ fn gcsim() -> Command {
     Command::cargo_bin("gcsim").unwrap()
 }
 
+/// The CSV of `args` run as two shards in `dir` and merged.
+fn merged_halves(dir: &std::path::Path, args: &[&str]) -> String {
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let path = dir.join(format!("part{k}.json"));
+        gcsim()
+            .args(args)
+            .args(["--shard", &format!("{k}/2"), "--out"])
+            .arg(&path)
+            .assert()
+            .success();
+        shards.push(path);
+    }
+    let merged = gcsim()
+        .arg("merge")
+        .args(&shards)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    String::from_utf8(merged.stdout).unwrap()
+}
+
 /// `gcsim scenario` on a file `<name>.toml` in `dir` of 10 workers with
 /// `studies` appended, writing into `dir`.
 fn scenario(dir: &std::path::Path, name: &str, studies: &str) -> Command {
@@ -248,24 +270,7 @@ fn timeout_from_the_command_line_shards_and_scenarios() {
         "{csv}"
     );
     assert!(rows[2].ends_with(",2.0,,,"), "{csv}");
-    let mut shards = Vec::new();
-    for k in 1..=2 {
-        let path = dir.path().join(format!("part{k}.json"));
-        gcsim()
-            .args(args)
-            .args(["--shard", &format!("{k}/2"), "--out"])
-            .arg(&path)
-            .assert()
-            .success();
-        shards.push(path);
-    }
-    let merged = gcsim()
-        .arg("merge")
-        .args(&shards)
-        .args(["--format", "csv"])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8(merged.stdout).unwrap(), csv);
+    assert_eq!(merged_halves(dir.path(), &args), csv);
     scenario(
         dir.path(),
         "deadlines",
@@ -444,24 +449,7 @@ fn asynchronous_and_partial_from_the_command_line_shards_and_scenarios() {
     assert_eq!(rows[2][col("staleness")], "", "{csv}");
     assert_eq!(rows[2][col("parts")], "4", "{csv}");
     assert_eq!(rows[2][col("load")], "2.0", "{csv}");
-    let mut shards = Vec::new();
-    for k in 1..=2 {
-        let path = dir.path().join(format!("part{k}.json"));
-        gcsim()
-            .args(args)
-            .args(["--shard", &format!("{k}/2"), "--out"])
-            .arg(&path)
-            .assert()
-            .success();
-        shards.push(path);
-    }
-    let merged = gcsim()
-        .arg("merge")
-        .args(&shards)
-        .args(["--format", "csv"])
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8(merged.stdout).unwrap(), csv);
+    assert_eq!(merged_halves(dir.path(), &args), csv);
     std::fs::write(
         dir.path().join("async.toml"),
         "name = \"async\"\nn = 4\nload_model = \"scaled\"\ntrials = 1100000\n[[study]]\nlabel = \"a\"\nschemes = [\"k-async\", \"k-batch-async\", \"partial-crc\"]\ns = 2\nparts = 4\n",

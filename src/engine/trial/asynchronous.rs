@@ -10,6 +10,7 @@
 //! first served).
 
 use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 use super::{Eval, Scratch, TrialPlan};
 use crate::comm::Link;
@@ -135,29 +136,28 @@ impl TrialPlan {
                     // K-async: the update's workers restart on the new model.
                     for i in 0..scratch.pending.len() {
                         let p = scratch.pending[i];
-                        scratch.version[p] = master.updates;
-                        let at = t + self.fresh(p, scratch);
-                        ticks.push(Reverse(Tick {
-                            at,
-                            worker: p,
-                            arrives: None,
-                        }));
+                        self.start(p, t, master.updates, &mut ticks, scratch);
                     }
                     scratch.pending.clear();
                 }
             }
             if batch && tick.arrives.is_none() {
                 // K-batch-async: the next mini-batch, on the current model.
-                scratch.version[w] = master.updates;
-                let at = t + self.fresh(w, scratch);
-                ticks.push(Reverse(Tick {
-                    at,
-                    worker: w,
-                    arrives: None,
-                }));
+                self.start(w, t, master.updates, &mut ticks, scratch);
             }
         };
         scratch.ticks = ticks;
         interval
+    }
+
+    /// Worker `w` starts a gradient at `t` on model `version`.
+    fn start(&self, w: usize, t: f64, version: u64, ticks: &mut BinaryHeap<Reverse<Tick>>, scratch: &mut Scratch) {
+        scratch.version[w] = version;
+        let at = t + self.fresh(w, scratch);
+        ticks.push(Reverse(Tick {
+            at,
+            worker: w,
+            arrives: None,
+        }));
     }
 }

@@ -77,9 +77,17 @@ pub enum SweepError {
         count: u128,
     },
     /// A parameter value out of range for every scheme (e.g. s >= n).
-    Scheme(#[from] SchemeError),
+    Scheme(SchemeError),
     /// Every value was skipped: nothing to simulate (the reasons, as notes).
     AllSkipped(Vec<String>),
+}
+
+// By hand rather than `#[from]`, which would make the scheme's error the
+// source too, and a rendered chain would say it twice.
+impl From<SchemeError> for SweepError {
+    fn from(e: SchemeError) -> Self {
+        SweepError::Scheme(e)
+    }
 }
 
 impl Described for SweepError {

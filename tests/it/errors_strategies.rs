@@ -146,3 +146,16 @@ fn asynchronous_and_partial_flags() {
         assert_usage_error(args, None, expected);
     }
 }
+
+/// A scheme's error inside a sweep is said once, not once more as its cause.
+#[test]
+fn a_sweep_says_a_scheme_error_once() {
+    let out = assert_cmd::Command::cargo_bin("gcsim")
+        .unwrap()
+        .args(["sweep", "--n", "10", "--scheme", "k-async", "--k", "11"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("out of range for k-async").count(), 1, "{stderr}");
+}

@@ -175,6 +175,8 @@ pub struct PlanRequest {
     pub m: Vec<usize>,
     /// Partitions per worker to try for the partial-straggler codes.
     pub parts: Vec<usize>,
+    /// Deadlines to try for `timeout`.
+    pub timeouts: Vec<f64>,
     /// Monte Carlo trials where no exact law exists.
     pub trials: u64,
     /// Master seed.
@@ -234,6 +236,9 @@ pub struct PlanRow {
     pub method: &'static str,
     /// Partitions per worker (partial-frc, partial-crc).
     pub parts: Option<usize>,
+    /// The deadline T (timeout).
+    #[serde(serialize_with = "crate::report::opt_num")]
+    pub timeout: Option<f64>,
 }
 
 /// The candidates at `n` for `req`, with the factor N0/n of the work. A
@@ -314,7 +319,16 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) -> Result<V
             }
             // Not searched: their value is a trade of time against the
             // gradient's error, which one objective does not rank.
-            SchemeKind::ApproxRegular | SchemeKind::Custom | SchemeKind::Timeout => {}
+            SchemeKind::ApproxRegular | SchemeKind::Custom => {}
+            // Load 1 at every deadline: one candidate per T.
+            SchemeKind::Timeout => scan(
+                &mut out,
+                kind,
+                &mut req.timeouts.iter().map(|&t| Params {
+                    timeout: Some(t),
+                    ..Params::default()
+                }),
+            ),
             SchemeKind::Mds => {
                 let start = out.len();
                 scan(
@@ -467,6 +481,7 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
             message: s.message(),
             method,
             parts: s.parts(),
+            timeout: s.deadline(),
         };
         match (laws, study.exact_law(&study.baseline())) {
             (Some(laws), Some(base)) => {

@@ -54,7 +54,8 @@ pub struct PlanArgs {
     /// Allowed schemes [default: every scheme that decodes the exact gradient:
     /// uncoded, frc, crc, comm-efficient, mds; name ignore, multi-message,
     /// speculative (at Q=0.75, F=1), k-batch-sync, k-async or k-batch-async
-    /// (K = n, n/2, n/4, ..., 1), partial-frc or partial-crc (with --parts) to
+    /// (K = n, n/2, n/4, ..., 1), partial-frc or partial-crc (with --parts),
+    /// timeout (with --timeout) to
     /// search them too; the recommendation says when the winner is inexact
     /// or stale].
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SCHEMES")]
@@ -69,6 +70,11 @@ pub struct PlanArgs {
     /// or 4,8,16 (required with them).
     #[arg(long, value_name = "RANGE", value_parser = range::parse)]
     pub parts: Option<IntList>,
+
+    /// Deadlines tried for timeout, a comma list of times >= 0 in units of
+    /// D, e.g. 1.5,2,3 (required with it).
+    #[arg(long, value_name = "TIMES", value_parser = range::parse_times, allow_hyphen_values = true)]
+    pub timeout: Option<range::TimeList>,
 
     /// N0: the law describes the uncoded share of the work at N0 workers, so at
     /// n workers each share is N0/n as large. For "how many workers, and which code?".
@@ -178,11 +184,11 @@ impl TryFrom<PlanArgs> for PlanJob {
         } else {
             args.scheme.iter().map(|&s| s.into()).collect()
         };
-        if schemes.contains(&SchemeKind::Timeout) {
-            bail!(
-                "plan does not search --scheme timeout (it has no list of deadlines to try); compare deadlines with gcsim sweep --scheme uncoded,timeout --timeout 1,2,4, which reports data_fraction"
-            );
-        }
+        let timeouts = match (&args.timeout, schemes.contains(&SchemeKind::Timeout)) {
+            (Some(_), false) => bail!("--timeout applies only to --scheme timeout, which is not in --scheme"),
+            (None, true) => bail!("--scheme timeout needs --timeout, the deadlines to try (e.g. --timeout 1.5,2,3)"),
+            (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
+        };
         if let Some(k) = schemes
             .iter()
             .find(|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))
@@ -226,6 +232,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             schemes,
             m: m.values.clone(),
             parts,
+            timeouts,
             trials: common.trials,
             seed: common.seed,
             comm: common.comm()?,
@@ -351,9 +358,13 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
         "method",
     ];
     let parts = report.rows.iter().take(top).any(|r| r.parts.is_some());
+    let deadlines = report.rows.iter().take(top).any(|r| r.timeout.is_some());
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     if parts {
         cells[0].push("parts".into());
+    }
+    if deadlines {
+        cells[0].push("timeout".into());
     }
     for r in report.rows.iter().take(top) {
         let ci = match (r.objective_low, r.objective_high) {
@@ -378,6 +389,10 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
         ]);
         if parts {
             let cell = r.parts.map_or("-".into(), |l| l.to_string());
+            cells.last_mut().expect("just pushed").push(cell);
+        }
+        if deadlines {
+            let cell = r.timeout.map_or("-".into(), |t| short(Some(t)));
             cells.last_mut().expect("just pushed").push(cell);
         }
     }

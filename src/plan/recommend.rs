@@ -9,7 +9,11 @@ impl SchemeKind {
     pub(super) fn exact_rank(self) -> u8 {
         u8::from(!matches!(
             self,
-            SchemeKind::Ignore | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync
+            SchemeKind::Ignore
+                | SchemeKind::Timeout
+                | SchemeKind::KBatchSync
+                | SchemeKind::KAsync
+                | SchemeKind::KBatchAsync
         ))
     }
 }
@@ -29,6 +33,7 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
         SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
             format!("{} K={}", best.scheme, best.k)
         }
+        SchemeKind::Timeout => format!("timeout T={}", crate::dist::plain(best.timeout.unwrap_or(0.0))),
         SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
             format!("{} s={} L={}", best.scheme, best.s, best.parts.unwrap_or(0))
         }
@@ -52,6 +57,9 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
             " (inexact: an update of K mini-batches, data_fraction {:.3})",
             best.k as f64 / best.n as f64
         ),
+        SchemeKind::Timeout => {
+            " (inexact: proceeds at T with the workers that have arrived; sweep reports its data_fraction)".to_string()
+        }
         SchemeKind::KAsync | SchemeKind::KBatchAsync => format!(
             " (inexact and stale: asynchronous updates of K gradients computed on older models, data_fraction {:.3}; the objective is per update, see sweep's staleness column)",
             best.k as f64 / best.n as f64

@@ -19,6 +19,7 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
             .collect(),
         m: vec![1, 2, 3],
         parts: vec![3, 8],
+        timeouts: vec![0.5, 2.0],
         trials: 1,
         seed: 1,
         comm: Comm::default(),
@@ -49,6 +50,14 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
                             m: Some(m),
                             ..with_s(s)
                         })
+                    })
+                    .collect(),
+                SchemeKind::Timeout => req
+                    .timeouts
+                    .iter()
+                    .map(|&t| Params {
+                        timeout: Some(t),
+                        ..Params::default()
                     })
                     .collect(),
                 // K = ⌈n/2^j⌉ for j = 0, 1, …: n, then halving down to 1.
@@ -160,6 +169,7 @@ fn objectives_parse() {
         message: 1.0,
         method: "exact",
         parts: None,
+        timeout: None,
     };
     let line = recommendation(&[row], &Objective::Deadline(1e-300)).unwrap();
     assert!(line.contains("P(T <= 1e-300) = 0.0000"), "{line}");

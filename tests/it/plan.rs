@@ -31,6 +31,7 @@ fn request(
         schemes,
         m: vec![1],
         parts: Vec::new(),
+        timeouts: Vec::new(),
         trials: 40_000,
         seed: 1,
         comm: gcsim::comm::Comm::default(),

@@ -315,7 +315,44 @@ fn timeout_from_the_command_line_shards_and_scenarios() {
         .args(["plan", "--n", "10", "--scheme", "timeout"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("plan does not search --scheme timeout"));
+        .stderr(predicate::str::contains(
+            "--scheme timeout needs --timeout, the deadlines to try",
+        ));
+    // plan searches each deadline given; a deadline below the uncoded mean
+    // wins on time, and the recommendation says it is inexact.
+    let out = gcsim()
+        .args([
+            "plan",
+            "--n",
+            "10",
+            "--scheme",
+            "uncoded,timeout",
+            "--timeout",
+            "1,50",
+            "--format",
+            "table",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let schemes: Vec<(&str, &str)> = rows.iter().map(|r| (r[2], *r.last().unwrap())).collect();
+    // T = 50 is later than every iteration but with probability about
+    // 10e^-50: the same mean as uncoded, and ties rank the exact first.
+    assert_eq!(
+        schemes,
+        [("timeout", "1.000"), ("uncoded", "-"), ("timeout", "50.00")],
+        "{text}"
+    );
+    assert!(
+        text.contains("recommend: n=10 timeout T=1 (inexact: proceeds at T with the workers that have arrived"),
+        "{text}"
+    );
 }
 
 /// A sweep over deadlines is drawn against T with the deadline's line

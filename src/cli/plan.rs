@@ -117,6 +117,10 @@ struct PlanConfig {
     max_load: Option<f64>,
     schemes: Vec<SchemeKind>,
     m: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parts: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout: Option<String>,
     trials: u64,
     seed: u64,
     comm: String,
@@ -253,6 +257,8 @@ impl TryFrom<PlanArgs> for PlanJob {
             max_load: args.max_load,
             schemes: req.schemes.clone(),
             m: m.text.clone(),
+            parts: args.parts.as_ref().map(|l| l.text.clone()),
+            timeout: args.timeout.as_ref().map(|l| l.text.clone()),
             trials: common.trials,
             seed: common.seed,
             comm: req.comm.to_string(),

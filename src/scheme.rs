@@ -325,7 +325,13 @@ impl Scheme {
                     example: "10",
                 })?;
                 if parts > MAX_PARTS {
-                    return Err(out_of_range(kind, Param::Parts, parts, n, format!("s+1..{MAX_PARTS}")));
+                    return Err(out_of_range(
+                        kind,
+                        Param::Parts,
+                        parts,
+                        n,
+                        format!("{}..{MAX_PARTS}", s + 1),
+                    ));
                 }
                 if parts < s + 1 {
                     return Err(SchemeError::NotAdmitted {

@@ -93,6 +93,20 @@ fn asynchronous_and_partial_flags() {
             &["--parts", "not a whole number"],
         ),
         (
+            &[
+                "run",
+                "--n",
+                "10",
+                "--scheme",
+                "partial-crc",
+                "--s",
+                "3",
+                "--parts",
+                "2000000",
+            ],
+            &["--parts 2000000 is out of range for partial-crc with n=10; accepted: 4..1000000"],
+        ),
+        (
             &["plan", "--n", "10", "--scheme", "crc,partial-crc"],
             &["--scheme partial-crc needs --parts"],
         ),

@@ -35,7 +35,7 @@ pub struct Ranges {
 }
 
 /// The schemes that read k (or s as k = n − s without it).
-const READS_K: [SchemeKind; 4] = [
+pub const READS_K: [SchemeKind; 4] = [
     SchemeKind::Mds,
     SchemeKind::KBatchSync,
     SchemeKind::KAsync,
@@ -43,7 +43,7 @@ const READS_K: [SchemeKind; 4] = [
 ];
 
 /// The schemes that read the partitions per worker.
-const READS_PARTS: [SchemeKind; 2] = [SchemeKind::PartialFrc, SchemeKind::PartialCrc];
+pub const READS_PARTS: [SchemeKind; 2] = [SchemeKind::PartialFrc, SchemeKind::PartialCrc];
 
 /// Why a sweep cannot be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

@@ -16,7 +16,7 @@ use gcsim::scheme::{Params, Scheme, SchemeKind};
 
 use super::output::{self, Output};
 use super::progress::Bar;
-use super::{SchemeArg, Status, parse_count};
+use super::{Status, parse_count};
 
 /// Check that a scheme's code decodes from every allowed set of workers, and how stably.
 #[derive(Debug, Clone, Args)]
@@ -44,8 +44,8 @@ Examples:
 )]
 pub struct CodesArgs {
     /// The scheme (custom by default with --code; required otherwise).
-    #[arg(long, value_enum, value_name = "SCHEME")]
-    pub scheme: Option<SchemeArg>,
+    #[arg(long, value_name = "SCHEME", value_parser = super::scheme_values())]
+    pub scheme: Option<SchemeKind>,
 
     /// Number of workers (at most 2000: B is dense, and each decoding is an SVD, seconds apiece at n = 2000); a --code file's rows by default.
     #[arg(long, value_name = "N", value_parser = parse_count, allow_negative_numbers = true)]
@@ -129,7 +129,7 @@ impl TryFrom<CodesArgs> for CodesJob {
             bail!("--limit 0 is out of range; accepted: a whole number >= 1");
         }
         let kind: SchemeKind = match (args.scheme, &custom) {
-            (Some(s), _) => s.into(),
+            (Some(s), _) => s,
             (None, Some(_)) => SchemeKind::Custom,
             (None, None) => bail!("give --scheme SCHEME (or --code FILE for a user's matrix)"),
         };

@@ -20,7 +20,7 @@ use std::str::FromStr;
 
 use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 use gcsim::report::RunConfig;
 use gcsim::scheme::SchemeKind;
@@ -179,41 +179,51 @@ pub fn generator_values() -> impl TypedValueParser<Value = gcsim::codes::Generat
     )
 }
 
-/// `--scheme` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SchemeArg {
-    /// No coding: wait for all n workers.
-    Uncoded,
-    /// Wait for the fastest n-s workers and drop the rest (inexact).
-    Ignore,
-    /// Fractional repetition (Tandon et al. 2017): load s+1, s+1 must divide n.
-    Frc,
-    /// Cyclic repetition (Tandon et al. 2017): load s+1, any n-s suffice.
-    Crc,
-    /// Communication-efficient (Ye & Abbe 2018): load s+m, message 1/m, any n-s.
-    CommEfficient,
-    /// MDS-coded matrix-vector (Lee et al. 2017): load n/k, any k suffice.
-    Mds,
-    /// Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact).
-    ApproxRegular,
-    /// A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact).
-    Custom,
-    /// A deadline (--timeout T): wait for all n until time T, then proceed with those arrived, at least the first (inexact).
-    Timeout,
-    /// Speculative copies (MapReduce, Spark): after the fastest Q·n tasks, at F times that, unfinished tasks are relaunched on idle workers.
-    Speculative,
-    /// K-batch-sync SGD (Dutta et al. 2018): mini-batches back to back, the iteration ends at the K-th in all (--k, or --s as K=n-s; inexact).
-    KBatchSync,
-    /// Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker.
-    MultiMessage,
-    /// K-async SGD (Dutta et al. 2018): an update per K gradients of distinct workers, the others go on with a stale model (--k, or --s as K=n-s; asynchronous).
-    KAsync,
-    /// K-batch-async SGD (Dutta et al. 2018): an update per K mini-batches from any workers, each computing back to back (--k, or --s as K=n-s; asynchronous).
-    KBatchAsync,
-    /// Partial stragglers with frc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each.
-    PartialFrc,
-    /// Partial stragglers with crc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each.
-    PartialCrc,
+/// `--scheme` values, each described.
+pub fn scheme_values() -> impl TypedValueParser<Value = SchemeKind> {
+    listed(SchemeKind::ALL, SchemeKind::name, scheme_help)
+}
+
+/// What `--help` says of each scheme.
+fn scheme_help(kind: SchemeKind) -> &'static str {
+    match kind {
+        SchemeKind::Uncoded => "No coding: wait for all n workers",
+        SchemeKind::Ignore => "Wait for the fastest n-s workers and drop the rest (inexact)",
+        SchemeKind::Frc => "Fractional repetition (Tandon et al. 2017): load s+1, s+1 must divide n",
+        SchemeKind::Crc => "Cyclic repetition (Tandon et al. 2017): load s+1, any n-s suffice",
+        SchemeKind::CommEfficient => "Communication-efficient (Ye & Abbe 2018): load s+m, message 1/m, any n-s",
+        SchemeKind::Mds => "MDS-coded matrix-vector (Lee et al. 2017): load n/k, any k suffice",
+        SchemeKind::ApproxRegular => {
+            "Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact)"
+        }
+        SchemeKind::Custom => {
+            "A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact)"
+        }
+        SchemeKind::Timeout => {
+            "A deadline (--timeout T): wait for all n until time T, then proceed with those arrived, at least the first (inexact)"
+        }
+        SchemeKind::Speculative => {
+            "Speculative copies (MapReduce, Spark): after the fastest Q·n tasks, at F times that, unfinished tasks are relaunched on idle workers"
+        }
+        SchemeKind::KBatchSync => {
+            "K-batch-sync SGD (Dutta et al. 2018): mini-batches back to back, the iteration ends at the K-th in all (--k, or --s as K=n-s; inexact)"
+        }
+        SchemeKind::MultiMessage => {
+            "Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker"
+        }
+        SchemeKind::KAsync => {
+            "K-async SGD (Dutta et al. 2018): an update per K gradients of distinct workers, the others go on with a stale model (--k, or --s as K=n-s; asynchronous)"
+        }
+        SchemeKind::KBatchAsync => {
+            "K-batch-async SGD (Dutta et al. 2018): an update per K mini-batches from any workers, each computing back to back (--k, or --s as K=n-s; asynchronous)"
+        }
+        SchemeKind::PartialFrc => {
+            "Partial stragglers with frc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each"
+        }
+        SchemeKind::PartialCrc => {
+            "Partial stragglers with crc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each"
+        }
+    }
 }
 
 /// The parameters of `--scheme speculative`, shared by `run` and `sweep`.
@@ -228,29 +238,6 @@ pub struct SpeculateArgs {
     /// F >= 1 [default: 1].
     #[arg(long, value_name = "F", value_parser = parse_number, allow_negative_numbers = true)]
     pub speculate_factor: Option<f64>,
-}
-
-impl From<SchemeArg> for SchemeKind {
-    fn from(a: SchemeArg) -> Self {
-        match a {
-            SchemeArg::Uncoded => SchemeKind::Uncoded,
-            SchemeArg::Ignore => SchemeKind::Ignore,
-            SchemeArg::Frc => SchemeKind::Frc,
-            SchemeArg::Crc => SchemeKind::Crc,
-            SchemeArg::CommEfficient => SchemeKind::CommEfficient,
-            SchemeArg::Mds => SchemeKind::Mds,
-            SchemeArg::ApproxRegular => SchemeKind::ApproxRegular,
-            SchemeArg::Custom => SchemeKind::Custom,
-            SchemeArg::Timeout => SchemeKind::Timeout,
-            SchemeArg::Speculative => SchemeKind::Speculative,
-            SchemeArg::KBatchSync => SchemeKind::KBatchSync,
-            SchemeArg::MultiMessage => SchemeKind::MultiMessage,
-            SchemeArg::KAsync => SchemeKind::KAsync,
-            SchemeArg::KBatchAsync => SchemeKind::KBatchAsync,
-            SchemeArg::PartialFrc => SchemeKind::PartialFrc,
-            SchemeArg::PartialCrc => SchemeKind::PartialCrc,
-        }
-    }
 }
 
 /// A number of workers: a whole number >= 1, with an error that says so.

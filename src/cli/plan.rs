@@ -17,7 +17,7 @@ use super::common::CommonArgs;
 use super::job::Engine;
 use super::output::Output;
 use super::progress::Bar;
-use super::{SchemeArg, Status, usage};
+use super::{Status, usage};
 
 /// Rank every admissible configuration of every allowed scheme by an objective.
 #[derive(Debug, Clone, Args)]
@@ -58,8 +58,8 @@ pub struct PlanArgs {
     /// timeout (with --timeout) to
     /// search them too; the recommendation says when the winner is inexact
     /// or stale].
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "SCHEMES")]
-    pub scheme: Vec<SchemeArg>,
+    #[arg(long, value_delimiter = ',', value_name = "SCHEMES", value_parser = super::scheme_values())]
+    pub scheme: Vec<SchemeKind>,
 
     /// Message splits tried for comm-efficient (without a communication cost,
     /// m > 1 only adds work) [default: 1].
@@ -186,7 +186,7 @@ impl TryFrom<PlanArgs> for PlanJob {
                 })
                 .collect()
         } else {
-            args.scheme.iter().map(|&s| s.into()).collect()
+            args.scheme.clone()
         };
         let timeouts = match (&args.timeout, schemes.contains(&SchemeKind::Timeout)) {
             (Some(_), false) => bail!("--timeout applies only to --scheme timeout, which is not in --scheme"),
@@ -211,9 +211,7 @@ impl TryFrom<PlanArgs> for PlanJob {
         if m.values.contains(&0) {
             bail!("--m 0 is out of range; accepted: whole numbers >= 1");
         }
-        let partial = schemes
-            .iter()
-            .find(|k| matches!(k, SchemeKind::PartialFrc | SchemeKind::PartialCrc));
+        let partial = schemes.iter().find(|k| gcsim::sweep::READS_PARTS.contains(k));
         let parts = match (&args.parts, partial) {
             (Some(_), None) => {
                 bail!("--parts applies only to --scheme partial-frc and partial-crc, neither of which is in --scheme")

@@ -10,7 +10,7 @@ use gcsim::study::Study;
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind};
 use super::job::Job;
-use super::{SchemeArg, parse_count, parse_workers, run_config};
+use super::{parse_count, parse_workers, run_config};
 
 /// Simulate one scheme on one cluster.
 #[derive(Debug, Clone, Args)]
@@ -35,8 +35,8 @@ pub struct RunArgs {
     pub n: Option<usize>,
 
     /// The scheme (custom by default with --code; required otherwise).
-    #[arg(long, value_enum, value_name = "SCHEME")]
-    pub scheme: Option<SchemeArg>,
+    #[arg(long, value_name = "SCHEME", value_parser = super::scheme_values())]
+    pub scheme: Option<SchemeKind>,
 
     /// Straggler tolerance s, 0 <= s < n (ignore, frc, crc, comm-efficient; mds reads it as k=n-s).
     #[arg(long, value_name = "S", value_parser = parse_count, allow_negative_numbers = true)]
@@ -98,7 +98,7 @@ impl TryFrom<RunArgs> for Job {
             anyhow::bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
         let kind: SchemeKind = match (args.scheme, &custom) {
-            (Some(s), _) => s.into(),
+            (Some(s), _) => s,
             (None, Some(_)) => SchemeKind::Custom,
             (None, None) => anyhow::bail!("give --scheme SCHEME (or --code FILE for a user's code)"),
         };
@@ -123,17 +123,12 @@ impl TryFrom<RunArgs> for Job {
                 anyhow::bail!("{flag} applies only to --scheme {reader}, not to --scheme {kind}");
             }
         }
-        if args.k.is_some()
-            && !matches!(
-                kind,
-                SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync
-            )
-        {
+        if args.k.is_some() && !gcsim::sweep::READS_K.contains(&kind) {
             anyhow::bail!(
                 "--k applies only to --scheme mds, k-batch-sync, k-async and k-batch-async, not to --scheme {kind}"
             );
         }
-        if args.parts.is_some() && !matches!(kind, SchemeKind::PartialFrc | SchemeKind::PartialCrc) {
+        if args.parts.is_some() && !gcsim::sweep::READS_PARTS.contains(&kind) {
             anyhow::bail!("--parts applies only to --scheme partial-frc and partial-crc, not to --scheme {kind}");
         }
         let params = Params {

@@ -10,7 +10,7 @@ use gcsim::study::Study;
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind, metric_parser};
 use super::job::Job;
-use super::{SchemeArg, parse_workers, run_config};
+use super::{parse_workers, run_config};
 use gcsim::range::{self, IntList};
 use gcsim::sweep::{self, Expanded, Ranges};
 
@@ -44,8 +44,8 @@ pub struct SweepArgs {
     pub n: Option<usize>,
 
     /// Schemes to compare, comma-separated [default: crc; custom with --code].
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "SCHEMES")]
-    pub scheme: Vec<SchemeArg>,
+    #[arg(long, value_delimiter = ',', value_name = "SCHEMES", value_parser = super::scheme_values())]
+    pub scheme: Vec<SchemeKind>,
 
     /// Straggler tolerances, e.g. 0..50 or 0,5,10 (ignore, frc, crc, comm-efficient; mds reads them as k=n-s).
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
@@ -110,7 +110,7 @@ impl TryFrom<SweepArgs> for Job {
         let kinds: Vec<SchemeKind> = match (args.scheme.is_empty(), custom.is_some()) {
             (true, true) => vec![SchemeKind::Custom],
             (true, false) => vec![SchemeKind::Crc],
-            (false, _) => args.scheme.iter().map(|&a| a.into()).collect(),
+            (false, _) => args.scheme.clone(),
         };
         let ranges = Ranges {
             s: args.s.clone(),

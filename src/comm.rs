@@ -150,6 +150,9 @@ pub enum CommError {
         /// The value given.
         value: f64,
     },
+    /// A transfer law with a worker's state (`persist`, `group`).
+    #[error("{}", self.describe(&keys))]
+    StatefulTransfer,
 }
 
 impl Described for CommError {
@@ -167,6 +170,10 @@ impl Described for CommError {
                     crate::dist::plain(*value)
                 )
             }
+            CommError::StatefulTransfer => format!(
+                "{}: persist, group, p_group and group_slowdown describe workers; a transfer time takes a law with at most p_slow and slowdown",
+                name(Param::CommDist)
+            ),
         }
     }
 }
@@ -191,6 +198,7 @@ impl Comm {
                 });
             }
             (Some(t), None) => Transfer::Constant(t),
+            (None, Some(d)) if d.is_stateful() => return Err(CommError::StatefulTransfer),
             (None, Some(d)) => Transfer::Random(d),
             (None, None) => Transfer::Constant(0.0),
         };

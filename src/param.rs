@@ -59,6 +59,8 @@ pub enum Param {
     SpeculateFactor,
     /// Partitions per worker of the partial-straggler codes.
     Parts,
+    /// Consecutive iterations per trial.
+    Iterations,
 }
 
 impl Param {
@@ -89,6 +91,7 @@ impl Param {
             Param::SpeculateAfter => "speculate_after",
             Param::SpeculateFactor => "speculate_factor",
             Param::Parts => "parts",
+            Param::Iterations => "iterations",
         }
     }
 }

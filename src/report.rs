@@ -143,6 +143,18 @@ pub struct Row {
     /// Partitions per worker, L, of partial-frc and partial-crc; empty for
     /// the other schemes.
     pub parts: Option<usize>,
+    /// Consecutive iterations per trial: `mean`, the percentiles and the
+    /// speedups are of their total time.
+    pub iterations: u64,
+    /// The inexact strategies over a trial of several iterations: the
+    /// share of the iterations whose update holds the partition used least
+    /// (see [`crate::engine::approx::inclusion`]), averaged over trials;
+    /// empty for the exact schemes and for one iteration.
+    #[serde(serialize_with = "opt_num")]
+    pub inclusion_min: Option<f64>,
+    /// The same for the partition used most.
+    #[serde(serialize_with = "opt_num")]
+    pub inclusion_max: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -187,6 +199,9 @@ impl Row {
             extra_work: None,
             staleness: None,
             parts: scheme.parts(),
+            iterations: 1,
+            inclusion_min: None,
+            inclusion_max: None,
         }
     }
 }
@@ -225,6 +240,7 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
         .zip(tallies.extra_work.into_iter().zip(tallies.staleness))
         .map(|(((s, summary), inexact), (extra_work, staleness))| {
             let mut row = Row::new(s, summary, &outcome.baseline);
+            row.iterations = study.iterations();
             comm_columns(&mut row, study, s);
             row.extra_work = extra_work;
             row.staleness = staleness;
@@ -233,10 +249,8 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
             if study.decodes_by_code(s) {
                 row.undecodable = Some(summary.infinite as f64 / summary.trials as f64);
             }
-            if let Some(law) = study.exact_law(s) {
-                row.analytic_mean = Some(law.mean());
-                row.analytic_p99 = Some(law.quantile(0.99));
-            }
+            row.analytic_mean = study.exact_mean(s);
+            row.analytic_p99 = study.exact_law(s).map(|law| law.quantile(0.99));
             let row_inf = study.mean_is_infinite(s);
             if row_inf {
                 row.mean = f64::INFINITY;
@@ -304,6 +318,9 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             extra_work: None,
             staleness: None,
             parts: scheme.parts(),
+            iterations: study.iterations(),
+            inclusion_min: None,
+            inclusion_max: None,
         });
         let row = rows.last_mut().expect("just pushed");
         comm_columns(row, study, scheme);
@@ -403,6 +420,17 @@ pub struct RunConfig {
     /// The generator of the codes that have several, where one was chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<String>,
+    /// Consecutive iterations per trial, whose total is a trial's value.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub iterations: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(x: &u64) -> bool {
+    *x == 1
 }
 
 impl RunConfig {
@@ -445,6 +473,9 @@ impl RunConfig {
         }
         if let Some(g) = &self.generator {
             f.push(("generator", g.clone()));
+        }
+        if self.iterations > 1 {
+            f.push(("iterations", self.iterations.to_string()));
         }
         if self.mode == "analytic" {
             f.push(("mode", "analytic".to_string()));

@@ -4,19 +4,17 @@
 
 use std::sync::Arc;
 
-use thiserror::Error;
-
 use crate::analytic::{ComputationLaw, ExactLaw, classes::ClassLaw, iteration_law};
 use crate::codes::custom::CustomMatrix;
 use crate::codes::{Code, CodeError, Generator};
 use crate::comm::{Comm, Link, Transfer};
 use crate::dist::Dist;
 use crate::load::LoadModel;
-use crate::param::{Described, Naming, Param, keys};
 use crate::scheme::{Params, Rule, Scheme, SchemeKind, Strategy};
 
 pub use crate::comm::Decoder;
 pub use crate::workers::Workers;
+pub use error::StudyError;
 
 /// Most worker draws one trial may hold in memory (additive loads draw one
 /// value per unit of work per worker): 2²⁴ values, 128 MiB per thread.
@@ -28,120 +26,8 @@ pub const MAX_TOTAL_DRAWS: u64 = 20_000_000_000_000;
 /// Most configurations one study compares.
 pub const MAX_CONFIGS: usize = 10_000;
 
-/// Why a study is not valid.
-#[derive(Debug, Clone, PartialEq, Error)]
-#[error("{}", self.describe(&keys))]
-pub enum StudyError {
-    /// n = 0.
-    NoWorkers,
-    /// trials = 0.
-    NoTrials,
-    /// Nothing to simulate.
-    Empty,
-    /// Too many configurations.
-    TooManyConfigs(usize),
-    /// More workers than one trial may draw.
-    TooManyWorkers(usize),
-    /// One trial would not fit in memory.
-    TrialTooLarge {
-        /// The largest load.
-        load: f64,
-        /// The number of workers.
-        n: usize,
-        /// Draws per trial.
-        draws: u64,
-    },
-    /// Worker classes that do not add up to n.
-    ClassCount {
-        /// Sum of the class counts.
-        classes: usize,
-        /// The cluster size.
-        n: usize,
-    },
-    /// A code that the rank decoder cannot build.
-    Code(String),
-    /// An approximate scheme whose matrix (its error is simulated with it)
-    /// cannot be built.
-    ApproxCode {
-        /// The scheme.
-        scheme: String,
-        /// Why.
-        reason: String,
-    },
-    /// A generator without the rank decoder, which is what it chooses for.
-    GeneratorWithoutRank,
-    /// A custom scheme without its matrix, or a matrix whose shape is not
-    /// the custom schemes'.
-    CustomMatrix(String),
-    /// Replay under additive loads.
-    ReplayAdditive,
-    /// The whole study would run for days.
-    TooMuchWork {
-        /// Total draws.
-        draws: u128,
-        /// Trials.
-        trials: u64,
-        /// Draws per trial.
-        per_trial: u64,
-    },
-}
-
-impl Described for StudyError {
-    fn describe(&self, name: Naming) -> String {
-        use Param as P;
-        match self {
-            StudyError::NoWorkers => format!("{} 0 is out of range; accepted: a whole number >= 1", name(P::N)),
-            StudyError::NoTrials => format!("{} 0 is out of range; accepted: a whole number >= 1", name(P::Trials)),
-            StudyError::Empty => "no configuration to simulate: every value of the sweep was skipped".into(),
-            StudyError::TooManyConfigs(count) => format!(
-                "{count} configurations is more than the limit of {MAX_CONFIGS}; narrow {}, {} or {}",
-                name(P::S),
-                name(P::M),
-                name(P::K)
-            ),
-            StudyError::TooManyWorkers(n) => format!(
-                "{} {n} is more than the limit of {MAX_DRAWS_PER_TRIAL} workers (one draw each per trial); use a smaller {}",
-                name(P::N),
-                name(P::N)
-            ),
-            StudyError::TrialTooLarge { load, n, draws } => format!(
-                "additive load {load} on n={n} workers needs {draws} draws per trial, more than the limit of {MAX_DRAWS_PER_TRIAL}; use a smaller load (larger {}) or another {}",
-                name(P::K),
-                name(P::LoadModel)
-            ),
-            StudyError::ClassCount { classes, n } => format!(
-                "the {} classes add up to {classes} workers, but {} is {n}",
-                name(P::Workers),
-                name(P::N)
-            ),
-            StudyError::Code(reason) => format!("{} rank: {reason}", name(P::Decoder)),
-            StudyError::ApproxCode { scheme, reason } => format!(
-                "{scheme} (its approximation error is simulated with its matrix): {}",
-                // The code's own message names the flag; a scenario's key is `n`.
-                reason.replace("--n ", &format!("{} ", name(P::N)))
-            ),
-            StudyError::CustomMatrix(reason) => format!("{}: {reason}", name(P::Code)),
-            StudyError::GeneratorWithoutRank => format!(
-                "{} chooses the code of the rank decoder: give {} rank too",
-                name(P::Generator),
-                name(P::Decoder)
-            ),
-            StudyError::ReplayAdditive => format!(
-                "replay gives each worker one recorded time per step, but {} additive needs an independent draw per unit of work; use {} trace:path=FILE or another load model",
-                name(P::LoadModel),
-                name(P::Dist)
-            ),
-            StudyError::TooMuchWork {
-                draws,
-                trials,
-                per_trial,
-            } => format!(
-                "{draws} worker draws ({trials} trials x {per_trial} per trial) is more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower {}",
-                name(P::Trials)
-            ),
-        }
-    }
-}
+/// Most consecutive iterations one trial may run.
+pub const MAX_ITERATIONS: u64 = 10_000_000;
 
 /// Everything one simulation needs, validated. Serialised (in shard files)
 /// as every field, and read back through the same validation.
@@ -158,6 +44,8 @@ pub struct Study {
     generator: Option<Generator>,
     /// The user's encoding matrix, for `custom` schemes.
     custom: Option<Arc<CustomMatrix>>,
+    /// Consecutive iterations per trial: a trial's value is their total time.
+    iterations: u64,
 }
 
 impl Study {
@@ -219,6 +107,7 @@ impl Study {
             decoder: Decoder::Threshold,
             generator: None,
             custom: None,
+            iterations: 1,
         };
         if n as u64 > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TooManyWorkers(n));
@@ -239,15 +128,39 @@ impl Study {
                 draws: per_trial,
             });
         }
-        let draws = per_trial as u128 * trials as u128;
+        study.check_work()?;
+        Ok(study)
+    }
+
+    /// The whole study's draws within [`MAX_TOTAL_DRAWS`] (which also keeps
+    /// trials × iterations, the streams' index, far from overflow).
+    fn check_work(&self) -> Result<(), StudyError> {
+        let per_trial = self.draws_per_trial() * self.iterations;
+        let draws = per_trial as u128 * self.trials as u128;
         if draws > MAX_TOTAL_DRAWS as u128 {
             return Err(StudyError::TooMuchWork {
                 draws,
-                trials,
+                trials: self.trials,
                 per_trial,
             });
         }
+        Ok(())
+    }
+
+    /// The same study with each trial `iterations` consecutive iterations
+    /// (1 to [`MAX_ITERATIONS`]), whose total time is the trial's value.
+    pub fn with_iterations(self, iterations: u64) -> Result<Self, StudyError> {
+        if !(1..=MAX_ITERATIONS).contains(&iterations) {
+            return Err(StudyError::Iterations(iterations));
+        }
+        let study = Self { iterations, ..self };
+        study.check_work()?;
         Ok(study)
+    }
+
+    /// Consecutive iterations per trial.
+    pub fn iterations(&self) -> u64 {
+        self.iterations
     }
 
     /// Number of workers.
@@ -391,8 +304,28 @@ impl Study {
     /// one-draw load model; under communication only where it shifts every
     /// arrival by the same constant (a dedicated link with a constant
     /// transfer time), the law of computation shifted by τ·message plus the
-    /// decoding time. None under the rank decoder, which is simulated.
+    /// decoding time. None under the rank decoder, which is simulated, and
+    /// for a trial of several iterations (whose total has no exact law
+    /// here; see [`Study::exact_mean`] and [`Study::exact_iteration_law`]).
     pub fn exact_law(&self, scheme: &Scheme) -> Option<ExactLaw> {
+        if self.iterations > 1 {
+            return None;
+        }
+        self.exact_iteration_law(scheme)
+    }
+
+    /// The exact mean of a trial's value: the iterations' total. Each
+    /// iteration's state starts from (persistence) or is drawn from the
+    /// stationary law, so every iteration has the law of one, and the mean
+    /// of the total is `iterations` times its mean, whatever the
+    /// correlation between iterations.
+    pub fn exact_mean(&self, scheme: &Scheme) -> Option<f64> {
+        let law = self.exact_iteration_law(scheme)?;
+        Some(self.iterations as f64 * law.mean())
+    }
+
+    /// The exact law of one iteration's time (see [`Study::exact_law`]).
+    pub fn exact_iteration_law(&self, scheme: &Scheme) -> Option<ExactLaw> {
         if self.decoder == Decoder::Rank || self.per_worker_loads(scheme).is_some() || scheme.rank_decoded() {
             // The laws are those of the recovery rules; the real codes'
             // rank condition is simulated.
@@ -550,6 +483,7 @@ impl Study {
     }
 }
 
+mod error;
 mod record;
 
 #[cfg(test)]

@@ -79,6 +79,11 @@ pub enum WorkersError {
     /// A class of no workers.
     #[error("`{0}`: a class needs at least 1 worker")]
     EmptyClass(String),
+    /// Correlated groups within one class.
+    #[error(
+        "`{0}`: group, p_group and group_slowdown apply to the whole cluster, not to a class; give them with one --dist law (a class may have p_slow, slowdown and persist)"
+    )]
+    GroupInClass(String),
 }
 
 /// Fewest complete steps a replay samples from: each trial draws one whole
@@ -157,7 +162,11 @@ pub fn parse_class(text: &str) -> Result<(usize, Dist), WorkersError> {
     if count == 0 {
         return Err(WorkersError::EmptyClass(text.to_string()));
     }
-    Ok((count, law.parse::<Dist>()?))
+    let law = law.parse::<Dist>()?;
+    if law.groups().is_some() {
+        return Err(WorkersError::GroupInClass(text.to_string()));
+    }
+    Ok((count, law))
 }
 
 impl fmt::Display for Workers {

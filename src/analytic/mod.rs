@@ -61,6 +61,10 @@ pub struct IterationLaw {
 /// a Pareto, log-normal or Weibull base, with a straggler mixture (`p_slow` strictly between 0 and
 /// 1 and `slowdown` > 1), or with a non-integer load.
 pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Option<IterationLaw> {
+    if dist.groups().is_some() {
+        // The workers of a group are not independent.
+        return None;
+    }
     let dist = simplify(dist)?;
     match scheme.strategy() {
         Some(Strategy::KBatchSync { k } | Strategy::Async { k, batch: true }) => {
@@ -157,6 +161,9 @@ pub fn staleness(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Option
     let Some(Strategy::Async { k, batch }) = scheme.strategy() else {
         return None;
     };
+    if dist.groups().is_some() {
+        return None;
+    }
     memoryless(&simplify(dist)?, load_model)?;
     let n = scheme.n();
     let w = Strategy::warmup_updates(n, k);

@@ -111,6 +111,13 @@ pub struct CommonArgs {
     #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
     pub trials: u64,
 
+    /// Consecutive iterations per trial: each trial's value is the total
+    /// time of T iterations, with the workers' straggler states carried
+    /// from one to the next (see `persist` in --dist) and a replayed trace
+    /// stepping through consecutive steps. Example: --iterations 1000
+    #[arg(long, default_value_t = 1, value_name = "T", value_parser = super::parse_iterations, allow_negative_numbers = true)]
+    pub iterations: u64,
+
     /// Master seed; the same seed gives the same bytes on any number of threads.
     #[arg(long, default_value_t = 0, value_name = "SEED", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
     pub seed: u64,

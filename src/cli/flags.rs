@@ -43,6 +43,7 @@ pub fn flag(param: Param) -> &'static str {
         Param::SpeculateAfter => "--speculate-after",
         Param::SpeculateFactor => "--speculate-factor",
         Param::Parts => "--parts",
+        Param::Iterations => "--iterations",
     }
 }
 

@@ -270,6 +270,11 @@ pub fn parse_trials(s: &str) -> Result<u64, String> {
     parse_at_least(s, 1)
 }
 
+/// Iterations per trial: 1 to [`gcsim::study::MAX_ITERATIONS`].
+pub fn parse_iterations(s: &str) -> Result<u64, String> {
+    parse_within(s, 1, gcsim::study::MAX_ITERATIONS)
+}
+
 /// Most worker threads: more only wait on two or a hundred cores, and
 /// starting a hundred thousand takes minutes.
 pub const MAX_THREADS: u64 = 1024;
@@ -355,6 +360,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         comm: study.comm().to_string(),
         decoder: study.decoder().name().into(),
         generator: study.generator().map(|g| g.name().into()),
+        iterations: study.iterations(),
     }
 }
 

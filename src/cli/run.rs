@@ -150,7 +150,8 @@ impl TryFrom<RunArgs> for Job {
             .with_comm(common.comm()?)
             .with_custom(custom)?
             .with_decoder(common.decoder)?
-            .with_generator(common.generator)?;
+            .with_generator(common.generator)?
+            .with_iterations(common.iterations)?;
         let mut config: RunConfig = run_config("run", &study, vec![kind]);
         config.s = args.s.map(|v| v.to_string());
         config.m = args.m.map(|v| v.to_string());

@@ -128,7 +128,8 @@ impl TryFrom<SweepArgs> for Job {
             .with_comm(common.comm()?)
             .with_custom(custom)?
             .with_decoder(common.decoder)?
-            .with_generator(common.generator)?;
+            .with_generator(common.generator)?
+            .with_iterations(common.iterations)?;
         let mut unique: Vec<SchemeKind> = Vec::new();
         for &k in &kinds {
             if !unique.contains(&k) {

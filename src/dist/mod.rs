@@ -5,6 +5,21 @@
 //! multiplied by `slowdown`, so
 //! `F(x) = (1 − p_slow)·F₀(x) + p_slow·F₀(x / slowdown)`.
 //!
+//! Two keys describe how stragglers behave across workers and iterations;
+//! neither changes one worker's law in one iteration, which is what the
+//! `cdf`, `sf`, `quantile`, `mean` and the sampler here describe:
+//! - `persist=RHO` makes each worker's slow/normal state a two-state Markov
+//!   chain across iterations with stationary probability `p_slow` and lag-1
+//!   autocorrelation RHO: a slow worker stays slow with probability
+//!   p_slow + RHO·(1 − p_slow), a normal one turns slow with probability
+//!   p_slow·(1 − RHO) (see [`next_state`]).
+//! - `group=G,p_group=P,group_slowdown=F`: the workers in consecutive groups
+//!   of G (the last group may be smaller) share a slowdown event: in each
+//!   iteration, with probability P, every worker of the group is F times
+//!   slower (on top of its own state). With `persist`, each group's state
+//!   is a chain of the same kind. One worker's law then mixes over both
+//!   states, but the workers of a group are no longer independent.
+//!
 //! The same type carries the sampler and the exact `cdf`, `sf`, `pdf`,
 //! `quantile` and `mean` that the analytic layer uses, so the simulation and
 //! the theory share one definition of every law (the rand_distr template:
@@ -72,11 +87,47 @@ pub struct Stragglers {
     slowdown: f64,
 }
 
-/// A validated worker-time distribution: a [`Base`] law, optionally with stragglers.
+/// Correlated slowdowns: consecutive groups of `size` workers, each slowed
+/// by `slowdown` together with probability `p`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Groups {
+    /// Workers per group (a host, a rack), ≥ 1.
+    pub size: usize,
+    /// The probability that a group is slow in an iteration, in [0, 1].
+    pub p: f64,
+    /// The factor of a slow group's times, ≥ 1.
+    pub slowdown: f64,
+}
+
+/// A validated worker-time distribution: a [`Base`] law, optionally with
+/// stragglers, correlated group slowdowns and persistence across iterations.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Dist {
     base: Base,
     stragglers: Option<Stragglers>,
+    groups: Option<Groups>,
+    /// RHO: the lag-1 autocorrelation of every slow/normal state (0: each
+    /// iteration draws the states afresh).
+    persist: f64,
+}
+
+/// Most workers per correlated group.
+pub const MAX_GROUP: usize = 1 << 24;
+
+/// The next slow/normal state of a two-state chain with stationary
+/// probability `p` and lag-1 autocorrelation `rho`, from the previous state
+/// (`None`: the first iteration, which starts from the stationary law) and a
+/// uniform `u` on [0, 1): slow when u is below p, p + rho·(1 − p) after a
+/// slow state, p·(1 − rho) after a normal one. With rho = 0 every threshold
+/// is p, so the same `u` gives the independent draw.
+#[inline]
+pub fn next_state(p: f64, rho: f64, previous: Option<bool>, u: f64) -> bool {
+    let threshold = match previous {
+        None => p,
+        Some(true) => p + rho * (1.0 - p),
+        Some(false) => p * (1.0 - rho),
+    };
+    u < threshold
 }
 
 /// The largest time scale gcsim computes in: a law's scale (or rate's
@@ -149,7 +200,12 @@ impl Dist {
     }
 
     fn from_base(base: Base) -> Self {
-        Self { base, stragglers: None }
+        Self {
+            base,
+            stragglers: None,
+            groups: None,
+            persist: 0.0,
+        }
     }
 
     /// Adds stragglers: with probability `p_slow` ∈ [0, 1] a draw is multiplied
@@ -166,6 +222,39 @@ impl Dist {
             stragglers: Some(Stragglers { p_slow, slowdown }),
             ..self
         })
+    }
+
+    /// Adds correlated slowdowns: consecutive groups of `size` ≥ 1 workers,
+    /// each `slowdown` ≥ 1 times slower together with probability `p` ∈ [0, 1].
+    pub fn with_groups(self, size: usize, p: f64, slowdown: f64) -> Result<Self, DistError> {
+        check(
+            "group",
+            size as f64,
+            (1..=MAX_GROUP).contains(&size),
+            "a whole number from 1 to 16777216",
+        )?;
+        check("p_group", p, (0.0..=1.0).contains(&p), "a number in [0, 1]")?;
+        check(
+            "group_slowdown",
+            slowdown,
+            (1.0..=MAX_SCALE).contains(&slowdown),
+            "a number from 1 to 1e100",
+        )?;
+        Ok(Self {
+            groups: Some(Groups { size, p, slowdown }),
+            ..self
+        })
+    }
+
+    /// Makes the slow/normal states persist across iterations with lag-1
+    /// autocorrelation `rho` ∈ [0, 1) (see [`next_state`]). Needs a
+    /// straggler mixture or groups.
+    pub fn with_persist(self, rho: f64) -> Result<Self, DistError> {
+        check("persist", rho, (0.0..1.0).contains(&rho), "a number in [0, 1)")?;
+        if self.stragglers.is_none() && self.groups.is_none() {
+            return Err(DistError::PersistAlone);
+        }
+        Ok(Self { persist: rho, ..self })
     }
 
     /// The law of `factor`·X (`factor` > 0 and finite): the time of a share
@@ -204,6 +293,42 @@ impl Dist {
         self.stragglers.map(|s| (s.p_slow, s.slowdown))
     }
 
+    /// The correlated group slowdowns, if any.
+    pub fn groups(&self) -> Option<Groups> {
+        self.groups
+    }
+
+    /// RHO, the persistence of the slow/normal states (0: none).
+    pub fn persist(&self) -> f64 {
+        self.persist
+    }
+
+    /// Whether workers of this law carry a state that a trial must keep:
+    /// across iterations (`persist`), or shared within a group.
+    pub fn is_stateful(&self) -> bool {
+        self.persist > 0.0 || self.groups.is_some()
+    }
+
+    /// The same law without groups and persistence: one worker's own law
+    /// given that its group is not slowed.
+    pub fn independent(&self) -> Self {
+        Self {
+            groups: None,
+            persist: 0.0,
+            ..*self
+        }
+    }
+
+    /// The base law's draw times the worker's own slowdown when `slow`.
+    #[inline]
+    pub fn sample_in_state<R: Rng + ?Sized>(&self, rng: &mut R, slow: bool) -> f64 {
+        let x = self.base.sample(rng);
+        match self.stragglers {
+            Some(Stragglers { slowdown, .. }) if slow => x * slowdown,
+            _ => x,
+        }
+    }
+
     /// The polynomial tail index: P(X > t) ~ t^(−index). The Pareto shape;
     /// infinite for the light-tailed laws (a straggler mixture scales the
     /// time, which keeps the index).
@@ -235,20 +360,28 @@ impl Dist {
 
     /// The density at `x`.
     pub fn pdf(&self, x: f64) -> f64 {
-        match self.stragglers {
+        let own = |x: f64| match self.stragglers {
             None => self.base.pdf(x),
             Some(Stragglers { p_slow, slowdown }) => {
                 (1.0 - p_slow) * self.base.pdf(x) + p_slow * self.base.pdf(x / slowdown) / slowdown
             }
+        };
+        match self.groups {
+            None => own(x),
+            Some(Groups { p, slowdown, .. }) => (1.0 - p) * own(x) + p * own(x / slowdown) / slowdown,
         }
     }
 
     fn mix(&self, x: f64, f: impl Fn(&Base, f64) -> f64) -> f64 {
-        match self.stragglers {
+        let own = |x: f64| match self.stragglers {
             None => f(&self.base, x),
             Some(Stragglers { p_slow, slowdown }) => {
                 (1.0 - p_slow) * f(&self.base, x) + p_slow * f(&self.base, x / slowdown)
             }
+        };
+        match self.groups {
+            None => own(x),
+            Some(Groups { p, slowdown, .. }) => (1.0 - p) * own(x) + p * own(x / slowdown),
         }
     }
 
@@ -264,21 +397,27 @@ impl Dist {
             Base::LogNormal { mu, sigma } => (mu + 0.5 * sigma * sigma).exp(),
             Base::Weibull { scale, shape } => (scale.ln() + ln_gamma(1.0 + 1.0 / shape)).exp(),
         };
-        match self.stragglers {
+        let own = match self.stragglers {
             None => base,
             Some(Stragglers { p_slow, slowdown }) => base * (1.0 - p_slow + p_slow * slowdown),
+        };
+        match self.groups {
+            None => own,
+            Some(Groups { p, slowdown, .. }) => own * (1.0 - p + p * slowdown),
         }
     }
 
     /// The `p`-quantile, `inf{x : F(x) ≥ p}`, for `p` in [0, 1].
     ///
-    /// Closed form for the base laws; for a straggler mixture a bisection
-    /// between the base quantile and `slowdown` times it, to full precision.
+    /// Closed form for the base laws; for a mixture a bisection between the
+    /// base quantile and the largest slowdown times it, to full precision.
     pub fn quantile(&self, p: f64) -> f64 {
-        let Some(Stragglers { p_slow, slowdown }) = self.stragglers else {
-            return self.base.quantile(p);
-        };
-        if p_slow == 0.0 || slowdown == 1.0 {
+        // The largest factor that has a positive probability.
+        let factor = |p: f64, f: f64| if p > 0.0 { f } else { 1.0 };
+        let own = self.stragglers.map_or(1.0, |s| factor(s.p_slow, s.slowdown));
+        let group = self.groups.map_or(1.0, |g| factor(g.p, g.slowdown));
+        let slowdown = own * group;
+        if slowdown == 1.0 {
             return self.base.quantile(p);
         }
         if p >= 1.0 {
@@ -366,10 +505,10 @@ impl Base {
     }
 }
 
-impl Distribution<f64> for Dist {
+impl Base {
     #[inline]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        let x = match self.base {
+        match *self {
             Base::Exp { rate } => <Exp1 as Distribution<f64>>::sample(&Exp1, rng) / rate,
             Base::ShiftedExp { shift, rate } => shift + <Exp1 as Distribution<f64>>::sample(&Exp1, rng) / rate,
             Base::Pareto { scale, shape } => {
@@ -382,142 +521,28 @@ impl Distribution<f64> for Dist {
             }
             // (X/λ)^k is a standard exponential.
             Base::Weibull { scale, shape } => scale * <Exp1 as Distribution<f64>>::sample(&Exp1, rng).powf(1.0 / shape),
-        };
-        match self.stragglers {
+        }
+    }
+}
+
+/// One worker's time in one iteration, from the stationary law: the base
+/// draw, then a uniform for its own state, then one for its group's (the
+/// engine draws a group's state once for all its workers; see
+/// `engine::trial`).
+impl Distribution<f64> for Dist {
+    #[inline]
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        let x = self.base.sample(rng);
+        let x = match self.stragglers {
             Some(Stragglers { p_slow, slowdown }) if rng.random::<f64>() < p_slow => x * slowdown,
+            _ => x,
+        };
+        match self.groups {
+            Some(Groups { p, slowdown, .. }) if rng.random::<f64>() < p => x * slowdown,
             _ => x,
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::SeedableRng;
-    use rand_xoshiro::Xoshiro256PlusPlus;
-
-    fn laws() -> Vec<Dist> {
-        vec![
-            Dist::exp(2.0).unwrap(),
-            Dist::shifted_exp(1.5, 0.5).unwrap(),
-            Dist::pareto(1.0, 2.5).unwrap(),
-            Dist::exp(1.0).unwrap().with_stragglers(0.05, 8.0).unwrap(),
-            Dist::pareto(2.0, 1.5).unwrap().with_stragglers(0.3, 4.0).unwrap(),
-            Dist::lognormal(0.3, 0.8).unwrap(),
-            Dist::lognormal(-2.0, 2.5).unwrap(),
-            Dist::weibull(1.5, 0.6).unwrap(),
-            Dist::weibull(2.0, 3.5).unwrap(),
-            Dist::lognormal(0.0, 0.5).unwrap().with_stragglers(0.05, 8.0).unwrap(),
-            Dist::weibull(1.0, 1.7).unwrap().with_stragglers(0.1, 5.0).unwrap(),
-        ]
-    }
-
-    #[test]
-    fn quantile_inverts_cdf() {
-        for d in laws() {
-            for p in [1e-6, 0.01, 0.3, 0.5, 0.9, 0.99, 0.999_999] {
-                let x = d.quantile(p);
-                assert!((d.cdf(x) - p).abs() < 1e-12, "{d}: F(Q({p})) = {}", d.cdf(x));
-            }
-        }
-    }
-
-    #[test]
-    fn pdf_is_derivative_of_cdf() {
-        for d in laws() {
-            for p in [0.1, 0.5, 0.93] {
-                let x = d.quantile(p);
-                let h = 1e-6 * x;
-                let numeric = (d.cdf(x + h) - d.cdf(x - h)) / (2.0 * h);
-                assert!((numeric - d.pdf(x)).abs() < 1e-5 * d.pdf(x).max(1.0), "{d} at {x}");
-            }
-        }
-    }
-
-    #[test]
-    fn means() {
-        assert_eq!(Dist::exp(4.0).unwrap().mean(), 0.25);
-        assert_eq!(Dist::shifted_exp(1.0, 2.0).unwrap().mean(), 1.5);
-        assert_eq!(Dist::pareto(1.0, 3.0).unwrap().mean(), 1.5);
-        assert_eq!(Dist::pareto(1.0, 1.0).unwrap().mean(), f64::INFINITY);
-        let m = Dist::exp(1.0).unwrap().with_stragglers(0.05, 8.0).unwrap();
-        assert!((m.mean() - 1.35).abs() < 1e-15);
-        // exp(1 + 0.5²/2) and 2·Γ(1 + 1/2) = √π.
-        assert!((Dist::lognormal(1.0, 0.5).unwrap().mean() - 1.125f64.exp()).abs() < 1e-14);
-        let w = Dist::weibull(2.0, 2.0).unwrap().mean();
-        assert!((w - std::f64::consts::PI.sqrt()).abs() < 1e-14, "{w}");
-        // Shape 1 is the exponential with rate 1/scale.
-        assert!((Dist::weibull(3.0, 1.0).unwrap().mean() - 3.0).abs() < 1e-14);
-    }
-
-    /// Reference values: the log-normal's quartiles are `exp(μ ± 0.6744897501960817σ)`
-    /// (Φ⁻¹(0.75) to 16 digits); Weibull shape 1 is the exponential.
-    #[test]
-    fn new_laws_against_reference_values() {
-        let d = Dist::lognormal(0.5, 2.0).unwrap();
-        let q3 = (0.5 + 2.0 * 0.674_489_750_196_081_7f64).exp();
-        assert!((d.quantile(0.75) - q3).abs() < 1e-13 * q3, "{}", d.quantile(0.75));
-        assert!((d.cdf(0.5f64.exp()) - 0.5).abs() < 1e-15);
-        // Φ(1) = 0.8413447460685429 (Abramowitz & Stegun table 26.1).
-        let x = (0.5f64 + 2.0).exp();
-        assert!((d.cdf(x) - 0.841_344_746_068_542_9).abs() < 1e-15, "{}", d.cdf(x));
-        let w = Dist::weibull(2.0, 1.0).unwrap();
-        let e = Dist::exp(0.5).unwrap();
-        for x in [0.01, 1.0, 7.0, 40.0] {
-            assert!((w.sf(x) - e.sf(x)).abs() < 1e-15 * e.sf(x), "{x}");
-            assert!((w.pdf(x) - e.pdf(x)).abs() < 1e-15 * e.pdf(x).max(1e-300), "{x}");
-        }
-        assert_eq!(Dist::weibull(1.0, 2.0).unwrap().support_min(), 0.0);
-    }
-
-    /// Kolmogorov–Smirnov test of every sampler against its own CDF
-    /// (rand_distr's `distr_test` pattern). With 20 000 draws the 0.1% critical
-    /// value of √N·D is 1.95; a wrong rate, shift or mixture weight of even a
-    /// few percent is far above it.
-    #[test]
-    fn samplers_match_their_cdf() {
-        let n = 20_000;
-        for (i, d) in laws().into_iter().enumerate() {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(42 + i as u64);
-            let mut xs: Vec<f64> = (0..n).map(|_| d.sample(&mut rng)).collect();
-            xs.sort_by(f64::total_cmp);
-            let mut dmax: f64 = 0.0;
-            for (j, &x) in xs.iter().enumerate() {
-                let f = d.cdf(x);
-                dmax = dmax.max((f - j as f64 / n as f64).abs());
-                dmax = dmax.max(((j + 1) as f64 / n as f64 - f).abs());
-            }
-            let stat = dmax * (n as f64).sqrt();
-            assert!(stat < 1.95, "{d}: KS statistic {stat}");
-        }
-    }
-
-    #[test]
-    fn scaling_scales_every_quantile() {
-        for d in laws() {
-            let s = d.scaled(2.5).unwrap();
-            for p in [0.1, 0.5, 0.99] {
-                assert!(
-                    (s.quantile(p) - 2.5 * d.quantile(p)).abs() < 1e-9 * d.quantile(p),
-                    "{d}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn invalid_parameters_name_the_key() {
-        let err = Dist::exp(0.0).unwrap_err();
-        assert!(err.to_string().contains("rate"), "{err}");
-        assert!(Dist::shifted_exp(-1.0, 1.0).is_err());
-        assert!(Dist::pareto(1.0, f64::NAN).is_err());
-        assert!(Dist::pareto(f64::INFINITY, 1.0).is_err());
-        assert!(Dist::lognormal(0.0, 0.0).unwrap_err().to_string().contains("sigma"));
-        assert!(Dist::lognormal(f64::NAN, 1.0).unwrap_err().to_string().contains("mu"));
-        assert!(Dist::weibull(1.0, -1.0).unwrap_err().to_string().contains("shape"));
-        assert!(Dist::weibull(0.0, 1.0).unwrap_err().to_string().contains("scale"));
-        let base = Dist::exp(1.0).unwrap();
-        assert!(base.with_stragglers(1.5, 2.0).is_err());
-        assert!(base.with_stragglers(0.1, 0.5).is_err());
-    }
-}
+mod tests;

@@ -8,7 +8,13 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-use super::{Base, Dist, Stragglers};
+use super::{Base, Dist, Groups, Stragglers};
+
+/// The keys every law takes beyond its own parameters.
+const SHARED_KEYS: [&str; 6] = ["p_slow", "slowdown", "group", "p_group", "group_slowdown", "persist"];
+
+/// A complete example of the group keys.
+const GROUP_EXAMPLE: &str = "exp:rate=1,group=8,p_group=0.02,group_slowdown=3";
 
 /// Why a distribution could not be built.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -57,6 +63,11 @@ pub enum DistError {
         /// The accepted range.
         accepted: &'static str,
     },
+    /// `persist` on a law with nothing to persist.
+    #[error(
+        "`persist` needs a state to keep: give p_slow and slowdown (e.g. `exp:rate=1,p_slow=0.05,slowdown=8,persist=0.9`) or group, p_group and group_slowdown"
+    )]
+    PersistAlone,
     /// A parameter that is not of the form `key=value`.
     #[error("`{0}` is not of the form key=value (e.g. `exp:rate=1`)")]
     Malformed(String),
@@ -102,7 +113,7 @@ impl Params {
             let (key, value) = (key.trim(), value.trim());
             let known = keys
                 .iter()
-                .chain(["p_slow", "slowdown"].iter())
+                .chain(SHARED_KEYS.iter())
                 .find(|k| **k == canonical(key, keys))
                 .copied()
                 .ok_or_else(|| DistError::UnknownKey {
@@ -134,6 +145,39 @@ impl Params {
         })
     }
 
+    /// The straggler mixture, the groups and the persistence, in that order.
+    fn shared(&self, dist: Dist) -> Result<Dist, DistError> {
+        let dist = self.groups(self.stragglers(dist)?)?;
+        match self.get("persist") {
+            Some(rho) => dist.with_persist(rho),
+            None => Ok(dist),
+        }
+    }
+
+    fn groups(&self, dist: Dist) -> Result<Dist, DistError> {
+        let keys = ["group", "p_group", "group_slowdown"];
+        let values = keys.map(|k| self.get(k));
+        if values.iter().all(Option::is_none) {
+            return Ok(dist);
+        }
+        if let Some(i) = values.iter().position(Option::is_none) {
+            return Err(DistError::MissingKey {
+                dist: self.dist,
+                key: keys[i],
+                example: GROUP_EXAMPLE,
+            });
+        }
+        let [size, p, slowdown] = values.map(|v| v.expect("checked above"));
+        if size.fract() != 0.0 || !(1.0..=super::MAX_GROUP as f64).contains(&size) {
+            return Err(DistError::OutOfRange {
+                key: "group",
+                value: size,
+                accepted: "a whole number from 1 to 16777216 (workers per group)",
+            });
+        }
+        dist.with_groups(size as usize, p, slowdown)
+    }
+
     fn stragglers(&self, dist: Dist) -> Result<Dist, DistError> {
         match (self.get("p_slow"), self.get("slowdown")) {
             (None, None) => Ok(dist),
@@ -160,7 +204,11 @@ impl FromStr for Dist {
         let params = |dist, keys, accepted| Params::parse(dist, keys, accepted, rest);
         let (params, dist) = match name.trim() {
             "exp" => {
-                let p = params("exp", &["rate"], "rate (alias mu), p_slow, slowdown")?;
+                let p = params(
+                    "exp",
+                    &["rate"],
+                    "rate (alias mu), p_slow, slowdown, group, p_group, group_slowdown, persist",
+                )?;
                 let d = Dist::exp(p.require("rate", "exp:rate=1")?)?;
                 (p, d)
             }
@@ -168,26 +216,38 @@ impl FromStr for Dist {
                 let p = params(
                     "shifted-exp",
                     &["shift", "rate"],
-                    "shift, rate (alias mu), p_slow, slowdown",
+                    "shift, rate (alias mu), p_slow, slowdown, group, p_group, group_slowdown, persist",
                 )?;
                 let example = "shifted-exp:shift=1,rate=1";
                 let d = Dist::shifted_exp(p.require("shift", example)?, p.require("rate", example)?)?;
                 (p, d)
             }
             "pareto" => {
-                let p = params("pareto", &["scale", "shape"], "scale, shape, p_slow, slowdown")?;
+                let p = params(
+                    "pareto",
+                    &["scale", "shape"],
+                    "scale, shape, p_slow, slowdown, group, p_group, group_slowdown, persist",
+                )?;
                 let example = "pareto:scale=1,shape=2.5";
                 let d = Dist::pareto(p.require("scale", example)?, p.require("shape", example)?)?;
                 (p, d)
             }
             "lognormal" => {
-                let p = params("lognormal", &["mu", "sigma"], "mu, sigma, p_slow, slowdown")?;
+                let p = params(
+                    "lognormal",
+                    &["mu", "sigma"],
+                    "mu, sigma, p_slow, slowdown, group, p_group, group_slowdown, persist",
+                )?;
                 let example = "lognormal:mu=0,sigma=0.5";
                 let d = Dist::lognormal(p.require("mu", example)?, p.require("sigma", example)?)?;
                 (p, d)
             }
             "weibull" => {
-                let p = params("weibull", &["scale", "shape"], "scale, shape, p_slow, slowdown")?;
+                let p = params(
+                    "weibull",
+                    &["scale", "shape"],
+                    "scale, shape, p_slow, slowdown, group, p_group, group_slowdown, persist",
+                )?;
                 let example = "weibull:scale=1,shape=1.5";
                 let d = Dist::weibull(p.require("scale", example)?, p.require("shape", example)?)?;
                 (p, d)
@@ -195,7 +255,7 @@ impl FromStr for Dist {
             other => return Err(DistError::UnknownName(other.to_string())),
         };
         debug_assert!(!params.accepted.is_empty());
-        params.stragglers(dist)
+        params.shared(dist)
     }
 }
 
@@ -210,6 +270,12 @@ impl fmt::Display for Dist {
         }
         if let Some(Stragglers { p_slow, slowdown }) = self.stragglers {
             write!(f, ",p_slow={p_slow},slowdown={slowdown}")?;
+        }
+        if let Some(Groups { size, p, slowdown }) = self.groups {
+            write!(f, ",group={size},p_group={p},group_slowdown={slowdown}")?;
+        }
+        if self.persist > 0.0 {
+            write!(f, ",persist={}", self.persist)?;
         }
         Ok(())
     }
@@ -232,6 +298,10 @@ mod tests {
             "weibull:scale=1.2,shape=0.7",
             "weibull:scale=3,shape=2,p_slow=0.1,slowdown=4",
             "lognormal:mu=0.1234567890123456,sigma=0.987654321",
+            "exp:rate=1,p_slow=0.05,slowdown=8,persist=0.9",
+            "weibull:scale=1,shape=2,group=8,p_group=0.02,group_slowdown=3",
+            "exp:rate=2,p_slow=0.1,slowdown=4,group=4,p_group=0.5,group_slowdown=2,persist=0.5",
+            "exp:rate=1,group=1,p_group=0,group_slowdown=1,persist=0.25",
         ] {
             let d: Dist = text.parse().unwrap();
             assert_eq!(d.to_string(), text);
@@ -281,6 +351,34 @@ mod tests {
                 "weibull:scale=1,shape=2,p_slow=0.1,slowdown=0.5",
                 "`slowdown=0.5` is out of range",
             ),
+            ("exp:rate=1,persist=0.5", "`persist` needs a state to keep"),
+            (
+                "exp:rate=1,p_slow=0.1,slowdown=2,persist=1",
+                "`persist=1` is out of range; accepted: a number in [0, 1)",
+            ),
+            (
+                "exp:rate=1,p_slow=0.1,slowdown=2,persist=-0.1",
+                "`persist=-0.1` is out of range",
+            ),
+            ("exp:rate=1,group=4,p_group=0.1", "needs the key `group_slowdown`"),
+            ("exp:rate=1,p_group=0.1,group_slowdown=2", "needs the key `group`"),
+            (
+                "exp:rate=1,group=2.5,p_group=0.1,group_slowdown=2",
+                "`group=2.5` is out of range",
+            ),
+            (
+                "exp:rate=1,group=0,p_group=0.1,group_slowdown=2",
+                "`group=0` is out of range",
+            ),
+            (
+                "exp:rate=1,group=4,p_group=1.5,group_slowdown=2",
+                "`p_group=1.5` is out of range",
+            ),
+            (
+                "exp:rate=1,group=4,p_group=0.5,group_slowdown=0.9",
+                "`group_slowdown=0.9` is out of range",
+            ),
+            ("exp:rate=1,persist=0.5,persist=0.2", "given twice"),
         ];
         for (text, expected) in cases {
             let err = text.parse::<Dist>().unwrap_err().to_string();

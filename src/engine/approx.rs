@@ -100,7 +100,7 @@ pub fn exact(study: &Study, s: &Scheme) -> Option<Inexact> {
         };
         return Some(Inexact { error, data_fraction });
     }
-    let share = study.exact_law(s)?.deadline_share()?;
+    let share = study.exact_iteration_law(s)?.deadline_share()?;
     Some(Inexact {
         error: 1.0 - share,
         data_fraction: share,

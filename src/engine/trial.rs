@@ -61,7 +61,7 @@ mod sample;
 mod strategy;
 
 use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
-use sample::{ClassLaws, Standard};
+use sample::{ClassLaws, Standard, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 
 /// How rules are evaluated on a trial's worker times.
@@ -178,6 +178,28 @@ pub struct Scratch {
     pending: Vec<usize>,
     /// Per slot, what its strategy counts over the trials (see [`Scratch::tally`]).
     tally: Vec<u64>,
+    /// What a trial carries from one iteration to the next.
+    carried: Carried,
+    /// One iteration's values, where a trial runs several.
+    iteration_out: Vec<f64>,
+}
+
+/// What a trial of several iterations carries from one to the next: the
+/// workers' and groups' slow/normal states, where the placement of worker
+/// classes is, and which recorded step a replay is at. Iteration 0 draws
+/// each from its stationary law, as a trial of one iteration does.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Carried {
+    /// The iteration within the trial.
+    iteration: u64,
+    /// Per worker, whether its own state is slow.
+    own: Vec<bool>,
+    /// Per group of workers, whether it is slow.
+    group: Vec<bool>,
+    /// The replayed trace's first step, and the recorded worker behind each
+    /// worker where n differs from the trace's workers.
+    replay_start: usize,
+    replay_workers: Vec<u32>,
 }
 
 impl Scratch {
@@ -211,6 +233,11 @@ pub struct TrialPlan {
     /// Whether a slot runs a strategy's timeline, which draws beyond the
     /// trial's first draws.
     has_strategy: bool,
+    /// Consecutive iterations per trial.
+    iterations: u64,
+    /// Whether the workers carry a state (persistence, groups): then every
+    /// draw of a worker within an iteration is in its state.
+    stateful: bool,
 }
 
 /// What drawing a trial's times as order statistics needs (see the module
@@ -334,6 +361,8 @@ impl TrialPlan {
             sampling,
             slot_loads,
             has_strategy,
+            iterations: study.iterations(),
+            stateful: stateful(study.workers()),
             order: OrderStatisticSampler {
                 weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
                 top_ranks: Vec::new(),
@@ -455,6 +484,7 @@ impl TrialPlan {
             .clone();
         self.fill_transfers(seed, trial, scratch);
         let mut rng = trial_rng(seed, trial);
+        scratch.carried.iteration = 0;
         self.draw(&mut rng, scratch);
         let n = self.n;
         let mut times = std::mem::take(&mut scratch.times);
@@ -507,11 +537,37 @@ impl TrialPlan {
             version: vec![0; self.n],
             pending: Vec::new(),
             tally: vec![0; self.slots],
+            carried: Carried::default(),
+            iteration_out: vec![0.0; self.slots],
         }
     }
 
-    /// Runs trial `trial` of seed `seed`, writing each slot's iteration time to `out`.
+    /// Runs trial `trial` of seed `seed`, writing each slot's time to
+    /// `out`: the iteration's, or the total of the trial's iterations.
+    ///
+    /// Iteration t of trial i draws from the streams of index i·T + t (T
+    /// iterations per trial), so a trial of one iteration is the same draws
+    /// as before iterations existed; the workers' states, the placement and
+    /// the replayed step carry over from one iteration to the next.
     pub fn run(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
+        let t = self.iterations;
+        scratch.carried.iteration = 0;
+        if t == 1 {
+            self.run_iteration(seed, trial, scratch, out);
+            return;
+        }
+        let mut one = std::mem::take(&mut scratch.iteration_out);
+        out.fill(0.0);
+        for i in 0..t {
+            scratch.carried.iteration = i;
+            self.run_iteration(seed, trial * t + i, scratch, &mut one);
+            out.iter_mut().zip(&one).for_each(|(o, v)| *o += v);
+        }
+        scratch.iteration_out = one;
+    }
+
+    /// Runs one iteration, whose streams have index `index`.
+    fn run_iteration(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
         self.fill_transfers(seed, trial, scratch);
         match self.sampling {
             Sampling::Draws => self.run_draws(seed, trial, scratch, out),

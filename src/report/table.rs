@@ -24,8 +24,9 @@ impl Export for Report {
 /// the undecodable fraction where some row is decoded by a code, the
 /// deadline where some row has one, the extra work where some row copies,
 /// the staleness where some row is asynchronous, the partitions per worker
-/// where some row is a partial-straggler code.
-const OPTIONAL: [&str; 7] = [
+/// where some row is a partial-straggler code, the partitions' inclusion
+/// shares where some row runs several iterations of an inexact strategy.
+const OPTIONAL: [&str; 9] = [
     "approx_error",
     "undecodable",
     "data_fraction",
@@ -33,9 +34,11 @@ const OPTIONAL: [&str; 7] = [
     "extra_work",
     "staleness",
     "parts",
+    "inclusion_min",
+    "inclusion_max",
 ];
 
-fn optional_cells(r: &Row) -> [Option<f64>; 7] {
+fn optional_cells(r: &Row) -> [Option<f64>; 9] {
     let inexact = |x: Option<f64>| x.filter(|_| !r.exact);
     [
         inexact(r.approx_error),
@@ -45,6 +48,8 @@ fn optional_cells(r: &Row) -> [Option<f64>; 7] {
         r.extra_work,
         r.staleness,
         r.parts.map(|l| l as f64),
+        r.inclusion_min,
+        r.inclusion_max,
     ]
 }
 
@@ -105,6 +110,13 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let fields: Vec<String> = c.header_fields().into_iter().map(|(k, v)| format!("{k}={v}")).collect();
     writeln!(out, "# gcsim {} {}", c.command, fields.join("  "))?;
     writeln!(out, "# times in units of D; percentiles: {}", c.quantile_definition)?;
+    if c.iterations > 1 {
+        writeln!(
+            out,
+            "# each trial is {} consecutive iterations: mean, percentiles and speedups are of their total time",
+            c.iterations
+        )?;
+    }
     for note in &c.skipped {
         writeln!(out, "# skipped: {note}")?;
     }
@@ -127,6 +139,8 @@ pub fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             r.extra_work,
             r.staleness,
             r.parts.map(|l| l as f64),
+            r.inclusion_min,
+            r.inclusion_max,
         ];
         row.extend(shown.iter().map(|&i| match (OPTIONAL[i], r.parts) {
             ("parts", Some(l)) => l.to_string(),

@@ -52,6 +52,17 @@ struct StudyRecord {
     /// The custom schemes' matrix: its source and rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     custom: Option<(String, Vec<Vec<f64>>)>,
+    /// Consecutive iterations per trial (absent: 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    iterations: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(x: &u64) -> bool {
+    *x == 1
 }
 
 impl Serialize for Study {
@@ -69,6 +80,7 @@ impl Serialize for Study {
             decoder,
             generator,
             custom,
+            iterations,
         } = self;
         StudyRecord {
             n: *n,
@@ -106,6 +118,7 @@ impl Serialize for Study {
                     m.b.row_iter().map(|r| r.iter().copied().collect()).collect(),
                 )
             }),
+            iterations: *iterations,
         }
         .serialize(s)
     }
@@ -175,6 +188,7 @@ impl<'de> Deserialize<'de> for Study {
             .and_then(|s| s.with_comm(comm).with_custom(custom))
             .and_then(|s| s.with_decoder(r.decoder))
             .and_then(|s| s.with_generator(r.generator))
+            .and_then(|s| s.with_iterations(r.iterations))
             .map_err(D::Error::custom)
     }
 }

@@ -1,6 +1,7 @@
 //! Studies: limits, the recorded form, the exact law with communication.
 use super::*;
 use crate::comm::Link;
+use crate::param::{Described, Param};
 
 fn at(kind: SchemeKind, n: usize, params: Params) -> Scheme {
     Scheme::new(kind, n, params).unwrap()

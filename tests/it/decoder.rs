@@ -88,7 +88,8 @@ fn cli_rank_decoder() {
     .assert()
     .success()
     .stdout(
-        predicate::str::contains(",rank,0.0,0.0,1.0,,,,\n").and(predicate::str::contains(",rank,0.25,,0.75,,,,\n")),
+        predicate::str::contains(",rank,0.0,0.0,1.0,,,,,1,,\n")
+            .and(predicate::str::contains(",rank,0.25,,0.75,,,,,1,,\n")),
     );
     g().args([
         "run",

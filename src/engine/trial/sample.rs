@@ -4,6 +4,7 @@
 //! the notes of the parent module for the formulas.
 
 use super::*;
+use crate::dist::{Dist, next_state};
 
 /// Key of the stream that assigns ranks to workers (XORed with the seed).
 pub(super) const RANK_STREAM: u64 = 0x4A2C_5EED_0F0F_5EED;
@@ -109,22 +110,24 @@ impl Standard {
     /// The representation of `workers`' law, if it has one.
     pub(super) fn of(workers: &Workers) -> Option<Self> {
         match workers {
-            Workers::Iid(d) if d.stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0) => match d.base() {
-                Base::Exp { rate } => Some(Self::Exp { inv_rate: 1.0 / rate }),
-                Base::ShiftedExp { shift, rate } => Some(Self::ShiftedExp {
-                    shift,
-                    inv_rate: 1.0 / rate,
-                }),
-                Base::Pareto { scale, shape } => Some(Self::Pareto {
-                    scale,
-                    inv_shape: 1.0 / shape,
-                }),
-                Base::Weibull { scale, shape } => Some(Self::Weibull {
-                    scale,
-                    inv_shape: 1.0 / shape,
-                }),
-                Base::LogNormal { .. } => None,
-            },
+            Workers::Iid(d) if d.groups().is_none() && d.stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0) => {
+                match d.base() {
+                    Base::Exp { rate } => Some(Self::Exp { inv_rate: 1.0 / rate }),
+                    Base::ShiftedExp { shift, rate } => Some(Self::ShiftedExp {
+                        shift,
+                        inv_rate: 1.0 / rate,
+                    }),
+                    Base::Pareto { scale, shape } => Some(Self::Pareto {
+                        scale,
+                        inv_shape: 1.0 / shape,
+                    }),
+                    Base::Weibull { scale, shape } => Some(Self::Weibull {
+                        scale,
+                        inv_shape: 1.0 / shape,
+                    }),
+                    Base::LogNormal { .. } => None,
+                }
+            }
             Workers::Trace(trace) => {
                 let mut sorted = trace.all().to_vec();
                 sorted.sort_unstable_by(f64::total_cmp);
@@ -385,21 +388,50 @@ impl TrialPlan {
         }
     }
 
-    /// One trial's worker times (unit-major under `additive`).
+    /// One iteration's worker times (unit-major under `additive`).
+    ///
+    /// Workers that carry a state (see [`stateful`]) draw it first, each
+    /// group's then each worker's (one uniform each, in index order, by
+    /// [`next_state`] from the previous iteration's), then their base draws
+    /// in that state. A class placement is drawn in a trial's first
+    /// iteration only, and a replay's start step; later iterations replay
+    /// the steps that follow it.
     pub(super) fn draw(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) {
         let n = self.n;
+        let first = scratch.carried.iteration == 0;
         match &self.workers {
+            Workers::Iid(dist) if self.stateful => {
+                self.draw_states(rng, &mut scratch.carried, |_| dist);
+                let carried = &scratch.carried;
+                for unit in scratch.draws.chunks_exact_mut(n) {
+                    for (w, d) in unit.iter_mut().enumerate() {
+                        *d = in_state(dist, rng, carried, w);
+                    }
+                }
+            }
             Workers::Iid(dist) => scratch.draws.iter_mut().for_each(|d| *d = dist.sample(rng)),
             Workers::Classes { classes, shuffle } => {
-                place_classes(
-                    &mut scratch.worker_class,
-                    classes.iter().map(|(m, _)| *m),
-                    *shuffle,
-                    rng,
-                );
+                if first {
+                    place_classes(
+                        &mut scratch.worker_class,
+                        classes.iter().map(|(m, _)| *m),
+                        *shuffle,
+                        rng,
+                    );
+                }
+                if self.stateful {
+                    let class = &scratch.worker_class;
+                    self.draw_states(rng, &mut scratch.carried, |w| &classes[class[w] as usize].1);
+                }
+                let carried = &scratch.carried;
                 for unit in scratch.draws.chunks_exact_mut(n) {
-                    for (d, &c) in unit.iter_mut().zip(&scratch.worker_class) {
-                        *d = classes[c as usize].1.sample(rng);
+                    for (w, (d, &c)) in unit.iter_mut().zip(&scratch.worker_class).enumerate() {
+                        let law = &classes[c as usize].1;
+                        *d = if self.stateful {
+                            in_state(law, rng, carried, w)
+                        } else {
+                            law.sample(rng)
+                        };
                     }
                 }
             }
@@ -410,16 +442,92 @@ impl TrialPlan {
                     .iter_mut()
                     .for_each(|d| *d = all[rng.random_range(0..all.len())]);
             }
-            Workers::Replay(trace) => {
+            Workers::Replay(trace) if self.iterations == 1 => {
                 let step = trace.step(rng.random_range(0..trace.steps()));
                 if trace.workers() == n {
                     scratch.draws[..n].copy_from_slice(step);
                 } else {
-                    scratch.draws[..n]
+                    scratch
+                        .draws
                         .iter_mut()
                         .for_each(|d| *d = step[rng.random_range(0..step.len())]);
                 }
             }
+            Workers::Replay(trace) => {
+                // Consecutive steps from a random start, wrapping, each
+                // worker replaying the same recorded worker throughout.
+                let carried = &mut scratch.carried;
+                if first {
+                    carried.replay_start = rng.random_range(0..trace.steps());
+                    carried.replay_workers.clear();
+                    if trace.workers() != n {
+                        let m = trace.workers() as u32;
+                        carried.replay_workers.extend((0..n).map(|_| rng.random_range(0..m)));
+                    }
+                }
+                let at = (carried.replay_start as u64 + carried.iteration) % trace.steps() as u64;
+                let step = trace.step(at as usize);
+                if carried.replay_workers.is_empty() {
+                    scratch.draws.copy_from_slice(step);
+                } else {
+                    for (d, &w) in scratch.draws.iter_mut().zip(&carried.replay_workers) {
+                        *d = step[w as usize];
+                    }
+                }
+            }
         }
+    }
+
+    /// Draws the iteration's states into `carried`: each group's, then each
+    /// worker's, from the previous iteration's (the stationary law in the
+    /// first), with `law(w)` worker w's law.
+    fn draw_states<'a>(
+        &self,
+        rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+        carried: &mut Carried,
+        law: impl Fn(usize) -> &'a Dist,
+    ) {
+        let n = self.n;
+        let first = carried.iteration == 0;
+        if let Some(g) = law(0).groups() {
+            let count = n.div_ceil(g.size);
+            carried.group.resize(count, false);
+            let rho = law(0).persist();
+            for slow in carried.group.iter_mut() {
+                let previous = (!first).then_some(*slow);
+                *slow = next_state(g.p, rho, previous, rng.random::<f64>());
+            }
+        }
+        carried.own.resize(n, false);
+        for (w, slow) in carried.own.iter_mut().enumerate() {
+            let d = law(w);
+            *slow = match d.stragglers() {
+                Some((p, _)) => {
+                    let previous = (!first).then_some(*slow);
+                    next_state(p, d.persist(), previous, rng.random::<f64>())
+                }
+                None => false,
+            };
+        }
+    }
+}
+
+/// Whether `workers` carry a state that every draw of an iteration keeps
+/// (see [`Dist::is_stateful`]).
+pub(super) fn stateful(workers: &Workers) -> bool {
+    match workers {
+        Workers::Iid(d) => d.is_stateful(),
+        Workers::Classes { classes, .. } => classes.iter().any(|(_, d)| d.is_stateful()),
+        Workers::Trace(_) | Workers::Replay(_) => false,
+    }
+}
+
+/// A draw of worker `w` of law `law` in its iteration's state.
+#[inline]
+pub(super) fn in_state(law: &Dist, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, carried: &Carried, w: usize) -> f64 {
+    let x = law.sample_in_state(rng, carried.own[w]);
+    match law.groups() {
+        Some(g) if carried.group[w / g.size] => x * g.slowdown,
+        _ => x,
     }
 }

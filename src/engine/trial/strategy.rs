@@ -61,8 +61,16 @@ impl TrialPlan {
     pub(super) fn fresh(&self, w: usize, scratch: &mut Scratch) -> f64 {
         let rng = scratch.extra.as_mut().expect("the trial seeded the extra stream");
         let x = match &self.workers {
+            Workers::Iid(dist) if self.stateful => super::sample::in_state(dist, rng, &scratch.carried, w),
             Workers::Iid(dist) => dist.sample(rng),
-            Workers::Classes { classes, .. } => classes[scratch.worker_class[w] as usize].1.sample(rng),
+            Workers::Classes { classes, .. } => {
+                let law = &classes[scratch.worker_class[w] as usize].1;
+                if self.stateful {
+                    super::sample::in_state(law, rng, &scratch.carried, w)
+                } else {
+                    law.sample(rng)
+                }
+            }
             Workers::Trace(trace) | Workers::Replay(trace) => {
                 let all = trace.all();
                 all[rng.random_range(0..all.len())]

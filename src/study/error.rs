@@ -1,0 +1,128 @@
+//! Why a study is not valid, named by the front end's own parameter names.
+
+use thiserror::Error;
+
+use super::{MAX_CONFIGS, MAX_DRAWS_PER_TRIAL, MAX_ITERATIONS, MAX_TOTAL_DRAWS};
+use crate::param::{Described, Naming, Param, keys};
+
+/// Why a study is not valid.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{}", self.describe(&keys))]
+pub enum StudyError {
+    /// n = 0.
+    NoWorkers,
+    /// trials = 0.
+    NoTrials,
+    /// Nothing to simulate.
+    Empty,
+    /// Too many configurations.
+    TooManyConfigs(usize),
+    /// More workers than one trial may draw.
+    TooManyWorkers(usize),
+    /// One trial would not fit in memory.
+    TrialTooLarge {
+        /// The largest load.
+        load: f64,
+        /// The number of workers.
+        n: usize,
+        /// Draws per trial.
+        draws: u64,
+    },
+    /// Worker classes that do not add up to n.
+    ClassCount {
+        /// Sum of the class counts.
+        classes: usize,
+        /// The cluster size.
+        n: usize,
+    },
+    /// A code that the rank decoder cannot build.
+    Code(String),
+    /// An approximate scheme whose matrix (its error is simulated with it)
+    /// cannot be built.
+    ApproxCode {
+        /// The scheme.
+        scheme: String,
+        /// Why.
+        reason: String,
+    },
+    /// A generator without the rank decoder, which is what it chooses for.
+    GeneratorWithoutRank,
+    /// A custom scheme without its matrix, or a matrix whose shape is not
+    /// the custom schemes'.
+    CustomMatrix(String),
+    /// Replay under additive loads.
+    ReplayAdditive,
+    /// Iterations per trial out of range.
+    Iterations(u64),
+    /// The whole study would run for days.
+    TooMuchWork {
+        /// Total draws.
+        draws: u128,
+        /// Trials.
+        trials: u64,
+        /// Draws per trial.
+        per_trial: u64,
+    },
+}
+
+impl Described for StudyError {
+    fn describe(&self, name: Naming) -> String {
+        use Param as P;
+        match self {
+            StudyError::NoWorkers => format!("{} 0 is out of range; accepted: a whole number >= 1", name(P::N)),
+            StudyError::NoTrials => format!("{} 0 is out of range; accepted: a whole number >= 1", name(P::Trials)),
+            StudyError::Empty => "no configuration to simulate: every value of the sweep was skipped".into(),
+            StudyError::TooManyConfigs(count) => format!(
+                "{count} configurations is more than the limit of {MAX_CONFIGS}; narrow {}, {} or {}",
+                name(P::S),
+                name(P::M),
+                name(P::K)
+            ),
+            StudyError::TooManyWorkers(n) => format!(
+                "{} {n} is more than the limit of {MAX_DRAWS_PER_TRIAL} workers (one draw each per trial); use a smaller {}",
+                name(P::N),
+                name(P::N)
+            ),
+            StudyError::TrialTooLarge { load, n, draws } => format!(
+                "additive load {load} on n={n} workers needs {draws} draws per trial, more than the limit of {MAX_DRAWS_PER_TRIAL}; use a smaller load (larger {}) or another {}",
+                name(P::K),
+                name(P::LoadModel)
+            ),
+            StudyError::ClassCount { classes, n } => format!(
+                "the {} classes add up to {classes} workers, but {} is {n}",
+                name(P::Workers),
+                name(P::N)
+            ),
+            StudyError::Code(reason) => format!("{} rank: {reason}", name(P::Decoder)),
+            StudyError::ApproxCode { scheme, reason } => format!(
+                "{scheme} (its approximation error is simulated with its matrix): {}",
+                // The code's own message names the flag; a scenario's key is `n`.
+                reason.replace("--n ", &format!("{} ", name(P::N)))
+            ),
+            StudyError::CustomMatrix(reason) => format!("{}: {reason}", name(P::Code)),
+            StudyError::GeneratorWithoutRank => format!(
+                "{} chooses the code of the rank decoder: give {} rank too",
+                name(P::Generator),
+                name(P::Decoder)
+            ),
+            StudyError::ReplayAdditive => format!(
+                "replay gives each worker one recorded time per step, but {} additive needs an independent draw per unit of work; use {} trace:path=FILE or another load model",
+                name(P::LoadModel),
+                name(P::Dist)
+            ),
+            StudyError::Iterations(t) => format!(
+                "{} {t} is out of range; accepted: a whole number from 1 to {MAX_ITERATIONS}",
+                name(P::Iterations)
+            ),
+            StudyError::TooMuchWork {
+                draws,
+                trials,
+                per_trial,
+            } => format!(
+                "{draws} worker draws ({trials} trials x {per_trial} per trial) is more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower {} or {}",
+                name(P::Trials),
+                name(P::Iterations)
+            ),
+        }
+    }
+}

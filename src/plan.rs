@@ -181,6 +181,8 @@ pub struct PlanRequest {
     pub trials: u64,
     /// Master seed.
     pub seed: u64,
+    /// Consecutive iterations per trial: the objective is of their total.
+    pub iterations: u64,
     /// Communication and decoding.
     pub comm: Comm,
     /// How the master decides it can decode; the rank decoder is simulated.
@@ -391,7 +393,8 @@ fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> R
     Ok(Study::with_workers(n, workers, model, schemes, req.trials, req.seed)?
         .with_comm(req.comm)
         .with_decoder(req.decoder)?
-        .with_generator(req.generator)?)
+        .with_generator(req.generator)?
+        .with_iterations(req.iterations)?)
 }
 
 fn scale(dist: &Dist, factor: f64) -> Dist {
@@ -440,7 +443,7 @@ fn studies(req: &PlanRequest) -> Result<Vec<(usize, f64, Study)>, PlanError> {
         let study = study_at(req, n, factor, schemes)?;
         let exact = req.exact && req.decoder == Decoder::Threshold && study.exact_law(&study.baseline()).is_some();
         if !exact {
-            draws += u128::from(study.draws_per_trial()) * u128::from(req.trials);
+            draws += u128::from(study.draws_per_trial()) * u128::from(req.trials) * u128::from(req.iterations);
             if draws > u128::from(MAX_TOTAL_DRAWS) {
                 return Err(PlanError::TooMuchWork {
                     sizes: sizes(),

@@ -232,15 +232,19 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
     let base_inf = study.mean_is_infinite(&study.baseline());
     let inexact = crate::engine::approx::inexact(study);
     let tallies = crate::engine::approx::tallies(study);
+    let inclusion = crate::engine::approx::inclusion(study);
     study
         .schemes()
         .iter()
         .zip(&outcome.configs)
         .zip(inexact)
         .zip(tallies.extra_work.into_iter().zip(tallies.staleness))
-        .map(|(((s, summary), inexact), (extra_work, staleness))| {
+        .zip(inclusion)
+        .map(|((((s, summary), inexact), (extra_work, staleness)), inclusion)| {
             let mut row = Row::new(s, summary, &outcome.baseline);
             row.iterations = study.iterations();
+            row.inclusion_min = inclusion.map(|i| i.0);
+            row.inclusion_max = inclusion.map(|i| i.1);
             comm_columns(&mut row, study, s);
             row.extra_work = extra_work;
             row.staleness = staleness;

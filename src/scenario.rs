@@ -9,12 +9,13 @@
 //! load_model = "fixed"                    # unit_time = 0.145 with affine
 //! trials = 100000
 //! seed = 0
+//! # iterations = 1000                    # each trial: 1000 consecutive iterations
 //!
 //! [[study]]
 //! label = "crc"                           # files: <label>.csv, <label>.json
 //! schemes = ["crc"]
 //! s = "0..50"                             # or 5, or [0, 5, 10]; also m, k
-//! # dist, load_model, unit_time, n, analytic may be set per study
+//! # dist, load_model, unit_time, n, iterations, analytic may be set per study
 //! figures = [{ file = "speedup.png", metric = "speedup" }]
 //! ```
 //!
@@ -116,6 +117,7 @@ struct StudyFile {
     decode_time: Option<Spanned<f64>>,
     load_model: Option<Spanned<String>>,
     unit_time: Option<f64>,
+    iterations: Option<Spanned<u64>>,
     analytic: Option<bool>,
     #[serde(default)]
     figures: Vec<FigureFile>,
@@ -137,6 +139,7 @@ struct ScenarioFile {
     load_model: Option<Spanned<String>>,
     unit_time: Option<f64>,
     trials: Option<Spanned<u64>>,
+    iterations: Option<Spanned<u64>>,
     seed: Option<u64>,
     #[serde(default)]
     analytic: bool,
@@ -497,6 +500,14 @@ impl Scenario {
                 Ok(s) => s.with_comm(comm),
                 Err(e) => {
                     let span = file.trials.as_ref().map_or(st.label.span(), |t| t.span());
+                    return src.err(Some(span), format!("study `{label}`: {e}"));
+                }
+            };
+            let iterations = st.iterations.as_ref().or(file.iterations.as_ref());
+            let study = match study.with_iterations(iterations.map_or(1, |t| *t.get_ref())) {
+                Ok(s) => s,
+                Err(e) => {
+                    let span = iterations.map_or(st.label.span(), |t| t.span());
                     return src.err(Some(span), format!("study `{label}`: {e}"));
                 }
             };

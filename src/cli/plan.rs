@@ -122,8 +122,14 @@ struct PlanConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     timeout: Option<String>,
     trials: u64,
+    #[serde(skip_serializing_if = "is_one")]
+    iterations: u64,
     seed: u64,
     comm: String,
+}
+
+fn is_one(x: &u64) -> bool {
+    *x == 1
 }
 
 /// A checked plan request, with what the output says about it and where it goes.
@@ -237,6 +243,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             timeouts,
             trials: common.trials,
             seed: common.seed,
+            iterations: common.iterations,
             comm: common.comm()?,
             decoder: common.decoder,
             generator: common.generator,
@@ -258,6 +265,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             parts: args.parts.as_ref().map(|l| l.text.clone()),
             timeout: args.timeout.as_ref().map(|l| l.text.clone()),
             trials: common.trials,
+            iterations: common.iterations,
             seed: common.seed,
             comm: req.comm.to_string(),
         };
@@ -325,7 +333,7 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
     let c = &report.config;
     writeln!(
         out,
-        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}{}  trials={}  seed={}",
+        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}{}{}  trials={}  seed={}",
         c.n,
         c.workers,
         c.load_model,
@@ -338,6 +346,11 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
         } else {
             format!("  comm={}", c.comm)
         },
+        if c.iterations > 1 {
+            format!("  iterations={}", c.iterations)
+        } else {
+            String::new()
+        },
         c.trials,
         c.seed
     )?;
@@ -345,6 +358,13 @@ fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
         out,
         "# load: data each worker stores and processes, in units of the uncoded share; times in units of D"
     )?;
+    if c.iterations > 1 {
+        writeln!(
+            out,
+            "# each trial is {} consecutive iterations: times are their total",
+            c.iterations
+        )?;
+    }
     let header = [
         "rank",
         "n",

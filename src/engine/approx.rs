@@ -168,6 +168,112 @@ fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> I
     }
 }
 
+/// Most iterations over which one configuration's inclusion shares (and a
+/// strategy's tallies) are counted: the first trials of the study's
+/// streams, at least [`MIN_ERROR_TRIALS`] of them (or all, if fewer).
+pub const INCLUSION_ITERATIONS: u64 = 2_000_000;
+
+/// How unevenly an inexact scheme uses the data over a trial of several
+/// iterations, per scheme of `study` (`None` for the exact schemes, the
+/// strategies and a trial of one iteration): the share of a trial's
+/// iterations whose update holds a partition's gradient, for the partition
+/// held least and the one held most, each averaged over trials.
+///
+/// A partition is held when a message the master uses carries it: for
+/// `ignore` the first n − s workers' own partitions, for `timeout` those of
+/// the workers arrived when it proceeds, for approx-regular and inexact
+/// custom codes the partitions in the support of the first n − s messages'
+/// rows. With stragglers that persist, the same workers are dropped in
+/// consecutive iterations and the least-held partition falls far below the
+/// mean share; without persistence it stays near it.
+pub fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
+    let iterations = study.iterations();
+    let counted = |s: &Scheme| iterations > 1 && !s.exact_gradient() && s.strategy().is_none();
+    let schemes = study.schemes();
+    if !schemes.iter().any(counted) {
+        return vec![None; schemes.len()];
+    }
+    let plan = TrialPlan::with(study, RulePath::Events, Sampling::Draws);
+    let trials = iteration_trials(study);
+    schemes
+        .iter()
+        .enumerate()
+        .map(|(slot, s)| counted(s).then(|| inclusion_of(study, &plan, slot, s, trials)))
+        .collect()
+}
+
+/// The trials of a count over whole trials of several iterations:
+/// [`INCLUSION_ITERATIONS`] iterations' worth, between [`MIN_ERROR_TRIALS`]
+/// and [`ERROR_TRIALS`], and not more than the study's.
+fn iteration_trials(study: &Study) -> u64 {
+    let per_budget = INCLUSION_ITERATIONS / study.iterations();
+    study.trials().min(per_budget.clamp(MIN_ERROR_TRIALS, ERROR_TRIALS))
+}
+
+fn inclusion_of(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, trials: u64) -> (f64, f64) {
+    let n = scheme.n();
+    let iterations = study.iterations();
+    // Which partitions each worker's message carries.
+    let holds: Vec<Vec<usize>> = match scheme.deadline() {
+        Some(_) => (0..n).map(|w| vec![w]).collect(),
+        None => {
+            let code = study.code(scheme).expect("the study checked that its codes build");
+            let b = code.encoding();
+            (0..n)
+                .map(|w| (0..b.ncols()).filter(|&j| b[(w, j)] != 0.0).collect())
+                .collect()
+        }
+    };
+    let partitions = holds.iter().flatten().max().map_or(0, |&j| j + 1);
+    let per_trial: Vec<(f64, f64)> = (0..trials)
+        .into_par_iter()
+        .map_init(
+            || {
+                (
+                    plan.scratch(),
+                    Vec::new(),
+                    vec![0u64; partitions],
+                    vec![false; partitions],
+                )
+            },
+            |(scratch, order, counts, held), trial| {
+                counts.fill(0);
+                for i in 0..iterations {
+                    let arrival = plan.arrivals_in(slot, study.seed(), trial, i, scratch);
+                    order.clear();
+                    match scheme.deadline() {
+                        Some(t) => {
+                            let (first, last) =
+                                arrival.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &a| {
+                                    (lo.min(a), hi.max(a))
+                                });
+                            let end = super::timeline::with_deadline(last, t, first);
+                            order.extend((0..n).filter(|&w| arrival[w] <= end));
+                        }
+                        None => {
+                            order.extend(0..n);
+                            order.sort_unstable_by(|&a, &b| arrival[a].total_cmp(&arrival[b]).then(a.cmp(&b)));
+                            order.truncate(scheme.k());
+                        }
+                    }
+                    held.fill(false);
+                    for &w in order.iter() {
+                        holds[w].iter().for_each(|&j| held[j] = true);
+                    }
+                    counts
+                        .iter_mut()
+                        .zip(held.iter())
+                        .for_each(|(c, &h)| *c += u64::from(h));
+                }
+                let (lo, hi) = counts.iter().fold((u64::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+                (lo as f64 / iterations as f64, hi as f64 / iterations as f64)
+            },
+        )
+        .collect();
+    let (lo, hi) = per_trial.iter().fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
+    (lo / trials as f64, hi / trials as f64)
+}
+
 /// What a strategy's timeline counts, per scheme of a study (`None` for
 /// the schemes whose timeline counts nothing of the kind).
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +302,9 @@ pub fn tallies(study: &Study) -> Tallies {
         };
     }
     let plan = TrialPlan::with(study, RulePath::Events, Sampling::Draws);
-    let trials = error_trials(study.trials(), 1, study.n());
+    // Each trial runs the study's iterations; count per iteration.
+    let iterations = study.iterations();
+    let trials = error_trials(study.trials(), 1, study.n()).min(iteration_trials(study));
     let slots = plan.slots();
     let totals = (0..trials)
         .into_par_iter()
@@ -209,7 +317,7 @@ pub fn tallies(study: &Study) -> Tallies {
         )
         .map(|(scratch, _)| scratch.tally().to_vec())
         .reduce(|| vec![0; slots], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
-    let per = |total: u64, count: usize| total as f64 / (trials as f64 * count as f64);
+    let per = |total: u64, count: usize| total as f64 / ((trials * iterations) as f64 * count as f64);
     Tallies {
         extra_work: schemes
             .iter()

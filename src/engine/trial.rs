@@ -474,6 +474,30 @@ impl TrialPlan {
     /// If the plan does not draw worker times ([`Sampling::Draws`]) or the
     /// slot does not exist.
     pub fn arrivals<'s>(&self, slot: usize, seed: u64, trial: u64, scratch: &'s mut Scratch) -> &'s [f64] {
+        scratch.carried.iteration = 0;
+        self.arrivals_of_stream(slot, seed, trial, scratch)
+    }
+
+    /// The arrivals of iteration `iteration` of trial `trial`, the same
+    /// draws as [`TrialPlan::run`] makes for it, where the trial's earlier
+    /// iterations were drawn with the same `scratch` in order (their states
+    /// carry over).
+    ///
+    /// # Panics
+    /// As [`TrialPlan::arrivals`].
+    pub fn arrivals_in<'s>(
+        &self,
+        slot: usize,
+        seed: u64,
+        trial: u64,
+        iteration: u64,
+        scratch: &'s mut Scratch,
+    ) -> &'s [f64] {
+        scratch.carried.iteration = iteration;
+        self.arrivals_of_stream(slot, seed, trial * self.iterations + iteration, scratch)
+    }
+
+    fn arrivals_of_stream<'s>(&self, slot: usize, seed: u64, trial: u64, scratch: &'s mut Scratch) -> &'s [f64] {
         assert_eq!(self.sampling, Sampling::Draws, "identities need drawn worker times");
         let e = self
             .load_groups
@@ -484,7 +508,6 @@ impl TrialPlan {
             .clone();
         self.fill_transfers(seed, trial, scratch);
         let mut rng = trial_rng(seed, trial);
-        scratch.carried.iteration = 0;
         self.draw(&mut rng, scratch);
         let n = self.n;
         let mut times = std::mem::take(&mut scratch.times);

@@ -22,6 +22,7 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
         timeouts: vec![0.5, 2.0],
         trials: 1,
         seed: 1,
+        iterations: 1,
         comm: Comm::default(),
         decoder: Decoder::Threshold,
         generator: None,

@@ -20,6 +20,7 @@ mod figures;
 mod fit;
 mod flags_act;
 mod partial;
+mod persistence;
 mod plan;
 mod populations;
 mod properties;

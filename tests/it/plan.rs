@@ -34,6 +34,7 @@ fn request(
         timeouts: Vec::new(),
         trials: 40_000,
         seed: 1,
+        iterations: 1,
         comm: gcsim::comm::Comm::default(),
         decoder: gcsim::comm::Decoder::Threshold,
         generator: None,

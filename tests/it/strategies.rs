@@ -207,7 +207,7 @@ fn gcsim() -> Command {
 }
 
 /// The CSV of `args` run as two shards in `dir` and merged.
-fn merged_halves(dir: &std::path::Path, args: &[&str]) -> String {
+pub(super) fn merged_halves(dir: &std::path::Path, args: &[&str]) -> String {
     let mut shards = Vec::new();
     for k in 1..=2 {
         let path = dir.join(format!("part{k}.json"));
@@ -230,7 +230,7 @@ fn merged_halves(dir: &std::path::Path, args: &[&str]) -> String {
 
 /// `gcsim scenario` on a file `<name>.toml` in `dir` of 10 workers with
 /// `studies` appended, writing into `dir`.
-fn scenario(dir: &std::path::Path, name: &str, studies: &str) -> Command {
+pub(super) fn scenario(dir: &std::path::Path, name: &str, studies: &str) -> Command {
     let file = dir.join(format!("{name}.toml"));
     std::fs::write(&file, format!("name = \"{name}\"\nn = 10\n{studies}")).unwrap();
     let mut command = gcsim();

@@ -49,6 +49,14 @@ pub fn evaluate(
     survival: bool,
     engine: Engine,
 ) -> Result<(Vec<Row>, Option<Outcome>)> {
+    if analytic && study.iterations() > 1 {
+        return Err(UsageError(format!(
+            "--analytic: the total of --iterations {} iterations has no exact law here (its exact mean, {} times one iteration's, is in analytic_mean of a simulated run); run without --analytic, or with --iterations 1",
+            study.iterations(),
+            study.iterations()
+        ))
+        .into());
+    }
     if analytic {
         config.mode = "analytic".into();
         config.quantile_definition = "exact quantiles of the iteration-time law".into();

@@ -61,7 +61,7 @@ mod sample;
 mod strategy;
 
 use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
-use sample::{ClassLaws, Standard, stateful};
+use sample::{Carried, ClassLaws, Standard, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 
 /// How rules are evaluated on a trial's worker times.
@@ -182,24 +182,6 @@ pub struct Scratch {
     carried: Carried,
     /// One iteration's values, where a trial runs several.
     iteration_out: Vec<f64>,
-}
-
-/// What a trial of several iterations carries from one to the next: the
-/// workers' and groups' slow/normal states, where the placement of worker
-/// classes is, and which recorded step a replay is at. Iteration 0 draws
-/// each from its stationary law, as a trial of one iteration does.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Carried {
-    /// The iteration within the trial.
-    iteration: u64,
-    /// Per worker, whether its own state is slow.
-    own: Vec<bool>,
-    /// Per group of workers, whether it is slow.
-    group: Vec<bool>,
-    /// The replayed trace's first step, and the recorded worker behind each
-    /// worker where n differs from the trace's workers.
-    replay_start: usize,
-    replay_workers: Vec<u32>,
 }
 
 impl Scratch {

@@ -356,6 +356,10 @@ fn bad_persistence_input_is_refused() {
         (&["--iterations", "0"][..], &["--iterations", "accepted"][..]),
         (&["--iterations", "20000000"], &["--iterations", "10000000"]),
         (&["--iterations", "ten"], &["--iterations"]),
+        (
+            &["--analytic", "--iterations", "5"],
+            &["--analytic", "--iterations 5", "no exact law"],
+        ),
         (&["--dist", "exp:rate=1,persist=0.5"], &["persist", "p_slow"]),
         (
             &["--dist", "exp:rate=1,p_slow=0.1,slowdown=2,persist=1"],

@@ -46,6 +46,9 @@ pub fn order_statistics_apply(study: &Study) -> bool {
         && !needs_identities(study)
         && study.decoder() == Decoder::Threshold
         && study.load_model().is_monotone()
+        // A shuffled placement holds for a trial's iterations; the
+        // classes' order statistics place them anew in each.
+        && (study.iterations() == 1 || !matches!(study.workers(), Workers::Classes { shuffle: true, .. }))
         && (Standard::of(study.workers()).is_some() || ClassLaws::of(study.workers()).is_some())
 }
 
@@ -510,6 +513,24 @@ impl TrialPlan {
             };
         }
     }
+}
+
+/// What a trial of several iterations carries from one to the next: the
+/// workers' and groups' slow/normal states, where the placement of worker
+/// classes is, and which recorded step a replay is at. Iteration 0 draws
+/// each from its stationary law, as a trial of one iteration does.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Carried {
+    /// The iteration within the trial.
+    pub(super) iteration: u64,
+    /// Per worker, whether its own state is slow.
+    own: Vec<bool>,
+    /// Per group of workers, whether it is slow.
+    group: Vec<bool>,
+    /// The replayed trace's first step, and the recorded worker behind each
+    /// worker where n differs from the trace's workers.
+    replay_start: usize,
+    replay_workers: Vec<u32>,
 }
 
 /// Whether `workers` carry a state that every draw of an iteration keeps

@@ -183,12 +183,20 @@ pub const INCLUSION_ITERATIONS: u64 = 2_000_000;
 /// `ignore` the first n − s workers' own partitions, for `timeout` those of
 /// the workers arrived when it proceeds, for approx-regular and inexact
 /// custom codes the partitions in the support of the first n − s messages'
-/// rows. With stragglers that persist, the same workers are dropped in
+/// rows; for k-batch-sync, k-async and k-batch-async the own partitions of
+/// the workers whose mini-batches or gradients enter the update (a worker's
+/// mini-batches are drawn from its own share). With stragglers that persist, the same workers are dropped in
 /// consecutive iterations and the least-held partition falls far below the
 /// mean share; without persistence it stays near it.
 pub fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
     let iterations = study.iterations();
-    let counted = |s: &Scheme| iterations > 1 && !s.exact_gradient() && s.strategy().is_none();
+    let marks = |s: &Scheme| {
+        matches!(
+            s.strategy(),
+            None | Some(Strategy::KBatchSync { .. } | Strategy::Async { .. })
+        )
+    };
+    let counted = |s: &Scheme| iterations > 1 && !s.exact_gradient() && marks(s);
     let schemes = study.schemes();
     if !schemes.iter().any(counted) {
         return vec![None; schemes.len()];
@@ -213,6 +221,9 @@ fn iteration_trials(study: &Study) -> u64 {
 fn inclusion_of(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, trials: u64) -> (f64, f64) {
     let n = scheme.n();
     let iterations = study.iterations();
+    if scheme.strategy().is_some() {
+        return marked_inclusion(study, plan, slot, n, trials);
+    }
     // Which partitions each worker's message carries.
     let holds: Vec<Vec<usize>> = match scheme.deadline() {
         Some(_) => (0..n).map(|w| vec![w]).collect(),
@@ -225,7 +236,7 @@ fn inclusion_of(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, t
         }
     };
     let partitions = holds.iter().flatten().max().map_or(0, |&j| j + 1);
-    let per_trial: Vec<(f64, f64)> = (0..trials)
+    let per_trial: Vec<(u64, u64)> = (0..trials)
         .into_par_iter()
         .map_init(
             || {
@@ -265,13 +276,42 @@ fn inclusion_of(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, t
                         .zip(held.iter())
                         .for_each(|(c, &h)| *c += u64::from(h));
                 }
-                let (lo, hi) = counts.iter().fold((u64::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)));
-                (lo as f64 / iterations as f64, hi as f64 / iterations as f64)
+                counts.iter().fold((u64::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)))
             },
         )
         .collect();
-    let (lo, hi) = per_trial.iter().fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
-    (lo / trials as f64, hi / trials as f64)
+    share_of(&per_trial, iterations, trials)
+}
+
+/// [`inclusion_of`] for a strategy that records the workers in its update.
+fn marked_inclusion(study: &Study, plan: &TrialPlan, slot: usize, n: usize, trials: u64) -> (f64, f64) {
+    let iterations = study.iterations();
+    let per_trial: Vec<(u64, u64)> = (0..trials)
+        .into_par_iter()
+        .map_init(
+            || (plan.scratch(), vec![0.0; plan.slots()], vec![0u64; n]),
+            |(scratch, out, counts), trial| {
+                counts.fill(0);
+                for i in 0..iterations {
+                    let used = plan.run_iteration_marked(study.seed(), trial, i, scratch, out);
+                    let used = &used[slot * n..(slot + 1) * n];
+                    counts.iter_mut().zip(used).for_each(|(c, &u)| *c += u64::from(u));
+                }
+                counts.iter().fold((u64::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)))
+            },
+        )
+        .collect();
+    share_of(&per_trial, iterations, trials)
+}
+
+/// The mean over trials of the least and most counts, as shares of the
+/// iterations.
+fn share_of(per_trial: &[(u64, u64)], iterations: u64, trials: u64) -> (f64, f64) {
+    let (lo, hi) = per_trial
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x as f64, b + y as f64));
+    let per = (iterations * trials) as f64;
+    (lo / per, hi / per)
 }
 
 /// What a strategy's timeline counts, per scheme of a study (`None` for

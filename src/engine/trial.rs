@@ -182,6 +182,11 @@ pub struct Scratch {
     carried: Carried,
     /// One iteration's values, where a trial runs several.
     iteration_out: Vec<f64>,
+    /// Where it is asked for, per slot and worker (slot-major), whether the
+    /// worker's result is in the slot's update: recorded by the strategies
+    /// whose update holds some workers' data (k-batch-sync, k-async,
+    /// k-batch-async).
+    used: Option<Vec<bool>>,
 }
 
 impl Scratch {
@@ -544,7 +549,27 @@ impl TrialPlan {
             tally: vec![0; self.slots],
             carried: Carried::default(),
             iteration_out: vec![0.0; self.slots],
+            used: None,
         }
+    }
+
+    /// Runs iteration `iteration` of trial `trial` (after its earlier
+    /// iterations, in order, with the same `scratch`), the same draws as
+    /// [`TrialPlan::run`] makes for it, and returns per slot and worker
+    /// (slot-major) whether the worker's result is in the slot's update,
+    /// for the slots whose strategy records it (see [`Scratch`]'s `used`).
+    pub fn run_iteration_marked<'s>(
+        &self,
+        seed: u64,
+        trial: u64,
+        iteration: u64,
+        scratch: &'s mut Scratch,
+        out: &mut [f64],
+    ) -> &'s [bool] {
+        scratch.carried.iteration = iteration;
+        scratch.used.get_or_insert_with(|| vec![false; self.slots * self.n]);
+        self.run_iteration(seed, trial * self.iterations + iteration, scratch, out);
+        scratch.used.as_deref().expect("set above")
     }
 
     /// Runs trial `trial` of seed `seed`, writing each slot's time to

@@ -265,9 +265,13 @@ fn replay_steps_through_consecutive_steps() {
 }
 
 /// `inclusion_min`/`inclusion_max`: a shuffled placement holds for the
-/// whole trial, so `ignore` with one far faster worker keeps using the
-/// same partition; i.i.d. workers use every partition about equally, and
-/// persistent stragglers make the least-used partition rarer.
+/// whole trial, so `ignore` and the batch and asynchronous strategies
+/// with one far faster worker keep using the same partition; i.i.d.
+/// workers use every partition about equally, and persistent stragglers
+/// make the least-used partition rarer. K-batch-sync on exponential
+/// workers takes each mini-batch from a uniformly random worker
+/// (memorylessness), so a partition is in an update of K mini-batches
+/// with probability 1 − (1 − 1/n)^K.
 #[test]
 fn inclusion_shows_which_data_is_dropped() {
     let classes = csv(&[
@@ -280,7 +284,7 @@ fn inclusion_shows_which_data_is_dropped() {
         "1:exp:rate=0.001",
         "--shuffle-placement",
         "--scheme",
-        "ignore",
+        "ignore,k-batch-sync,k-async,k-batch-async",
         "--s",
         "1",
         "--iterations",
@@ -288,8 +292,11 @@ fn inclusion_shows_which_data_is_dropped() {
         "--trials",
         "400",
     ]);
-    assert!(number(&classes, "inclusion_min", 0) < 0.01, "{classes}");
-    assert!(number(&classes, "inclusion_max", 0) > 0.99, "{classes}");
+    // One update's worth from one worker (K = n − s = 1): the fast one's.
+    for row in 0..4 {
+        assert!(number(&classes, "inclusion_min", row) < 0.01, "{classes}");
+        assert!(number(&classes, "inclusion_max", row) > 0.99, "{classes}");
+    }
     let share = |dist: &str| {
         let out = csv(&[
             "sweep",
@@ -313,6 +320,22 @@ fn inclusion_shows_which_data_is_dropped() {
     assert!(lo < 0.8 && hi > 0.8 && lo > 0.7 && hi < 0.9, "{lo} {hi}");
     let (plo, _) = share("exp:rate=1,p_slow=0.2,slowdown=50,persist=0.95");
     assert!(plo < lo - 0.1, "{plo} vs {lo}");
+    let batch = csv(&[
+        "sweep",
+        "--n",
+        "10",
+        "--scheme",
+        "k-batch-sync",
+        "--k",
+        "8",
+        "--iterations",
+        "200",
+        "--trials",
+        "400",
+    ]);
+    let p = 1.0 - 0.9f64.powi(8);
+    let (lo, hi) = (number(&batch, "inclusion_min", 0), number(&batch, "inclusion_max", 0));
+    assert!(lo < p && p < hi && hi - lo < 0.2, "{lo} {p} {hi}");
 }
 
 /// Shards of a persistent run merge into the single run's bytes, and a

@@ -119,6 +119,9 @@ impl TrialPlan {
                 }
             };
             if let Some(v) = arrival {
+                if master.updates == warmup {
+                    self.mark_used(e.slot, w, scratch);
+                }
                 master.count += 1;
                 master.stale += master.updates - v;
                 if !batch {

@@ -88,6 +88,9 @@ impl TrialPlan {
     /// the units are in `scratch.draws`).
     pub(super) fn strategy_time(&self, e: &Eval, strategy: Strategy, times: &[f64], scratch: &mut Scratch) -> f64 {
         let n = self.n;
+        if let Some(used) = scratch.used.as_mut() {
+            used[e.slot * n..(e.slot + 1) * n].fill(false);
+        }
         let draws = std::mem::take(&mut scratch.draws);
         let done = match strategy {
             Strategy::MultiMessage { s } => {
@@ -241,6 +244,15 @@ impl TrialPlan {
         self.every_tag(e, scratch)
     }
 
+    /// Where the trial records them, notes that worker `w`'s result is in
+    /// slot `slot`'s update (see [`TrialPlan::run_iteration_marked`]).
+    #[inline]
+    pub(super) fn mark_used(&self, slot: usize, w: usize, scratch: &mut Scratch) {
+        if let Some(used) = scratch.used.as_mut() {
+            used[slot * self.n + w] = true;
+        }
+    }
+
     /// K-batch-sync (see [`Strategy::KBatchSync`]): mini-batches in the
     /// order they are done, by a heap of each worker's next one.
     fn k_batch_sync(&self, e: &Eval, k: usize, times: &[f64], draws: &[f64], scratch: &mut Scratch) -> f64 {
@@ -256,12 +268,14 @@ impl TrialPlan {
         let end = loop {
             let Reverse(Event(t, w)) = next.pop().expect("every worker always has a next mini-batch");
             if !transfers {
+                self.mark_used(e.slot, w, scratch);
                 arrived += 1;
                 if arrived == k {
                     break t;
                 }
             } else if self.delivery.comm.link == Link::Shared {
                 // First come first served in the order they are done.
+                self.mark_used(e.slot, w, scratch);
                 queue_free = queue_free.max(t) + scratch.transfer[w] * message;
                 arrived += 1;
                 if arrived == k {
@@ -271,6 +285,9 @@ impl TrialPlan {
                 // Dedicated links reorder arrivals: keep the k earliest, and
                 // stop once a mini-batch is done after the k-th of them.
                 if kept.len() == k && t >= kept.peek().map_or(f64::INFINITY, |Event(a, _)| *a) {
+                    for &Event(_, v) in kept.iter() {
+                        self.mark_used(e.slot, v, scratch);
+                    }
                     break kept.peek().expect("k arrivals are kept").0;
                 }
                 kept.push(Event(t + scratch.transfer[w] * message, w));

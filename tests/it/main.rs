@@ -26,5 +26,6 @@ mod properties;
 mod shard;
 mod strategies;
 mod timelines;
+mod trace;
 mod value_stability;
 mod verify;

@@ -1,13 +1,14 @@
-//! `--plot FILE` for `run`, `sweep` and `merge`: validated before the work
+//! `--plot FILE` for `run`, `sweep`, `merge` and `trace`: validated before the work
 //! starts, drawn after it, written atomically (a temporary file renamed into
 //! place).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::builder::TypedValueParser;
 
 use gcsim::engine::Outcome;
+use gcsim::plot::PlotError;
 use gcsim::plot::survival::{Curve, survival_figure};
 use gcsim::plot::sweep::{Metric, SweepData, sweep_figure};
 use gcsim::report::{Row, RunConfig};
@@ -50,18 +51,13 @@ impl Figure {
     /// Checks the destination: a `.png` or `.svg` file that can be written
     /// (see [`check`]), before the work starts.
     pub fn new(path: PathBuf, kind: FigureKind) -> Result<Self> {
-        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        if !matches!(ext.as_deref(), Some("png" | "svg")) {
-            bail!("--plot {}: the figure must be a .png or .svg file", path.display());
-        }
-        check("--plot", &path)?;
+        check_destination(&path)?;
         Ok(Self { path, kind })
     }
 
     /// Draws the figure of a finished run.
     pub fn draw(&self, study: &Study, config: &RunConfig, rows: &[Row], outcome: Option<&Outcome>) -> Result<()> {
-        let file = AtomicFile::create(&self.path).with_context(|| format!("--plot {}", self.path.display()))?;
-        match self.kind {
+        draw_atomically(&self.path, |temp| match self.kind {
             FigureKind::Sweep(metric) => {
                 let baseline = study.exact_law(&study.baseline());
                 let p99_ci: Vec<Option<(f64, f64)>> = match outcome {
@@ -74,17 +70,31 @@ impl Figure {
                     p99_ci: &p99_ci,
                     baseline_exact: baseline.map(|l| (l.mean(), l.quantile(0.99))),
                 };
-                sweep_figure(&data, metric, file.temp_path())?;
+                sweep_figure(&data, metric, temp)
             }
-            FigureKind::Survival => {
-                survival_figure(config, &survival_curves(study, outcome), file.temp_path())?;
-            }
-        }
-        file.commit()
-            .with_context(|| format!("--plot {}", self.path.display()))?;
-        eprintln!("wrote figure {}", self.path.display());
-        Ok(())
+            FigureKind::Survival => survival_figure(config, &survival_curves(study, outcome), temp),
+        })
     }
+}
+
+/// Checks a `--plot` destination before the work starts: a `.png` or
+/// `.svg` file that can be written (see [`check`]).
+pub fn check_destination(path: &Path) -> Result<()> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    if !matches!(ext.as_deref(), Some("png" | "svg")) {
+        bail!("--plot {}: the figure must be a .png or .svg file", path.display());
+    }
+    check("--plot", path)
+}
+
+/// Draws a figure with `draw` into a temporary file beside `path`, renamed
+/// into place when complete.
+pub fn draw_atomically(path: &Path, draw: impl FnOnce(&Path) -> Result<(), PlotError>) -> Result<()> {
+    let file = AtomicFile::create(path).with_context(|| format!("--plot {}", path.display()))?;
+    draw(file.temp_path())?;
+    file.commit().with_context(|| format!("--plot {}", path.display()))?;
+    eprintln!("wrote figure {}", path.display());
+    Ok(())
 }
 
 /// The run's configuration and uncoded, simulated (if there was a

@@ -15,6 +15,7 @@ use gcsim::plan::PlanError;
 use gcsim::scheme::SchemeError;
 use gcsim::study::StudyError;
 use gcsim::sweep::SweepError;
+use gcsim::trace::TraceAnalysisError;
 
 /// The flag that sets `param`.
 pub fn flag(param: Param) -> &'static str {
@@ -62,7 +63,8 @@ fn describe(err: &(dyn Error + 'static)) -> String {
         SweepError,
         LoadModelError,
         CommError,
-        PlanError
+        PlanError,
+        TraceAnalysisError
     );
     err.to_string()
 }

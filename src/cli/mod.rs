@@ -14,6 +14,7 @@ pub mod progress;
 pub mod run;
 pub mod scenario;
 pub mod sweep;
+pub mod trace;
 pub mod verify;
 
 use std::str::FromStr;
@@ -41,6 +42,7 @@ use gcsim::study::Study;
   gcsim run --n 100 --scheme crc --s 20 --dist exp:rate=1 --load-model scaled
   gcsim sweep --n 100 --s 0..10 --scheme uncoded,frc,crc --out results.csv
   gcsim fit data/trace-llm-64w.csv      # then --dist with the printed best: line
+  gcsim trace data/trace-llm-64w.csv    # stragglers' persistence, and a fitted --dist
 
 Run `gcsim <command> --help` for every option of a command."
 )]
@@ -69,6 +71,8 @@ pub enum Command {
     Codes(codes::CodesArgs),
     /// Fit worker-time laws to a measured trace and print the best --dist.
     Fit(fit::FitArgs),
+    /// Analyse a measured trace: stragglers per worker, their persistence, and a fitted --dist.
+    Trace(trace::TraceArgs),
 }
 
 /// A validated command, ready to execute: each subcommand's arguments
@@ -88,6 +92,8 @@ pub enum Config {
     Codes(Box<codes::CodesJob>),
     /// `fit`.
     Fit(Box<fit::FitJob>),
+    /// `trace`.
+    Trace(Box<trace::TraceJob>),
 }
 
 impl TryFrom<Command> for Config {
@@ -104,6 +110,7 @@ impl TryFrom<Command> for Config {
             Command::Plan(args) => (*args).try_into().map(|j| Config::Plan(Box::new(j))),
             Command::Codes(args) => args.try_into().map(|j| Config::Codes(Box::new(j))),
             Command::Fit(args) => args.try_into().map(|j| Config::Fit(Box::new(j))),
+            Command::Trace(args) => args.try_into().map(|j| Config::Trace(Box::new(j))),
         };
         config.map_err(usage)
     }
@@ -120,6 +127,7 @@ impl Config {
             Config::Plan(job) => job.execute(),
             Config::Codes(job) => job.execute(),
             Config::Fit(job) => job.execute(),
+            Config::Trace(job) => job.execute(),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! `assets/fonts/`) through plotters' ab_glyph backend, so a figure is legible
 //! on a machine with no system fonts and the binary links no font library.
 
+pub mod heatmap;
 pub mod survival;
 pub mod sweep;
 

@@ -27,5 +27,6 @@ mod properties;
 mod shard;
 mod strategies;
 mod timelines;
+mod trace;
 mod value_stability;
 mod verify;

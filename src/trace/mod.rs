@@ -4,6 +4,21 @@
 //! A [`Trace`] keeps the times as a steps × workers table. Steps where a
 //! worker has no row are dropped whole, so that every kept step holds a time
 //! for every worker (replay needs complete steps).
+//!
+//! [`analysis`] is `gcsim trace`: per-worker and trace-wide statistics
+//! ([`stats`]) and the two-state straggler model fitted to the trace
+//! ([`hmm`]).
+
+pub mod analysis;
+mod export;
+pub mod heterogeneity;
+pub mod hmm;
+pub mod stats;
+
+#[cfg(test)]
+mod recovery;
+
+pub use analysis::{TraceAnalysisError, TraceReport};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -61,6 +76,10 @@ pub struct Trace {
     /// Row-major: `times[step * workers + worker]`.
     times: Vec<f64>,
     steps: usize,
+    /// The `worker` column's values, ascending: worker i is `worker_ids[i]`.
+    worker_ids: Vec<u64>,
+    /// The `step` column's values of the complete steps, ascending.
+    step_ids: Vec<u64>,
     /// Steps dropped for a missing worker, and the rows they held.
     dropped: (usize, usize),
 }
@@ -144,11 +163,13 @@ impl Trace {
         let workers = all_workers.len();
         let mut times = Vec::new();
         let mut steps = 0;
+        let mut step_ids = Vec::new();
         let mut dropped = (0, 0);
-        for row in by_step.values() {
+        for (&step, row) in &by_step {
             if row.len() == workers {
                 times.extend(all_workers.iter().map(|w| row[w]));
                 steps += 1;
+                step_ids.push(step);
             } else {
                 dropped = (dropped.0 + 1, dropped.1 + row.len());
             }
@@ -164,6 +185,8 @@ impl Trace {
             workers,
             times,
             steps,
+            worker_ids: all_workers.into_iter().collect(),
+            step_ids,
             dropped,
         })
     }
@@ -181,6 +204,17 @@ impl Trace {
     /// Complete steps.
     pub fn steps(&self) -> usize {
         self.steps
+    }
+
+    /// The `worker` column's value of each worker, ascending (worker i of
+    /// [`Trace::step`] is `worker_ids()[i]`).
+    pub fn worker_ids(&self) -> &[u64] {
+        &self.worker_ids
+    }
+
+    /// The `step` column's value of each complete step, ascending.
+    pub fn step_ids(&self) -> &[u64] {
+        &self.step_ids
     }
 
     /// Steps dropped because some worker has no time in them, and the rows
@@ -233,6 +267,7 @@ mod tests {
         );
         assert_eq!(t.step(0), &[0.5, 0.7]);
         assert_eq!(t.step(1), &[1.5, 0.9]);
+        assert_eq!((t.worker_ids(), t.step_ids()), (&[0, 1][..], &[1, 3][..]));
     }
 
     #[test]

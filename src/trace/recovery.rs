@@ -1,0 +1,130 @@
+//! Recovery of the two-state model from synthetic traces drawn from it at
+//! fixed seeds: each estimate within 3 of its bootstrap standard errors of
+//! the truth, and the errors small enough to mean something.
+
+use rand::SeedableRng;
+use rand_distr::{Distribution, Normal};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::{Trace, TraceReport};
+
+/// The truth behind a synthetic trace.
+struct Truth {
+    p_slow: f64,
+    slowdown: f64,
+    rho: f64,
+}
+
+/// A trace of `workers` independent chains over `steps` steps, each
+/// starting in the stationary law: `P(N→S) = p(1 − ρ)`, `P(S→S) = p + ρ(1 − p)`;
+/// a time is `e^(0.1·Z)` (log-normal, μ = 0, σ = 0.1), times `slowdown` when slow.
+fn synthetic(truth: &Truth, workers: usize, steps: usize, seed: u64) -> Trace {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let normal = Normal::new(0.0f64, 0.1).unwrap();
+    let (p, rho) = (truth.p_slow, truth.rho);
+    let (enter, stay) = (p * (1.0 - rho), p + rho * (1.0 - p));
+    let mut text = String::from("step,worker,time\n");
+    for w in 0..workers {
+        let mut slow = rand::RngExt::random::<f64>(&mut rng) < p;
+        for t in 0..steps {
+            if t > 0 {
+                let u: f64 = rand::RngExt::random(&mut rng);
+                slow = u < if slow { stay } else { enter };
+            }
+            let x = normal.sample(&mut rng).exp() * if slow { truth.slowdown } else { 1.0 };
+            text.push_str(&format!("{t},{w},{x}\n"));
+        }
+    }
+    Trace::parse("synthetic.csv", &text).unwrap()
+}
+
+fn within_3_se(label: &str, got: Option<f64>, se: Option<f64>, truth: f64) {
+    let (got, se) = (got.unwrap(), se.unwrap());
+    eprintln!("{label}: {got:.4} ± {se:.4} (truth {truth})");
+    assert!(se > 0.0, "{label}: standard error {se}");
+    assert!(
+        (got - truth).abs() < 3.0 * se,
+        "{label}: {got} vs {truth}: {:.2} standard errors",
+        (got - truth) / se
+    );
+}
+
+fn recovers(truth: Truth, seed: u64) -> TraceReport {
+    let trace = synthetic(&truth, 64, 500, seed);
+    let report = TraceReport::new(&trace, None, 0).unwrap();
+    let m = &report.model;
+    assert!(m.slow_state, "{:?}", report.notes);
+    within_3_se("p_slow", m.p_slow, m.p_slow_se, truth.p_slow);
+    within_3_se("slowdown", m.slowdown, m.slowdown_se, truth.slowdown);
+    within_3_se("persist", m.persist, m.persist_se, truth.rho);
+    assert!(m.persist_se.unwrap() < 0.1 && m.p_slow_se.unwrap() < 0.02 && m.slowdown_se.unwrap() < 0.2);
+    // The base law: the log-normal of the normal-state times.
+    let base = m.base.as_deref().unwrap();
+    let law: crate::dist::Dist = base.parse().unwrap();
+    let crate::dist::Base::LogNormal { mu, sigma } = law.base() else {
+        panic!("base law {base}")
+    };
+    assert!(mu.abs() < 0.005 && (sigma - 0.1).abs() < 0.005, "{base}");
+    assert!(
+        report.warnings.iter().all(|w| !w.contains("heterogeneity")),
+        "{:?}",
+        report.warnings
+    );
+    report
+}
+
+#[test]
+fn recovers_persistent_stragglers() {
+    let report = recovers(
+        Truth {
+            p_slow: 0.05,
+            slowdown: 4.0,
+            rho: 0.8,
+        },
+        11,
+    );
+    // The --dist string carries the estimate, to four significant digits.
+    let fitted = report.fitted.unwrap();
+    let persist: f64 = fitted.split_once(",persist=").unwrap().1.parse().unwrap();
+    assert!(fitted.starts_with("lognormal:"), "{fitted}");
+    assert!((persist - report.model.persist.unwrap()).abs() < 1e-3, "{fitted}");
+}
+
+#[test]
+fn recovers_independent_stragglers() {
+    recovers(
+        Truth {
+            p_slow: 0.05,
+            slowdown: 4.0,
+            rho: 0.0,
+        },
+        12,
+    );
+}
+
+/// No slow state in the model: one log-normal law, and the report says so.
+#[test]
+fn finds_no_slow_state_without_stragglers() {
+    let trace = synthetic(
+        &Truth {
+            p_slow: 0.0,
+            slowdown: 1.0,
+            rho: 0.0,
+        },
+        32,
+        200,
+        13,
+    );
+    let report = TraceReport::new(&trace, None, 0).unwrap();
+    let m = &report.model;
+    assert!(!m.slow_state);
+    assert_eq!((m.p_slow, m.slowdown, m.persist), (None, None, None));
+    assert!(
+        report.notes.iter().any(|n| n.contains("no slow state")),
+        "{:?}",
+        report.notes
+    );
+    let fitted = report.fitted.unwrap();
+    assert!(!fitted.contains("p_slow") && !fitted.contains("persist"), "{fitted}");
+    assert!(report.per_worker.iter().all(|r| r.slow_state_share.is_none()));
+}

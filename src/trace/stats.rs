@@ -1,0 +1,241 @@
+//! Descriptive statistics of a trace: who is slow, how often, and for how long.
+//!
+//! - The s slowest workers of a step: the s largest times, ties going to the
+//!   lower worker index.
+//! - A worker's stay probability: `P(among the s slowest at t+1 | among them at t)`,
+//!   the count of consecutive pairs (t, t+1) with both over the count of t < T−1
+//!   with the first; undefined when the worker is never among them before the
+//!   last step.
+//! - Lag-1 autocorrelation of a series x₁ … x_T (Box, Jenkins & Reinsel,
+//!   *Time Series Analysis*, 4th ed. 2008, §2.1.5):
+//!   `r₁ = Σ_{t<T} (x_t − x̄)(x_{t+1} − x̄) / Σ_t (x_t − x̄)²`.
+//! - Pearson correlation of two workers' series across steps; its mean over
+//!   the pairs of workers measures step-wide slowdowns (every worker slower
+//!   in the same steps), which a model of independent workers leaves out.
+//!
+//! A statistic that a series does not define (fewer than [`MIN_STEPS`]
+//! steps, or a constant series) is `None`, never NaN.
+
+use super::Trace;
+
+/// The fewest steps for which a correlation is computed: with two points
+/// every Pearson correlation is ±1 and a lag-1 autocorrelation rests on one pair.
+pub const MIN_STEPS: usize = 3;
+
+/// A series whose values are all equal: correlations are undefined for it.
+fn constant(xs: &[f64]) -> bool {
+    xs.windows(2).all(|w| w[0] == w[1])
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// The lag-1 autocorrelation `r₁` of `xs`; `None` with fewer than
+/// [`MIN_STEPS`] values or when they are all equal.
+pub fn lag1_autocorrelation(xs: &[f64]) -> Option<f64> {
+    if xs.len() < MIN_STEPS || constant(xs) {
+        return None;
+    }
+    let m = mean(xs);
+    let ss: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
+    let lagged: f64 = xs.windows(2).map(|w| (w[0] - m) * (w[1] - m)).sum();
+    Some(lagged / ss)
+}
+
+/// The Pearson correlation of `xs` and `ys` (of equal length); `None` with
+/// fewer than [`MIN_STEPS`] values or when either series is constant.
+pub fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
+    assert_eq!(xs.len(), ys.len(), "pearson: series of different lengths");
+    if xs.len() < MIN_STEPS || constant(xs) || constant(ys) {
+        return None;
+    }
+    let (mx, my) = (mean(xs), mean(ys));
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (x, y) in xs.iter().zip(ys) {
+        let (dx, dy) = (x - mx, y - my);
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    Some((sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0))
+}
+
+/// `P(flag at t+1 | flag at t)` over consecutive pairs of `flags`; `None`
+/// when no flag is set before the last position.
+pub fn stay_probability(flags: &[bool]) -> Option<f64> {
+    let (mut from, mut stayed) = (0usize, 0usize);
+    for w in flags.windows(2) {
+        if w[0] {
+            from += 1;
+            stayed += usize::from(w[1]);
+        }
+    }
+    (from > 0).then(|| stayed as f64 / from as f64)
+}
+
+/// One worker's times across the steps, in step order.
+pub fn worker_series(trace: &Trace, worker: usize) -> Vec<f64> {
+    (0..trace.steps()).map(|t| trace.step(t)[worker]).collect()
+}
+
+/// Each worker's times across the steps, worker by worker.
+pub fn worker_major(trace: &Trace) -> Vec<Vec<f64>> {
+    (0..trace.workers()).map(|w| worker_series(trace, w)).collect()
+}
+
+/// The median of `xs` (the mean of the two middle values for an even count).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        0.5 * (sorted[n / 2 - 1] + sorted[n / 2])
+    }
+}
+
+/// Each time divided by its step's median over the workers, steps × workers
+/// row-major as [`Trace::all`].
+pub fn relative_to_step_median(trace: &Trace) -> Vec<f64> {
+    (0..trace.steps())
+        .flat_map(|t| {
+            let step = trace.step(t);
+            let m = median(step);
+            step.iter().map(move |x| x / m)
+        })
+        .collect()
+}
+
+/// Whether each worker is among the `s` slowest of each step (ties go to
+/// the lower worker index): worker by worker, step by step.
+pub fn slowest(trace: &Trace, s: usize) -> Vec<Vec<bool>> {
+    let mut flags = vec![vec![false; trace.steps()]; trace.workers()];
+    let mut order: Vec<usize> = (0..trace.workers()).collect();
+    for (t, step) in (0..trace.steps()).map(|t| (t, trace.step(t))) {
+        order.sort_by(|&a, &b| step[b].total_cmp(&step[a]).then(a.cmp(&b)));
+        for &w in order.iter().take(s) {
+            flags[w][t] = true;
+        }
+    }
+    flags
+}
+
+/// Ranks by mean, 1 = the largest; ties go to the lower index.
+pub fn ranks_by_mean(means: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..means.len()).collect();
+    order.sort_by(|&a, &b| means[b].total_cmp(&means[a]).then(a.cmp(&b)));
+    let mut ranks = vec![0; means.len()];
+    for (r, &w) in order.iter().enumerate() {
+        ranks[w] = r + 1;
+    }
+    ranks
+}
+
+/// The mean over pairs of workers of the Pearson correlation of their
+/// series, and the number of pairs that define one. Cost: O(n²·T).
+pub fn mean_cross_correlation(series: &[Vec<f64>]) -> (Option<f64>, usize) {
+    let mut sum = 0.0;
+    let mut pairs = 0;
+    for (i, a) in series.iter().enumerate() {
+        for b in &series[i + 1..] {
+            if let Some(r) = pearson(a, b) {
+                sum += r;
+                pairs += 1;
+            }
+        }
+    }
+    ((pairs > 0).then(|| sum / pairs as f64), pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three workers, five steps; every value below is worked by hand.
+    const SMALL: &str = "step,worker,time
+0,0,1\n0,1,2\n0,2,3
+1,0,1\n1,1,3\n1,2,2
+2,0,4\n2,1,1\n2,2,2
+3,0,1\n3,1,5\n3,2,2
+4,0,2\n4,1,6\n4,2,1
+";
+
+    fn small() -> Trace {
+        Trace::parse("small.csv", SMALL).unwrap()
+    }
+
+    #[test]
+    fn slowest_and_stay_by_hand() {
+        let t = small();
+        let flags = slowest(&t, 1);
+        // Slowest of each step: worker 2, 1, 0, 1, 1.
+        assert_eq!(flags[0], [false, false, true, false, false]);
+        assert_eq!(flags[1], [false, true, false, true, true]);
+        assert_eq!(flags[2], [true, false, false, false, false]);
+        // Worker 1 is slowest at steps 1 and 3 (step 4 is last): it stays once.
+        assert_eq!(stay_probability(&flags[1]), Some(0.5));
+        assert_eq!(stay_probability(&flags[0]), Some(0.0));
+        assert_eq!(stay_probability(&flags[2]), Some(0.0));
+        assert_eq!(stay_probability(&[false, false, true]), None);
+        let two = slowest(&t, 2);
+        assert_eq!(two[0], [false, false, true, false, true]);
+        assert_eq!(two[2], [true, true, true, true, false]);
+        assert_eq!(stay_probability(&two[2]), Some(0.75));
+        // Ties go to the lower index.
+        let tied = Trace::parse("t.csv", "step,worker,time\n0,0,1\n0,1,2\n0,2,2\n").unwrap();
+        assert_eq!(slowest(&tied, 1), [[false], [true], [false]]);
+    }
+
+    #[test]
+    fn autocorrelation_by_hand() {
+        // Worker 0: 1, 1, 4, 1, 2; mean 1.8, deviations -0.8 -0.8 2.2 -0.8 0.2,
+        // Σd² = 6.8, Σ d_t d_{t+1} = 0.64 - 1.76 - 1.76 - 0.16 = -3.04.
+        let x = worker_series(&small(), 0);
+        assert_eq!(x, [1.0, 1.0, 4.0, 1.0, 2.0]);
+        let r = lag1_autocorrelation(&x).unwrap();
+        assert!((r - (-3.04 / 6.8)).abs() < 1e-15, "{r}");
+        assert!((r - (-38.0 / 85.0)).abs() < 1e-15, "{r}");
+        // A strictly alternating series: r₁ = -(T-1)/T.
+        let r = lag1_autocorrelation(&[1.0, 2.0, 1.0, 2.0]).unwrap();
+        assert!((r + 0.75).abs() < 1e-15, "{r}");
+        assert_eq!(lag1_autocorrelation(&[1.0, 2.0]), None);
+        assert_eq!(lag1_autocorrelation(&[0.1; 7]), None);
+    }
+
+    #[test]
+    fn correlation_by_hand() {
+        let series = worker_major(&small());
+        // Worker 2: 3 2 2 2 1, deviations 1 0 0 0 -1, Σd² = 2; with worker 0,
+        // Σ dx·dy = -0.8 - 0.2 = -1, so r = -1/√(6.8·2).
+        let r02 = pearson(&series[0], &series[2]).unwrap();
+        assert!((r02 + 1.0 / 13.6f64.sqrt()).abs() < 1e-15, "{r02}");
+        // Worker 1: 2 3 1 5 6, mean 3.4, deviations -1.4 -0.4 -2.4 1.6 2.6, Σd² = 17.2.
+        // With worker 0: 1.12 + 0.32 - 5.28 - 1.28 + 0.52 = -4.6.
+        let r01 = pearson(&series[0], &series[1]).unwrap();
+        assert!((r01 + 4.6 / (6.8f64 * 17.2).sqrt()).abs() < 1e-15, "{r01}");
+        // With worker 2: -1.4 - 2.6 = -4.
+        let r12 = pearson(&series[1], &series[2]).unwrap();
+        assert!((r12 + 4.0 / (17.2f64 * 2.0).sqrt()).abs() < 1e-15, "{r12}");
+        let (m, pairs) = mean_cross_correlation(&series);
+        assert_eq!(pairs, 3);
+        assert!((m.unwrap() - (r01 + r02 + r12) / 3.0).abs() < 1e-15);
+        assert_eq!(pearson(&[1.0, 2.0, 3.0], &[5.0; 3]), None);
+        assert_eq!(mean_cross_correlation(&[vec![1.0, 2.0, 3.0], vec![2.0; 3]]), (None, 0));
+    }
+
+    #[test]
+    fn means_ranks_and_medians() {
+        let t = small();
+        let means: Vec<f64> = worker_major(&t).iter().map(|x| mean(x)).collect();
+        assert_eq!(means, [1.8, 3.4, 2.0]);
+        assert_eq!(ranks_by_mean(&means), [3, 1, 2]);
+        assert_eq!(ranks_by_mean(&[1.0, 1.0]), [1, 2]);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        let rel = relative_to_step_median(&t);
+        assert_eq!(&rel[..3], &[0.5, 1.0, 1.5]);
+        assert_eq!(&rel[12..], &[1.0, 3.0, 0.5]);
+    }
+}

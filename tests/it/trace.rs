@@ -32,10 +32,9 @@ fn json(file: &Path, args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&run(file, &all).0).unwrap()
 }
 
-/// The fitted string up to `persist`, which the `--dist` parser reads.
+/// The fitted string, which the `--dist` parser reads whole.
 fn fitted_law(fitted: &str) -> Dist {
-    let law = fitted.split(",persist=").next().unwrap();
-    law.parse().unwrap_or_else(|e| panic!("{fitted}: {e}"))
+    fitted.parse().unwrap_or_else(|e| panic!("{fitted}: {e}"))
 }
 
 #[test]
@@ -89,6 +88,8 @@ fn json_has_every_field() {
         // the warnings call them heterogeneity.
         assert_eq!(m["slow_state"], true, "{name}");
         assert!(law.stragglers().is_some(), "{fitted}");
+        // States that never change: the largest persistence the simulator takes.
+        assert_eq!(law.persist(), 0.999, "{fitted}");
         let warnings: Vec<&str> = v["warnings"]
             .as_array()
             .unwrap()
@@ -146,6 +147,25 @@ fn table_ends_with_the_fitted_line_and_csv_has_a_row_per_worker() {
     let last = table.lines().last().unwrap();
     let fitted = last.strip_prefix("fitted: --dist ").unwrap_or_else(|| panic!("{last}"));
     fitted_law(fitted);
+    // The line runs as it is, over consecutive iterations.
+    Command::cargo_bin("gcsim")
+        .unwrap()
+        .args([
+            "run",
+            "--n",
+            "64",
+            "--scheme",
+            "crc",
+            "--s",
+            "3",
+            "--iterations",
+            "20",
+            "--trials",
+            "500",
+        ])
+        .args(["--dist", fitted])
+        .assert()
+        .success();
     assert!(
         table.contains("# warning: estimates from 43 steps are rough"),
         "{table}"

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::analytic::{ComputationLaw, ExactLaw, classes::ClassLaw, iteration_law};
+use crate::analytic::{ComputationLaw, ExactLaw, classes::ClassLaw, groups::GroupLaw, iteration_law};
 use crate::codes::custom::CustomMatrix;
 use crate::codes::{Code, CodeError, Generator};
 use crate::comm::{Comm, Link, Transfer};
@@ -301,7 +301,9 @@ impl Study {
 
     /// The exact law of `scheme`'s iteration time, where the theory gives
     /// one: i.i.d. parametric workers, or classes of workers under a
-    /// one-draw load model; under communication only where it shifts every
+    /// one-draw load model, or i.i.d. workers with group slowdowns under a
+    /// one-draw load model (a mixture over the slow groups, see
+    /// [`crate::analytic::groups`]); under communication only where it shifts every
     /// arrival by the same constant (a dedicated link with a constant
     /// transfer time), the law of computation shifted by τ·message plus the
     /// decoding time. None under the rank decoder, which is simulated, and
@@ -346,6 +348,10 @@ impl Study {
             })
         };
         let computation = match &self.workers {
+            Workers::Iid(d) if d.groups().is_some() => {
+                let infinite = self.mean_is_infinite(scheme);
+                GroupLaw::new(d, &self.load_model, scheme, infinite).map(ComputationLaw::Groups)
+            }
             Workers::Iid(d) => iid(d).map(ComputationLaw::Iid),
             w @ Workers::Classes { .. } => {
                 let infinite = self.mean_is_infinite(scheme);

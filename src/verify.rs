@@ -2,7 +2,8 @@
 //!
 //! For each configuration of a built-in grid (every distribution × load
 //! model × scheme whose iteration time has an exact law, plus the worked
-//! numbers printed in the README) the engine's estimates are compared with the theory:
+//! numbers printed in the README) the engine's estimates are compared with the
+//! theory, the study's exact law ([`Study::exact_law`]):
 //!
 //! - the mean by z = (x̄ − E(T)) / SE(x̄);
 //! - p50 and p99 by z = (F(x̂_q) − q) / √(q(1−q)/N): the exact CDF at the
@@ -129,7 +130,8 @@ fn timeout(n: usize, t: f64) -> Scheme {
 /// with finite variance, Pareto with an infinite mean, a straggler mixture)
 /// × four load models × all six code schemes on n = 20, the worked example on
 /// n = 100, the same laws and load models under two `timeout` deadlines
-/// on their own draws, and K-batch-sync on exponential workers.
+/// on their own draws, K-batch-sync on exponential workers, the
+/// asynchronous strategies on n = 6, and group slowdowns on n = 12.
 /// Configurations without an exact law are left out when run.
 pub fn grid() -> Vec<Case> {
     let n = 20;
@@ -224,6 +226,37 @@ pub fn grid() -> Vec<Case> {
                 .collect(),
         });
     }
+    // Correlated group slowdowns: 12 workers in groups of 5 (the last of
+    // 2) or of 4 (frc's pairs within them), each group 3 times slower with
+    // probability 0.2; the exact law mixes over the workers in slow groups.
+    // Last, so that the cases before keep their seeds.
+    let grouped = |base: Result<Dist, _>, size| {
+        base.and_then(|d| d.with_groups(size, 0.2, 3.0))
+            .expect("valid built-in law")
+    };
+    let g = 12;
+    cases.push(Case {
+        n: g,
+        dist: grouped(Dist::exp(1.0), 5),
+        model: LoadModel::Fixed,
+        schemes: vec![
+            scheme(SchemeKind::Uncoded, g, None, None, None),
+            scheme(SchemeKind::Ignore, g, Some(2), None, None),
+            scheme(SchemeKind::Crc, g, Some(3), None, None),
+            scheme(SchemeKind::Mds, g, None, None, Some(6)),
+        ],
+    });
+    cases.push(Case {
+        n: g,
+        dist: grouped(Dist::exp(1.0).and_then(|d| d.with_stragglers(0.1, 5.0)), 4),
+        model: LoadModel::Scaled,
+        schemes: vec![
+            scheme(SchemeKind::Uncoded, g, None, None, None),
+            scheme(SchemeKind::Frc, g, Some(1), None, None),
+            scheme(SchemeKind::Crc, g, Some(3), None, None),
+            scheme(SchemeKind::CommEfficient, g, Some(3), Some(2), None),
+        ],
+    });
     cases
 }
 
@@ -284,24 +317,28 @@ pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Ou
     }
     let mut pending = Vec::new();
     for (i, case) in cases.iter().enumerate() {
+        let study = |schemes| {
+            Study::new(
+                case.n,
+                case.dist,
+                case.model,
+                schemes,
+                trials,
+                seed.wrapping_add(i as u64),
+            )
+            .expect("the built-in grid is a valid study")
+        };
+        // The laws as every report takes them: the study's.
+        let all = study(case.schemes.clone());
         let exact: Vec<(Scheme, _)> = case
             .schemes
             .iter()
-            .filter_map(|s| iteration_law(&case.dist, &case.model, s).map(|law| (*s, law)))
+            .filter_map(|s| all.exact_law(s).map(|law| (*s, law)))
             .collect();
         if exact.is_empty() {
             continue;
         }
-        let schemes = exact.iter().map(|(s, _)| *s).collect();
-        let study = Study::new(
-            case.n,
-            case.dist,
-            case.model,
-            schemes,
-            trials,
-            seed.wrapping_add(i as u64),
-        )
-        .expect("the built-in grid is a valid study");
+        let study = study(exact.iter().map(|(s, _)| *s).collect());
         let outcome = engine(&study);
         // Under some load models two schemes have the same law (ignore,
         // crc and comm-efficient at equal k under `fixed`) and, on common

@@ -24,10 +24,21 @@
 //! [`iteration_law`] returns `None` where no exact law is implemented:
 //! `additive` loads with a Pareto, log-normal or Weibull base, with a
 //! straggler mixture, or with a non-integer load ℓ (mds with k ∤ n); the
-//! speculative and multi-message timelines; k-batch-sync on other laws.
+//! speculative and multi-message timelines; k-batch-sync on other laws;
+//! and workers that slow down in groups, which are not independent.
+//!
+//! Beside it, [`classes`] gives the law of independent workers of several
+//! laws (non-identical order statistics), and [`groups`] that of i.i.d.
+//! workers with group slowdowns under k of n (and frc where each of its
+//! groups lies in one slowdown group) and a one-draw load model: given the
+//! number m of workers in slow groups they are two classes, so the law is
+//! the mixture `Σ_m P(m)·P(T ≤ t | m)` with m = G·J + r·B,
+//! J ~ Binomial(⌊n/G⌋, P) and B ~ Bernoulli(P) for a last group of
+//! r = n mod G workers.
 
 mod binomial;
 pub mod classes;
+pub mod groups;
 mod mean;
 mod numeric;
 mod special;
@@ -430,14 +441,16 @@ impl IterationLaw {
     }
 }
 
-/// The exact law of the computation alone: of i.i.d. workers, or of worker
-/// classes.
+/// The exact law of the computation alone: of i.i.d. workers, of worker
+/// classes, or of i.i.d. workers that slow down in groups.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ComputationLaw {
     /// i.i.d. workers.
     Iid(IterationLaw),
     /// Classes of workers (non-identical order statistics).
     Classes(classes::ClassLaw),
+    /// i.i.d. workers with group slowdowns (a mixture over the slow groups).
+    Groups(groups::GroupLaw),
 }
 
 impl ComputationLaw {
@@ -445,6 +458,17 @@ impl ComputationLaw {
         match self {
             ComputationLaw::Iid(l) => l.cdf(t),
             ComputationLaw::Classes(l) => l.cdf(t),
+            ComputationLaw::Groups(l) => l.cdf(t),
+        }
+    }
+
+    /// The CDF's left limit: below the CDF only at a deadline's atom, which
+    /// only the i.i.d. law has (the others have no deadline).
+    fn cdf_below(&self, t: f64) -> f64 {
+        match self {
+            ComputationLaw::Iid(l) => l.cdf_below(t),
+            ComputationLaw::Classes(l) => l.cdf(t),
+            ComputationLaw::Groups(l) => l.cdf(t),
         }
     }
 
@@ -452,6 +476,7 @@ impl ComputationLaw {
         match self {
             ComputationLaw::Iid(l) => l.sf(t),
             ComputationLaw::Classes(l) => l.sf(t),
+            ComputationLaw::Groups(l) => l.sf(t),
         }
     }
 
@@ -459,6 +484,7 @@ impl ComputationLaw {
         match self {
             ComputationLaw::Iid(l) => l.quantile(q),
             ComputationLaw::Classes(l) => l.quantile(q),
+            ComputationLaw::Groups(l) => l.quantile(q),
         }
     }
 
@@ -466,6 +492,7 @@ impl ComputationLaw {
         match self {
             ComputationLaw::Iid(l) => l.mean(),
             ComputationLaw::Classes(l) => l.mean(),
+            ComputationLaw::Groups(l) => l.mean(),
         }
     }
 }
@@ -491,6 +518,11 @@ impl ExactLaw {
         self.computation.cdf(t - self.shift)
     }
 
+    /// P(T < t): the CDF's left limit, below it only at a deadline's atom.
+    pub fn cdf_below(&self, t: f64) -> f64 {
+        self.computation.cdf_below(t - self.shift)
+    }
+
     /// P(T > t).
     pub fn sf(&self, t: f64) -> f64 {
         self.computation.sf(t - self.shift)
@@ -511,7 +543,7 @@ impl ExactLaw {
     pub fn deadline_share(&self) -> Option<f64> {
         match &self.computation {
             ComputationLaw::Iid(l) => l.deadline_share(),
-            ComputationLaw::Classes(_) => None,
+            ComputationLaw::Classes(_) | ComputationLaw::Groups(_) => None,
         }
     }
 }

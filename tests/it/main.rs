@@ -19,6 +19,7 @@ mod errors_strategies;
 mod figures;
 mod fit;
 mod flags_act;
+mod groups;
 mod partial;
 mod persistence;
 mod plan;

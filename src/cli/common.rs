@@ -39,11 +39,16 @@ pub struct CommonArgs {
     /// shifted-exp:shift=S,rate=R, pareto:scale=X,shape=A, lognormal:mu=M,sigma=S
     /// (ln X ~ Normal(M, S²)), or weibull:scale=L,shape=K (P(X > x) = exp(-(x/L)^K));
     /// any of them may add p_slow=P,slowdown=F (a draw is F times slower with
-    /// probability P). Measured times: trace:path=FILE (each worker's time
-    /// bootstrapped from every recorded time) or replay:path=FILE (each trial
-    /// replays one recorded step), FILE a CSV with columns step,worker,time;
-    /// `gcsim fit FILE` prints the best-fitting law. [default: exp:rate=1]
-    /// Example: --dist exp:rate=1,p_slow=0.05,slowdown=8
+    /// probability P), persist=RHO (0 <= RHO < 1: a slow worker stays slow
+    /// with probability P + RHO(1 - P) in the next iteration; see
+    /// --iterations) and group=G,p_group=Q,group_slowdown=H (consecutive
+    /// groups of G workers are H times slower together with probability Q).
+    /// Measured times: trace:path=FILE (each worker's time bootstrapped from
+    /// every recorded time) or replay:path=FILE (each trial replays one
+    /// recorded step; consecutive steps with --iterations), FILE a CSV with
+    /// columns step,worker,time; `gcsim fit FILE` prints the best-fitting law,
+    /// `gcsim trace FILE` the fitted p_slow, slowdown and persist. [default: exp:rate=1]
+    /// Example: --dist exp:rate=1,p_slow=0.05,slowdown=8,persist=0.9
     #[arg(long, value_name = "DIST", value_parser = parse_dist)]
     pub dist: Option<Workers>,
 

@@ -14,7 +14,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{FONT, PlotError, SIZE, register_font};
+use super::{FONT, PlotError, Render, SIZE, draw_figure};
 use crate::trace::Trace;
 use crate::trace::stats::relative_to_step_median;
 
@@ -60,25 +60,15 @@ fn bins(count: usize, max: usize) -> Vec<(usize, usize)> {
 
 /// Draws the heatmap of `trace` to `path` (`.png` or `.svg`).
 pub fn heatmap_figure(trace: &Trace, path: &Path) -> Result<(), PlotError> {
-    register_font();
-    let shown = path.display().to_string();
-    let err = |e: &dyn std::fmt::Display| PlotError::Draw {
-        path: shown.clone(),
-        reason: e.to_string(),
-    };
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("png") => {
-            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-            render(trace, &root, &shown)?;
-            root.present().map_err(|e| err(&e))
-        }
-        Some("svg") => {
-            let root = SVGBackend::new(path, SIZE).into_drawing_area();
-            render(trace, &root, &shown)?;
-            root.present().map_err(|e| err(&e))
-        }
-        _ => Err(PlotError::Extension(shown)),
+    draw_figure(&Heatmap(trace), path)
+}
+
+/// The heatmap of a trace, as a figure.
+struct Heatmap<'a>(&'a Trace);
+
+impl Render for Heatmap<'_> {
+    fn render<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, path: &str) -> Result<(), PlotError> {
+        render(self.0, root, path)
     }
 }
 

@@ -134,8 +134,25 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(23, 190, 207),
 ];
 
+/// A figure that draws itself on any plotters backend.
+pub(crate) trait Render {
+    /// Draws onto `root`; `path` names the file in errors.
+    fn render<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, path: &str) -> Result<(), PlotError>;
+}
+
+impl Render for LineChart {
+    fn render<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, path: &str) -> Result<(), PlotError> {
+        render(self, root, path)
+    }
+}
+
 /// Draws `chart` to `path` (`.png` or `.svg`).
 pub fn draw(chart: &LineChart, path: &Path) -> Result<(), PlotError> {
+    draw_figure(chart, path)
+}
+
+/// Draws `figure` to `path`, a bitmap for `.png` and a vector figure for `.svg`.
+pub(crate) fn draw_figure(figure: &impl Render, path: &Path) -> Result<(), PlotError> {
     register_font();
     let shown = path.display().to_string();
     let err = |e: &dyn std::fmt::Display| PlotError::Draw {
@@ -146,12 +163,12 @@ pub fn draw(chart: &LineChart, path: &Path) -> Result<(), PlotError> {
     match ext.as_deref() {
         Some("png") => {
             let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-            render(chart, &root, &shown)?;
+            figure.render(&root, &shown)?;
             root.present().map_err(|e| err(&e))
         }
         Some("svg") => {
             let root = SVGBackend::new(path, SIZE).into_drawing_area();
-            render(chart, &root, &shown)?;
+            figure.render(&root, &shown)?;
             root.present().map_err(|e| err(&e))
         }
         _ => Err(PlotError::Extension(shown)),

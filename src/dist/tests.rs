@@ -128,3 +128,17 @@ fn invalid_parameters_name_the_key() {
     assert!(base.with_stragglers(1.5, 2.0).is_err());
     assert!(base.with_stragglers(0.1, 0.5).is_err());
 }
+
+#[test]
+fn independent_drops_groups_and_persistence() {
+    let d: Dist = "exp:rate=2,p_slow=0.1,slowdown=4,group=3,p_group=0.2,group_slowdown=2,persist=0.5"
+        .parse()
+        .unwrap();
+    let i = d.independent();
+    assert_eq!((i.groups(), i.persist()), (None, 0.0));
+    assert_eq!(i.stragglers(), d.stragglers());
+    assert_eq!(i.base(), d.base());
+    assert!(d.is_stateful() && !i.is_stateful());
+    // One worker's marginal law mixes over its group's state.
+    assert!((d.mean() - i.mean() * (0.8 + 0.2 * 2.0)).abs() < 1e-15);
+}

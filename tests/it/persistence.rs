@@ -80,6 +80,18 @@ fn the_variance_of_a_run_is_the_chains() {
         (expected - t as f64 * var_x).abs() > 20.0 * se_var,
         "{expected} vs {se_var}"
     );
+    // A group of the one worker is a chain of the same kind.
+    let group = format!("exp:rate=1,group=1,p_group={p},group_slowdown={f},persist={rho}");
+    let gs = values(&study(1, &group, vec![scheme(SchemeKind::Uncoded, 1, 0)], 200_000, t));
+    let (gmean, gvar, gse_mean, gse_var) = moments(&gs);
+    assert!(
+        (gmean - t as f64 * ex).abs() < 4.0 * gse_mean,
+        "group mean {gmean} ± {gse_mean}"
+    );
+    assert!(
+        (gvar - expected).abs() < 4.0 * gse_var,
+        "group variance {gvar} ± {gse_var}, expected {expected}"
+    );
     // And persist=0 gives the independent sum's variance.
     let indep = format!("exp:rate=1,p_slow={p},slowdown={f},persist=0");
     let ys = values(&study(1, &indep, vec![scheme(SchemeKind::Uncoded, 1, 0)], 200_000, t));

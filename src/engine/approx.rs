@@ -174,8 +174,8 @@ fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> I
 pub const INCLUSION_ITERATIONS: u64 = 2_000_000;
 
 /// How unevenly an inexact scheme uses the data over a trial of several
-/// iterations, per scheme of `study` (`None` for the exact schemes, the
-/// strategies and a trial of one iteration): the share of a trial's
+/// iterations, per scheme of `study` (`None` for the exact schemes and for
+/// a trial of one iteration): the share of a trial's
 /// iterations whose update holds a partition's gradient, for the partition
 /// held least and the one held most, each averaged over trials.
 ///
@@ -185,9 +185,10 @@ pub const INCLUSION_ITERATIONS: u64 = 2_000_000;
 /// custom codes the partitions in the support of the first n − s messages'
 /// rows; for k-batch-sync, k-async and k-batch-async the own partitions of
 /// the workers whose mini-batches or gradients enter the update (a worker's
-/// mini-batches are drawn from its own share). With stragglers that persist, the same workers are dropped in
-/// consecutive iterations and the least-held partition falls far below the
-/// mean share; without persistence it stays near it.
+/// mini-batches are drawn from its own share). With stragglers that
+/// persist, the same workers are dropped in consecutive iterations and the
+/// least-held partition falls far below the mean share; without
+/// persistence it stays near it.
 pub fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
     let iterations = study.iterations();
     let marks = |s: &Scheme| {
@@ -225,9 +226,10 @@ fn inclusion_of(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, t
         return marked_inclusion(study, plan, slot, n, trials);
     }
     // Which partitions each worker's message carries.
-    let holds: Vec<Vec<usize>> = match scheme.deadline() {
-        Some(_) => (0..n).map(|w| vec![w]).collect(),
-        None => {
+    // (`ignore` and `timeout` hold their own, B = I, without building it.)
+    let holds: Vec<Vec<usize>> = match scheme.kind() {
+        SchemeKind::Ignore | SchemeKind::Timeout => (0..n).map(|w| vec![w]).collect(),
+        _ => {
             let code = study.code(scheme).expect("the study checked that its codes build");
             let b = code.encoding();
             (0..n)

@@ -175,59 +175,30 @@ fn persist_zero_and_one_iteration_change_nothing() {
 /// (1 − P + P·F)·H_n; groups of one are an own straggler mixture.
 #[test]
 fn groups_slow_their_workers_together() {
+    // `run` on 10 workers with `dist`, and what else `extra` says.
+    let run = |dist: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--n", "10", "--dist", dist];
+        args.extend(extra);
+        csv(&args)
+    };
     let h10: f64 = (1..=10).map(|i| 1.0 / i as f64).sum();
-    let out = csv(&[
-        "run",
-        "--n",
-        "10",
-        "--scheme",
-        "uncoded",
-        "--dist",
-        "exp:rate=1,group=10,p_group=0.3,group_slowdown=4",
-        "--trials",
-        "200000",
-    ]);
+    let uncoded = ["--scheme", "uncoded", "--trials", "200000"];
+    let out = run("exp:rate=1,group=10,p_group=0.3,group_slowdown=4", &uncoded);
     let (mean, se) = (number(&out, "mean", 0), number(&out, "std_err", 0));
     let exact = (0.7 + 0.3 * 4.0) * h10;
     assert!((mean - exact).abs() < 4.0 * se, "{mean} ± {se} vs {exact}");
     // Independent slowdowns of the same marginal law give a larger maximum.
-    let indep = csv(&[
-        "run",
-        "--n",
-        "10",
-        "--scheme",
-        "uncoded",
-        "--dist",
-        "exp:rate=1,p_slow=0.3,slowdown=4",
-        "--trials",
-        "200000",
-    ]);
+    let indep = run("exp:rate=1,p_slow=0.3,slowdown=4", &uncoded);
     assert!(number(&indep, "mean", 0) > exact + 20.0 * se, "{indep}");
-    let one = csv(&[
-        "run",
-        "--n",
-        "10",
-        "--scheme",
-        "crc",
-        "--s",
-        "2",
-        "--dist",
+    let crc = ["--scheme", "crc", "--s", "2"];
+    let one = run(
         "exp:rate=1,group=1,p_group=0.3,group_slowdown=4",
-        "--trials",
-        "200000",
-    ]);
-    let own = csv(&[
-        "run",
-        "--n",
-        "10",
-        "--scheme",
-        "crc",
-        "--s",
-        "2",
-        "--dist",
+        &[&crc[..], &["--trials", "200000"]].concat(),
+    );
+    let own = run(
         "exp:rate=1,p_slow=0.3,slowdown=4",
-        "--analytic",
-    ]);
+        &[&crc[..], &["--analytic"]].concat(),
+    );
     let (mean, se, exact) = (
         number(&one, "mean", 0),
         number(&one, "std_err", 0),

@@ -445,26 +445,16 @@ impl TrialPlan {
                     .iter_mut()
                     .for_each(|d| *d = all[rng.random_range(0..all.len())]);
             }
-            Workers::Replay(trace) if self.iterations == 1 => {
-                let step = trace.step(rng.random_range(0..trace.steps()));
-                if trace.workers() == n {
-                    scratch.draws[..n].copy_from_slice(step);
-                } else {
-                    scratch
-                        .draws
-                        .iter_mut()
-                        .for_each(|d| *d = step[rng.random_range(0..step.len())]);
-                }
-            }
             Workers::Replay(trace) => {
-                // Consecutive steps from a random start, wrapping, each
+                // One recorded step per trial; over several iterations,
+                // consecutive steps from a random start, wrapping, each
                 // worker replaying the same recorded worker throughout.
                 let carried = &mut scratch.carried;
                 if first {
                     carried.replay_start = rng.random_range(0..trace.steps());
                     carried.replay_workers.clear();
                     if trace.workers() != n {
-                        let m = trace.workers() as u32;
+                        let m = trace.workers();
                         carried.replay_workers.extend((0..n).map(|_| rng.random_range(0..m)));
                     }
                 }
@@ -474,7 +464,7 @@ impl TrialPlan {
                     scratch.draws.copy_from_slice(step);
                 } else {
                     for (d, &w) in scratch.draws.iter_mut().zip(&carried.replay_workers) {
-                        *d = step[w as usize];
+                        *d = step[w];
                     }
                 }
             }
@@ -530,7 +520,7 @@ pub(super) struct Carried {
     /// The replayed trace's first step, and the recorded worker behind each
     /// worker where n differs from the trace's workers.
     replay_start: usize,
-    replay_workers: Vec<u32>,
+    replay_workers: Vec<usize>,
 }
 
 /// Whether `workers` carry a state that every draw of an iteration keeps

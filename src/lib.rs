@@ -29,5 +29,6 @@ pub mod stats;
 pub mod study;
 pub mod sweep;
 pub mod trace;
+pub mod train;
 pub mod verify;
 pub mod workers;

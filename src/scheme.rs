@@ -235,11 +235,9 @@ impl Scheme {
             }
             SchemeKind::ApproxRegular => {
                 let s = check_s(need_s()?)?;
-                let d = params.d.ok_or(SchemeError::Missing {
-                    scheme: kind,
-                    param: Param::D,
-                    example: "3",
-                })?;
+                // By default each worker stores s + 1 partitions: the load of
+                // frc and crc at the same tolerance (s < n, so d <= n).
+                let d = params.d.unwrap_or(s + 1);
                 if d == 0 || d > n {
                     return Err(out_of_range(kind, Param::D, d, n, format!("1..{n}")));
                 }

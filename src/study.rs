@@ -453,6 +453,18 @@ impl Study {
         &self.load_model
     }
 
+    /// The same study with only the schemes `keep` accepts (`None` if
+    /// that leaves none), on the same draws: a trial's worker times depend
+    /// on the schemes only through the most units of work drawn under
+    /// `additive`.
+    pub fn restricted(&self, keep: impl Fn(&Scheme) -> bool) -> Option<Study> {
+        let schemes: Vec<Scheme> = self.schemes.iter().copied().filter(|s| keep(s)).collect();
+        (!schemes.is_empty()).then(|| Study {
+            schemes,
+            ..self.clone()
+        })
+    }
+
     /// The configurations, in output order.
     pub fn schemes(&self) -> &[Scheme] {
         &self.schemes

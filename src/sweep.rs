@@ -208,12 +208,25 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
             }
         }
         SchemeKind::ApproxRegular => {
-            let ds = values(&ranges.d).ok_or_else(|| missing(Param::D, "2..5"))?;
-            pairs(kind, s_values()?, ds, |s, d| Params {
-                s: Some(s),
-                d: Some(d),
-                ..Params::default()
-            })?
+            // Without --d, each s with its default d = s + 1.
+            let ds: Vec<Option<usize>> = match values(&ranges.d) {
+                Some(ds) => ds.into_iter().map(Some).collect(),
+                None => vec![None],
+            };
+            let ss = s_values()?;
+            let count = ss.len() as u128 * ds.len() as u128;
+            if count > MAX_COMBINATIONS as u128 {
+                return Err(SweepError::TooManyCombinations { scheme: kind, count });
+            }
+            ss.iter()
+                .flat_map(|&s| {
+                    ds.iter().map(move |&d| Params {
+                        s: Some(s),
+                        d,
+                        ..Params::default()
+                    })
+                })
+                .collect()
         }
         SchemeKind::Timeout => {
             let ts = ranges

@@ -32,9 +32,11 @@ fn load_model_values() -> PossibleValuesParser {
     )
 }
 
-/// Options every simulating subcommand takes.
+/// The cluster and its model: who the workers are, how their time grows
+/// with the work, how results reach the master and are decoded. Every
+/// command that simulates takes these (`run`, `sweep`, `plan`, `train`).
 #[derive(Debug, Clone, Args)]
-pub struct CommonArgs {
+pub struct ClusterArgs {
     /// Worker-time law for one uncoded share of the work: exp:rate=R (alias mu),
     /// shifted-exp:shift=S,rate=R, pareto:scale=X,shape=A, lognormal:mu=M,sigma=S
     /// (ln X ~ Normal(M, S²)), or weibull:scale=L,shape=K (P(X > x) = exp(-(x/L)^K));
@@ -111,6 +113,13 @@ pub struct CommonArgs {
     /// Example: --load-model affine --unit-time 0.145
     #[arg(long, value_name = "C", value_parser = super::parse_number, allow_negative_numbers = true)]
     pub unit_time: Option<f64>,
+}
+
+/// Options every simulating subcommand takes.
+#[derive(Debug, Clone, Args)]
+pub struct CommonArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 
     /// Monte Carlo trials per configuration.
     #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
@@ -170,7 +179,7 @@ fn parse_class(s: &str) -> Result<(usize, Dist), String> {
     workers::parse_class(s).map_err(|e| e.to_string())
 }
 
-impl CommonArgs {
+impl ClusterArgs {
     /// The communication and decoding model of --comm-time, --comm-dist,
     /// --link and --decode-time.
     pub fn comm(&self) -> Result<Comm> {
@@ -210,10 +219,27 @@ impl CommonArgs {
     pub fn load_model(&self) -> Result<LoadModel> {
         Ok(LoadModel::new(&self.load_model, self.unit_time)?)
     }
+}
+
+impl CommonArgs {
+    /// The communication and decoding model (see [`ClusterArgs::comm`]).
+    pub fn comm(&self) -> Result<Comm> {
+        self.cluster.comm()
+    }
+
+    /// The cluster (see [`ClusterArgs::population`]).
+    pub fn population(&self, n: Option<usize>) -> Result<(usize, Workers)> {
+        self.cluster.population(n)
+    }
+
+    /// The load model (see [`ClusterArgs::load_model`]).
+    pub fn load_model(&self) -> Result<LoadModel> {
+        self.cluster.load_model()
+    }
 
     /// Checks --trials and --threads, and the flags that do not go together.
     pub fn check_counts(&self) -> Result<()> {
-        if self.analytic && self.decoder == Decoder::Rank {
+        if self.analytic && self.cluster.decoder == Decoder::Rank {
             bail!(
                 "--analytic and --decoder rank do not go together: --analytic gives the recovery rule's exact law, and the rank decoder is simulated"
             );

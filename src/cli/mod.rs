@@ -15,6 +15,7 @@ pub mod run;
 pub mod scenario;
 pub mod sweep;
 pub mod trace;
+pub mod train;
 pub mod verify;
 
 use std::str::FromStr;
@@ -43,6 +44,8 @@ use gcsim::study::Study;
   gcsim sweep --n 100 --s 0..10 --scheme uncoded,frc,crc --out results.csv
   gcsim fit data/trace-llm-64w.csv      # then --dist with the printed best: line
   gcsim trace data/trace-llm-64w.csv    # stragglers' persistence, and a fitted --dist
+  gcsim train --data data/breast-cancer.csv --n 20 --scheme uncoded,ignore,crc --s 3 \
+      --target-metric 0.95           # which scheme reaches 95% test accuracy first
 
 Run `gcsim <command> --help` for every option of a command."
 )]
@@ -73,6 +76,8 @@ pub enum Command {
     Fit(fit::FitArgs),
     /// Analyse a measured trace: stragglers per worker, their persistence, and a fitted --dist.
     Trace(trace::TraceArgs),
+    /// Train a model by gradient descent on the simulated cluster: which scheme reaches the target first?
+    Train(Box<train::TrainArgs>),
 }
 
 /// A validated command, ready to execute: each subcommand's arguments
@@ -94,6 +99,8 @@ pub enum Config {
     Fit(Box<fit::FitJob>),
     /// `trace`.
     Trace(Box<trace::TraceJob>),
+    /// `train`.
+    Train(Box<train::TrainJob>),
 }
 
 impl TryFrom<Command> for Config {
@@ -111,6 +118,7 @@ impl TryFrom<Command> for Config {
             Command::Codes(args) => args.try_into().map(|j| Config::Codes(Box::new(j))),
             Command::Fit(args) => args.try_into().map(|j| Config::Fit(Box::new(j))),
             Command::Trace(args) => args.try_into().map(|j| Config::Trace(Box::new(j))),
+            Command::Train(args) => (*args).try_into().map(|j| Config::Train(Box::new(j))),
         };
         config.map_err(usage)
     }
@@ -128,6 +136,7 @@ impl Config {
             Config::Codes(job) => job.execute(),
             Config::Fit(job) => job.execute(),
             Config::Trace(job) => job.execute(),
+            Config::Train(job) => job.execute(),
         }
     }
 }
@@ -298,7 +307,7 @@ fn parse_at_least(s: &str, min: u64) -> Result<u64, String> {
 }
 
 /// A whole number from `min` to `max`, with an error that says so.
-fn parse_within(s: &str, min: u64, max: u64) -> Result<u64, String> {
+pub fn parse_within(s: &str, min: u64, max: u64) -> Result<u64, String> {
     let t = s.trim();
     let accepted = format!("accepted: a whole number from {min} to {max}");
     match t.parse::<u64>() {

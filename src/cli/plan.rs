@@ -162,7 +162,9 @@ impl TryFrom<PlanArgs> for PlanJob {
         let ns_given = args.n.as_ref().map(|l| l.values.clone());
         let (n0, workers) = common.population(ns_given.as_ref().and_then(|v| v.first().copied()))?;
         let ns = match ns_given {
-            Some(v) if !common.classes.is_empty() && v != [n0] => bail!("--workers fixes n={n0}; give one --n or none"),
+            Some(v) if !common.cluster.classes.is_empty() && v != [n0] => {
+                bail!("--workers fixes n={n0}; give one --n or none")
+            }
             Some(v) => v,
             None => vec![n0],
         };
@@ -245,8 +247,8 @@ impl TryFrom<PlanArgs> for PlanJob {
             seed: common.seed,
             iterations: common.iterations,
             comm: common.comm()?,
-            decoder: common.decoder,
-            generator: common.generator,
+            decoder: common.cluster.decoder,
+            generator: common.cluster.generator,
             exact: !args.simulate,
         };
         let output = common.output()?;

@@ -52,7 +52,7 @@ pub struct RunArgs {
     pub k: Option<usize>,
 
     /// Degree d, 1 <= d <= n, of approx-regular's random regular graph: each
-    /// worker stores d partitions.
+    /// worker stores d partitions [default: s+1, the load of frc and crc].
     #[arg(long, value_name = "D", value_parser = parse_count, allow_negative_numbers = true)]
     pub d: Option<usize>,
 
@@ -149,8 +149,8 @@ impl TryFrom<RunArgs> for Job {
         let study = Study::with_workers(n, workers, load_model, vec![scheme], common.trials, common.seed)?
             .with_comm(common.comm()?)
             .with_custom(custom)?
-            .with_decoder(common.decoder)?
-            .with_generator(common.generator)?
+            .with_decoder(common.cluster.decoder)?
+            .with_generator(common.cluster.generator)?
             .with_iterations(common.iterations)?;
         let mut config: RunConfig = run_config("run", &study, vec![kind]);
         config.s = args.s.map(|v| v.to_string());

@@ -43,6 +43,26 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = parse_workers, allow_negative_numbers = true)]
     pub n: Option<usize>,
 
+    #[command(flatten)]
+    pub grid: GridArgs,
+
+    /// Draw the sweep to FILE (.png or .svg): --plot-metric against s (or m),
+    /// one line per scheme, exact curves dashed.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<std::path::PathBuf>,
+
+    /// What the figure shows.
+    #[arg(long, default_value_t = Metric::Speedup, value_name = "METRIC", value_parser = metric_parser())]
+    pub plot_metric: Metric,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// The schemes and the ranges of their parameters: every combination is a
+/// configuration (`sweep`, `train`).
+#[derive(Debug, Clone, Args)]
+pub struct GridArgs {
     /// Schemes to compare, comma-separated [default: crc; custom with --code].
     #[arg(long, value_delimiter = ',', value_name = "SCHEMES", value_parser = super::scheme_values())]
     pub scheme: Vec<SchemeKind>,
@@ -60,7 +80,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub k: Option<IntList>,
 
-    /// Graph degrees for approx-regular, e.g. 2..5.
+    /// Graph degrees for approx-regular, e.g. 2..5 [default: s+1 for each s, the load of frc and crc].
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub d: Option<IntList>,
 
@@ -81,18 +101,56 @@ pub struct SweepArgs {
     /// with --s, custom waits for the fastest n-s and is inexact.
     #[arg(long, value_name = "FILE")]
     pub code: Option<std::path::PathBuf>,
+}
 
-    /// Draw the sweep to FILE (.png or .svg): --plot-metric against s (or m),
-    /// one line per scheme, exact curves dashed.
-    #[arg(long, value_name = "FILE")]
-    pub plot: Option<std::path::PathBuf>,
+impl GridArgs {
+    /// The user's code of --code, checked against `n` where both are given.
+    pub fn custom(&self, n: Option<usize>) -> Result<Option<gcsim::codes::custom::CustomMatrix>> {
+        super::custom_code(self.code.as_deref(), n)
+    }
 
-    /// What the figure shows.
-    #[arg(long, default_value_t = Metric::Speedup, value_name = "METRIC", value_parser = metric_parser())]
-    pub plot_metric: Metric,
+    /// The schemes asked for: --scheme, or custom with --code, or crc.
+    pub fn kinds(&self, custom: bool) -> Vec<SchemeKind> {
+        match (self.scheme.is_empty(), custom) {
+            (true, true) => vec![SchemeKind::Custom],
+            (true, false) => vec![SchemeKind::Crc],
+            (false, _) => self.scheme.clone(),
+        }
+    }
 
-    #[command(flatten)]
-    pub common: CommonArgs,
+    /// The parameter ranges, for a custom matrix of shape `custom`.
+    pub fn ranges(&self, custom: Option<gcsim::scheme::CustomShape>) -> Ranges {
+        Ranges {
+            s: self.s.clone(),
+            m: self.m.clone(),
+            k: self.k.clone(),
+            d: self.d.clone(),
+            custom,
+            timeout: self.timeout.clone(),
+            speculate_after: self.speculate.speculate_after,
+            speculate_factor: self.speculate.speculate_factor,
+            parts: self.parts.clone(),
+        }
+    }
+
+    /// The configurations on `n` workers, and those skipped; checks that
+    /// every value given is read by some scheme.
+    pub fn expand(&self, n: usize, custom: Option<gcsim::scheme::CustomShape>) -> Result<Expanded> {
+        Ok(sweep::expand(n, &self.kinds(custom.is_some()), &self.ranges(custom))?)
+    }
+
+    /// Writes the ranges as given into `config`.
+    pub fn describe(&self, config: &mut gcsim::report::RunConfig) {
+        config.s = self.s.as_ref().map(|l| l.text.clone());
+        config.m = self.m.as_ref().map(|l| l.text.clone());
+        config.k = self.k.as_ref().map(|l| l.text.clone());
+        config.d = self.d.as_ref().map(|l| l.text.clone());
+        config.timeout = self.timeout.as_ref().map(|l| l.text.clone());
+        config.speculate_after = self.speculate.speculate_after.map(|v| v.to_string());
+        config.speculate_factor = self.speculate.speculate_factor.map(|v| v.to_string());
+        config.parts = self.parts.as_ref().map(|l| l.text.clone());
+        config.code = self.code.as_ref().map(|p| p.display().to_string());
+    }
 }
 
 impl TryFrom<SweepArgs> for Job {
@@ -102,33 +160,19 @@ impl TryFrom<SweepArgs> for Job {
         let common = args.common.clone();
         common.check_counts()?;
         let load_model = common.load_model()?;
-        let custom = super::custom_code(args.code.as_deref(), args.n)?;
+        let grid = &args.grid;
+        let custom = grid.custom(args.n)?;
         let (n, workers) = common.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
         if n == 0 {
             bail!("--n 0 is out of range; accepted: a whole number >= 1");
         }
-        let kinds: Vec<SchemeKind> = match (args.scheme.is_empty(), custom.is_some()) {
-            (true, true) => vec![SchemeKind::Custom],
-            (true, false) => vec![SchemeKind::Crc],
-            (false, _) => args.scheme.clone(),
-        };
-        let ranges = Ranges {
-            s: args.s.clone(),
-            m: args.m.clone(),
-            k: args.k.clone(),
-            d: args.d.clone(),
-            custom: custom.as_ref().map(|m| m.shape()),
-            timeout: args.timeout.clone(),
-            speculate_after: args.speculate.speculate_after,
-            speculate_factor: args.speculate.speculate_factor,
-            parts: args.parts.clone(),
-        };
-        let Expanded { schemes, skipped } = sweep::expand(n, &kinds, &ranges)?;
+        let kinds = grid.kinds(custom.is_some());
+        let Expanded { schemes, skipped } = grid.expand(n, custom.as_ref().map(|m| m.shape()))?;
         let study = Study::with_workers(n, workers, load_model, schemes, common.trials, common.seed)?
             .with_comm(common.comm()?)
             .with_custom(custom)?
-            .with_decoder(common.decoder)?
-            .with_generator(common.generator)?
+            .with_decoder(common.cluster.decoder)?
+            .with_generator(common.cluster.generator)?
             .with_iterations(common.iterations)?;
         let mut unique: Vec<SchemeKind> = Vec::new();
         for &k in &kinds {
@@ -137,19 +181,11 @@ impl TryFrom<SweepArgs> for Job {
             }
         }
         let mut config = run_config("sweep", &study, unique);
-        config.s = args.s.map(|l| l.text);
-        config.m = args.m.map(|l| l.text);
-        config.k = args.k.map(|l| l.text);
-        config.d = args.d.map(|l| l.text);
-        config.timeout = args.timeout.map(|l| l.text);
-        config.speculate_after = args.speculate.speculate_after.map(|v| v.to_string());
-        config.speculate_factor = args.speculate.speculate_factor.map(|v| v.to_string());
-        config.parts = args.parts.map(|l| l.text);
-        config.code = args.code.map(|p| p.display().to_string());
+        grid.describe(&mut config);
         config.skipped = skipped;
         let output = common.output()?;
         if args.plot.is_some() {
-            let deadlines = ranges.timeout.as_ref().map_or(0, |l| l.values.len());
+            let deadlines = grid.timeout.as_ref().map_or(0, |l| l.values.len());
             gcsim::plot::sweep::axes_of(kinds.iter().copied(), deadlines)
                 .map_err(|e| anyhow::anyhow!("--plot: {e}"))?;
         }

@@ -297,7 +297,7 @@ fn marked_inclusion(study: &Study, plan: &TrialPlan, slot: usize, n: usize, tria
                 for i in 0..iterations {
                     let used = plan.run_iteration_marked(study.seed(), trial, i, scratch, out);
                     let used = &used[slot * n..(slot + 1) * n];
-                    counts.iter_mut().zip(used).for_each(|(c, &u)| *c += u64::from(u));
+                    counts.iter_mut().zip(used).for_each(|(c, &u)| *c += u64::from(u > 0));
                 }
                 counts.iter().fold((u64::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)))
             },

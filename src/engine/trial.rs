@@ -62,6 +62,7 @@ mod sample;
 mod strategy;
 
 use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
+pub use asynchronous::Update;
 use sample::{Carried, ClassLaws, Standard, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 
@@ -175,19 +176,19 @@ pub struct Scratch {
     ticks: std::collections::BinaryHeap<std::cmp::Reverse<asynchronous::Tick>>,
     /// Per worker, the model version it computes on (asynchronous).
     version: Vec<u64>,
-    /// The workers whose gradients are in the pending update (K-async).
-    pending: Vec<usize>,
+    /// The gradients of the pending update: sender and model version.
+    pending: Vec<(usize, u64)>,
     /// Per slot, what its strategy counts over the trials (see [`Scratch::tally`]).
     tally: Vec<u64>,
     /// What a trial carries from one iteration to the next.
     carried: Carried,
     /// One iteration's values, where a trial runs several.
     iteration_out: Vec<f64>,
-    /// Where it is asked for, per slot and worker (slot-major), whether the
-    /// worker's result is in the slot's update: recorded by the strategies
-    /// whose update holds some workers' data (k-batch-sync, k-async,
-    /// k-batch-async).
-    used: Option<Vec<bool>>,
+    /// Where it is asked for, per slot and worker (slot-major), how many of
+    /// the worker's results are in the slot's update: recorded by the
+    /// strategies whose update holds some workers' data (k-batch-sync,
+    /// k-async, k-batch-async; a worker may send several mini-batches).
+    used: Option<Vec<u32>>,
 }
 
 impl Scratch {

@@ -339,10 +339,6 @@ fn bad_custom_and_approx_input_is_refused() {
             "--s 6 is out of range for custom with n=6; accepted: 0..5",
         ),
         (
-            "run --n 10 --scheme approx-regular --s 2".into(),
-            "approx-regular needs --d",
-        ),
-        (
             "run --n 10 --scheme approx-regular --s 2 --d 0".into(),
             "--d 0 is out of range for approx-regular with n=10; accepted: 1..10",
         ),

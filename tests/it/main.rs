@@ -29,5 +29,6 @@ mod shard;
 mod strategies;
 mod timelines;
 mod trace;
+mod train;
 mod value_stability;
 mod verify;

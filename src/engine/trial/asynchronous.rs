@@ -44,15 +44,17 @@ impl Ord for Tick {
     }
 }
 
-/// The master's side of the timeline.
-struct Master {
-    /// Updates applied so far: the current model's version.
-    updates: u64,
-    /// When the last update was applied.
-    last: f64,
-    /// Gradients in the pending update, and their staleness summed.
-    count: usize,
-    stale: u64,
+/// One update of the asynchronous timeline: when it is applied, and the
+/// (worker, model version) of each gradient in it, in arrival order.
+pub struct Update<'a> {
+    /// Updates applied before this one: it makes model `index + 1`.
+    pub index: u64,
+    /// When it is applied.
+    pub at: f64,
+    /// When the previous one was (0 for the first).
+    pub previous: f64,
+    /// Its K gradients: the sender and the model it computed on.
+    pub gradients: &'a [(usize, u64)],
 }
 
 impl TrialPlan {
@@ -68,8 +70,38 @@ impl TrialPlan {
         draws: &[f64],
         scratch: &mut Scratch,
     ) -> f64 {
+        let warmup = Strategy::warmup_updates(self.n, k) as u64;
+        let mut interval = 0.0;
+        self.async_timeline(e, k, batch, times, draws, scratch, |plan, scratch, update| {
+            if update.index < warmup {
+                return true;
+            }
+            for &(w, v) in update.gradients {
+                plan.mark_used(e.slot, w, scratch);
+                scratch.tally[e.slot] += update.index - v;
+            }
+            interval = update.at - update.previous;
+            false
+        });
+        interval
+    }
+
+    /// The asynchronous timeline of `e` from its synchronized start on the
+    /// trial's first draws: calls `update` at each update, until it returns
+    /// false. Every worker starts on model 0 at time 0; see
+    /// [`Strategy::Async`] for the rules.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn async_timeline(
+        &self,
+        e: &Eval,
+        k: usize,
+        batch: bool,
+        times: &[f64],
+        draws: &[f64],
+        scratch: &mut Scratch,
+        mut update: impl FnMut(&Self, &mut Scratch, Update) -> bool,
+    ) {
         let n = self.n;
-        let warmup = Strategy::warmup_updates(n, k) as u64;
         let message = self.delivery.messages[e.slot];
         let transfers = self.delivery.comm.transfers();
         let shared = self.delivery.comm.link == Link::Shared;
@@ -85,15 +117,11 @@ impl TrialPlan {
         }
         scratch.version.clear();
         scratch.version.resize(n, 0);
-        scratch.pending.clear();
-        let mut master = Master {
-            updates: 0,
-            last: 0.0,
-            count: 0,
-            stale: 0,
-        };
+        let mut pending = std::mem::take(&mut scratch.pending);
+        pending.clear();
+        let (mut updates, mut last) = (0u64, 0.0);
         let mut queue_free = f64::NEG_INFINITY;
-        let interval = loop {
+        loop {
             let Reverse(tick) = ticks
                 .pop()
                 .expect("a worker is always computing or a gradient travelling");
@@ -119,38 +147,35 @@ impl TrialPlan {
                 }
             };
             if let Some(v) = arrival {
-                if master.updates == warmup {
-                    self.mark_used(e.slot, w, scratch);
-                }
-                master.count += 1;
-                master.stale += master.updates - v;
-                if !batch {
-                    scratch.pending.push(w);
-                }
-                if master.count == k {
-                    if master.updates == warmup {
-                        scratch.tally[e.slot] += master.stale;
-                        break t - master.last;
+                pending.push((w, v));
+                if pending.len() == k {
+                    let done = Update {
+                        index: updates,
+                        at: t,
+                        previous: last,
+                        gradients: &pending,
+                    };
+                    if !update(self, scratch, done) {
+                        break;
                     }
-                    master.updates += 1;
-                    master.last = t;
-                    master.count = 0;
-                    master.stale = 0;
+                    updates += 1;
+                    last = t;
                     // K-async: the update's workers restart on the new model.
-                    for i in 0..scratch.pending.len() {
-                        let p = scratch.pending[i];
-                        self.start(p, t, master.updates, &mut ticks, scratch);
+                    if !batch {
+                        for &(p, _) in &pending {
+                            self.start(p, t, updates, &mut ticks, scratch);
+                        }
                     }
-                    scratch.pending.clear();
+                    pending.clear();
                 }
             }
             if batch && tick.arrives.is_none() {
                 // K-batch-async: the next mini-batch, on the current model.
-                self.start(w, t, master.updates, &mut ticks, scratch);
+                self.start(w, t, updates, &mut ticks, scratch);
             }
-        };
+        }
         scratch.ticks = ticks;
-        interval
+        scratch.pending = pending;
     }
 
     /// Worker `w` starts a gradient at `t` on model `version`.

@@ -471,6 +471,25 @@ impl TrialPlan {
         }
     }
 
+    /// Steps the workers' states once more, on the stream of draws beyond
+    /// the trial's first (the asynchronous trainer's per-update step).
+    pub(super) fn step_states(&self, scratch: &mut Scratch) {
+        if !self.stateful {
+            return;
+        }
+        let mut rng = scratch.extra.take().expect("the trial seeded the extra stream");
+        scratch.carried.iteration += 1;
+        match &self.workers {
+            Workers::Iid(dist) => self.draw_states(&mut rng, &mut scratch.carried, |_| dist),
+            Workers::Classes { classes, .. } => {
+                let class = &scratch.worker_class;
+                self.draw_states(&mut rng, &mut scratch.carried, |w| &classes[class[w] as usize].1);
+            }
+            Workers::Trace(_) | Workers::Replay(_) => {}
+        }
+        scratch.extra = Some(rng);
+    }
+
     /// Draws the iteration's states into `carried`: each group's, then each
     /// worker's, from the previous iteration's (the stationary law in the
     /// first), with `law(w)` worker w's law.

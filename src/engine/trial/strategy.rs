@@ -89,7 +89,7 @@ impl TrialPlan {
     pub(super) fn strategy_time(&self, e: &Eval, strategy: Strategy, times: &[f64], scratch: &mut Scratch) -> f64 {
         let n = self.n;
         if let Some(used) = scratch.used.as_mut() {
-            used[e.slot * n..(e.slot + 1) * n].fill(false);
+            used[e.slot * n..(e.slot + 1) * n].fill(0);
         }
         let draws = std::mem::take(&mut scratch.draws);
         let done = match strategy {
@@ -244,12 +244,12 @@ impl TrialPlan {
         self.every_tag(e, scratch)
     }
 
-    /// Where the trial records them, notes that worker `w`'s result is in
-    /// slot `slot`'s update (see [`TrialPlan::run_iteration_marked`]).
+    /// Where the trial records them, counts one more result of worker `w`
+    /// in slot `slot`'s update (see [`TrialPlan::run_iteration_marked`]).
     #[inline]
     pub(super) fn mark_used(&self, slot: usize, w: usize, scratch: &mut Scratch) {
         if let Some(used) = scratch.used.as_mut() {
-            used[slot * self.n + w] = true;
+            used[slot * self.n + w] += 1;
         }
     }
 

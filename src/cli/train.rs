@@ -1,0 +1,357 @@
+//! `gcsim train`: gradient descent on the simulated timeline, and which
+//! configuration reaches the target first.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use clap::Args;
+
+use gcsim::export::Format;
+use gcsim::scheme::{SchemeKind, Strategy};
+use gcsim::study::Study;
+use gcsim::sweep::Expanded;
+use gcsim::train::data::DataSource;
+use gcsim::train::problem::{Problem, metric_name};
+use gcsim::train::report::{TrainConfig, TrainReport, loss_chart, write_curves};
+use gcsim::train::run::{MAX_TRAIN_ITERATIONS, Trainer};
+use gcsim::train::setup::{Recipe, Schedule, Setup};
+use gcsim::train::summary::{self, Targets};
+
+use super::common::ClusterArgs;
+use super::figure::{check_destination, draw_atomically};
+use super::output::{self, Output, write_atomically};
+use super::progress::Bar;
+use super::sweep::GridArgs;
+use super::{Status, parse_count_u64, parse_number, parse_threads, parse_workers};
+use gcsim::engine::Progress;
+
+/// What each `gcsim train --format` value writes.
+fn format_help(format: Format) -> &'static str {
+    match format {
+        Format::Table => "One row per configuration, then the verdict (the default on a terminal)",
+        Format::Csv => "One row per configuration with a header row (the default when piped)",
+        Format::Json => r#"{"config": {...}, "rows": [...], "verdict": {...}}"#,
+    }
+}
+
+/// Train a model by gradient descent on the simulated cluster: which scheme
+/// reaches the target loss or test metric first?
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Every configuration trains the same model on the same data. Each iteration
+draws the workers' times as `run` does (consecutive iterations, so stragglers
+persist where --dist says persist=RHO), finds the messages the master uses
+(the recovery rule, the real code's decoder, the deadline, the K mini-batches)
+and forms the update from the partial gradients they carry: the exact full
+gradient for the exact codes (decoded with their real encoding matrices), the
+optimal least-squares decoding for approx-regular and inexact custom codes,
+the sum over the received partitions scaled by n/(n-s) for ignore (n/|arrived|
+for timeout), n/K times the K mini-batches' gradients for k-batch-sync, and
+the stale gradients of each update for k-async and k-batch-async (whose
+iterations are updates). Features are standardised with the training rows'
+mean and standard deviation, and an intercept is added.
+
+Examples:
+  gcsim train --problem logistic --data data/breast-cancer.csv --n 20 \\
+      --scheme uncoded,ignore,frc,crc,approx-regular,k-async --s 3 --d 4 \\
+      --dist exp:rate=1,p_slow=0.05,slowdown=8,persist=0.9 --repeats 20 \\
+      --target-metric 0.95 --plot tta.png
+  gcsim train --problem least-squares --data data/diabetes.csv --n 10 \\
+      --scheme uncoded,crc,mds --s 2 --load-model scaled --target-loss 1500
+  gcsim train --data synthetic:rows=4000,features=20,noise=0.5 --n 40 \\
+      --scheme ignore,crc --s 0..8 --iterations 300 --curves curves.csv"
+)]
+pub struct TrainArgs {
+    /// Number of workers (or give the cluster as --workers classes).
+    #[arg(long, value_name = "N", value_parser = parse_workers, allow_negative_numbers = true)]
+    pub n: Option<usize>,
+
+    #[command(flatten)]
+    pub grid: GridArgs,
+
+    /// The model: least-squares (linear regression) or logistic (binary classification).
+    #[arg(long, default_value = "logistic", value_name = "PROBLEM", value_parser = super::listed(
+        [Problem::LeastSquares, Problem::Logistic],
+        Problem::name,
+        |p| match p {
+            Problem::LeastSquares => "f(w) = (1/N) sum (x'w - y)^2 / 2 + l2/2 |w|^2; metric: test mean squared error",
+            Problem::Logistic => "f(w) = (1/N) sum log(1 + e^(x'w)) - y x'w + l2/2 |w|^2, y in {0, 1}; metric: test accuracy",
+        },
+    ))]
+    pub problem: Problem,
+
+    /// The data: a CSV file with a header row (numeric columns; the target is
+    /// the last column, or --target), or synthetic:rows=R,features=D,noise=S
+    /// (least squares: y = x'w* + S·N(0,1); logistic: a two-Gaussian mixture).
+    /// Example: --data data/breast-cancer.csv
+    #[arg(long, default_value = "synthetic", value_name = "DATA")]
+    pub data: DataSource,
+
+    /// The target column of a CSV file [default: the last column].
+    #[arg(long, value_name = "NAME")]
+    pub target: Option<String>,
+
+    /// The share of rows held out for the test metric, 0 <= F < 1 (a fixed split by --seed).
+    #[arg(long, default_value_t = 0.2, value_name = "F", value_parser = parse_number, allow_negative_numbers = true)]
+    pub test_fraction: f64,
+
+    /// L2 regularisation λ >= 0 of the training objective.
+    #[arg(long, default_value_t = 0.0, value_name = "LAMBDA", value_parser = parse_number, allow_negative_numbers = true)]
+    pub l2: f64,
+
+    /// Iterations of every run (updates, for k-async and k-batch-async).
+    #[arg(long, default_value_t = 1000, value_name = "T", value_parser = parse_train_iterations, allow_negative_numbers = true)]
+    pub iterations: u64,
+
+    /// The base step size η > 0 [default: 1/L, L the objective's smoothness constant on the training rows].
+    #[arg(long, value_name = "ETA", value_parser = parse_number, allow_negative_numbers = true)]
+    pub step: Option<f64>,
+
+    /// How the step changes: constant, inv-sqrt (η/√(t+1)) or inverse:decay=D (η/(1+D·t)).
+    #[arg(long, default_value = "constant", value_name = "SCHEDULE")]
+    pub schedule: Schedule,
+
+    /// Independent runs per configuration (different draws, the same data and split).
+    #[arg(long, default_value_t = 10, value_name = "R", value_parser = parse_repeats, allow_negative_numbers = true)]
+    pub repeats: u64,
+
+    /// Stop the clock when the training objective is at or below L.
+    #[arg(long, value_name = "L", value_parser = parse_number, allow_negative_numbers = true)]
+    pub target_loss: Option<f64>,
+
+    /// Stop the clock when the test metric reaches M: accuracy >= M (logistic),
+    /// mean squared error <= M (least squares).
+    #[arg(long, value_name = "M", value_parser = parse_number, allow_negative_numbers = true)]
+    pub target_metric: Option<f64>,
+
+    /// Write every run's trajectory to FILE as CSV: strategy, repeat, iteration, time, loss, metric.
+    #[arg(long, value_name = "FILE")]
+    pub curves: Option<PathBuf>,
+
+    /// Draw the training loss against wall-clock time to FILE (.png or .svg):
+    /// the mean over repeats with a 95% band, one line per configuration,
+    /// inexact ones dotted.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    /// Master seed: the split, the synthetic data, the codes and the draws.
+    #[arg(long, default_value_t = 0, value_name = "SEED", value_parser = parse_count_u64, allow_negative_numbers = true)]
+    pub seed: u64,
+
+    /// Worker threads, 1 to 1024 [default: all cores].
+    #[arg(long, value_name = "N", value_parser = parse_threads, allow_negative_numbers = true)]
+    pub threads: Option<usize>,
+
+    /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
+    #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
+    pub format: Option<Format>,
+
+    /// Write the results to FILE (.csv, .json or .txt), atomically.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Iterations of a training run: 1 to [`MAX_TRAIN_ITERATIONS`].
+fn parse_train_iterations(s: &str) -> Result<u64, String> {
+    super::parse_within(s, 1, MAX_TRAIN_ITERATIONS)
+}
+
+/// Repeats: 1 to 100 000.
+fn parse_repeats(s: &str) -> Result<u64, String> {
+    super::parse_within(s, 1, 100_000)
+}
+
+/// A validated training study.
+pub struct TrainJob {
+    study: Study,
+    setup: Setup,
+    targets: Targets,
+    config: TrainConfig,
+    output: Output,
+    curves: Option<PathBuf>,
+    plot: Option<PathBuf>,
+    threads: Option<usize>,
+    quiet: bool,
+}
+
+/// How the configurations present form their updates, for the notes.
+fn notes(study: &Study) -> Vec<String> {
+    let has = |f: &dyn Fn(SchemeKind) -> bool| study.schemes().iter().any(|s| f(s.kind()));
+    let mut notes = Vec::new();
+    if has(&|k| k == SchemeKind::Ignore) {
+        notes.push("ignore: the update is the sum over the received partitions scaled by n/(n-s)".into());
+    }
+    if has(&|k| k == SchemeKind::Timeout) {
+        notes.push("timeout: the update is the sum over the arrived partitions scaled by n/(arrived)".into());
+    }
+    if has(&|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom)) {
+        notes.push(
+            "approx-regular and inexact custom codes: the optimal least-squares decoding of the first n-s messages"
+                .into(),
+        );
+    }
+    if has(&|k| k == SchemeKind::KBatchSync) {
+        notes.push("k-batch-sync: a mini-batch is its worker's partition; the update is n/K times the K mini-batches' gradients".into());
+    }
+    if study
+        .schemes()
+        .iter()
+        .any(|s| matches!(s.strategy(), Some(Strategy::Async { .. })))
+    {
+        notes.push("k-async, k-batch-async: an iteration is an update, n/K times the K stale gradients; straggler states step once per update".into());
+    }
+    if has(&|k| k == SchemeKind::Mds) {
+        notes.push(
+            "mds: the master decodes X*w and forms the gradient itself (its time is not modelled; see --decode-time)"
+                .into(),
+        );
+    }
+    notes
+}
+
+impl TryFrom<TrainArgs> for TrainJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: TrainArgs) -> Result<Self> {
+        let cluster = &args.cluster;
+        let load_model = cluster.load_model()?;
+        let grid = &args.grid;
+        let custom = grid.custom(args.n)?;
+        let (n, workers) = cluster.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
+        for (flag, v) in [
+            ("--target-loss", args.target_loss),
+            ("--target-metric", args.target_metric),
+        ] {
+            if let Some(v) = v.filter(|v| !v.is_finite()) {
+                bail!("{flag} {v}: accepted: a finite number");
+            }
+        }
+        let output = Output::resolve(args.format, args.out.as_deref())?;
+        if let Some(path) = &args.curves {
+            output::check("--curves", path)?;
+        }
+        if let Some(path) = &args.plot {
+            check_destination(path)?;
+        }
+        let Expanded { schemes, skipped } = grid.expand(n, custom.as_ref().map(|m| m.shape()))?;
+        for s in &skipped {
+            eprintln!("note: skipped {s}");
+        }
+        let study = Study::with_workers(n, workers, load_model, schemes, args.repeats, args.seed)?
+            .with_comm(cluster.comm()?)
+            .with_custom(custom)?
+            .with_decoder(cluster.decoder)?
+            .with_generator(cluster.generator)?
+            .with_iterations(args.iterations)?;
+        let recipe = Recipe {
+            problem: args.problem,
+            data: args.data.clone(),
+            target: args.target.clone(),
+            test_fraction: args.test_fraction,
+            l2: args.l2,
+            step: args.step,
+            schedule: args.schedule,
+            seed: args.seed,
+        };
+        let setup = Setup::prepare(&recipe)?;
+        let (train, test) = (&setup.train, &setup.test);
+        // Less the intercept column.
+        let features = train.d - 1;
+        let step_source = if args.step.is_some() { "--step" } else { "1/L" };
+        let targets = Targets {
+            loss: args.target_loss,
+            metric: args.target_metric,
+        };
+        let config = TrainConfig {
+            gcsim: env!("CARGO_PKG_VERSION").into(),
+            command: "train".into(),
+            problem: args.problem.name().into(),
+            data: match &args.data {
+                DataSource::File(p) => p.display().to_string(),
+                DataSource::Synthetic(s) => s.to_string(),
+            },
+            train_rows: train.rows(),
+            test_rows: test.rows(),
+            features,
+            test_fraction: args.test_fraction,
+            l2: args.l2,
+            step: setup.step,
+            step_source: step_source.into(),
+            schedule: args.schedule.to_string(),
+            iterations: args.iterations,
+            repeats: args.repeats,
+            targets,
+            metric: metric_name(args.problem).into(),
+            n,
+            dist: study.workers().to_string(),
+            load_model: study.load_model().name().into(),
+            unit_time: study.load_model().unit_time(),
+            comm: study.comm().to_string(),
+            decoder: study.decoder().name().into(),
+            seed: args.seed,
+            notes: notes(&study),
+        };
+        // Every configuration's partitions and codes, checked before any work.
+        Trainer::new(&study, &setup)?;
+        Ok(Self {
+            study,
+            setup,
+            targets,
+            config,
+            output,
+            curves: args.curves,
+            plot: args.plot,
+            threads: args.threads,
+            quiet: args.quiet,
+        })
+    }
+}
+
+impl TrainJob {
+    /// Trains every configuration, writes the result, the curves and the figure.
+    pub fn execute(self) -> Result<Status> {
+        let trainer = Trainer::new(&self.study, &self.setup)?;
+        let bar = Bar::counting(self.quiet, self.study.trials(), "training", "repeats");
+        bar.pass(1, self.study.trials());
+        let trained = super::job::thread_pool(self.threads)?.install(|| trainer.run(&|done| bar.advance(done)));
+        bar.finish();
+        let problem = self.setup.problem;
+        let rows = summary::rows(&trained, problem, &self.targets);
+        let verdict = summary::verdict(&trained, &rows, problem, &self.targets);
+        let report = TrainReport {
+            config: self.config,
+            rows,
+            verdict,
+        };
+        for r in report.rows.iter().filter(|r| r.diverged > 0.0) {
+            eprintln!(
+                "warning: {}: {} of the runs diverged (the loss stopped being finite); lower --step",
+                r.strategy,
+                gcsim::export::short(r.diverged, &gcsim::export::Digits::TABLE)
+            );
+        }
+        if let Some(path) = self.output.write(&report)? {
+            eprintln!("wrote {}", path.display());
+        }
+        if self.output.format == Format::Csv
+            && let Some(line) = report.verdict_line()
+        {
+            eprintln!("{line}");
+        }
+        if let Some(path) = &self.curves {
+            write_atomically(path, |out| write_curves(&trained, problem, out))?;
+        }
+        if let Some(path) = &self.plot {
+            let chart = loss_chart(&report, &trained);
+            draw_atomically(path, |temp| gcsim::plot::draw(&chart, temp))?;
+        }
+        Ok(Status::Success)
+    }
+}

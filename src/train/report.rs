@@ -1,0 +1,310 @@
+//! A training study's output: the rows and verdict as a table, CSV or JSON,
+//! the trajectories as CSV, and the loss against wall-clock time as a
+//! figure.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::problem::{Problem, metric_name};
+use super::run::Trained;
+use super::summary::{Targets, TrainRow, Verdict};
+use crate::export::{Digits, Export, short, short_cell, write_aligned};
+use crate::plot::{LineChart, Point, Series};
+
+/// What was trained, on what, and how: the JSON output's `config`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrainConfig {
+    /// gcsim's version.
+    pub gcsim: String,
+    /// `train`.
+    pub command: String,
+    /// `least-squares` or `logistic`.
+    pub problem: String,
+    /// `--data` as given.
+    pub data: String,
+    /// Rows and features (before the intercept) of the training set.
+    pub train_rows: usize,
+    /// Held-out rows.
+    pub test_rows: usize,
+    /// Features, before the intercept column.
+    pub features: usize,
+    /// The share of rows held out.
+    pub test_fraction: f64,
+    /// L2 regularisation λ.
+    pub l2: f64,
+    /// The base step η.
+    pub step: f64,
+    /// Where η came from: `--step`, or 1/L.
+    pub step_source: String,
+    /// The step schedule.
+    pub schedule: String,
+    /// Iterations (updates) per run.
+    pub iterations: u64,
+    /// Independent runs per configuration.
+    pub repeats: u64,
+    /// The targets.
+    pub targets: Targets,
+    /// The test metric's name.
+    pub metric: String,
+    /// Workers.
+    pub n: usize,
+    /// The worker law.
+    pub dist: String,
+    /// The load model.
+    pub load_model: String,
+    /// Its unit time, for affine.
+    pub unit_time: Option<f64>,
+    /// The communication model.
+    pub comm: String,
+    /// The decoder.
+    pub decoder: String,
+    /// The master seed.
+    pub seed: u64,
+    /// Notes on the model (how updates are formed).
+    pub notes: Vec<String>,
+}
+
+/// The whole result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrainReport {
+    /// What was run.
+    pub config: TrainConfig,
+    /// One row per configuration.
+    pub rows: Vec<TrainRow>,
+    /// Which configuration reached the targets first.
+    pub verdict: Option<Verdict>,
+}
+
+impl TrainReport {
+    /// The verdict as one sentence.
+    pub fn verdict_line(&self) -> Option<String> {
+        let c = &self.config;
+        if !c.targets.any() {
+            return None;
+        }
+        let d = &Digits::TABLE;
+        let Some(v) = &self.verdict else {
+            return Some("first to target: none (no configuration reached it in every repeat; raise --iterations or relax the target)".into());
+        };
+        let mut line = format!(
+            "first to target: {} at {} (mean of {} repeats)",
+            v.first,
+            short(v.time, d),
+            c.repeats
+        );
+        if let (Some(next), Some(lead)) = (&v.next, v.lead) {
+            let interval = match (v.lead_ci_low, v.lead_ci_high) {
+                (Some(lo), Some(hi)) => format!(", 95% CI {} to {}", short(lo, d), short(hi, d)),
+                _ => String::new(),
+            };
+            line.push_str(&format!(
+                "; {} ahead of {next} (paired over repeats{interval})",
+                short(lead, d)
+            ));
+        }
+        Some(line)
+    }
+}
+
+impl Export for TrainReport {
+    fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
+        let c = &self.config;
+        let d = &Digits::TABLE;
+        writeln!(
+            out,
+            "# gcsim train: {} on {} ({} training rows, {} test rows, {} features), n={} workers, dist {}, load {}, {}",
+            c.problem, c.data, c.train_rows, c.test_rows, c.features, c.n, c.dist, c.load_model, c.comm
+        )?;
+        let target = |name: &str, v: Option<f64>| v.map(|v| format!("{name} {}", short(v, d)));
+        let targets: Vec<String> = [
+            target("loss <=", c.targets.loss),
+            target(
+                &format!("{} {}", c.metric, if c.problem == "logistic" { ">=" } else { "<=" }),
+                c.targets.metric,
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        writeln!(
+            out,
+            "# {} iterations x {} repeats, step {} ({}), schedule {}, l2 {}, seed {}; target: {}; times in the unit of the worker times",
+            c.iterations,
+            c.repeats,
+            short(c.step, d),
+            c.step_source,
+            c.schedule,
+            c.l2,
+            c.seed,
+            if targets.is_empty() {
+                "none".to_string()
+            } else {
+                targets.join(" and ")
+            }
+        )?;
+        for note in &c.notes {
+            writeln!(out, "# note: {note}")?;
+        }
+        let mut cells = vec![
+            [
+                "strategy",
+                "exact",
+                "reached",
+                "time_to_target",
+                "95% CI",
+                "iterations",
+                "time/iter",
+                "final_loss",
+                c.metric.as_str(),
+                "diverged",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ];
+        for r in &self.rows {
+            let ci = match (r.time_to_target_ci_low, r.time_to_target_ci_high) {
+                (Some(lo), Some(hi)) => format!("{} - {}", short(lo, d), short(hi, d)),
+                _ => "-".into(),
+            };
+            cells.push(vec![
+                r.strategy.clone(),
+                if r.exact { "yes" } else { "no" }.into(),
+                short_cell(r.reached, d),
+                short_cell(r.time_to_target, d),
+                ci,
+                short_cell(r.iterations_to_target, d),
+                short_cell(r.time_per_iteration, d),
+                short_cell(r.final_loss, d),
+                short_cell(r.final_metric, d),
+                short(r.diverged, d),
+            ]);
+        }
+        write_aligned(&cells, 1, out)?;
+        if let Some(line) = self.verdict_line() {
+            writeln!(out, "# {line}")?;
+        }
+        Ok(())
+    }
+
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        crate::export::write_csv(&self.rows, out)
+    }
+
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        crate::export::write_json(self, out)
+    }
+}
+
+/// Writes every trajectory as CSV: strategy, repeat, iteration, time, loss
+/// and the test metric (named by `problem`).
+pub fn write_curves(trained: &[Trained], problem: Problem, out: &mut dyn Write) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(["strategy", "repeat", "iteration", "time", "loss", metric_name(problem)])?;
+    for t in trained {
+        let label = t.scheme.to_string();
+        for (r, run) in t.runs.iter().enumerate() {
+            for i in 0..run.time.len() {
+                w.write_record([
+                    label.clone(),
+                    r.to_string(),
+                    i.to_string(),
+                    run.time[i].to_string(),
+                    run.loss[i].to_string(),
+                    run.metric[i].to_string(),
+                ])?;
+            }
+        }
+    }
+    w.flush()
+}
+
+/// Points of the loss-against-time figure per line.
+pub const CURVE_POINTS: usize = 200;
+
+/// The loss against wall-clock time: per configuration, the mean over its
+/// runs of the loss reached by each time (the loss after the last
+/// iteration done by then), with a 95% band (mean ± t·SE over the runs),
+/// up to the time its slowest run ends; inexact configurations dotted.
+pub fn loss_chart(report: &TrainReport, trained: &[Trained]) -> LineChart {
+    let c = &report.config;
+    let horizon = trained
+        .iter()
+        .filter_map(|t| {
+            t.runs
+                .iter()
+                .map(|r| *r.time.last().expect("the start is recorded"))
+                .filter(|t| t.is_finite())
+                .reduce(f64::max)
+        })
+        .fold(0.0, f64::max);
+    let series = trained
+        .iter()
+        .map(|t| {
+            let end = t
+                .runs
+                .iter()
+                .map(|r| {
+                    if r.stalled || r.diverged.is_some() {
+                        0.0
+                    } else {
+                        *r.time.last().expect("recorded")
+                    }
+                })
+                .fold(f64::INFINITY, f64::min);
+            let points = (0..=CURVE_POINTS)
+                .map(|i| horizon * i as f64 / CURVE_POINTS as f64)
+                .take_while(|&x| x <= end)
+                .map(|x| {
+                    let at: Vec<f64> = t
+                        .runs
+                        .iter()
+                        .map(|r| r.loss[r.time.partition_point(|&s| s <= x) - 1])
+                        .collect();
+                    let e = {
+                        let r0 = at[0];
+                        let mut m = crate::stats::moments::Moments::ZERO;
+                        at.iter().for_each(|&v| m.push(v, r0));
+                        m.summarize(r0)
+                    };
+                    Point {
+                        x,
+                        y: e.mean,
+                        band: e.ci95,
+                    }
+                })
+                .collect();
+            Series {
+                label: format!(
+                    "{}{}",
+                    t.scheme,
+                    if t.scheme.exact_gradient() { "" } else { " (inexact)" }
+                ),
+                points,
+                exact: Vec::new(),
+                flat: false,
+                inexact: !t.scheme.exact_gradient(),
+            }
+        })
+        .collect();
+    LineChart {
+        title: format!("Training loss against wall-clock time ({})", c.problem),
+        caption: format!(
+            "n={}, {}, load {}, {}; step {} {}, {} repeats (mean, 95% band)",
+            c.n,
+            c.dist,
+            c.load_model,
+            c.comm,
+            short(c.step, &Digits::TICK),
+            c.schedule,
+            c.repeats
+        ),
+        x_label: "wall-clock time (unit of the worker times)".into(),
+        y_label: "training loss".into(),
+        series,
+        reference_y: c.targets.loss,
+        log_y: true,
+        y_floor: None,
+        integer_x: false,
+    }
+}

@@ -1,0 +1,167 @@
+//! What a training study trains on: the data, split and standardised, the
+//! objective, and the step and its schedule.
+
+use super::data::{DataError, DataSource, Dataset, Standardizer};
+use super::problem::{Objective, Problem};
+
+/// The step size over the iterations (updates, for the asynchronous
+/// strategies), from the base step η.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Schedule {
+    /// η at every iteration.
+    Constant,
+    /// η/√(t + 1) at iteration t (counted from 0).
+    InvSqrt,
+    /// η/(1 + decay·t).
+    Inverse {
+        /// decay > 0.
+        decay: f64,
+    },
+}
+
+impl Schedule {
+    /// The step at iteration `t` (from 0) for base step `base`.
+    pub fn at(&self, base: f64, t: u64) -> f64 {
+        match *self {
+            Schedule::Constant => base,
+            Schedule::InvSqrt => base / ((t + 1) as f64).sqrt(),
+            Schedule::Inverse { decay } => base / (1.0 + decay * t as f64),
+        }
+    }
+}
+
+impl std::fmt::Display for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Schedule::Constant => f.write_str("constant"),
+            Schedule::InvSqrt => f.write_str("inv-sqrt"),
+            Schedule::Inverse { decay } => write!(f, "inverse:decay={decay}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Schedule {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let accepted = "accepted: constant, inv-sqrt (step/sqrt(t+1)) or inverse:decay=D (step/(1+D*t), D > 0)";
+        match s.trim() {
+            "constant" => Ok(Schedule::Constant),
+            "inv-sqrt" => Ok(Schedule::InvSqrt),
+            other => {
+                let decay = other
+                    .strip_prefix("inverse:decay=")
+                    .ok_or_else(|| format!("unknown schedule `{s}`; {accepted}"))?;
+                match decay.trim().parse::<f64>() {
+                    Ok(d) if d.is_finite() && d > 0.0 => Ok(Schedule::Inverse { decay: d }),
+                    _ => Err(format!("`{s}`: the decay must be a finite number > 0; {accepted}")),
+                }
+            }
+        }
+    }
+}
+
+/// The learning problem every configuration trains on.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The training rows (standardised, with the intercept column).
+    pub train: Dataset,
+    /// The held-out rows, standardised with the training statistics.
+    pub test: Dataset,
+    /// Least squares or logistic regression.
+    pub problem: Problem,
+    /// The training objective, with its L2 term.
+    pub objective: Objective,
+    /// The base step η.
+    pub step: f64,
+    /// How the step changes.
+    pub schedule: Schedule,
+}
+
+/// What `Setup::prepare` reads: the data and how to train on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recipe {
+    /// The model.
+    pub problem: Problem,
+    /// The data.
+    pub data: DataSource,
+    /// A CSV file's target column (the last if `None`).
+    pub target: Option<String>,
+    /// The share of rows held out, in [0, 1).
+    pub test_fraction: f64,
+    /// L2 regularisation λ ≥ 0.
+    pub l2: f64,
+    /// The base step, or `None` for 1/L.
+    pub step: Option<f64>,
+    /// The schedule.
+    pub schedule: Schedule,
+    /// The seed of the split and of synthetic data.
+    pub seed: u64,
+}
+
+/// Why a recipe cannot be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum RecipeError {
+    /// A value out of range, naming the flag.
+    #[error("{0}")]
+    Value(String),
+    /// The data.
+    #[error(transparent)]
+    Data(#[from] DataError),
+}
+
+impl Setup {
+    /// Reads or draws the data, splits it by the seed, checks the targets
+    /// for the problem, standardises the features with the training rows'
+    /// statistics (adding the intercept), and takes the step (1/L where
+    /// none is given).
+    pub fn prepare(recipe: &Recipe) -> Result<Setup, RecipeError> {
+        let bad = |m: String| Err(RecipeError::Value(m));
+        if !(0.0..1.0).contains(&recipe.test_fraction) {
+            return bad(format!(
+                "--test-fraction {}: accepted: a number from 0 to below 1, e.g. 0.2",
+                recipe.test_fraction
+            ));
+        }
+        if !(recipe.l2.is_finite() && recipe.l2 >= 0.0) {
+            return bad(format!("--l2 {}: accepted: a finite number >= 0", recipe.l2));
+        }
+        if let Some(step) = recipe.step.filter(|s| !(s.is_finite() && *s > 0.0)) {
+            return bad(format!("--step {step}: accepted: a finite number > 0"));
+        }
+        let data = match &recipe.data {
+            DataSource::File(path) => Dataset::read_csv(path, recipe.target.as_deref())?,
+            DataSource::Synthetic(spec) => {
+                if recipe.target.is_some() {
+                    return bad("--target names a column of a CSV file; synthetic data has its own target".into());
+                }
+                Dataset::synthetic(recipe.problem, *spec, recipe.seed)
+            }
+        };
+        let (mut train, mut test) = data.split(recipe.test_fraction, recipe.seed);
+        recipe.problem.prepare_targets(&mut train, &mut test)?;
+        let standardizer = Standardizer::fit(&train);
+        let (train, test) = (standardizer.apply(&train), standardizer.apply(&test));
+        let objective = Objective::new(recipe.problem, recipe.l2, train.rows());
+        let step = match recipe.step {
+            Some(step) => step,
+            None => {
+                let l = objective.smoothness(&train);
+                if !(l > 0.0 && l.is_finite()) {
+                    return bad(format!(
+                        "--step: the objective's smoothness constant is {l} on these data (no default step 1/L); give --step"
+                    ));
+                }
+                1.0 / l
+            }
+        };
+        Ok(Setup {
+            train,
+            test,
+            problem: recipe.problem,
+            objective,
+            step,
+            schedule: recipe.schedule,
+        })
+    }
+}

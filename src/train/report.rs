@@ -228,16 +228,26 @@ pub const CURVE_POINTS: usize = 200;
 /// up to the time its slowest run ends; inexact configurations dotted.
 pub fn loss_chart(report: &TrainReport, trained: &[Trained]) -> LineChart {
     let c = &report.config;
-    let horizon = trained
+    // Where the targets are met: twice the slowest mean time to them; else
+    // until the first configuration ends its iterations, so that every
+    // line spans the axis.
+    let ends = trained.iter().filter_map(|t| {
+        t.runs
+            .iter()
+            .map(|r| *r.time.last().expect("the start is recorded"))
+            .filter(|t| t.is_finite())
+            .reduce(f64::max)
+    });
+    let slowest_to_target = report
+        .rows
         .iter()
-        .filter_map(|t| {
-            t.runs
-                .iter()
-                .map(|r| *r.time.last().expect("the start is recorded"))
-                .filter(|t| t.is_finite())
-                .reduce(f64::max)
-        })
-        .fold(0.0, f64::max);
+        .filter_map(|r| r.time_to_target)
+        .reduce(f64::max)
+        .filter(|t| *t > 0.0);
+    let horizon = match slowest_to_target {
+        Some(t) => (2.0 * t).min(ends.fold(0.0, f64::max)),
+        None => ends.reduce(f64::min).unwrap_or(0.0),
+    };
     let series = trained
         .iter()
         .map(|t| {
@@ -290,11 +300,15 @@ pub fn loss_chart(report: &TrainReport, trained: &[Trained]) -> LineChart {
     LineChart {
         title: format!("Training loss against wall-clock time ({})", c.problem),
         caption: format!(
-            "n={}, {}, load {}, {}; step {} {}, {} repeats (mean, 95% band)",
+            "n={}, {}, load {}{}; step {} {}; mean of {} repeats, 95% band",
             c.n,
             c.dist,
             c.load_model,
-            c.comm,
+            if c.comm == crate::comm::Comm::default().to_string() {
+                String::new()
+            } else {
+                format!(", {}", c.comm)
+            },
             short(c.step, &Digits::TICK),
             c.schedule,
             c.repeats

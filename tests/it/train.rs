@@ -440,3 +440,91 @@ fn train_refuses_bad_input() {
         &["two"],
     );
 }
+
+/// One iteration of each inexact rule, recomputed here from the engine's
+/// observables (the arrivals, the mini-batch counts) and the definitions:
+/// `ignore` steps along n/(n−s) times the sum of the first n−s workers'
+/// partial gradients, k-batch-sync along n/K times its mini-batches'
+/// (with multiplicity), approx-regular along Σ_j (u*ᵀB_F)_j·g_j with u*
+/// the least-squares decoding of the first n−s rows of its code.
+#[test]
+fn inexact_updates_follow_their_definitions() {
+    use gcsim::engine::{RulePath, Sampling, TrialPlan};
+    use gcsim::train::run::partition;
+    let n = 10;
+    let setup = setup(Problem::LeastSquares, "synthetic:rows=300,features=4,noise=1", None);
+    let (train_set, objective) = (&setup.train, &setup.objective);
+    let parts = partition(train_set.rows(), n);
+    let gradient = |j: usize| {
+        let mut g = vec![0.0; train_set.d];
+        objective.add_partial_gradient(train_set, parts[j].clone(), &vec![0.0; train_set.d], &mut g);
+        g
+    };
+    let k = |kind, k| {
+        with(
+            kind,
+            n,
+            Params {
+                k: Some(k),
+                ..Params::default()
+            },
+        )
+    };
+    let approx = with(
+        SchemeKind::ApproxRegular,
+        n,
+        Params {
+            s: Some(3),
+            d: Some(3),
+            ..Params::default()
+        },
+    );
+    for sch in [scheme(SchemeKind::Ignore, n, 3), k(SchemeKind::KBatchSync, 6), approx] {
+        let study = study(n, "exp:rate=1,p_slow=0.2,slowdown=4", LoadModel::Fixed, vec![sch], 3, 1);
+        let trained = train(&study, &setup);
+        let plan = TrialPlan::with(&study, RulePath::Events, Sampling::Draws);
+        let mut scratch = plan.scratch();
+        for r in 0..3 {
+            // Each partition's weight in the update.
+            let weights: Vec<f64> = match sch.kind() {
+                SchemeKind::KBatchSync => {
+                    let mut out = vec![0.0; plan.slots()];
+                    let counts = plan.run_iteration_marked(study.seed(), r, 0, &mut scratch, &mut out);
+                    assert_eq!(counts[..n].iter().sum::<u32>(), 6);
+                    counts[..n].iter().map(|&c| c as f64 * n as f64 / 6.0).collect()
+                }
+                kind => {
+                    let arrival = plan.arrivals(0, study.seed(), r, &mut scratch).to_vec();
+                    let mut order: Vec<usize> = (0..n).collect();
+                    order.sort_by(|&a, &b| arrival[a].total_cmp(&arrival[b]));
+                    order.truncate(n - 3);
+                    if kind == SchemeKind::Ignore {
+                        (0..n)
+                            .map(|j| {
+                                if order.contains(&j) {
+                                    n as f64 / (n - 3) as f64
+                                } else {
+                                    0.0
+                                }
+                            })
+                            .collect()
+                    } else {
+                        let code = study.code(&sch).unwrap();
+                        let u = code.decode(&order).coefficients;
+                        let b = code.encoding().select_rows(&order);
+                        (&u * &b).row(0).iter().copied().collect()
+                    }
+                }
+            };
+            let mut w = vec![0.0; train_set.d];
+            for (j, &a) in weights.iter().enumerate() {
+                for (x, g) in w.iter_mut().zip(gradient(j)) {
+                    *x -= setup.step * a * g;
+                }
+            }
+            let expected = objective.loss(train_set, &w);
+            let got = trained[0].runs[r as usize].loss[1];
+            assert!(rel(got, expected) < 1e-10, "{sch} repeat {r}: {got} vs {expected}");
+        }
+    }
+}

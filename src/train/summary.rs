@@ -176,3 +176,97 @@ pub fn verdict(trained: &[Trained], rows: &[TrainRow], problem: Problem, targets
         lead_ci_high: lead.and_then(|e| e.ci95).map(|c| c.1),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheme::{Params, Scheme, SchemeKind};
+
+    fn run(time: &[f64], loss: &[f64], metric: &[f64]) -> Trajectory {
+        Trajectory {
+            time: time.to_vec(),
+            loss: loss.to_vec(),
+            metric: metric.to_vec(),
+            diverged: None,
+            stalled: false,
+        }
+    }
+
+    #[test]
+    fn the_first_state_meeting_every_target() {
+        let r = run(&[0.0, 1.0, 2.5, 4.0], &[0.9, 0.5, 0.3, 0.2], &[0.5, 0.8, 0.92, 0.97]);
+        let t = |loss, metric| Targets { loss, metric };
+        assert_eq!(t(Some(0.4), None).first(Problem::Logistic, &r), Some((2, 2.5)));
+        assert_eq!(t(Some(0.5), None).first(Problem::Logistic, &r), Some((1, 1.0)));
+        // Accuracy at or above; both targets at once.
+        assert_eq!(t(None, Some(0.95)).first(Problem::Logistic, &r), Some((3, 4.0)));
+        assert_eq!(t(Some(0.6), Some(0.9)).first(Problem::Logistic, &r), Some((2, 2.5)));
+        // Mean squared error at or below.
+        assert_eq!(t(None, Some(0.85)).first(Problem::LeastSquares, &r), Some((0, 0.0)));
+        assert_eq!(t(None, Some(0.1)).first(Problem::LeastSquares, &r), None);
+        assert_eq!(t(None, None).first(Problem::Logistic, &r), None);
+    }
+
+    #[test]
+    fn rows_and_verdict_pair_the_repeats() {
+        let uncoded = Scheme::new(SchemeKind::Uncoded, 4, Params::default()).unwrap();
+        let crc = Scheme::new(
+            SchemeKind::Crc,
+            4,
+            Params {
+                s: Some(1),
+                ..Params::default()
+            },
+        )
+        .unwrap();
+        // Target loss 0.5: uncoded at 3, 5, 4; crc at 1, 2, 4 and once never.
+        let trained = vec![
+            Trained {
+                scheme: uncoded,
+                runs: vec![
+                    run(&[0.0, 3.0], &[1.0, 0.4], &[0.0, 0.0]),
+                    run(&[0.0, 5.0], &[1.0, 0.4], &[0.0, 0.0]),
+                    run(&[0.0, 4.0], &[1.0, 0.4], &[0.0, 0.0]),
+                ],
+            },
+            Trained {
+                scheme: crc,
+                runs: vec![
+                    run(&[0.0, 1.0], &[1.0, 0.4], &[0.0, 0.0]),
+                    run(&[0.0, 2.0, 3.0], &[1.0, 0.6, 0.5], &[0.0, 0.0, 0.0]),
+                    run(&[0.0, 4.0], &[1.0, 0.6], &[0.0, 0.0]),
+                ],
+            },
+        ];
+        let targets = Targets {
+            loss: Some(0.5),
+            metric: None,
+        };
+        let rows = rows(&trained, Problem::Logistic, &targets);
+        assert_eq!(rows[0].reached, Some(1.0));
+        assert_eq!(rows[0].time_to_target, Some(4.0));
+        // Student's t with 2 degrees of freedom: 4.303 · 1/√3.
+        let half = 4.302_652_729_911_275 / 3f64.sqrt();
+        assert!((rows[0].time_to_target_ci_low.unwrap() - (4.0 - half)).abs() < 1e-9);
+        assert!((rows[0].time_to_target_ci_high.unwrap() - (4.0 + half)).abs() < 1e-9);
+        assert_eq!(rows[0].iterations_to_target, Some(1.0));
+        assert_eq!(rows[1].reached, Some(2.0 / 3.0));
+        assert_eq!(rows[1].time_to_target, Some(2.0));
+        assert_eq!(rows[1].iterations_to_target, Some(1.5));
+        assert_eq!(rows[1].time_per_iteration, Some(8.0 / 4.0));
+        assert_eq!(rows[1].final_loss, Some((0.4 + 0.5 + 0.6) / 3.0));
+        // crc did not reach the target in every repeat: uncoded is first, alone.
+        let v = verdict(&trained, &rows, Problem::Logistic, &targets).unwrap();
+        assert_eq!((v.first.as_str(), v.time, v.next), ("uncoded", 4.0, None));
+        // With a target crc always meets, the lead is paired: 3−1, 5−2, 4−4.
+        let looser = Targets {
+            loss: Some(0.65),
+            metric: None,
+        };
+        let rows = super::rows(&trained, Problem::Logistic, &looser);
+        let v = verdict(&trained, &rows, Problem::Logistic, &looser).unwrap();
+        assert_eq!(v.first, "crc s=1");
+        assert_eq!(v.next.as_deref(), Some("uncoded"));
+        assert!((v.lead.unwrap() - 5.0 / 3.0).abs() < 1e-12);
+    }
+}

@@ -528,3 +528,48 @@ fn inexact_updates_follow_their_definitions() {
         }
     }
 }
+
+/// The first update of K-async, recomputed from the engine's asynchronous
+/// timeline: n/K times the sum of its K gradients, all on model 0, applied
+/// at the time of the K-th arrival.
+#[test]
+fn the_first_asynchronous_update_follows_its_definition() {
+    use gcsim::engine::{RulePath, Sampling, TrialPlan};
+    use gcsim::train::run::partition;
+    let (n, k) = (10, 4);
+    let setup = setup(Problem::LeastSquares, "synthetic:rows=300,features=4,noise=1", None);
+    let (train_set, objective) = (&setup.train, &setup.objective);
+    let parts = partition(train_set.rows(), n);
+    let sch = with(
+        SchemeKind::KAsync,
+        n,
+        Params {
+            k: Some(k),
+            ..Params::default()
+        },
+    );
+    let study = study(n, "exp:rate=1", LoadModel::Fixed, vec![sch], 2, 3);
+    let trained = train(&study, &setup);
+    let plan = TrialPlan::with(&study, RulePath::Events, Sampling::Draws);
+    let mut scratch = plan.scratch();
+    for r in 0..2 {
+        let mut first = None;
+        plan.run_asynchronous(0, study.seed(), r, &mut scratch, |u| {
+            first = Some((u.at, u.gradients.to_vec()));
+            false
+        });
+        let (at, gradients) = first.unwrap();
+        assert!(gradients.iter().all(|&(_, v)| v == 0));
+        let mut w = vec![0.0; train_set.d];
+        for &(worker, _) in &gradients {
+            let mut g = vec![0.0; train_set.d];
+            objective.add_partial_gradient(train_set, parts[worker].clone(), &vec![0.0; train_set.d], &mut g);
+            for (x, g) in w.iter_mut().zip(g) {
+                *x -= setup.step * n as f64 / k as f64 * g;
+            }
+        }
+        let run = &trained[0].runs[r as usize];
+        assert_eq!(run.time[1], at);
+        assert!(rel(run.loss[1], objective.loss(train_set, &w)) < 1e-10, "repeat {r}");
+    }
+}

@@ -59,8 +59,28 @@ pub enum Param {
     SpeculateFactor,
     /// Partitions per worker of the partial-straggler codes.
     Parts,
-    /// Consecutive iterations per trial.
+    /// Consecutive iterations per trial (per training run, for training).
     Iterations,
+    /// The model a training study trains.
+    Problem,
+    /// The training data: a CSV file or a synthetic spec.
+    Data,
+    /// The target column of the training data.
+    Target,
+    /// The share of rows held out for the test metric.
+    TestFraction,
+    /// L2 regularisation of the training objective.
+    L2,
+    /// The base step size of gradient descent.
+    Step,
+    /// How the step changes over the iterations.
+    Schedule,
+    /// Independent training runs per configuration.
+    Repeats,
+    /// The training objective to reach.
+    TargetLoss,
+    /// The test metric to reach.
+    TargetMetric,
 }
 
 impl Param {
@@ -92,6 +112,16 @@ impl Param {
             Param::SpeculateFactor => "speculate_factor",
             Param::Parts => "parts",
             Param::Iterations => "iterations",
+            Param::Problem => "problem",
+            Param::Data => "data",
+            Param::Target => "target",
+            Param::TestFraction => "test_fraction",
+            Param::L2 => "l2",
+            Param::Step => "step",
+            Param::Schedule => "schedule",
+            Param::Repeats => "repeats",
+            Param::TargetLoss => "target_loss",
+            Param::TargetMetric => "target_metric",
         }
     }
 }

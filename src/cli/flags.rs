@@ -16,6 +16,8 @@ use gcsim::scheme::SchemeError;
 use gcsim::study::StudyError;
 use gcsim::sweep::SweepError;
 use gcsim::trace::TraceAnalysisError;
+use gcsim::train::run::TrainError;
+use gcsim::train::setup::RecipeError;
 
 /// The flag that sets `param`.
 pub fn flag(param: Param) -> &'static str {
@@ -45,6 +47,16 @@ pub fn flag(param: Param) -> &'static str {
         Param::SpeculateFactor => "--speculate-factor",
         Param::Parts => "--parts",
         Param::Iterations => "--iterations",
+        Param::Problem => "--problem",
+        Param::Data => "--data",
+        Param::Target => "--target",
+        Param::TestFraction => "--test-fraction",
+        Param::L2 => "--l2",
+        Param::Step => "--step",
+        Param::Schedule => "--schedule",
+        Param::Repeats => "--repeats",
+        Param::TargetLoss => "--target-loss",
+        Param::TargetMetric => "--target-metric",
     }
 }
 
@@ -64,7 +76,9 @@ fn describe(err: &(dyn Error + 'static)) -> String {
         LoadModelError,
         CommError,
         PlanError,
-        TraceAnalysisError
+        TraceAnalysisError,
+        RecipeError,
+        TrainError
     );
     err.to_string()
 }

@@ -1,36 +1,43 @@
-//! `gcsim scenario FILE`: run every study of a scenario file, write its CSV,
-//! JSON and figures into `<out-dir>/<name>/`, and print the tables.
+//! `gcsim scenario FILE`: run every study of a scenario file, then every
+//! training study, write their CSV, JSON, curves and figures into
+//! `<out-dir>/<name>/`, and print the tables.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
 
 use gcsim::export::{self, Format};
 use gcsim::report::{self, Report};
-use gcsim::scenario::{Scenario, ScenarioStudy};
+use gcsim::scenario::{Scenario, ScenarioStudy, ScenarioTrain};
+use gcsim::train::report::{loss_chart, write_curves};
 
-use super::figure::{Figure, FigureKind};
+use super::figure::{Figure, FigureKind, draw_atomically};
 use super::job::{Engine, evaluate};
 use super::output::{self, Stdout, write_atomically};
+use super::train::train;
 use super::{Status, run_config};
 
 /// Run a study described by a scenario file.
 #[derive(Debug, Clone, Args)]
 #[command(after_help = "A scenario file (TOML) holds a complete study: n, dist, load_model
-(unit_time), trials, seed, and one [[study]] per sweep with its label, schemes,
-s/m/k lists and figures. See scenarios/ for examples and README.md for every key.
+(unit_time), trials, seed, one [[study]] per sweep with its label, schemes,
+s/m/k lists and figures, and one [[train]] per training comparison (as
+`gcsim train`: data, problem, iterations, repeats, targets, plot). See
+scenarios/ for examples and README.md for every key.
 
 Examples:
   gcsim scenario scenarios/seed-literature.toml
-  gcsim scenario scenarios/stragglers-100gpu.toml --trials 20000 --out-dir /tmp/out")]
+  gcsim scenario scenarios/stragglers-100gpu.toml --trials 20000 --out-dir /tmp/out
+  gcsim scenario scenarios/time-to-accuracy.toml")]
 pub struct ScenarioArgs {
     /// The scenario file.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// Override the file's trials (e.g. for a quick look).
+    /// Override the file's trials (e.g. for a quick look); the repeats of
+    /// [[train]] tables stay as the file says.
     #[arg(long, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
     pub trials: Option<u64>,
 
@@ -62,10 +69,9 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
         let dir = args.out_dir.join(&scenario.name);
         std::fs::create_dir_all(&dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;
         output::probe(&dir).context("--out-dir")?;
-        for st in &scenario.studies {
-            for path in outputs(&dir, st) {
-                output::check("--out-dir", &path)?;
-            }
+        let studies = scenario.studies.iter().flat_map(ScenarioStudy::outputs);
+        for file in studies.chain(scenario.trains.iter().flat_map(ScenarioTrain::outputs)) {
+            output::check("--out-dir", &dir.join(file))?;
         }
         Ok(Self {
             scenario,
@@ -118,17 +124,51 @@ impl ScenarioJob {
                 figure.draw(&st.study, &report.config, &report.rows, outcome.as_ref())?;
             }
             export::write(&report, Format::Table, &mut stdout)?;
-            let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-            writeln!(stdout, "# wrote {}\n", names.join(", "))?;
+            wrote(&mut stdout, &written)?;
+        }
+        for tr in &self.scenario.trains {
+            self.train(tr, &mut stdout)?;
         }
         stdout.flush()?;
         Ok(Status::Success)
     }
+
+    /// Trains a [[train]] table's configurations, writes its results,
+    /// curves and figure, and prints its table.
+    fn train(&self, tr: &ScenarioTrain, stdout: &mut Stdout) -> Result<()> {
+        for note in &tr.skipped {
+            eprintln!("note: {}: skipped {note}", tr.label);
+        }
+        let context = format!("{}: ", tr.label);
+        let (report, trained) = train(
+            &tr.study,
+            &tr.setup,
+            &tr.targets,
+            tr.config.clone(),
+            self.engine,
+            (&context, "`step`"),
+        )?;
+        let mut written = Vec::new();
+        for format in ScenarioTrain::RESULT_FORMATS {
+            let path = self.dir.join(tr.result_file(format));
+            write_atomically(&path, |f| export::write(&report, format, f))?;
+            written.push(path);
+        }
+        let curves = self.dir.join(tr.curves_file());
+        write_atomically(&curves, |out| write_curves(&trained, tr.setup.problem, out))?;
+        written.push(curves);
+        if let Some(file) = &tr.plot {
+            let chart = loss_chart(&report, &trained);
+            draw_atomically(&self.dir.join(file), |temp| gcsim::plot::draw(&chart, temp))?;
+        }
+        export::write(&report, Format::Table, stdout)?;
+        wrote(stdout, &written)
+    }
 }
 
-/// Every file a study writes into `dir`.
-fn outputs(dir: &Path, st: &ScenarioStudy) -> Vec<PathBuf> {
-    let results = ScenarioStudy::RESULT_FORMATS.map(|format| dir.join(st.result_file(format)));
-    let figures = st.figures.iter().map(|f| dir.join(&f.file));
-    results.into_iter().chain(figures).collect()
+/// The `# wrote` line after a table.
+fn wrote(stdout: &mut Stdout, written: &[PathBuf]) -> Result<()> {
+    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    writeln!(stdout, "# wrote {}\n", names.join(", "))?;
+    Ok(())
 }

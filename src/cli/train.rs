@@ -3,27 +3,29 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 
+use gcsim::engine::Progress;
 use gcsim::export::Format;
-use gcsim::scheme::{SchemeKind, Strategy};
+use gcsim::param::Param;
 use gcsim::study::Study;
 use gcsim::sweep::Expanded;
 use gcsim::train::data::DataSource;
-use gcsim::train::problem::{Problem, metric_name};
+use gcsim::train::problem::Problem;
 use gcsim::train::report::{TrainConfig, TrainReport, loss_chart, write_curves};
-use gcsim::train::run::{MAX_TRAIN_ITERATIONS, Trainer};
+use gcsim::train::run::{MAX_REPEATS, MAX_TRAIN_ITERATIONS, Trained, Trainer};
 use gcsim::train::setup::{Recipe, Schedule, Setup};
 use gcsim::train::summary::{self, Targets};
 
 use super::common::ClusterArgs;
 use super::figure::{check_destination, draw_atomically};
+use super::flags::flag;
+use super::job::Engine;
 use super::output::{self, Output, write_atomically};
 use super::progress::Bar;
 use super::sweep::GridArgs;
 use super::{Status, parse_count_u64, parse_number, parse_threads, parse_workers};
-use gcsim::engine::Progress;
 
 /// What each `gcsim train --format` value writes.
 fn format_help(format: Format) -> &'static str {
@@ -163,9 +165,9 @@ fn parse_train_iterations(s: &str) -> Result<u64, String> {
     super::parse_within(s, 1, MAX_TRAIN_ITERATIONS)
 }
 
-/// Repeats: 1 to 100 000.
+/// Repeats: 1 to [`MAX_REPEATS`].
 fn parse_repeats(s: &str) -> Result<u64, String> {
-    super::parse_within(s, 1, 100_000)
+    super::parse_within(s, 1, MAX_REPEATS)
 }
 
 /// A validated training study.
@@ -177,43 +179,7 @@ pub struct TrainJob {
     output: Output,
     curves: Option<PathBuf>,
     plot: Option<PathBuf>,
-    threads: Option<usize>,
-    quiet: bool,
-}
-
-/// How the configurations present form their updates, for the notes.
-fn notes(study: &Study) -> Vec<String> {
-    let has = |f: &dyn Fn(SchemeKind) -> bool| study.schemes().iter().any(|s| f(s.kind()));
-    let mut notes = Vec::new();
-    if has(&|k| k == SchemeKind::Ignore) {
-        notes.push("ignore: the update is the sum over the received partitions scaled by n/(n-s)".into());
-    }
-    if has(&|k| k == SchemeKind::Timeout) {
-        notes.push("timeout: the update is the sum over the arrived partitions scaled by n/(arrived)".into());
-    }
-    if has(&|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom)) {
-        notes.push(
-            "approx-regular and inexact custom codes: the optimal least-squares decoding of the first n-s messages"
-                .into(),
-        );
-    }
-    if has(&|k| k == SchemeKind::KBatchSync) {
-        notes.push("k-batch-sync: a mini-batch is its worker's partition; the update is n/K times the K mini-batches' gradients".into());
-    }
-    if study
-        .schemes()
-        .iter()
-        .any(|s| matches!(s.strategy(), Some(Strategy::Async { .. })))
-    {
-        notes.push("k-async, k-batch-async: an iteration is an update, n/K times the K stale gradients; straggler states step once per update".into());
-    }
-    if has(&|k| k == SchemeKind::Mds) {
-        notes.push(
-            "mds: the master decodes X*w and forms the gradient itself (its time is not modelled; see --decode-time)"
-                .into(),
-        );
-    }
-    notes
+    engine: Engine,
 }
 
 impl TryFrom<TrainArgs> for TrainJob {
@@ -225,14 +191,7 @@ impl TryFrom<TrainArgs> for TrainJob {
         let grid = &args.grid;
         let custom = grid.custom(args.n)?;
         let (n, workers) = cluster.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
-        for (flag, v) in [
-            ("--target-loss", args.target_loss),
-            ("--target-metric", args.target_metric),
-        ] {
-            if let Some(v) = v.filter(|v| !v.is_finite()) {
-                bail!("{flag} {v}: accepted: a finite number");
-            }
-        }
+        let targets = Targets::new(args.target_loss, args.target_metric)?;
         let output = Output::resolve(args.format, args.out.as_deref())?;
         if let Some(path) = &args.curves {
             output::check("--curves", path)?;
@@ -261,43 +220,7 @@ impl TryFrom<TrainArgs> for TrainJob {
             seed: args.seed,
         };
         let setup = Setup::prepare(&recipe)?;
-        let (train, test) = (&setup.train, &setup.test);
-        // Less the intercept column.
-        let features = train.d - 1;
-        let step_source = if args.step.is_some() { "--step" } else { "1/L" };
-        let targets = Targets {
-            loss: args.target_loss,
-            metric: args.target_metric,
-        };
-        let config = TrainConfig {
-            gcsim: env!("CARGO_PKG_VERSION").into(),
-            command: "train".into(),
-            problem: args.problem.name().into(),
-            data: match &args.data {
-                DataSource::File(p) => p.display().to_string(),
-                DataSource::Synthetic(s) => s.to_string(),
-            },
-            train_rows: train.rows(),
-            test_rows: test.rows(),
-            features,
-            test_fraction: args.test_fraction,
-            l2: args.l2,
-            step: setup.step,
-            step_source: step_source.into(),
-            schedule: args.schedule.to_string(),
-            iterations: args.iterations,
-            repeats: args.repeats,
-            targets,
-            metric: metric_name(args.problem).into(),
-            n,
-            dist: study.workers().to_string(),
-            load_model: study.load_model().name().into(),
-            unit_time: study.load_model().unit_time(),
-            comm: study.comm().to_string(),
-            decoder: study.decoder().name().into(),
-            seed: args.seed,
-            notes: notes(&study),
-        };
+        let config = TrainConfig::new("train", &study, &recipe, &setup, targets, &flag);
         // Every configuration's partitions and codes, checked before any work.
         Trainer::new(&study, &setup)?;
         Ok(Self {
@@ -308,8 +231,10 @@ impl TryFrom<TrainArgs> for TrainJob {
             output,
             curves: args.curves,
             plot: args.plot,
-            threads: args.threads,
-            quiet: args.quiet,
+            engine: Engine {
+                threads: args.threads,
+                quiet: args.quiet,
+            },
         })
     }
 }
@@ -317,26 +242,15 @@ impl TryFrom<TrainArgs> for TrainJob {
 impl TrainJob {
     /// Trains every configuration, writes the result, the curves and the figure.
     pub fn execute(self) -> Result<Status> {
-        let trainer = Trainer::new(&self.study, &self.setup)?;
-        let bar = Bar::counting(self.quiet, self.study.trials(), "training", "repeats");
-        bar.pass(1, self.study.trials());
-        let trained = super::job::thread_pool(self.threads)?.install(|| trainer.run(&|done| bar.advance(done)));
-        bar.finish();
+        let (report, trained) = train(
+            &self.study,
+            &self.setup,
+            &self.targets,
+            self.config,
+            self.engine,
+            ("", flag(Param::Step)),
+        )?;
         let problem = self.setup.problem;
-        let rows = summary::rows(&trained, problem, &self.targets);
-        let verdict = summary::verdict(&trained, &rows, problem, &self.targets);
-        let report = TrainReport {
-            config: self.config,
-            rows,
-            verdict,
-        };
-        for r in report.rows.iter().filter(|r| r.diverged > 0.0) {
-            eprintln!(
-                "warning: {}: {} of the runs diverged (the loss stopped being finite); lower --step",
-                r.strategy,
-                gcsim::export::short(r.diverged, &gcsim::export::Digits::TABLE)
-            );
-        }
         if let Some(path) = self.output.write(&report)? {
             eprintln!("wrote {}", path.display());
         }
@@ -354,4 +268,33 @@ impl TrainJob {
         }
         Ok(Status::Success)
     }
+}
+
+/// Trains every configuration of `study` on `setup` (a progress bar unless
+/// quiet) and summarises the runs; warns of configurations whose runs
+/// diverged, each line after `context`, naming the step `step`.
+pub(super) fn train(
+    study: &Study,
+    setup: &Setup,
+    targets: &Targets,
+    config: TrainConfig,
+    engine: Engine,
+    (context, step): (&str, &str),
+) -> Result<(TrainReport, Vec<Trained>)> {
+    let trainer = Trainer::new(study, setup)?;
+    let bar = Bar::counting(engine.quiet, study.trials(), "training", "repeats");
+    bar.pass(1, study.trials());
+    let trained = engine.pool()?.install(|| trainer.run(&|done| bar.advance(done)));
+    bar.finish();
+    let rows = summary::rows(&trained, setup.problem, targets);
+    let verdict = summary::verdict(&trained, &rows, setup.problem, targets);
+    let report = TrainReport { config, rows, verdict };
+    for r in report.rows.iter().filter(|r| r.diverged > 0.0) {
+        eprintln!(
+            "warning: {context}{}: {} of the runs diverged (the loss stopped being finite); lower {step}",
+            r.strategy,
+            gcsim::export::short(r.diverged, &gcsim::export::Digits::TABLE)
+        );
+    }
+    Ok((report, trained))
 }

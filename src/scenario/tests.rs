@@ -1,5 +1,8 @@
 //! The scenario reader: files read, errors placed, keys carried into the study.
 use super::*;
+use crate::comm::{Comm, Link};
+use crate::dist::Dist;
+use crate::load::LoadModel;
 
 const GOOD: &str = r#"
 name = "t"

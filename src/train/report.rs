@@ -8,20 +8,28 @@ use serde::Serialize;
 
 use super::problem::{Problem, metric_name};
 use super::run::Trained;
+use super::setup::{Recipe, Setup};
 use super::summary::{Targets, TrainRow, Verdict};
 use crate::export::{Digits, Export, short, short_cell, write_aligned};
+use crate::param::{Naming, Param};
 use crate::plot::{LineChart, Point, Series};
+use crate::scheme::{SchemeKind, Strategy};
+use crate::study::Study;
 
 /// What was trained, on what, and how: the JSON output's `config`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TrainConfig {
     /// gcsim's version.
     pub gcsim: String,
-    /// `train`.
+    /// `train`, or `scenario`.
     pub command: String,
+    /// `<scenario>/<label>`, for a training study of a scenario file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub study: Option<String>,
     /// `least-squares` or `logistic`.
     pub problem: String,
-    /// `--data` as given.
+    /// The data: a file's path (as given on the command line, or resolved
+    /// against a scenario file's directory) or the synthetic spec.
     pub data: String,
     /// Rows and features (before the intercept) of the training set.
     pub train_rows: usize,
@@ -35,7 +43,8 @@ pub struct TrainConfig {
     pub l2: f64,
     /// The base step η.
     pub step: f64,
-    /// Where η came from: `--step`, or 1/L.
+    /// Where η came from: the step given (`--step`, or `step` in a
+    /// scenario), or 1/L.
     pub step_source: String,
     /// The step schedule.
     pub schedule: String,
@@ -63,6 +72,83 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Notes on the model (how updates are formed).
     pub notes: Vec<String>,
+}
+
+impl TrainConfig {
+    /// What training `study` on `setup`, prepared from `recipe`, runs
+    /// towards `targets`, for `command`; `name` spells the parameters the
+    /// notes and the step's source name.
+    pub fn new(command: &str, study: &Study, recipe: &Recipe, setup: &Setup, targets: Targets, name: Naming) -> Self {
+        let (train, test) = (&setup.train, &setup.test);
+        TrainConfig {
+            gcsim: env!("CARGO_PKG_VERSION").into(),
+            command: command.into(),
+            study: None,
+            problem: recipe.problem.name().into(),
+            data: recipe.data.to_string(),
+            train_rows: train.rows(),
+            test_rows: test.rows(),
+            // Less the intercept column.
+            features: train.d - 1,
+            test_fraction: recipe.test_fraction,
+            l2: recipe.l2,
+            step: setup.step,
+            step_source: if recipe.step.is_some() {
+                name(Param::Step)
+            } else {
+                "1/L"
+            }
+            .into(),
+            schedule: recipe.schedule.to_string(),
+            iterations: study.iterations(),
+            repeats: study.trials(),
+            targets,
+            metric: metric_name(recipe.problem).into(),
+            n: study.n(),
+            dist: study.workers().to_string(),
+            load_model: study.load_model().name().into(),
+            unit_time: study.load_model().unit_time(),
+            comm: study.comm().to_string(),
+            decoder: study.decoder().name().into(),
+            seed: recipe.seed,
+            notes: notes(study, name),
+        }
+    }
+}
+
+/// How the configurations of `study` form their updates, for the notes.
+fn notes(study: &Study, name: Naming) -> Vec<String> {
+    let has = |f: &dyn Fn(SchemeKind) -> bool| study.schemes().iter().any(|s| f(s.kind()));
+    let mut notes = Vec::new();
+    if has(&|k| k == SchemeKind::Ignore) {
+        notes.push("ignore: the update is the sum over the received partitions scaled by n/(n-s)".into());
+    }
+    if has(&|k| k == SchemeKind::Timeout) {
+        notes.push("timeout: the update is the sum over the arrived partitions scaled by n/(arrived)".into());
+    }
+    if has(&|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom)) {
+        notes.push(
+            "approx-regular and inexact custom codes: the optimal least-squares decoding of the first n-s messages"
+                .into(),
+        );
+    }
+    if has(&|k| k == SchemeKind::KBatchSync) {
+        notes.push("k-batch-sync: a mini-batch is its worker's partition; the update is n/K times the K mini-batches' gradients".into());
+    }
+    if study
+        .schemes()
+        .iter()
+        .any(|s| matches!(s.strategy(), Some(Strategy::Async { .. })))
+    {
+        notes.push("k-async, k-batch-async: an iteration is an update, n/K times the K stale gradients; straggler states step once per update".into());
+    }
+    if has(&|k| k == SchemeKind::Mds) {
+        notes.push(format!(
+            "mds: the master decodes X*w and forms the gradient itself (its time is not modelled; see {})",
+            name(Param::DecodeTime)
+        ));
+    }
+    notes
 }
 
 /// The whole result.

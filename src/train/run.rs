@@ -64,6 +64,7 @@ use rayon::prelude::*;
 use super::problem::metric;
 use super::setup::Setup;
 use crate::engine::trial::{RulePath, Sampling, Scratch, TrialPlan, Update};
+use crate::param::{Described, Naming, Param, keys};
 use crate::scheme::{Scheme, Strategy};
 use crate::study::Study;
 
@@ -123,13 +124,15 @@ pub const MAX_TRAIN_ITERATIONS: u64 = 1_000_000;
 /// training study: three numbers each, 240 MB at most.
 pub const MAX_POINTS: u64 = 10_000_000;
 
-/// Why a study cannot be trained.
+/// Most repeats (independent runs per configuration) of one training study.
+pub const MAX_REPEATS: u64 = 100_000;
+
+/// Why a study cannot be trained. Parameters are named by their keys; a
+/// front end renders them with its own names through [`Described`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TrainError {
     /// Fewer training rows than some scheme's partitions.
-    #[error(
-        "{scheme} cuts the training rows into {partitions} partitions but the training set has {rows} rows; use more data, a smaller --test-fraction or fewer workers"
-    )]
+    #[error("{}", self.describe(&keys))]
     TooFewRows {
         /// The configuration.
         scheme: String,
@@ -139,11 +142,7 @@ pub enum TrainError {
         rows: usize,
     },
     /// The iterations or the points recorded are over the limits.
-    #[error(
-        "--iterations {iterations} with --repeats {repeats} and {configs} configurations records {points} points; the most is {max} (and at most {max_iterations} iterations): lower --iterations or --repeats",
-        max = MAX_POINTS,
-        max_iterations = MAX_TRAIN_ITERATIONS
-    )]
+    #[error("{}", self.describe(&keys))]
     TooLarge {
         /// Iterations per run.
         iterations: u64,
@@ -157,6 +156,33 @@ pub enum TrainError {
     /// A scheme with no training rule.
     #[error("{0}")]
     Unsupported(String),
+}
+
+impl Described for TrainError {
+    fn describe(&self, name: Naming) -> String {
+        match self {
+            TrainError::TooFewRows {
+                scheme,
+                partitions,
+                rows,
+            } => format!(
+                "{scheme} cuts the training rows into {partitions} partitions but the training set has {rows} rows; use more data, a smaller {} or fewer workers",
+                name(Param::TestFraction)
+            ),
+            TrainError::TooLarge {
+                iterations,
+                repeats,
+                configs,
+                points,
+            } => {
+                let (it, rep) = (name(Param::Iterations), name(Param::Repeats));
+                format!(
+                    "{it} {iterations} with {rep} {repeats} and {configs} configurations records {points} points; the most is {MAX_POINTS} (and at most {MAX_TRAIN_ITERATIONS} iterations): lower {it} or {rep}"
+                )
+            }
+            TrainError::Unsupported(m) => m.clone(),
+        }
+    }
 }
 
 /// Per-thread buffers of one repeat.

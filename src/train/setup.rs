@@ -3,6 +3,8 @@
 
 use super::data::{DataError, DataSource, Dataset, Standardizer};
 use super::problem::{Objective, Problem};
+use crate::dist::plain;
+use crate::param::{Described, Naming, Param, keys};
 
 /// The step size over the iterations (updates, for the asynchronous
 /// strategies), from the base step η.
@@ -99,15 +101,99 @@ pub struct Recipe {
     pub seed: u64,
 }
 
-/// Why a recipe cannot be prepared.
+/// Why a recipe cannot be prepared. Parameters are named by their keys
+/// (`l2`); a front end renders them with its own names through
+/// [`Described`].
 #[derive(Debug, thiserror::Error)]
 pub enum RecipeError {
-    /// A value out of range, naming the flag.
-    #[error("{0}")]
-    Value(String),
+    /// A value out of range.
+    #[error("{}", self.describe(&keys))]
+    OutOfRange {
+        /// The parameter.
+        param: Param,
+        /// The value given.
+        value: f64,
+        /// What it accepts.
+        accepted: &'static str,
+    },
+    /// A target column named for synthetic data.
+    #[error("{}", self.describe(&keys))]
+    TargetOfSynthetic,
+    /// No step given, and the objective has no finite smoothness constant.
+    #[error("{}", self.describe(&keys))]
+    NoDefaultStep {
+        /// The smoothness constant L found.
+        smoothness: f64,
+    },
     /// The data.
     #[error(transparent)]
     Data(#[from] DataError),
+}
+
+impl RecipeError {
+    /// The parameter at fault: the target for a missing target column,
+    /// the data for other data errors.
+    pub fn param(&self) -> Param {
+        match self {
+            RecipeError::OutOfRange { param, .. } => *param,
+            RecipeError::TargetOfSynthetic | RecipeError::Data(DataError::NoTargetColumn { .. }) => Param::Target,
+            RecipeError::NoDefaultStep { .. } => Param::Step,
+            RecipeError::Data(_) => Param::Data,
+        }
+    }
+}
+
+impl Described for RecipeError {
+    fn describe(&self, name: Naming) -> String {
+        match self {
+            RecipeError::OutOfRange { param, value, accepted } => {
+                format!(
+                    "{} {} is out of range; accepted: {accepted}",
+                    name(*param),
+                    plain(*value)
+                )
+            }
+            RecipeError::TargetOfSynthetic => format!(
+                "{} names a column of a CSV file; synthetic data has its own target",
+                name(Param::Target)
+            ),
+            RecipeError::NoDefaultStep { smoothness } => {
+                let step = name(Param::Step);
+                format!(
+                    "{step}: the objective's smoothness constant is {smoothness} on these data (no default step 1/L); give {step}"
+                )
+            }
+            RecipeError::Data(e) => e.to_string(),
+        }
+    }
+}
+
+/// Accepted by [`Param::TestFraction`].
+const FRACTION: &str = "a number from 0 to below 1, e.g. 0.2";
+/// Accepted by [`Param::L2`].
+const NON_NEGATIVE: &str = "a finite number >= 0";
+/// Accepted by [`Param::Step`].
+const POSITIVE: &str = "a finite number > 0";
+
+impl Recipe {
+    /// Checks the values of the recipe that need no data: the test
+    /// fraction, the L2 weight and the step.
+    pub fn check(&self) -> Result<(), RecipeError> {
+        let out = |param, value, accepted| Err(RecipeError::OutOfRange { param, value, accepted });
+        if !(0.0..1.0).contains(&self.test_fraction) {
+            return out(Param::TestFraction, self.test_fraction, FRACTION);
+        }
+        if !(self.l2.is_finite() && self.l2 >= 0.0) {
+            return out(Param::L2, self.l2, NON_NEGATIVE);
+        }
+        if let Some(step) = self.step.filter(|s| !(s.is_finite() && *s > 0.0)) {
+            return out(Param::Step, step, POSITIVE);
+        }
+        if self.target.is_some() && matches!(self.data, DataSource::Synthetic(_)) {
+            return Err(RecipeError::TargetOfSynthetic);
+        }
+        Ok(())
+    }
 }
 
 impl Setup {
@@ -116,27 +202,10 @@ impl Setup {
     /// statistics (adding the intercept), and takes the step (1/L where
     /// none is given).
     pub fn prepare(recipe: &Recipe) -> Result<Setup, RecipeError> {
-        let bad = |m: String| Err(RecipeError::Value(m));
-        if !(0.0..1.0).contains(&recipe.test_fraction) {
-            return bad(format!(
-                "--test-fraction {}: accepted: a number from 0 to below 1, e.g. 0.2",
-                recipe.test_fraction
-            ));
-        }
-        if !(recipe.l2.is_finite() && recipe.l2 >= 0.0) {
-            return bad(format!("--l2 {}: accepted: a finite number >= 0", recipe.l2));
-        }
-        if let Some(step) = recipe.step.filter(|s| !(s.is_finite() && *s > 0.0)) {
-            return bad(format!("--step {step}: accepted: a finite number > 0"));
-        }
+        recipe.check()?;
         let data = match &recipe.data {
             DataSource::File(path) => Dataset::read_csv(path, recipe.target.as_deref())?,
-            DataSource::Synthetic(spec) => {
-                if recipe.target.is_some() {
-                    return bad("--target names a column of a CSV file; synthetic data has its own target".into());
-                }
-                Dataset::synthetic(recipe.problem, *spec, recipe.seed)
-            }
+            DataSource::Synthetic(spec) => Dataset::synthetic(recipe.problem, *spec, recipe.seed),
         };
         let (mut train, mut test) = data.split(recipe.test_fraction, recipe.seed);
         recipe.problem.prepare_targets(&mut train, &mut test)?;
@@ -148,9 +217,7 @@ impl Setup {
             None => {
                 let l = objective.smoothness(&train);
                 if !(l > 0.0 && l.is_finite()) {
-                    return bad(format!(
-                        "--step: the objective's smoothness constant is {l} on these data (no default step 1/L); give --step"
-                    ));
+                    return Err(RecipeError::NoDefaultStep { smoothness: l });
                 }
                 1.0 / l
             }

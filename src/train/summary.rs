@@ -6,6 +6,8 @@ use serde::Serialize;
 
 use super::problem::Problem;
 use super::run::{Trained, Trajectory};
+use super::setup::RecipeError;
+use crate::param::Param;
 use crate::stats::moments::{MeanEstimate, Moments};
 
 /// What a run must reach.
@@ -19,6 +21,20 @@ pub struct Targets {
 }
 
 impl Targets {
+    /// The targets, each a finite number where given.
+    pub fn new(loss: Option<f64>, metric: Option<f64>) -> Result<Self, RecipeError> {
+        for (param, v) in [(Param::TargetLoss, loss), (Param::TargetMetric, metric)] {
+            if let Some(value) = v.filter(|v| !v.is_finite()) {
+                return Err(RecipeError::OutOfRange {
+                    param,
+                    value,
+                    accepted: "a finite number",
+                });
+            }
+        }
+        Ok(Self { loss, metric })
+    }
+
     /// Whether any target is set.
     pub fn any(&self) -> bool {
         self.loss.is_some() || self.metric.is_some()

@@ -416,7 +416,10 @@ fn scenario_files() {
         ("blank.toml", &["blank.toml: the scenario is empty"]),
         ("latin1.toml", &["latin1.toml: the scenario is not UTF-8", "offset 11"]),
         ("broken.toml", &["broken.toml:2:"]),
-        ("no-study.toml", &["no-study.toml", "missing field `study`"]),
+        (
+            "no-study.toml",
+            &["no-study.toml: the scenario needs at least one [[study]] or [[train]]"],
+        ),
         (
             "bad-dist.toml",
             &["bad-dist.toml:3: key `dist`: x.csv: cannot read the trace"],

@@ -62,6 +62,21 @@ fn every_shipped_scenario_runs() {
                 }
             }
         }
+        // Training studies keep their repeats whatever --trials says.
+        for tr in &scenario.trains {
+            let csv = std::fs::read_to_string(out.join(format!("{}.csv", tr.label))).unwrap();
+            assert!(csv.starts_with("strategy,exact,repeats,"), "{csv}");
+            assert_eq!(csv.lines().count(), tr.study.schemes().len() + 1);
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(out.join(format!("{}.json", tr.label))).unwrap())
+                    .unwrap();
+            assert_eq!(json["config"]["study"], format!("{}/{}", scenario.name, tr.label));
+            assert_eq!(json["config"]["repeats"], tr.study.trials());
+            assert!(out.join(tr.curves_file()).exists());
+            for file in tr.plot.iter().filter(|f| f.ends_with(".png")) {
+                assert_eq!(png_size(&out.join(file)), gcsim::plot::SIZE, "{file}");
+            }
+        }
     }
 }
 

@@ -193,6 +193,16 @@ impl TryFrom<TrainArgs> for TrainJob {
         let (n, workers) = cluster.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
         let targets = Targets::new(args.target_loss, args.target_metric)?;
         let output = Output::resolve(args.format, args.out.as_deref())?;
+        let files = [("--out", &args.out), ("--curves", &args.curves), ("--plot", &args.plot)];
+        for (i, (a, x)) in files.iter().enumerate() {
+            for (b, y) in &files[i + 1..] {
+                if let (Some(x), Some(y)) = (x, y)
+                    && x == y
+                {
+                    anyhow::bail!("{a} and {b} both name {}; give each its own file", x.display());
+                }
+            }
+        }
         if let Some(path) = &args.curves {
             output::check("--curves", path)?;
         }
@@ -294,6 +304,13 @@ pub(super) fn train(
             "warning: {context}{}: {} of the runs diverged (the loss stopped being finite); lower {step}",
             r.strategy,
             gcsim::export::short(r.diverged, &gcsim::export::Digits::TABLE)
+        );
+    }
+    for r in report.rows.iter().filter(|r| r.stalled > 0.0) {
+        eprintln!(
+            "warning: {context}{}: {} of the runs stopped at an iteration that never ended (the code could not decode the arrived messages; see `gcsim codes`)",
+            r.strategy,
+            gcsim::export::short(r.stalled, &gcsim::export::Digits::TABLE)
         );
     }
     Ok((report, trained))

@@ -254,7 +254,7 @@ pub(super) fn train(
     if let Err(e) = Trainer::new(&study, &setup) {
         let param = match &e {
             TrainError::TooLarge { .. } if tr.iterations.is_none() => Param::Repeats,
-            TrainError::TooLarge { .. } => Param::Iterations,
+            TrainError::TooLarge { .. } | TrainError::TooManyModels { .. } => Param::Iterations,
             TrainError::TooFewRows { .. } => Param::TestFraction,
             TrainError::Unsupported(_) => Param::Scheme,
         };

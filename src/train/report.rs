@@ -244,6 +244,7 @@ impl Export for TrainReport {
                 "final_loss",
                 c.metric.as_str(),
                 "diverged",
+                "stalled",
             ]
             .map(String::from)
             .to_vec(),
@@ -264,9 +265,16 @@ impl Export for TrainReport {
                 short_cell(r.final_loss, d),
                 short_cell(r.final_metric, d),
                 short(r.diverged, d),
+                short(r.stalled, d),
             ]);
         }
         write_aligned(&cells, 1, out)?;
+        if self.rows.iter().any(|r| r.reached.is_some_and(|x| x > 0.0 && x < 1.0)) {
+            writeln!(
+                out,
+                "# where reached < 1, time_to_target and its interval are over the repeats that reached it (conditional on reaching it: biased low)"
+            )?;
+        }
         if let Some(line) = self.verdict_line() {
             writeln!(out, "# {line}")?;
         }
@@ -340,13 +348,7 @@ pub fn loss_chart(report: &TrainReport, trained: &[Trained]) -> LineChart {
             let end = t
                 .runs
                 .iter()
-                .map(|r| {
-                    if r.stalled || r.diverged.is_some() {
-                        0.0
-                    } else {
-                        *r.time.last().expect("recorded")
-                    }
-                })
+                .map(|r| *r.time.last().expect("the start is recorded"))
                 .fold(f64::INFINITY, f64::min);
             let points = (0..=CURVE_POINTS)
                 .map(|i| horizon * i as f64 / CURVE_POINTS as f64)

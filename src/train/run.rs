@@ -124,6 +124,10 @@ pub const MAX_TRAIN_ITERATIONS: u64 = 1_000_000;
 /// training study: three numbers each, 240 MB at most.
 pub const MAX_POINTS: u64 = 10_000_000;
 
+/// Most model coefficients an asynchronous run keeps (every version a
+/// stale gradient may be computed on): 256 MiB per repeat in progress.
+pub const MAX_MODEL_VALUES: u64 = 1 << 25;
+
 /// Most repeats (independent runs per configuration) of one training study.
 pub const MAX_REPEATS: u64 = 100_000;
 
@@ -153,6 +157,14 @@ pub enum TrainError {
         /// Their product.
         points: u128,
     },
+    /// An asynchronous run would keep too many models.
+    #[error("{}", self.describe(&keys))]
+    TooManyModels {
+        /// Iterations per run.
+        iterations: u64,
+        /// Coefficients per model.
+        coefficients: usize,
+    },
     /// A scheme with no training rule.
     #[error("{0}")]
     Unsupported(String),
@@ -178,6 +190,15 @@ impl Described for TrainError {
                 let (it, rep) = (name(Param::Iterations), name(Param::Repeats));
                 format!(
                     "{it} {iterations} with {rep} {repeats} and {configs} configurations records {points} points; the most is {MAX_POINTS} (and at most {MAX_TRAIN_ITERATIONS} iterations): lower {it} or {rep}"
+                )
+            }
+            TrainError::TooManyModels {
+                iterations,
+                coefficients,
+            } => {
+                let it = name(Param::Iterations);
+                format!(
+                    "an asynchronous run keeps every model its workers may still compute on: {it} {iterations} of {coefficients} coefficients is over {MAX_MODEL_VALUES} values; lower {it}"
                 )
             }
             TrainError::Unsupported(m) => m.clone(),
@@ -239,6 +260,16 @@ impl<'a> Trainer<'a> {
         }
         let rows = setup.train.rows();
         let d = setup.train.d;
+        let any_async = study
+            .schemes()
+            .iter()
+            .any(|s| matches!(s.strategy(), Some(Strategy::Async { .. })));
+        if any_async && u128::from(iterations + 1) * d as u128 > u128::from(MAX_MODEL_VALUES) {
+            return Err(TrainError::TooManyModels {
+                iterations,
+                coefficients: d,
+            });
+        }
         let mut aggregates = Vec::with_capacity(configs);
         let mut partitions = Vec::with_capacity(configs);
         for s in study.schemes() {

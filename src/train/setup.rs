@@ -125,6 +125,18 @@ pub enum RecipeError {
         /// The smoothness constant L found.
         smoothness: f64,
     },
+    /// The split leaves no row for the test metric.
+    #[error("{}", self.describe(&keys))]
+    NoTestRows {
+        /// The rows of the data.
+        rows: usize,
+    },
+    /// The data give no finite standardised features or starting loss.
+    #[error("{}", self.describe(&keys))]
+    NotFinite {
+        /// What is not finite.
+        what: &'static str,
+    },
     /// The data.
     #[error(transparent)]
     Data(#[from] DataError),
@@ -138,7 +150,8 @@ impl RecipeError {
             RecipeError::OutOfRange { param, .. } => *param,
             RecipeError::TargetOfSynthetic | RecipeError::Data(DataError::NoTargetColumn { .. }) => Param::Target,
             RecipeError::NoDefaultStep { .. } => Param::Step,
-            RecipeError::Data(_) => Param::Data,
+            RecipeError::NoTestRows { .. } => Param::TestFraction,
+            RecipeError::NotFinite { .. } | RecipeError::Data(_) => Param::Data,
         }
     }
 }
@@ -163,6 +176,14 @@ impl Described for RecipeError {
                     "{step}: the objective's smoothness constant is {smoothness} on these data (no default step 1/L); give {step}"
                 )
             }
+            RecipeError::NoTestRows { rows } => format!(
+                "{} leaves none of the {rows} rows for the test metric; accepted: a share that holds out at least one row, e.g. 0.2",
+                name(Param::TestFraction)
+            ),
+            RecipeError::NotFinite { what } => format!(
+                "{}: {what} is not finite (values too large for float64); rescale the data",
+                name(Param::Data)
+            ),
             RecipeError::Data(e) => e.to_string(),
         }
     }
@@ -208,10 +229,24 @@ impl Setup {
             DataSource::Synthetic(spec) => Dataset::synthetic(recipe.problem, *spec, recipe.seed),
         };
         let (mut train, mut test) = data.split(recipe.test_fraction, recipe.seed);
+        if test.rows() == 0 {
+            return Err(RecipeError::NoTestRows { rows: data.rows() });
+        }
         recipe.problem.prepare_targets(&mut train, &mut test)?;
         let standardizer = Standardizer::fit(&train);
         let (train, test) = (standardizer.apply(&train), standardizer.apply(&test));
+        let finite = |d: &Dataset| d.features.iter().all(|x| x.is_finite());
+        if !(finite(&train) && finite(&test)) {
+            return Err(RecipeError::NotFinite {
+                what: "a standardised feature",
+            });
+        }
         let objective = Objective::new(recipe.problem, recipe.l2, train.rows());
+        if !objective.loss(&train, &vec![0.0; train.d]).is_finite() {
+            return Err(RecipeError::NotFinite {
+                what: "the training loss at w = 0",
+            });
+        }
         let step = match recipe.step {
             Some(step) => step,
             None => {

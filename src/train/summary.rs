@@ -80,7 +80,8 @@ pub struct TrainRow {
     /// Mean time per iteration (per update for the asynchronous
     /// strategies) over every run's iterations.
     pub time_per_iteration: Option<f64>,
-    /// Mean training objective at the end, over the runs that did not diverge.
+    /// Mean training objective at the end, over the runs that neither
+    /// diverged nor stalled.
     pub final_loss: Option<f64>,
     /// Mean test metric at the end, over the same runs.
     pub final_metric: Option<f64>,
@@ -88,6 +89,9 @@ pub struct TrainRow {
     pub final_time: Option<f64>,
     /// The share of runs whose loss stopped being finite (lower the step).
     pub diverged: f64,
+    /// The share of runs stopped by an iteration that never ended (a code
+    /// that cannot decode the arrived messages).
+    pub stalled: f64,
 }
 
 /// The mean and 95% interval of `values`.
@@ -112,7 +116,7 @@ pub fn rows(trained: &[Trained], problem: Problem, targets: &Targets) -> Vec<Tra
             let times: Vec<f64> = firsts.iter().map(|f| f.1).collect();
             let iterations: Vec<f64> = firsts.iter().map(|f| f.0 as f64).collect();
             let time_to = estimate(&times);
-            let finished: Vec<&Trajectory> = runs.iter().filter(|r| r.diverged.is_none()).collect();
+            let finished: Vec<&Trajectory> = runs.iter().filter(|r| r.diverged.is_none() && !r.stalled).collect();
             let last = |v: &Vec<f64>| *v.last().expect("the start is recorded");
             let (total_time, total_iterations) = runs
                 .iter()
@@ -134,6 +138,7 @@ pub fn rows(trained: &[Trained], problem: Problem, targets: &Targets) -> Vec<Tra
                 final_metric: mean(&finished.iter().map(|r| last(&r.metric)).collect::<Vec<_>>()),
                 final_time: mean(&finished.iter().map(|r| last(&r.time)).collect::<Vec<_>>()),
                 diverged: runs.iter().filter(|r| r.diverged.is_some()).count() as f64 / runs.len() as f64,
+                stalled: runs.iter().filter(|r| r.stalled).count() as f64 / runs.len() as f64,
             }
         })
         .collect()

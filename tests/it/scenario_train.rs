@@ -35,7 +35,7 @@ plot = "tta.png"
 "#;
 
 /// The header of a training result's CSV.
-const HEADER: &str = "strategy,exact,repeats,reached,time_to_target,time_to_target_ci_low,time_to_target_ci_high,iterations_to_target,time_per_iteration,final_loss,final_metric,final_time,diverged";
+const HEADER: &str = "strategy,exact,repeats,reached,time_to_target,time_to_target_ci_low,time_to_target_ci_high,iterations_to_target,time_per_iteration,final_loss,final_metric,final_time,diverged,stalled";
 
 /// Runs the scenario `text` written to `dir/<file>` from `cwd`, into `dir/out`.
 fn run(dir: &Path, file: &str, text: &str, cwd: &Path, extra: &[&str]) -> String {

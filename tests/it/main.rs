@@ -31,5 +31,6 @@ mod strategies;
 mod timelines;
 mod trace;
 mod train;
+mod train_updates;
 mod value_stability;
 mod verify;

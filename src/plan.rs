@@ -20,6 +20,7 @@ use thiserror::Error;
 
 use crate::comm::Comm;
 use crate::comm::Decoder;
+use crate::engine::bootstrap::replicate_trials;
 use crate::engine::{Options, Outcome, Summary};
 use crate::load::LoadModel;
 use crate::param::{Described, Naming};
@@ -564,7 +565,6 @@ fn objective_of(objective: &Objective, s: &Summary) -> (f64, Option<(f64, f64)>)
 mod bootstrap;
 mod objective;
 mod recommend;
-pub use bootstrap::{DATA_REPLICATES, replicate_trials};
 use bootstrap::{data_variance, widened};
 pub use objective::Objective;
 use objective::cost_columns;

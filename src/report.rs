@@ -322,6 +322,22 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
         .collect()
 }
 
+/// Widens each row's standard error and interval of the mean by `var`,
+/// the variance of its mean due to the trace's recorded steps (see
+/// [`crate::engine::bootstrap`]): variances add, and so the half-widths in
+/// quadrature. Rows without an interval (an infinite mean) are left as
+/// they are.
+pub fn widen_means(rows: &mut [Row], var: &[f64]) {
+    for (row, &v) in rows.iter_mut().zip(var) {
+        if let (Some(se), Some(low), Some(high)) = (row.std_err, row.ci95_low, row.ci95_high) {
+            let (low, high) = crate::engine::bootstrap::widened(row.mean, (low, high), v);
+            row.std_err = Some((se * se + v).sqrt());
+            row.ci95_low = Some(low);
+            row.ci95_high = Some(high);
+        }
+    }
+}
+
 /// Rows from the exact laws alone (`--analytic`): no Monte Carlo, `trials`
 /// 0, no standard error. Schemes without an exact law are returned apart.
 pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
@@ -490,6 +506,11 @@ pub struct RunConfig {
     /// Consecutive iterations per trial, whose total is a trial's value.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub iterations: u64,
+    /// Bootstrap replicates of a trace's recorded steps whose spread widens
+    /// `std_err` and the interval of the mean (`--trace-bootstrap`; see
+    /// [`crate::engine::bootstrap`]), where they ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_bootstrap: Option<usize>,
 }
 
 fn one() -> u64 {
@@ -543,6 +564,9 @@ impl RunConfig {
         }
         if self.iterations > 1 {
             f.push(("iterations", self.iterations.to_string()));
+        }
+        if let Some(b) = self.trace_bootstrap {
+            f.push(("trace-bootstrap", b.to_string()));
         }
         if self.mode == "analytic" {
             f.push(("mode", "analytic".to_string()));

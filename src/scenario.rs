@@ -15,7 +15,7 @@
 //! label = "crc"                           # files: <label>.csv, <label>.json
 //! schemes = ["crc"]
 //! s = "0..50"                             # or 5, or [0, 5, 10]; also m, k
-//! # dist, load_model, unit_time, n, iterations, analytic may be set per study
+//! # dist, load_model, unit_time, n, iterations, trace_bootstrap, analytic may be set per study
 //! figures = [{ file = "speedup.png", metric = "speedup" }]
 //!
 //! [[train]]                               # gradient descent on the timeline (train.rs)
@@ -128,6 +128,7 @@ struct StudyFile {
     load_model: Option<Spanned<String>>,
     unit_time: Option<f64>,
     iterations: Option<Spanned<u64>>,
+    trace_bootstrap: Option<Spanned<usize>>,
     analytic: Option<bool>,
     #[serde(default)]
     figures: Vec<FigureFile>,
@@ -150,6 +151,7 @@ struct ScenarioFile {
     unit_time: Option<f64>,
     trials: Option<Spanned<u64>>,
     iterations: Option<Spanned<u64>>,
+    trace_bootstrap: Option<Spanned<usize>>,
     seed: Option<u64>,
     #[serde(default)]
     analytic: bool,
@@ -182,6 +184,9 @@ pub struct ScenarioStudy {
     pub skipped: Vec<String>,
     /// Exact values only.
     pub analytic: bool,
+    /// Bootstrap replicates of a trace's steps that widen the intervals
+    /// (`trace_bootstrap`; see [`crate::engine::bootstrap`]), where any run.
+    pub trace_bootstrap: Option<usize>,
     /// Figures to draw.
     pub figures: Vec<FigureSpec>,
 }
@@ -349,6 +354,41 @@ fn study(
             return src.err(Some(span), format!("{owner}: {e}"));
         }
     };
+    let analytic = st.analytic.unwrap_or(file.analytic);
+    let given = st.trace_bootstrap.as_ref().or(file.trace_bootstrap.as_ref());
+    let trace_bootstrap = match crate::engine::bootstrap::replicates(
+        given.map(|b| *b.get_ref()),
+        study.workers(),
+        analytic,
+    ) {
+        Ok(b) => (b >= 2).then_some(b),
+        Err(e) => {
+            use crate::engine::bootstrap::ReplicatesError;
+            let reason = match e {
+                ReplicatesError::NoTrace => {
+                    "resamples a trace's recorded steps: it needs dist = \"trace:path=FILE\" or \"replay:path=FILE\""
+                }
+                ReplicatesError::One => "1 estimates no spread; accepted: 0 (off) or a whole number >= 2",
+                ReplicatesError::Analytic => "widens Monte Carlo intervals, and analytic = true has none",
+            };
+            return src.err(
+                given.map(|b| b.span()),
+                format!("{owner}: key `trace_bootstrap` {reason}"),
+            );
+        }
+    };
+    if let Some(b) = trace_bootstrap {
+        let draws = crate::engine::bootstrap::total_draws(&study, b);
+        if draws > u128::from(crate::study::MAX_TOTAL_DRAWS) {
+            return src.err(
+                Some(given.map_or(st.label.span(), |b| b.span())),
+                format!(
+                    "{owner}: the study and its {b} bootstrap replicates of its trace take {draws} worker draws, more than the limit of {} (about a day on two cores); lower `trials` or set `trace_bootstrap` lower (0: off)",
+                    crate::study::MAX_TOTAL_DRAWS
+                ),
+            );
+        }
+    }
     for format in ScenarioStudy::RESULT_FORMATS {
         src.claim(taken, &result_file(&label, format), &owner, "label", st.label.span())?;
     }
@@ -376,7 +416,8 @@ fn study(
         kinds: grid.kinds,
         ranges: grid.ranges,
         skipped: grid.expanded.skipped,
-        analytic: st.analytic.unwrap_or(file.analytic),
+        analytic,
+        trace_bootstrap,
         figures,
     })
 }

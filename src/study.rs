@@ -201,6 +201,22 @@ impl Study {
         Ok(study)
     }
 
+    /// The same study on other workers (a bootstrap replicate of its
+    /// trace), with `trials` trials from `seed`; everything else is kept.
+    pub fn replicate(&self, workers: Workers, trials: u64, seed: u64) -> Result<Self, StudyError> {
+        let base = Self::with_workers(self.n, workers, self.load_model, self.schemes.clone(), trials, seed)?;
+        let study = Self {
+            comm: self.comm,
+            decoder: self.decoder,
+            generator: self.generator,
+            custom: self.custom.clone(),
+            iterations: self.iterations,
+            ..base
+        };
+        study.check_work()?;
+        Ok(study)
+    }
+
     fn check_codes(&self) -> Result<(), StudyError> {
         let customs = self.schemes.iter().filter(|s| s.kind() == SchemeKind::Custom);
         match &self.custom {

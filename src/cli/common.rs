@@ -8,8 +8,11 @@ use clap::builder::PossibleValue;
 
 use gcsim::comm::{Comm, Decoder, Link};
 use gcsim::dist::Dist;
+use gcsim::engine::bootstrap::replicate_trials;
 use gcsim::export::Format;
 use gcsim::load::LoadModel;
+use gcsim::report::RunConfig;
+use gcsim::study::{MAX_TOTAL_DRAWS, Study};
 use gcsim::shard::ShardId;
 use gcsim::units::TimeUnit;
 use gcsim::workers::{self, Workers};
@@ -177,6 +180,30 @@ impl CostArgs {
     }
 }
 
+/// Fewest recorded steps a trace should have before its tail is trusted.
+pub const MIN_TRACE_STEPS: usize = 100;
+
+/// The warning for a trace of `steps` < [`MIN_TRACE_STEPS`] recorded steps.
+pub fn short_trace_warning(steps: usize) -> String {
+    format!(
+        "the trace has {steps} complete steps (fewer than {MIN_TRACE_STEPS}): its tail rests on a handful of recorded events, so a p99 is little more than its largest step; record more steps"
+    )
+}
+
+/// How the intervals of a study on a trace of `steps` recorded steps are
+/// made with `replicates` >= 2 bootstrap replicates.
+pub fn bootstrap_note(steps: usize, replicates: usize, trials: u64, iterations: u64) -> String {
+    format!(
+        "intervals include the uncertainty of the trace's {steps} recorded steps: a bootstrap over steps ({replicates} replicates of {} trials{}; their variance less their Monte Carlo variance, added in quadrature; --trace-bootstrap 0 for Monte Carlo error alone)",
+        replicate_trials(trials),
+        if iterations > 1 {
+            format!(", in runs of {iterations} consecutive steps")
+        } else {
+            String::new()
+        }
+    )
+}
+
 /// Options every simulating subcommand takes.
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {
@@ -196,6 +223,14 @@ pub struct CommonArgs {
     /// stepping through consecutive steps. Example: --iterations 1000
     #[arg(long, default_value_t = 1, value_name = "T", value_parser = super::parse_iterations, allow_negative_numbers = true)]
     pub iterations: u64,
+
+    /// With trace: or replay: workers, B bootstrap replicates of the
+    /// recorded steps, each simulated on a tenth of --trials (2000 to
+    /// 100000), whose spread widens the intervals by the uncertainty of
+    /// having recorded so few steps; 0 for Monte Carlo error alone.
+    /// [default: 30]
+    #[arg(long, value_name = "B", value_parser = super::parse_count, allow_negative_numbers = true)]
+    pub trace_bootstrap: Option<usize>,
 
     /// Master seed; the same seed gives the same bytes on any number of threads.
     #[arg(long, default_value_t = 0, value_name = "SEED", value_parser = super::parse_count_u64, allow_negative_numbers = true)]
@@ -337,6 +372,49 @@ impl CommonArgs {
         if self.analytic && self.cluster.decoder == Decoder::Rank {
             bail!(
                 "--analytic and --decoder rank do not go together: --analytic gives the recovery rule's exact law, and the rank decoder is simulated"
+            );
+        }
+        Ok(())
+    }
+
+    /// The bootstrap replicates of --trace-bootstrap for `workers` (0 for
+    /// a law, or under --analytic), checked; pushes the warning for a trace
+    /// of fewer than [`MIN_TRACE_STEPS`] steps.
+    pub fn trace_bootstrap(&self, workers: &Workers, warnings: &mut Vec<String>) -> Result<usize> {
+        use gcsim::engine::bootstrap::{self, ReplicatesError};
+        if let Some(steps) = workers.recorded_steps().filter(|&s| s < MIN_TRACE_STEPS) {
+            warnings.push(short_trace_warning(steps));
+        }
+        bootstrap::replicates(self.trace_bootstrap, workers, self.analytic).map_err(|e| {
+            anyhow::anyhow!(match e {
+                ReplicatesError::NoTrace => "--trace-bootstrap resamples a trace's recorded steps: it needs --dist trace:path=FILE or replay:path=FILE",
+                ReplicatesError::One => "--trace-bootstrap 1 estimates no spread; accepted: 0 (off) or a whole number >= 2",
+                ReplicatesError::Analytic => "--trace-bootstrap widens Monte Carlo intervals, and --analytic has none: drop one of them",
+            })
+        })
+    }
+
+    /// Sets what `run` and `sweep` share in their output's description:
+    /// the time unit, the cost view and the bootstrap over a trace's steps.
+    pub fn describe(&self, config: &mut RunConfig, workers: &Workers) -> Result<()> {
+        config.time_unit = self.cluster.time_unit_of(workers);
+        config.costs = self.cost.model(config.time_unit)?;
+        let replicates = self.trace_bootstrap(workers, &mut config.warnings)?;
+        config.trace_bootstrap = (replicates >= 2).then_some(replicates);
+        Ok(())
+    }
+
+    /// Checks that `study` and its bootstrap replicates of `config` stay
+    /// within the draw limit of one run.
+    pub fn check_bootstrap_work(&self, study: &Study, config: &RunConfig) -> Result<()> {
+        let Some(replicates) = config.trace_bootstrap else {
+            return Ok(());
+        };
+        let draws = gcsim::engine::bootstrap::total_draws(study, replicates);
+        if draws > u128::from(MAX_TOTAL_DRAWS) {
+            bail!(
+                "--trace-bootstrap {replicates}: the run and its {replicates} replicates of {} trials take {draws} worker draws, more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower --trace-bootstrap or --trials",
+                replicate_trials(self.trials)
             );
         }
         Ok(())

@@ -105,7 +105,45 @@ pub fn evaluate(
             outcome.passes
         );
     }
-    Ok((report::rows(study, &outcome), Some(outcome)))
+    let mut rows = report::rows(study, &outcome);
+    widen_for_trace(study, config, &mut rows, engine)?;
+    Ok((rows, Some(outcome)))
+}
+
+/// Widens the rows' standard errors and intervals of the mean by the
+/// uncertainty of a trace's recorded steps, from `--trace-bootstrap`
+/// replicates (see [`gcsim::engine::bootstrap`]); nothing without them.
+pub fn widen_for_trace(study: &Study, config: &RunConfig, rows: &mut [Row], engine: Engine) -> Result<()> {
+    let Some(replicates) = config.trace_bootstrap else {
+        return Ok(());
+    };
+    let var = engine.pool()?.install(|| {
+        gcsim::engine::bootstrap::data_variance(
+            study,
+            replicates,
+            &engine::Options::default(),
+            &|replicate, options| {
+                let bar = Bar::counting(engine.quiet, replicate.trials(), "trace bootstrap", "trials");
+                engine::simulate_full(&engine::TrialPlan::new(replicate), replicate, &bar, options)
+            },
+            &|summary| (summary.mean.mean, summary.mean.ci95),
+        )
+    })?;
+    if let Some(var) = var {
+        report::widen_means(rows, &var);
+    }
+    Ok(())
+}
+
+/// The note that says how the intervals of `study` were made, where a
+/// bootstrap over its trace's steps widened them.
+pub fn bootstrap_note(study: &Study, config: &RunConfig) {
+    if let (Some(steps), Some(replicates)) = (study.workers().recorded_steps(), config.trace_bootstrap) {
+        note!(
+            "note: {}",
+            super::common::bootstrap_note(steps, replicates, study.trials(), study.iterations())
+        );
+    }
 }
 
 /// A study ready to run, with its description and where its results go.
@@ -139,6 +177,7 @@ impl Job {
         if let Some(shard) = self.shard {
             return self.execute_shard(shard);
         }
+        bootstrap_note(&self.study, &self.config);
         let survival = self.figure.as_ref().is_some_and(|f| f.kind == FigureKind::Survival);
         let (mut rows, outcome) = evaluate(&self.study, &mut self.config, self.analytic, survival, self.engine)?;
         for study in &self.sizes {

@@ -14,7 +14,7 @@ use gcsim::shard::{self, ShardFile};
 use gcsim::study::Study;
 
 use super::figure::{Figure, FigureKind, metric_parser};
-use super::job::{Engine, finish_report, write_report};
+use super::job::{Engine, bootstrap_note, finish_report, widen_for_trace, write_report};
 use super::notes::note;
 use super::output::{self, Output};
 use super::progress::Bar;
@@ -120,7 +120,7 @@ impl MergeJob {
     /// Merges the shards (a missing or repeated shard is a
     /// [`UsageError`](super::UsageError)), then writes the result.
     pub fn execute(self) -> Result<Status> {
-        let (study, mut config) = (self.study, self.config);
+        let (study, config) = (self.study, self.config);
         let bar = Bar::new(self.engine.quiet, study.trials());
         let outcome = self
             .engine
@@ -136,8 +136,10 @@ impl MergeJob {
         for note in &config.skipped {
             note!("note: skipped {note}");
         }
-        config.warnings.clear();
-        let report = finish_report(report::rows(&study, &outcome), config);
+        bootstrap_note(&study, &config);
+        let mut rows = report::rows(&study, &outcome);
+        widen_for_trace(&study, &config, &mut rows, self.engine)?;
+        let report = finish_report(rows, config);
         write_report(&report, &self.output)?;
         if let Some(figure) = self.figure {
             figure.draw(&study, &report.config, &report.rows, Some(&outcome))?;

@@ -459,6 +459,7 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         decoder: study.decoder().name().into(),
         generator: study.generator().map(|g| g.name().into()),
         iterations: study.iterations(),
+        trace_bootstrap: None,
     }
 }
 

@@ -22,9 +22,6 @@ use super::output::Output;
 use super::progress::Bar;
 use super::{Status, usage};
 
-/// Fewest recorded steps a trace should have before its tail is trusted.
-pub const MIN_TRACE_STEPS: usize = 100;
-
 /// Default of `--max-load`: a worker holds at most four uncoded shares.
 pub const DEFAULT_MAX_LOAD: f64 = 4.0;
 
@@ -102,14 +99,6 @@ pub struct PlanArgs {
     /// n workers each share is N0/n as large. For "how many workers, and which code?".
     #[arg(long, value_name = "N0", value_parser = super::parse_count, allow_negative_numbers = true)]
     pub ref_n: Option<usize>,
-
-    /// With trace: or replay: workers, B bootstrap replicates of the
-    /// recorded steps, each simulated on a tenth of --trials (at least
-    /// 2000), whose spread widens every interval by the uncertainty of
-    /// having recorded so few steps; 0 for Monte Carlo error alone.
-    /// [default: 30]
-    #[arg(long, value_name = "B", value_parser = super::parse_count, allow_negative_numbers = true)]
-    pub trace_bootstrap: Option<usize>,
 
     /// Simulate every candidate, even where exact values exist (a cross-check).
     #[arg(long)]
@@ -237,33 +226,14 @@ impl TryFrom<PlanArgs> for PlanJob {
             bail!("--n {bad} is out of range; accepted: whole numbers >= 1");
         }
         warnings.extend(ns.iter().filter_map(|&n| workers.resample_note(n)));
-        let trace_bootstrap = args.trace_bootstrap.unwrap_or(plan::DATA_REPLICATES);
-        if args.trace_bootstrap.is_some() && !workers.is_measured() {
-            bail!(
-                "--trace-bootstrap resamples a trace's recorded steps: it needs --dist trace:path=FILE or replay:path=FILE"
-            );
-        }
-        if let Some(steps) = workers.recorded_steps() {
-            if trace_bootstrap == 1 {
-                bail!("--trace-bootstrap 1 estimates no spread; accepted: 0 (off) or a whole number >= 2");
-            }
-            if trace_bootstrap >= 2 {
-                notes.push(format!(
-                    "intervals include the uncertainty of the trace's {steps} recorded steps: a bootstrap over steps ({} replicates of {} trials{}; their variance less their Monte Carlo variance, added in quadrature)",
-                    trace_bootstrap,
-                    plan::replicate_trials(common.trials),
-                    if common.iterations > 1 {
-                        format!(", in runs of {} consecutive steps", common.iterations)
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-            if steps < MIN_TRACE_STEPS {
-                warnings.push(format!(
-                    "the trace has {steps} complete steps (fewer than {MIN_TRACE_STEPS}): its tail rests on a handful of recorded events, so a p99 is little more than its largest step; record more steps"
-                ));
-            }
+        let trace_bootstrap = common.trace_bootstrap(&workers, &mut warnings)?;
+        if let (Some(steps), 2..) = (workers.recorded_steps(), trace_bootstrap) {
+            notes.push(super::common::bootstrap_note(
+                steps,
+                trace_bootstrap,
+                common.trials,
+                common.iterations,
+            ));
         }
         if let Some(k) = args.scheme.iter().find(|k| k.is_linear_only() && !args.linear) {
             bail!(

@@ -154,8 +154,8 @@ impl TryFrom<RunArgs> for Job {
             .with_generator(common.cluster.generator)?
             .with_iterations(common.iterations)?;
         let mut config: RunConfig = run_config("run", &study, vec![kind]);
-        config.time_unit = common.cluster.time_unit_of(study.workers());
-        config.costs = common.cost.model(config.time_unit)?;
+        common.describe(&mut config, study.workers())?;
+        common.check_bootstrap_work(&study, &config)?;
         config.s = args.s.map(|v| v.to_string());
         config.m = args.m.map(|v| v.to_string());
         config.k = args.k.map(|v| v.to_string());

@@ -13,8 +13,9 @@ use gcsim::report::{self, Report};
 use gcsim::scenario::{Scenario, ScenarioStudy, ScenarioTrain};
 use gcsim::train::report::{loss_chart, write_curves};
 
+use super::common::{MIN_TRACE_STEPS, short_trace_warning};
 use super::figure::{Figure, FigureKind, draw_atomically};
-use super::job::{Engine, evaluate};
+use super::job::{Engine, bootstrap_note, evaluate};
 use super::notes::note;
 use super::output::{self, Stdout, write_atomically};
 use super::train::train;
@@ -107,6 +108,11 @@ impl ScenarioJob {
             config.speculate_factor = st.ranges.speculate_factor.map(|v| v.to_string());
             config.parts = st.ranges.parts.as_ref().map(|l| l.text.clone());
             config.skipped = st.skipped.clone();
+            config.trace_bootstrap = st.trace_bootstrap;
+            if let Some(steps) = st.study.workers().recorded_steps().filter(|&s| s < MIN_TRACE_STEPS) {
+                config.warnings.push(short_trace_warning(steps));
+            }
+            bootstrap_note(&st.study, &config);
             for note in &config.skipped {
                 note!("note: {}: skipped {note}", st.label);
             }

@@ -226,8 +226,10 @@ impl TryFrom<SweepArgs> for Job {
             }
         }
         let mut config = run_config("sweep", &study, unique);
-        config.time_unit = common.cluster.time_unit_of(study.workers());
-        config.costs = common.cost.model(config.time_unit)?;
+        common.describe(&mut config, study.workers())?;
+        for st in std::iter::once(&study).chain(&sizes) {
+            common.check_bootstrap_work(st, &config)?;
+        }
         grid.describe(&mut config);
         config.skipped = skipped;
         if several {

@@ -12,6 +12,7 @@
 //! windows from that law instead, and has no pilot.
 
 pub mod approx;
+pub mod bootstrap;
 mod kernels;
 pub mod pass;
 pub mod sort;

@@ -33,6 +33,7 @@ mod strategies;
 mod timelines;
 mod trace;
 mod trace_import;
+mod trace_intervals;
 mod train;
 mod train_updates;
 mod value_stability;

@@ -155,7 +155,7 @@ fn bad_input_is_a_clear_one_line_error() {
                 "--trials",
                 "10000000000",
             ],
-            "simulating every cluster size of --n 1,...,3000 (3000 sizes) takes 21120000000000 worker draws",
+            "simulating every cluster size of --n 1,...,3000 (3000 sizes) takes 20166048000000 worker draws",
         ),
         // verify checks its study limits before running (it panicked).
         (&["verify", "--trials", "1000000000001"], "lower --trials"),

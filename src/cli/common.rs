@@ -12,8 +12,8 @@ use gcsim::engine::bootstrap::replicate_trials;
 use gcsim::export::Format;
 use gcsim::load::LoadModel;
 use gcsim::report::RunConfig;
-use gcsim::study::{MAX_TOTAL_DRAWS, Study};
 use gcsim::shard::ShardId;
+use gcsim::study::{MAX_TOTAL_DRAWS, Study};
 use gcsim::units::TimeUnit;
 use gcsim::workers::{self, Workers};
 

@@ -41,8 +41,8 @@ The table ends with `best: --dist STRING`, ready for the simulating commands.
 
 Calibrating the load model: when the header also names a column `load` (the
 worker's work as a multiple of the uncoded share, e.g. batch size / base
-batch size; 2 or more distinct loads, each > 0), fit tests the load models
-instead. Every model is tested on the times of each load, pooled over steps
+batch size; 2 or more distinct loads, each > 0; the time column may be
+time_ms or time_us), fit tests the load models instead. Every model is tested on the times of each load, pooled over steps
 and workers:
   moments  the per-load means and variances against the model's (fixed:
            mu, s2; scaled: l*mu, l^2*s2; additive: l*mu, l*s2 at whole

@@ -412,3 +412,37 @@ fn help_states_the_method() {
         .stdout(predicate::str::contains("Scholz"))
         .stdout(predicate::str::contains("gcsim fit data/trace-load.csv"));
 }
+
+/// The time column may name its unit, as a plain trace's does: the same
+/// times written in milliseconds (`time_ms`) and microseconds (`time_us`)
+/// are read as the seconds of `time`, bit for bit; a trace without a time
+/// column is refused with the names accepted.
+#[test]
+fn time_column_names_its_unit() {
+    let mut rng = trial_rng(5, 0);
+    let (mut s, mut ms, mut us) = (
+        String::from("step,worker,time,load\n"),
+        String::from("step,worker,time_ms,load\n"),
+        String::from("step,worker,time_us,load\n"),
+    );
+    for load in [1, 2] {
+        for step in 0..12 {
+            for w in 0..4 {
+                let k: u64 = rng.random_range(100_000..3_000_000); // microseconds
+                writeln!(s, "{step},{w},{}.{:06},{load}", k / 1_000_000, k % 1_000_000).unwrap();
+                writeln!(ms, "{step},{w},{}.{:03},{load}", k / 1000, k % 1000).unwrap();
+                writeln!(us, "{step},{w},{k},{load}").unwrap();
+            }
+        }
+    }
+    let times = |csv: &str| -> Vec<Vec<f64>> {
+        let trace = LoadTrace::parse("t.csv", csv).unwrap();
+        trace.loads().iter().map(|l| l.times.clone()).collect()
+    };
+    assert_eq!(times(&ms), times(&s));
+    assert_eq!(times(&us), times(&s));
+    let err = LoadTrace::parse("t.csv", "step,worker,seconds,load\n0,0,1,1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`time_ms` (milliseconds)"), "{err}");
+}

@@ -271,7 +271,17 @@ fn trace_bootstrap_errors_name_the_flag() {
             "--trace-bootstrap widens Monte Carlo intervals, and --analytic has none",
         ),
         (
-            vec!["run", "--n", "8", "--scheme", "uncoded", "--dist", &dist, "--trace-bootstrap", "1000000000"],
+            vec![
+                "run",
+                "--n",
+                "8",
+                "--scheme",
+                "uncoded",
+                "--dist",
+                &dist,
+                "--trace-bootstrap",
+                "1000000000",
+            ],
             "--trace-bootstrap 1000000000: the run and its 1000000000 replicates of 10000 trials take 80000000800000 worker draws, more than the limit",
         ),
     ] {

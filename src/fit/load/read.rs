@@ -1,7 +1,9 @@
 //! Traces with a `load` column: CSV with the columns `step,worker,time,load`
 //! (any order, more columns ignored), one row per worker and step, `load` the
 //! worker's work in that step as a multiple of the uncoded share (e.g. the
-//! batch size over the base batch size).
+//! batch size over the base batch size). The time column may name its
+//! unit as a plain trace's does (`time_ms`, `time_us`; `time` and `time_s`
+//! are seconds); times are held in seconds.
 //!
 //! The times are kept by load and, within a load, by step: the steps are the
 //! clusters of the load fit (times within a step may be correlated). A step
@@ -15,6 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::LoadFitError;
+use crate::units::TimeUnit;
 
 /// Times measured at two or more loads, grouped by load and step.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,14 +95,22 @@ impl LoadTrace {
             return Err(LoadFitError::Empty { file: file.to_string() });
         };
         let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+        // The time column may name its unit (`time_ms`), as in a plain trace.
+        let unit = columns.iter().find_map(|c| TimeUnit::of_time_column(c));
         let index: Vec<usize> = COLUMNS
             .iter()
-            .filter_map(|name| columns.iter().position(|c| c == name))
+            .filter_map(|&name| match name {
+                "time" => columns.iter().position(|c| TimeUnit::of_time_column(c).is_some()),
+                name => columns.iter().position(|c| *c == name),
+            })
             .collect();
-        let &[ci_step, ci_worker, ci_time, ci_load] = index.as_slice() else {
+        let (&[ci_step, ci_worker, ci_time, ci_load], Some(unit)) = (index.as_slice(), unit) else {
             return Err(line_err(
                 h + 1,
-                format!("the header `{header}` lacks a column; a trace with loads needs step, worker, time and load"),
+                format!(
+                    "the header `{header}` lacks a column; a trace with loads needs step, worker, time and load, the time as {}",
+                    TimeUnit::accepted_columns()
+                ),
             ));
         };
         // Load (by its bits: positive floats order as their bits) → step → worker → time.
@@ -134,6 +145,7 @@ impl LoadTrace {
             };
             let (step, worker) = (whole(ci_step, "step")?, whole(ci_worker, "worker")?);
             let (time, load) = (positive(ci_time, "time")?, positive(ci_load, "load")?);
+            let time = unit.parse_seconds(cells[ci_time]).unwrap_or(time);
             let steps = by_load.entry(load.to_bits()).or_default();
             match steps.entry(step).or_default().entry(worker) {
                 Entry::Occupied(_) => {

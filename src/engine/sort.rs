@@ -7,19 +7,23 @@
 //! two, and one insertion pass finishes them (a bucket that a skewed sample
 //! crowds is sorted by the standard sort first). Keys compare exactly as
 //! [`f64::total_cmp`], so the result is the same as
-//! `sort_unstable_by(f64::total_cmp)`, bit for bit.
+//! `sort_unstable_by(f64::total_cmp)`, bit for bit. The same sort carries
+//! each value's index where the order of the workers is wanted (a queue
+//! that serves them in the order they finish).
 
 /// Below this length the standard sort is used directly.
 const SMALL: usize = 32;
 /// Buckets longer than this are sorted before the insertion pass.
 const INSERTION: usize = 16;
 
-/// Reusable buffers for [`sort_floats`].
+/// Reusable buffers for [`sort_floats`] and [`argsort_floats`].
 #[derive(Debug, Clone, Default)]
 pub struct SortBuffers {
     keys: Vec<u64>,
     out: Vec<u64>,
     starts: Vec<u32>,
+    pairs: Vec<(u64, u32)>,
+    pairs_out: Vec<(u64, u32)>,
 }
 
 /// The key of `x` whose unsigned order is [`f64::total_cmp`]'s order.
@@ -37,40 +41,74 @@ fn value(k: u64) -> f64 {
 
 /// Sorts `v` ascending in [`f64::total_cmp`] order.
 pub fn sort_floats(v: &mut [f64], buf: &mut SortBuffers) {
-    let n = v.len();
-    if n < SMALL {
+    if v.len() < SMALL {
         v.sort_unstable_by(f64::total_cmp);
         return;
     }
     buf.keys.clear();
     buf.keys.extend(v.iter().map(|&x| key(x)));
-    let (lo, hi) = buf
-        .keys
+    bucket_sort(&buf.keys, |&k| k, &mut buf.out, &mut buf.starts);
+    for (x, &k) in v.iter_mut().zip(&buf.out) {
+        *x = value(k);
+    }
+}
+
+/// The indices of `v` in ascending [`f64::total_cmp`] order of their
+/// values, equal values in index order, into `order`: the same as sorting
+/// `0..n` by `(v[i], i)`.
+pub fn argsort_floats(v: &[f64], order: &mut Vec<usize>, buf: &mut SortBuffers) {
+    buf.pairs.clear();
+    buf.pairs.extend(v.iter().enumerate().map(|(i, &x)| (key(x), i as u32)));
+    if v.len() < SMALL {
+        buf.pairs.sort_unstable();
+        order.clear();
+        order.extend(buf.pairs.iter().map(|p| p.1 as usize));
+        return;
+    }
+    bucket_sort(&buf.pairs, |p| p.0, &mut buf.pairs_out, &mut buf.starts);
+    order.clear();
+    order.extend(buf.pairs_out.iter().map(|p| p.1 as usize));
+}
+
+/// `items` sorted ascending into `out`: distributed into about 2n buckets
+/// by the leading bits of `bucket(item)` (which must order as the items
+/// do, items with equal keys coming in `items` in their order), then
+/// finished by one insertion pass.
+fn bucket_sort<T: Copy + Ord + Default>(
+    items: &[T],
+    bucket: impl Fn(&T) -> u64,
+    out: &mut Vec<T>,
+    starts: &mut Vec<u32>,
+) {
+    let n = items.len();
+    out.clear();
+    let (lo, hi) = items
         .iter()
-        .fold((u64::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)));
-    let span = hi - lo;
+        .fold((u64::MAX, 0), |(lo, hi), k| (lo.min(bucket(k)), hi.max(bucket(k))));
+    let span = hi.saturating_sub(lo);
     if span == 0 {
+        out.extend_from_slice(items);
+        out.sort_unstable();
         return;
     }
     // 2^b ≥ 2n buckets; the top b bits of the span pick a key's bucket.
     let b = (2 * n).next_power_of_two().trailing_zeros();
     let shift = (64 - span.leading_zeros()).saturating_sub(b);
     let buckets = ((span >> shift) + 1) as usize;
-    buf.starts.clear();
-    buf.starts.resize(buckets + 1, 0);
-    for &k in &buf.keys {
-        buf.starts[((k - lo) >> shift) as usize + 1] += 1;
+    starts.clear();
+    starts.resize(buckets + 1, 0);
+    for k in items {
+        starts[((bucket(k) - lo) >> shift) as usize + 1] += 1;
     }
-    let crowded = buf.starts.iter().any(|&c| c as usize > INSERTION);
+    let crowded = starts.iter().any(|&c| c as usize > INSERTION);
     for i in 1..=buckets {
-        buf.starts[i] += buf.starts[i - 1];
+        starts[i] += starts[i - 1];
     }
-    buf.out.clear();
-    buf.out.resize(n, 0);
+    out.resize(n, T::default());
     // Scatter (stable), advancing each bucket's start to its end.
-    for &k in &buf.keys {
-        let slot = &mut buf.starts[((k - lo) >> shift) as usize];
-        buf.out[*slot as usize] = k;
+    for &k in items {
+        let slot = &mut starts[((bucket(&k) - lo) >> shift) as usize];
+        out[*slot as usize] = k;
         *slot += 1;
     }
     // Bucket i now spans [starts[i−1], starts[i]) (bucket 0 from 0). A
@@ -80,26 +118,25 @@ pub fn sort_floats(v: &mut [f64], buf: &mut SortBuffers) {
     // the branch predictor gets right).
     if crowded {
         let mut begin = 0;
-        for &end in &buf.starts[..buckets] {
-            let bucket = &mut buf.out[begin..end as usize];
+        for &end in &starts[..buckets] {
+            let bucket = &mut out[begin..end as usize];
             if bucket.len() > INSERTION {
                 bucket.sort_unstable();
             }
             begin = end as usize;
         }
     }
-    let out = &mut buf.out[..];
+    // Stable: equal keys keep their order (the scatter's, or a crowded
+    // bucket's full order).
     for j in 1..n {
         let x = out[j];
+        let kx = bucket(&x);
         let mut at = j;
-        while at > 0 && out[at - 1] > x {
+        while at > 0 && bucket(&out[at - 1]) > kx {
             out[at] = out[at - 1];
             at -= 1;
         }
         out[at] = x;
-    }
-    for (x, &k) in v.iter_mut().zip(&buf.out) {
-        *x = value(k);
     }
 }
 
@@ -148,11 +185,27 @@ mod tests {
         check(v);
         check((0..200).map(|i| if i % 2 == 0 { 0.0 } else { -0.0 }).collect());
         check((0..64).map(|i| [3.0, f64::INFINITY, 0.5, 7.25][i % 4]).collect());
+        check_order(&[1.0; 100]);
+        check_order(
+            &(0..64)
+                .map(|i| [3.0, f64::INFINITY, 0.5, 7.25][i % 4])
+                .collect::<Vec<_>>(),
+        );
+    }
+
+    /// [`argsort_floats`] against sorting the indices by (value, index).
+    fn check_order(v: &[f64]) {
+        let mut expected: Vec<usize> = (0..v.len()).collect();
+        expected.sort_by(|&a, &b| v[a].total_cmp(&v[b]).then(a.cmp(&b)));
+        let mut got = Vec::new();
+        argsort_floats(v, &mut got, &mut SortBuffers::default());
+        assert_eq!(got, expected);
     }
 
     proptest! {
         #[test]
         fn equals_the_standard_sort(v in prop::collection::vec(prop::num::f64::ANY, 0..400)) {
+            check_order(&v);
             check(v);
         }
 
@@ -164,6 +217,7 @@ mod tests {
         ) {
             let mut v = v;
             v.extend(atoms.iter().cycle().take(repeat));
+            check_order(&v);
             check(v);
         }
     }

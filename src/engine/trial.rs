@@ -43,7 +43,7 @@
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma};
 
-use super::sort::{SortBuffers, sort_floats};
+use super::sort::{SortBuffers, argsort_floats, sort_floats};
 use super::timeline::{completion_by_events, fast, with_deadline};
 use crate::comm::{Comm, Transfer};
 use crate::dist::Base;
@@ -144,6 +144,8 @@ pub struct Scratch {
     finish: Vec<f64>,
     /// Each worker's message arrival at the master.
     arrival: Vec<f64>,
+    /// The raw times sorted: the order of a shared link's queue.
+    queue: Vec<f64>,
     /// The bucket sort's buffers.
     sort: SortBuffers,
     /// Sentinel-padded copies for merging the classes' runs.
@@ -472,6 +474,7 @@ impl TrialPlan {
             transfer: vec![0.0; self.n],
             finish: vec![0.0; self.n],
             arrival: vec![0.0; self.n],
+            queue: Vec::with_capacity(self.n),
             sort: SortBuffers::default(),
             merge: Vec::with_capacity(2 * self.n + 4),
             group_table: Vec::new(),

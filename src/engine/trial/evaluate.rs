@@ -79,6 +79,10 @@ impl TrialPlan {
             return;
         }
         if self.delivery.comm.transfers() {
+            if self.path == RulePath::Fast {
+                self.evaluate_with_transfers(group, times, scratch, out);
+                return;
+            }
             // Each configuration's arrivals, judged by the event walk.
             for e in ruled {
                 self.arrivals_of(e, times, scratch);
@@ -126,6 +130,164 @@ impl TrialPlan {
             };
         }
     }
+}
+
+impl TrialPlan {
+    /// The rule of each configuration of `group` on its arrivals where
+    /// messages take time, by closed forms instead of the event walk, with
+    /// the same result bit for bit: a k-of-n rule ends at the k-th smallest
+    /// arrival, a group rule at the largest of the groups' earliest arrivals.
+    ///
+    /// Configurations whose finish times and message size are the same
+    /// (every load under `fixed`, one message size) share one set of
+    /// arrivals. On a dedicated link the arrivals are sorted once per set.
+    /// On a shared link the master serves messages in the order they are
+    /// done, which is the order of the raw times under every load model
+    /// (each is increasing in the draw, and a load group shares its times
+    /// under `additive`): the queue is ordered once per trial, and its
+    /// departures, a_(j) = max(a_(j−1), f_(j)) + c_(j)·m, are nondecreasing,
+    /// so they are the sorted arrivals with no sort at all. With a constant
+    /// transfer time and only k-of-n rules, which worker is where in the
+    /// queue does not matter: the raw times are sorted, without indices.
+    fn evaluate_with_transfers(&self, group: &LoadGroup, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
+        let shared = self.delivery.comm.link == crate::comm::Link::Shared;
+        let ruled = || group.evals.iter().filter(|e| e.strategy.is_none());
+        let by_worker = self.delivery.comm.comm_time().is_none()
+            || ruled().any(|e| matches!(e.rule, Rule::Groups { .. }) || e.worker_loads.is_some());
+        let mut queued = false;
+        // The (load, message) whose arrivals are in `scratch.arrival` (or,
+        // without `by_worker`, only sorted), and whether `scratch.sorted`
+        // holds them sorted.
+        let mut current: Option<(u64, u64)> = None;
+        let mut sorted = false;
+        for e in ruled() {
+            if e.worker_loads.is_some() {
+                // Workers' loads differ: the general walk.
+                self.arrivals_of(e, times, scratch);
+                let done = completion_by_events(e.rule, &scratch.arrival, &mut scratch.order);
+                out[e.slot] = deadline_of(e, done, &scratch.arrival);
+                current = None;
+                continue;
+            }
+            let message = self.delivery.messages[e.slot];
+            let load = if matches!(self.model, LoadModel::Fixed | LoadModel::Additive) {
+                0.0
+            } else {
+                e.load
+            };
+            let key = (load.to_bits(), message.to_bits());
+            if current != Some(key) {
+                let finish = |x: f64| {
+                    if self.model.is_monotone() {
+                        self.model.apply(e.load, x)
+                    } else {
+                        x
+                    }
+                };
+                match (shared, by_worker) {
+                    (true, false) => {
+                        if !queued {
+                            scratch.queue.clear();
+                            scratch.queue.extend_from_slice(times);
+                            sort_floats(&mut scratch.queue, &mut scratch.sort);
+                            queued = true;
+                        }
+                        let c = self.delivery.comm.comm_time().expect("a constant transfer time") * message;
+                        let mut free = f64::NEG_INFINITY;
+                        for (a, &x) in scratch.sorted.iter_mut().zip(&scratch.queue) {
+                            free = free.max(finish(x)) + c;
+                            *a = free;
+                        }
+                    }
+                    (true, true) => {
+                        for (f, &x) in scratch.finish.iter_mut().zip(times) {
+                            *f = finish(x);
+                        }
+                        if !queued {
+                            argsort_floats(times, &mut scratch.order, &mut scratch.sort);
+                        }
+                        // Ties the load made are served in worker order, which
+                        // reorders the queue: order it anew for the next load.
+                        queued = !serve_in_order(
+                            &scratch.finish,
+                            &scratch.transfer,
+                            message,
+                            &mut scratch.order,
+                            &mut scratch.arrival,
+                            &mut scratch.sorted,
+                        );
+                    }
+                    (false, _) => {
+                        for ((a, &x), &c) in scratch.arrival.iter_mut().zip(times).zip(&scratch.transfer) {
+                            *a = finish(x) + c * message;
+                        }
+                    }
+                }
+                sorted = shared;
+                current = Some(key);
+            }
+            let done = match e.rule {
+                Rule::KOfN(k) => {
+                    if !sorted {
+                        scratch.sorted.copy_from_slice(&scratch.arrival);
+                        sort_floats(&mut scratch.sorted, &mut scratch.sort);
+                        sorted = true;
+                    }
+                    fast::k_of_n(&scratch.sorted, k)
+                }
+                Rule::Groups { size } => fast::groups(&scratch.arrival, size),
+            };
+            out[e.slot] = match e.deadline {
+                Some(t) => {
+                    let first = if sorted {
+                        scratch.sorted[0]
+                    } else {
+                        scratch.arrival.iter().copied().fold(f64::INFINITY, f64::min)
+                    };
+                    with_deadline(done, t, first)
+                }
+                None => done,
+            };
+        }
+    }
+}
+
+/// The shared link's first-come-first-served queue (as
+/// [`Comm::arrivals`](crate::comm::Comm::arrivals)) over workers already in
+/// the order of their raw times: each worker's arrival in `arrival`, and
+/// the departures in queue order, which are the arrivals sorted, in
+/// `sorted`. Where the load rounds two raw times to the same finish time,
+/// those workers are first put back in worker order, as the queue takes
+/// them; returns whether that happened.
+fn serve_in_order(
+    finish: &[f64],
+    transfer: &[f64],
+    message: f64,
+    order: &mut [usize],
+    arrival: &mut [f64],
+    sorted: &mut [f64],
+) -> bool {
+    let n = order.len();
+    let mut reordered = false;
+    let mut a = 0;
+    while a < n {
+        let mut b = a + 1;
+        while b < n && finish[order[b]] == finish[order[a]] {
+            b += 1;
+        }
+        if b - a > 1 && !order[a..b].is_sorted() {
+            order[a..b].sort_unstable();
+            reordered = true;
+        }
+        a = b;
+    }
+    let mut free = f64::NEG_INFINITY;
+    for (j, &w) in order.iter().enumerate() {
+        free = free.max(finish[w]) + transfer[w] * message;
+        arrival[w] = free;
+        sorted[j] = free;
+    }
+    reordered
 }
 
 /// `done`, the time the master could decode, cut short by `e`'s deadline

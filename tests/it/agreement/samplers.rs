@@ -54,6 +54,74 @@ fn event_path_equals_fast_path_at(n: usize, deep: usize) {
     }
 }
 
+/// Where messages take time, the closed forms on the arrivals (the k-th
+/// smallest arrival; a shared link's queue ordered once per trial and its
+/// departures read in order) give the event walk's bits: dedicated and
+/// shared links, constant and random transfer times, every load model, a
+/// deadline, and a trace whose repeated times tie. Under affine with
+/// c = 10¹⁶ the load rounds distinct draws to the same finish time, which
+/// the queue must serve in worker order as the walk does.
+#[test]
+fn event_path_equals_fast_path_with_transfers() {
+    use gcsim::comm::{Comm, Link};
+    let trace = Arc::new(Trace::parse("t.csv", &trace_text(24, 7)).unwrap());
+    for n in [12, 96] {
+        let schemes = vec![
+            scheme(SchemeKind::Uncoded, n, None, None, None),
+            scheme(SchemeKind::Frc, n, Some(2), None, None),
+            scheme(SchemeKind::Crc, n, Some(2), None, None),
+            scheme(SchemeKind::Crc, n, Some(5), None, None),
+            scheme(SchemeKind::CommEfficient, n, Some(2), Some(2), None),
+            Scheme::new(
+                SchemeKind::Timeout,
+                n,
+                gcsim::scheme::Params {
+                    timeout: Some(1.5),
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        ];
+        for workers in [
+            Workers::Iid(Dist::pareto(1.0, 2.0).unwrap()),
+            Workers::Trace(trace.clone()),
+        ] {
+            for model in [
+                LoadModel::Fixed,
+                LoadModel::Scaled,
+                LoadModel::Additive,
+                LoadModel::Affine { unit_time: 1.0 },
+                LoadModel::Affine { unit_time: 1e16 },
+            ] {
+                for (time, dist) in [(Some(0.3), None), (None, Some(Dist::exp(2.0).unwrap()))] {
+                    for link in [Link::Dedicated, Link::Shared] {
+                        let comm = Comm::new(time, dist, link, 0.0).unwrap();
+                        let study = Study::with_workers(n, workers.clone(), model, schemes.clone(), 2000, 9)
+                            .unwrap()
+                            .with_comm(comm);
+                        let plan = |path| TrialPlan::with(&study, path, Sampling::Draws);
+                        let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
+                        let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
+                        assert_eq!(fast, events, "n={n} {workers} {model} {comm}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A trace of `steps` steps of 8 workers whose times repeat (every time is
+/// one of 7 values), so that draws from it tie.
+fn trace_text(steps: usize, values: usize) -> String {
+    let mut text = String::from("step,worker,time\n");
+    for step in 0..steps {
+        for w in 0..8 {
+            text += &format!("{step},{w},{}\n", 1.0 + ((step * 8 + w) * 5 % values) as f64 * 0.25);
+        }
+    }
+    text
+}
+
 /// Same seed, one thread or two: identical results.
 #[test]
 fn thread_count_does_not_change_results() {

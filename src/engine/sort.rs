@@ -28,14 +28,14 @@ pub struct SortBuffers {
 
 /// The key of `x` whose unsigned order is [`f64::total_cmp`]'s order.
 #[inline]
-fn key(x: f64) -> u64 {
+pub(crate) fn key(x: f64) -> u64 {
     let b = x.to_bits();
     if b >> 63 == 1 { !b } else { b | 1 << 63 }
 }
 
 /// The value of a key made by [`key`].
 #[inline]
-fn value(k: u64) -> f64 {
+pub(crate) fn value(k: u64) -> f64 {
     f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 

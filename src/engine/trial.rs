@@ -109,6 +109,10 @@ struct LoadGroup {
     load: f64,
     evals: Vec<Eval>,
     needs_sort: bool,
+    /// Where the group's k-of-n rules all read the same k (one
+    /// configuration under `additive`): that k, whose order statistic a
+    /// selection finds without sorting.
+    only_k: Option<usize>,
     /// The distinct group sizes of its group rules (frc), for
     /// [`fast::groups_all`].
     group_sizes: Vec<usize>,
@@ -175,7 +179,7 @@ pub struct Scratch {
     /// The k earliest arrivals so far (k-batch-sync on dedicated links).
     kept: std::collections::BinaryHeap<strategy::Event>,
     /// The events of the asynchronous strategies.
-    ticks: std::collections::BinaryHeap<std::cmp::Reverse<asynchronous::Tick>>,
+    ticks: std::collections::BinaryHeap<std::cmp::Reverse<asynchronous::Packed>>,
     /// Per worker, the model version it computes on (asynchronous).
     version: Vec<u64>,
     /// The gradients of the pending update: sender and model version.
@@ -331,6 +335,7 @@ impl TrialPlan {
                     load: e.load,
                     evals: vec![e],
                     needs_sort: false,
+                    only_k: None,
                     group_sizes: Vec::new(),
                 }),
             }
@@ -397,6 +402,12 @@ impl TrialPlan {
         let sort = self.path == RulePath::Fast && self.sampling == Sampling::Draws;
         for c in &mut self.load_groups {
             c.needs_sort = sort && c.evals.iter().any(|e| matches!(e.rule, Rule::KOfN(_)));
+            let mut ks = c.evals.iter().filter_map(|e| match e.rule {
+                Rule::KOfN(k) if e.strategy.is_none() => Some(k),
+                _ => None,
+            });
+            let first = ks.next();
+            c.only_k = first.filter(|&k| ks.all(|j| j == k));
             c.group_sizes.clear();
             for e in &mut c.evals {
                 if let Rule::Groups { size } = e.rule {

@@ -9,7 +9,7 @@
 //! are popped in time order, so the link's queue is served first come,
 //! first served).
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::{Eval, Scratch, TrialPlan};
@@ -19,7 +19,7 @@ use crate::scheme::Strategy;
 /// An event of the asynchronous timeline, ordered by time, then worker,
 /// then kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Tick {
+struct Tick {
     at: f64,
     worker: usize,
     /// `None`: the worker finishes a gradient. `Some(v)`: its gradient,
@@ -27,20 +27,36 @@ pub(super) struct Tick {
     arrives: Option<u64>,
 }
 
-impl Eq for Tick {}
+/// Bits of a packed [`Tick`] for the worker (n ≤ 2²⁴ workers) and for
+/// the kind (0 for `None`, v + 1 for `Some(v)`).
+const WORKER_BITS: u32 = 24;
+const KIND_BITS: u32 = 64 - WORKER_BITS;
 
-impl PartialOrd for Tick {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+/// A [`Tick`] as one integer whose order is the tick's order: time (by its
+/// order-preserving key), worker, kind. The queue compares integers, not
+/// three fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Packed(u128);
+
+impl Tick {
+    fn pack(self) -> Packed {
+        let kind = self.arrives.map_or(0, |v| v + 1);
+        assert!(
+            (self.worker as u64) < 1 << WORKER_BITS && kind < 1 << KIND_BITS,
+            "a tick's worker and model version fit their bits"
+        );
+        let low = (self.worker as u64) << KIND_BITS | kind;
+        Packed(u128::from(crate::engine::sort::key(self.at)) << 64 | u128::from(low))
     }
-}
 
-impl Ord for Tick {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.at
-            .total_cmp(&other.at)
-            .then(self.worker.cmp(&other.worker))
-            .then(self.arrives.cmp(&other.arrives))
+    fn unpack(p: Packed) -> Self {
+        let low = p.0 as u64;
+        let kind = low & ((1 << KIND_BITS) - 1);
+        Tick {
+            at: crate::engine::sort::value((p.0 >> 64) as u64),
+            worker: (low >> KIND_BITS) as usize,
+            arrives: kind.checked_sub(1),
+        }
     }
 }
 
@@ -109,11 +125,14 @@ impl TrialPlan {
         ticks.clear();
         for w in 0..n {
             let at = self.time_at(times, draws, w, 1.0);
-            ticks.push(Reverse(Tick {
-                at,
-                worker: w,
-                arrives: None,
-            }));
+            ticks.push(Reverse(
+                Tick {
+                    at,
+                    worker: w,
+                    arrives: None,
+                }
+                .pack(),
+            ));
         }
         scratch.version.clear();
         scratch.version.resize(n, 0);
@@ -122,9 +141,10 @@ impl TrialPlan {
         let (mut updates, mut last) = (0u64, 0.0);
         let mut queue_free = f64::NEG_INFINITY;
         loop {
-            let Reverse(tick) = ticks
+            let Reverse(packed) = ticks
                 .pop()
                 .expect("a worker is always computing or a gradient travelling");
+            let tick = Tick::unpack(packed);
             let (t, w) = (tick.at, tick.worker);
             let arrival = match tick.arrives {
                 Some(v) => Some(v),
@@ -138,11 +158,14 @@ impl TrialPlan {
                     } else {
                         t + transfer
                     };
-                    ticks.push(Reverse(Tick {
-                        at,
-                        worker: w,
-                        arrives: Some(version),
-                    }));
+                    ticks.push(Reverse(
+                        Tick {
+                            at,
+                            worker: w,
+                            arrives: Some(version),
+                        }
+                        .pack(),
+                    ));
                     None
                 }
             };
@@ -179,13 +202,50 @@ impl TrialPlan {
     }
 
     /// Worker `w` starts a gradient at `t` on model `version`.
-    fn start(&self, w: usize, t: f64, version: u64, ticks: &mut BinaryHeap<Reverse<Tick>>, scratch: &mut Scratch) {
+    fn start(&self, w: usize, t: f64, version: u64, ticks: &mut BinaryHeap<Reverse<Packed>>, scratch: &mut Scratch) {
         scratch.version[w] = version;
         let at = t + self.fresh(w, scratch);
-        ticks.push(Reverse(Tick {
-            at,
-            worker: w,
-            arrives: None,
-        }));
+        ticks.push(Reverse(
+            Tick {
+                at,
+                worker: w,
+                arrives: None,
+            }
+            .pack(),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn tick((at, worker, arrives): (f64, usize, Option<u64>)) -> Tick {
+        Tick { at, worker, arrives }
+    }
+
+    proptest! {
+        /// Packed ticks round-trip and order as (time by total order,
+        /// worker, kind with `None` first) would.
+        #[test]
+        fn packing_keeps_the_order(
+            a in (0.0f64..10.0, 0usize..1 << 24, prop::option::of(0u64..1 << 39)),
+            b in (0.0f64..10.0, 0usize..1 << 24, prop::option::of(0u64..1 << 39)),
+            same_time in any::<bool>(),
+            same_worker in any::<bool>(),
+        ) {
+            let a = tick(a);
+            let mut b = tick(b);
+            if same_time {
+                b.at = a.at;
+                if same_worker {
+                    b.worker = a.worker;
+                }
+            }
+            prop_assert_eq!(Tick::unpack(a.pack()), a);
+            let expected = a.at.total_cmp(&b.at).then(a.worker.cmp(&b.worker)).then(a.arrives.cmp(&b.arrives));
+            prop_assert_eq!(a.pack().cmp(&b.pack()), expected);
+        }
     }
 }

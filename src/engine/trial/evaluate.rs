@@ -94,7 +94,13 @@ impl TrialPlan {
         let (sorted, order) = (&mut scratch.sorted, &mut scratch.order);
         if group.needs_sort {
             sorted.copy_from_slice(times);
-            sort_floats(sorted, &mut scratch.sort);
+            match group.only_k {
+                // One order statistic: selected, the same element a sort puts there.
+                Some(k) => {
+                    sorted.select_nth_unstable_by(k - 1, f64::total_cmp);
+                }
+                None => sort_floats(sorted, &mut scratch.sort),
+            }
         }
         if self.path == RulePath::Fast && !group.group_sizes.is_empty() {
             fast::groups_all(

@@ -46,6 +46,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
+# The NumPy programs import bench/numpy_common.py; keep the tree free of bytecode.
+export PYTHONDONTWRITEBYTECODE=1
 all=(headline shared transfers classes replay bootstrap frc rank timeout speculative k-async additive lognormal)
 paths=("$@")
 [ ${#paths[@]} -gt 0 ] || paths=("${all[@]}")
@@ -136,6 +138,9 @@ python3 -c "import numpy" 2>/dev/null ||
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }
+# The machine's 1, 5 and 15-minute load averages: other jobs on a shared
+# machine slow every side, the multi-threaded one most.
+load() { uptime | sed 's/.*load averages*: //'; }
 # The median of its arguments.
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # Seconds the command takes, its stdout to the file $1; its stderr (a
@@ -149,7 +154,7 @@ timed() {
 }
 
 echo "goal: NumPy/gcsim >= 10 (headline >= 15), gcsim/floor <= 3"
-echo "machine: $(uname -m), $(nproc) cores (gcsim on all, NumPy $(python3 -c 'import numpy; print(numpy.__version__)') on one); median of $runs runs per side, run in turn; seconds of wall clock"
+echo "machine: $(uname -m), $(nproc) cores (gcsim on all, NumPy $(python3 -c 'import numpy; print(numpy.__version__)') on one), load average $(load) at the start; median of $runs runs per side, run in turn; seconds of wall clock"
 echo
 echo "| path | trials | gcsim s | NumPy s | floor s | NumPy/gcsim | gcsim/floor | results |"
 echo "|---|---:|---:|---:|---:|---:|---:|---|"
@@ -169,6 +174,7 @@ for p in "${paths[@]}"; do
   legend+=("$(printf '%-12s gcsim %s' "$p" "${gcsim_args[*]}")")
 done
 echo
+echo "load average $(load) at the end"
 echo "paths (each with --trials as stated, --format csv; the floor of each is described in bench/compare.sh):"
 printf '  %s\n' "${legend[@]}"
 for p in "${paths[@]}"; do

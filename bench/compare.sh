@@ -1,49 +1,186 @@
 #!/usr/bin/env bash
-# Times, in one run on this machine: the sampling floor (n x trials draws with
-# gcsim's streams on all cores), the headline job
-#   gcsim sweep --n 100 --s 0..50 --trials T
-# end to end, and the same job as a vectorised NumPy program; prints the
-# ratios; then the general paths (heterogeneous workers, a trace, a law
-# drawn per worker and sorted) against the same floor. Each is the median of
-# three runs.
+# Times gcsim side by side with a vectorised NumPy program of the same job
+# and with the job's sampling floor, path by path, on this machine, in one
+# run, and checks that gcsim and NumPy agree.
 #
-# usage: bench/compare.sh [trials]      (default 1000000)
+# usage: bench/compare.sh [PATH...]        (default: every path)
+#        RUNS=5 bench/compare.sh headline  (runs per side, default 3)
+#
+# For each path: RUNS rounds of gcsim, then NumPy, then the floor, one after
+# the other, each side's time the median of its rounds; wall clock of the
+# whole program for gcsim and NumPy (start-up, reading a trace, building a
+# code and writing the CSV included), the sampling alone for the floor. One
+# line per path: the times in seconds, NumPy/gcsim, gcsim/floor, and whether
+# the means agree (bench/agree.py on the last round's CSVs: within 5
+# standard errors, configuration by configuration).
+#
+# The floor (examples/floor.rs) draws, with gcsim's per-trial streams on all
+# cores, the random numbers the job's model defines and nothing else: D
+# values per trial, worker i of n taking every n-th. A path's floor is:
+#   headline     n = 100 exp(1) draws (one per worker; gcsim itself draws
+#                only the 51 order statistics the sweep reads, so it may go
+#                below its floor)
+#   shared       n exp(1) draws: the transfer time is a constant
+#   transfers    2n: each worker's time and its message's transfer time
+#   classes      n draws, 50 of exp(1) and 50 of exp(0.5)
+#   replay       one uniform step index and a copy of its 64 times
+#   bootstrap    n uniform indices into the 2752 recorded times
+#   frc          n = 100 000 exp(1) draws
+#   rank         n = 50 exp(1) draws: the decodings (SVDs) are not draws,
+#                so this floor is far below the job
+#   timeout      n exp(1) draws
+#   speculative  n + 25: each worker's task and a fresh draw for each of the
+#                n - ceil(0.75 n) = 25 copies (F = 1: every late task gets one)
+#   k-async      n + W K = 100 + 16 x 50 = 900: each worker's first gradient
+#                and the K restarts after each of the W = ceil(8n/K) warm-up
+#                updates, before the recorded update
+#   additive     51 n: crc's load is s+1, so s = 50 sums 51 unit draws per
+#                worker, and lower s read the first of them
+#   lognormal    n log-normal draws
+# The trials make each NumPy run take about 1-10 s on a 2-core machine
+# (frc: 10^4 trials); each line states them. gcsim runs on every core,
+# NumPy on one (its operations here are single-threaded). NumPy runs with
+# OPENBLAS_NUM_THREADS=1: the rank path's batched SVDs of 50 x 50 matrices
+# ran about 9 times slower with OpenBLAS's threads on the shared 2-core
+# machine, and the other paths call no BLAS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-trials=${1:-1000000}
-cargo build --release --quiet --bin gcsim --example floor
-python3 -c "import numpy" 2>/dev/null || python3 -m pip install --quiet numpy
-now() { date +%s.%N; }
-median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
-time_cmd() {
-  local runs=()
-  for _ in 1 2 3; do
-    local t0; t0=$(now)
-    "$@" > /dev/null
-    runs+=("$(echo "$(now) - $t0" | bc -l)")
-  done
-  median3 "${runs[@]}"
+runs=${RUNS:-3}
+# The NumPy programs import bench/numpy_common.py; keep the tree free of bytecode.
+export PYTHONDONTWRITEBYTECODE=1
+all=(headline shared transfers classes replay bootstrap frc rank timeout speculative k-async additive lognormal)
+paths=("$@")
+[ ${#paths[@]} -gt 0 ] || paths=("${all[@]}")
+trace=data/trace-llm-64w.csv
+
+# Each path: trials, then gcsim's, NumPy's and the floor's arguments
+# (trials and output options are added), and gcsim's command for the legend.
+define() {
+  case $1 in
+    headline)
+      trials=1000000
+      gcsim_args=(sweep --n 100 --s 0..50)
+      numpy_args=(bench/numpy_headline.py)
+      floor_args=(100) ;;
+    shared)
+      trials=200000
+      gcsim_args=(sweep --n 100 --s 0..50 --comm-time 0.3 --link shared)
+      numpy_args=(bench/numpy_shared.py)
+      floor_args=(100) ;;
+    transfers)
+      trials=300000
+      gcsim_args=(sweep --n 100 --s 0..50 --comm-dist exp:rate=2)
+      numpy_args=(bench/numpy_transfers.py)
+      floor_args=(100 --per-trial 200) ;;
+    classes)
+      trials=1000000
+      gcsim_args=(sweep --n 100 --s 0..50 --workers 50:exp:rate=1 --workers 50:exp:rate=0.5)
+      numpy_args=(bench/numpy_classes.py)
+      floor_args=(100 --workers 50:exp:rate=1 --workers 50:exp:rate=0.5) ;;
+    replay)
+      trials=1000000
+      gcsim_args=(sweep --n 64 --scheme crc --s 0..31 --dist "replay:path=$trace" --trace-bootstrap 0)
+      numpy_args=(bench/numpy_trace.py replay "$trace")
+      floor_args=(64 --dist "replay:path=$trace") ;;
+    bootstrap)
+      trials=1000000
+      gcsim_args=(sweep --n 100 --s 0..50 --dist "trace:path=$trace" --trace-bootstrap 0)
+      numpy_args=(bench/numpy_trace.py bootstrap "$trace")
+      floor_args=(100 --dist "trace:path=$trace") ;;
+    frc)
+      trials=10000
+      gcsim_args=(sweep --n 100000 --scheme frc --s 0,1,3,9,99)
+      numpy_args=(bench/numpy_frc.py)
+      floor_args=(100000) ;;
+    rank)
+      trials=200
+      gcsim_args=(sweep --n 50 --scheme crc --s 0..10 --decoder rank)
+      numpy_args=(bench/numpy_rank.py)
+      floor_args=(50) ;;
+    timeout)
+      trials=1000000
+      gcsim_args=(sweep --n 100 --scheme timeout --timeout 1.5)
+      numpy_args=(bench/numpy_timeout.py)
+      floor_args=(100) ;;
+    speculative)
+      trials=1000000
+      gcsim_args=(sweep --n 100 --scheme speculative)
+      numpy_args=(bench/numpy_speculative.py)
+      floor_args=(100 --per-trial 125) ;;
+    k-async)
+      trials=200000
+      gcsim_args=(sweep --n 100 --scheme k-async --k 50)
+      numpy_args=(bench/numpy_kasync.py)
+      floor_args=(100 --per-trial 900) ;;
+    additive)
+      trials=50000
+      gcsim_args=(sweep --n 100 --s 0..50 --load-model additive)
+      numpy_args=(bench/numpy_additive.py)
+      floor_args=(100 --per-trial 5100) ;;
+    lognormal)
+      trials=1000000
+      gcsim_args=(sweep --n 100 --s 0..50 --dist lognormal:mu=0,sigma=1)
+      numpy_args=(bench/numpy_lognormal.py)
+      floor_args=(100 --dist lognormal:mu=0,sigma=1) ;;
+    *)
+      echo "unknown path \`$1\`; accepted: ${all[*]}" >&2
+      exit 2 ;;
+  esac
 }
-floor_runs=()
-for _ in 1 2 3; do floor_runs+=("$(./target/release/examples/floor 100 "$trials")"); done
-floor=$(median3 "${floor_runs[@]}")
-gcsim=$(time_cmd ./target/release/gcsim sweep --n 100 --s 0..50 --trials "$trials" --format csv --quiet)
-numpy=$(time_cmd python3 bench/numpy_sweep.py "$trials")
-# The general paths: a heterogeneous cluster, the bootstrap from a trace,
-# and a law drawn one worker at a time and sorted (log-normal).
-classes=$(time_cmd ./target/release/gcsim sweep --n 100 --s 0..50 --trials "$trials" --format csv --quiet \
-  --workers 50:exp:rate=1 --workers 50:exp:rate=0.5)
-trace=$(time_cmd ./target/release/gcsim sweep --n 100 --s 0..50 --trials "$trials" --format csv --quiet \
-  --dist trace:path=data/trace-llm-64w.csv)
-lognormal=$(time_cmd ./target/release/gcsim sweep --n 100 --s 0..50 --trials "$trials" --format csv --quiet \
-  --dist lognormal:mu=0,sigma=1)
-printf 'machine: %s, %s cores\n' "$(uname -m)" "$(nproc)"
-printf 'trials: %s, n = 100, s = 0..50 (51 configurations)\n' "$trials"
-printf 'sampling floor (n x trials draws): %8.3f s\n' "$floor"
-printf 'gcsim sweep, end to end:           %8.3f s\n' "$gcsim"
-printf 'numpy program, end to end:         %8.3f s\n' "$numpy"
-printf 'gcsim / floor: %.2f   numpy / gcsim: %.1f\n' "$(echo "$gcsim / $floor" | bc -l)" "$(echo "$numpy / $gcsim" | bc -l)"
-printf 'general paths (same sweep), end to end, and / floor:\n'
-printf '  50 exp(1) + 50 exp(0.5) workers: %8.3f s  %.2f\n' "$classes" "$(echo "$classes / $floor" | bc -l)"
-printf '  trace bootstrap (64-worker LLM):  %8.3f s  %.2f\n' "$trace" "$(echo "$trace / $floor" | bc -l)"
-printf '  log-normal, draws + sort:         %8.3f s  %.2f\n' "$lognormal" "$(echo "$lognormal / $floor" | bc -l)"
+for p in "${paths[@]}"; do define "$p"; done
+
+cargo build --release --quiet --bin gcsim --example floor
+bin=${CARGO_TARGET_DIR:-target}/release
+python3 -c "import numpy" 2>/dev/null ||
+  python3 -m pip install --quiet numpy ||
+  python3 -m pip install --quiet --break-system-packages numpy
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+now() { date +%s.%N; }
+# The machine's 1, 5 and 15-minute load averages: other jobs on a shared
+# machine slow every side, the multi-threaded one most.
+load() { uptime | sed 's/.*load averages*: //'; }
+# The median of its arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# Seconds the command takes, its stdout to the file $1; its stderr (a
+# trace's warnings) is shown only if it fails.
+timed() {
+  local out=$1 t0
+  shift
+  t0=$(now)
+  "$@" > "$out" 2> "$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+  awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }'
+}
+
+echo "goal: NumPy/gcsim >= 10 (headline >= 15), gcsim/floor <= 3"
+echo "machine: $(uname -m), $(nproc) cores (gcsim on all, NumPy $(python3 -c 'import numpy; print(numpy.__version__)') on one), load average $(load) at the start; median of $runs runs per side, run in turn; seconds of wall clock"
+echo
+echo "| path | trials | gcsim s | NumPy s | floor s | NumPy/gcsim | gcsim/floor | results |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|"
+legend=()
+for p in "${paths[@]}"; do
+  define "$p"
+  g=() n=() f=()
+  for _ in $(seq "$runs"); do
+    g+=("$(timed "$work/gcsim.csv" "$bin/gcsim" "${gcsim_args[@]}" --trials "$trials" --format csv --quiet)")
+    n+=("$(timed "$work/numpy.csv" env OPENBLAS_NUM_THREADS=1 python3 "${numpy_args[@]}" "$trials")")
+    f+=("$("$bin/examples/floor" "${floor_args[0]}" "$trials" "${floor_args[@]:1}")")
+  done
+  verdict=$(python3 bench/agree.py "$work/gcsim.csv" "$work/numpy.csv" 2> "$work/differ-$p")
+  awk -v p="$p" -v t="$trials" -v g="$(median "${g[@]}")" -v n="$(median "${n[@]}")" \
+    -v f="$(median "${f[@]}")" -v v="$verdict" \
+    'BEGIN { printf "| %s | %d | %.4g | %.4g | %.4g | %.3g | %.3g | %s |\n", p, t, g, n, f, n / g, g / f, v }'
+  legend+=("$(printf '%-12s gcsim %s' "$p" "${gcsim_args[*]}")")
+done
+echo
+echo "load average $(load) at the end"
+echo "paths (each with --trials as stated, --format csv; the floor of each is described in bench/compare.sh):"
+printf '  %s\n' "${legend[@]}"
+for p in "${paths[@]}"; do
+  if [ -s "$work/differ-$p" ]; then
+    echo
+    echo "$p: configurations where gcsim and NumPy differ by more than 5 standard errors:"
+    sed 's/^/  /' "$work/differ-$p"
+  fi
+done

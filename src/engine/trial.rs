@@ -233,6 +233,10 @@ pub struct TrialPlan {
     /// Whether the workers carry a state (persistence, groups): then every
     /// draw of a worker within an iteration is in its state.
     stateful: bool,
+    /// A replayed trace's steps with their times sorted, step by step, where
+    /// a trial's times are a whole step (n is the trace's workers): a k-of-n
+    /// rule reads them instead of sorting the step in every trial.
+    replay_sorted: Option<Arc<Vec<f64>>>,
 }
 
 /// What drawing a trial's times as order statistics needs (see the module
@@ -359,6 +363,18 @@ impl TrialPlan {
             has_strategy,
             iterations: study.iterations(),
             stateful: stateful(study.workers()),
+            replay_sorted: match study.workers() {
+                Workers::Replay(trace) if trace.workers() == n => Some(Arc::new(
+                    (0..trace.steps())
+                        .flat_map(|step| {
+                            let mut times = trace.step(step).to_vec();
+                            times.sort_unstable_by(f64::total_cmp);
+                            times
+                        })
+                        .collect(),
+                )),
+                _ => None,
+            },
             order: OrderStatisticSampler {
                 weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
                 top_ranks: Vec::new(),

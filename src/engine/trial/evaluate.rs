@@ -92,7 +92,11 @@ impl TrialPlan {
             return;
         }
         let (sorted, order) = (&mut scratch.sorted, &mut scratch.order);
-        if group.needs_sort {
+        let replayed = self.replay_sorted.as_ref().zip(scratch.carried.replayed_step);
+        if let (true, Some((steps, step))) = (group.needs_sort, replayed) {
+            // The replayed step's times, sorted once for the whole run.
+            sorted.copy_from_slice(&steps[step * self.n..(step + 1) * self.n]);
+        } else if group.needs_sort {
             sorted.copy_from_slice(times);
             match group.only_k {
                 // One order statistic: selected, the same element a sort puts there.

@@ -462,6 +462,7 @@ impl TrialPlan {
                 let step = trace.step(at as usize);
                 if carried.replay_workers.is_empty() {
                     scratch.draws.copy_from_slice(step);
+                    carried.replayed_step = Some(at as usize);
                 } else {
                     for (d, &w) in scratch.draws.iter_mut().zip(&carried.replay_workers) {
                         *d = step[w];
@@ -540,6 +541,9 @@ pub(super) struct Carried {
     /// worker where n differs from the trace's workers.
     replay_start: usize,
     replay_workers: Vec<usize>,
+    /// The step this iteration replays, where its n times are the step's
+    /// own (n is the trace's workers), whose sorted times the plan keeps.
+    pub(super) replayed_step: Option<usize>,
 }
 
 /// Whether `workers` carry a state that every draw of an iteration keeps

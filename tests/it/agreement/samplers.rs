@@ -110,6 +110,33 @@ fn event_path_equals_fast_path_with_transfers() {
     }
 }
 
+/// A replay at n = the trace's workers reads each step's times sorted once
+/// for the run: the same bits as the event walk on the step, for k-of-n,
+/// group and deadline rules, over one iteration and several.
+#[test]
+fn replayed_steps_sorted_once_equal_the_walk() {
+    let trace = Arc::new(Trace::parse("t.csv", &trace_text(40, 11)).unwrap());
+    let n = 8;
+    let schemes = vec![
+        scheme(SchemeKind::Crc, n, Some(1), None, None),
+        scheme(SchemeKind::Crc, n, Some(3), None, None),
+        scheme(SchemeKind::Frc, n, Some(1), None, None),
+        scheme(SchemeKind::Ignore, n, Some(2), None, None),
+    ];
+    for model in [LoadModel::Fixed, LoadModel::Scaled] {
+        for iterations in [1, 4] {
+            let study = Study::with_workers(n, Workers::Replay(trace.clone()), model, schemes.clone(), 3000, 4)
+                .unwrap()
+                .with_iterations(iterations)
+                .unwrap();
+            let plan = |path| TrialPlan::with(&study, path, Sampling::Draws);
+            let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
+            let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
+            assert_eq!(fast, events, "{model} iterations={iterations}");
+        }
+    }
+}
+
 /// A trace of `steps` steps of 8 workers whose times repeat (every time is
 /// one of 7 values), so that draws from it tie.
 fn trace_text(steps: usize, values: usize) -> String {

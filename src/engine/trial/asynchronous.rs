@@ -39,6 +39,18 @@ const KIND_BITS: u32 = 64 - WORKER_BITS;
 pub(super) struct Packed(u128);
 
 impl Tick {
+    /// The queue's entry for `worker` finishing a gradient at `at`.
+    fn computed(at: f64, worker: usize) -> Reverse<Packed> {
+        Reverse(
+            Tick {
+                at,
+                worker,
+                arrives: None,
+            }
+            .pack(),
+        )
+    }
+
     fn pack(self) -> Packed {
         let kind = self.arrives.map_or(0, |v| v + 1);
         assert!(
@@ -125,14 +137,7 @@ impl TrialPlan {
         ticks.clear();
         for w in 0..n {
             let at = self.time_at(times, draws, w, 1.0);
-            ticks.push(Reverse(
-                Tick {
-                    at,
-                    worker: w,
-                    arrives: None,
-                }
-                .pack(),
-            ));
+            ticks.push(Tick::computed(at, w));
         }
         scratch.version.clear();
         scratch.version.resize(n, 0);
@@ -205,14 +210,7 @@ impl TrialPlan {
     fn start(&self, w: usize, t: f64, version: u64, ticks: &mut BinaryHeap<Reverse<Packed>>, scratch: &mut Scratch) {
         scratch.version[w] = version;
         let at = t + self.fresh(w, scratch);
-        ticks.push(Reverse(
-            Tick {
-                at,
-                worker: w,
-                arrives: None,
-            }
-            .pack(),
-        ));
+        ticks.push(Tick::computed(at, w));
     }
 }
 

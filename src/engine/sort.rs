@@ -72,9 +72,8 @@ pub fn argsort_floats(v: &[f64], order: &mut Vec<usize>, buf: &mut SortBuffers) 
 
 /// `items` sorted ascending into `out`: distributed into about 2n buckets
 /// by the leading bits of `bucket(item)` (which must order as the items
-/// do, items with equal keys coming in `items` in their order), then
-/// finished by one insertion pass.
-fn bucket_sort<T: Copy + Ord + Default>(
+/// do: a larger key, a larger item), then finished by one insertion pass.
+pub(crate) fn bucket_sort<T: Copy + Ord + Default>(
     items: &[T],
     bucket: impl Fn(&T) -> u64,
     out: &mut Vec<T>,
@@ -126,13 +125,11 @@ fn bucket_sort<T: Copy + Ord + Default>(
             begin = end as usize;
         }
     }
-    // Stable: equal keys keep their order (the scatter's, or a crowded
-    // bucket's full order).
+    // Items of equal keys are put in their own order.
     for j in 1..n {
         let x = out[j];
-        let kx = bucket(&x);
         let mut at = j;
-        while at > 0 && bucket(&out[at - 1]) > kx {
+        while at > 0 && out[at - 1] > x {
             out[at] = out[at - 1];
             at -= 1;
         }

@@ -180,6 +180,8 @@ pub struct Scratch {
     kept: std::collections::BinaryHeap<strategy::Event>,
     /// The events of the asynchronous strategies.
     ticks: std::collections::BinaryHeap<std::cmp::Reverse<asynchronous::Packed>>,
+    /// K-async's ticks in order, and room to merge the restarted ones in.
+    in_order: asynchronous::InOrder,
     /// Per worker, the model version it computes on (asynchronous).
     version: Vec<u64>,
     /// The gradients of the pending update: sender and model version.
@@ -518,6 +520,7 @@ impl TrialPlan {
             heap: Default::default(),
             kept: Default::default(),
             ticks: Default::default(),
+            in_order: Default::default(),
             version: vec![0; self.n],
             pending: Vec::new(),
             tally: vec![0; self.slots],

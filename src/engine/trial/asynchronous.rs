@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::{Eval, Scratch, TrialPlan};
+use super::{Eval, RulePath, Scratch, TrialPlan};
 use crate::comm::Link;
 use crate::scheme::Strategy;
 
@@ -35,7 +35,7 @@ const KIND_BITS: u32 = 64 - WORKER_BITS;
 /// A [`Tick`] as one integer whose order is the tick's order: time (by its
 /// order-preserving key), worker, kind. The queue compares integers, not
 /// three fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub(super) struct Packed(u128);
 
 impl Tick {
@@ -132,6 +132,9 @@ impl TrialPlan {
         let n = self.n;
         let message = self.delivery.messages[e.slot];
         let transfers = self.delivery.comm.transfers();
+        if !batch && !transfers && self.path == RulePath::Fast {
+            return self.k_async_in_order(k, times, draws, scratch, update);
+        }
         let shared = self.delivery.comm.link == Link::Shared;
         let mut ticks = std::mem::take(&mut scratch.ticks);
         ticks.clear();
@@ -145,10 +148,12 @@ impl TrialPlan {
         pending.clear();
         let (mut updates, mut last) = (0u64, 0.0);
         let mut queue_free = f64::NEG_INFINITY;
+        // K-batch-async without transfers replaces each tick it handles by
+        // the worker's next: one sift of the heap instead of a pop and a push.
+        let replace = batch && !transfers && self.path == RulePath::Fast;
         loop {
-            let Reverse(packed) = ticks
-                .pop()
-                .expect("a worker is always computing or a gradient travelling");
+            let next = if replace { ticks.peek().copied() } else { ticks.pop() };
+            let Reverse(packed) = next.expect("a worker is always computing or a gradient travelling");
             let tick = Tick::unpack(packed);
             let (t, w) = (tick.at, tick.worker);
             let arrival = match tick.arrives {
@@ -197,7 +202,12 @@ impl TrialPlan {
                     pending.clear();
                 }
             }
-            if batch && tick.arrives.is_none() {
+            if replace {
+                // The next mini-batch, on the current model, in the place of this tick.
+                scratch.version[w] = updates;
+                let at = t + self.fresh(w, scratch);
+                *ticks.peek_mut().expect("the tick handled is queued") = Tick::computed(at, w);
+            } else if batch && tick.arrives.is_none() {
                 // K-batch-async: the next mini-batch, on the current model.
                 self.start(w, t, updates, &mut ticks, scratch);
             }
@@ -206,12 +216,114 @@ impl TrialPlan {
         scratch.pending = pending;
     }
 
+    /// [`async_timeline`](Self::async_timeline) for K-async without
+    /// transfer times, update by update rather than event by event.
+    ///
+    /// Every worker has one computation under way, and the next update
+    /// takes the K that finish first, at the K-th of them; its workers
+    /// restart together after it, later than everything else under way.
+    /// So with the n finishing ticks kept sorted, an update's gradients are
+    /// the first K ticks (in the order a queue would pop them), and the
+    /// restarted workers' new ticks, sorted among themselves, merge into
+    /// the other n − K: K log K + n comparisons an update instead of K pops
+    /// and pushes of a heap of n. The ticks, the order of the fresh draws
+    /// and so every value are the event walk's.
+    fn k_async_in_order(
+        &self,
+        k: usize,
+        times: &[f64],
+        draws: &[f64],
+        scratch: &mut Scratch,
+        mut update: impl FnMut(&Self, &mut Scratch, Update) -> bool,
+    ) {
+        let n = self.n;
+        let InOrder {
+            mut sorted,
+            mut restarted,
+            mut merged,
+            mut starts,
+        } = std::mem::take(&mut scratch.in_order);
+        sorted.clear();
+        sorted.extend((0..n).map(|w| Tick::computed(self.time_at(times, draws, w, 1.0), w).0));
+        sorted.sort_unstable();
+        scratch.version.clear();
+        scratch.version.resize(n, 0);
+        let mut pending = std::mem::take(&mut scratch.pending);
+        let (mut updates, mut last) = (0u64, 0.0);
+        loop {
+            pending.clear();
+            pending.extend(sorted[..k].iter().map(|&p| {
+                let w = Tick::unpack(p).worker;
+                (w, scratch.version[w])
+            }));
+            let t = Tick::unpack(sorted[k - 1]).at;
+            let done = Update {
+                index: updates,
+                at: t,
+                previous: last,
+                gradients: &pending,
+            };
+            if !update(self, scratch, done) {
+                break;
+            }
+            updates += 1;
+            last = t;
+            restarted.clear();
+            for &(w, _) in &pending {
+                scratch.version[w] = updates;
+                restarted.push(Tick::computed(t + self.fresh(w, scratch), w).0);
+            }
+            let time = |p: &Packed| (p.0 >> 64) as u64;
+            crate::engine::sort::bucket_sort(&restarted, time, &mut merged, &mut starts);
+            merge_into(&mut merged, &sorted[k..]);
+            std::mem::swap(&mut sorted, &mut merged);
+        }
+        scratch.pending = pending;
+        scratch.in_order = InOrder {
+            sorted,
+            restarted,
+            merged,
+            starts,
+        };
+    }
+
     /// Worker `w` starts a gradient at `t` on model `version`.
     fn start(&self, w: usize, t: f64, version: u64, ticks: &mut BinaryHeap<Reverse<Packed>>, scratch: &mut Scratch) {
         scratch.version[w] = version;
         let at = t + self.fresh(w, scratch);
         ticks.push(Tick::computed(at, w));
     }
+}
+
+/// The buffers of [`TrialPlan::k_async_in_order`].
+#[derive(Debug, Clone, Default)]
+pub(super) struct InOrder {
+    /// The ticks under way, sorted.
+    sorted: Vec<Packed>,
+    /// The restarted workers' ticks, in restart order.
+    restarted: Vec<Packed>,
+    /// The restarted ticks sorted, then the merge.
+    merged: Vec<Packed>,
+    /// The bucket sort's counts.
+    starts: Vec<u32>,
+}
+
+/// Merges the sorted `rest` into the sorted `v`, keeping it sorted.
+fn merge_into(v: &mut Vec<Packed>, rest: &[Packed]) {
+    let head = v.len();
+    v.extend_from_slice(rest);
+    // Merge from the back into the room `rest` made: each slot is written
+    // after it was read. Branch-free: the interleaving is random.
+    let (mut i, mut j, mut out) = (head, rest.len(), v.len());
+    while i > 0 && j > 0 {
+        out -= 1;
+        let (a, b) = (v[i - 1], rest[j - 1]);
+        let from_v = a > b;
+        v[out] = if from_v { a } else { b };
+        i -= usize::from(from_v);
+        j -= usize::from(!from_v);
+    }
+    v[..j].copy_from_slice(&rest[..j]);
 }
 
 #[cfg(test)]

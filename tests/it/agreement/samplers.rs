@@ -137,6 +137,77 @@ fn replayed_steps_sorted_once_equal_the_walk() {
     }
 }
 
+/// K-async without transfer times, update by update (the fast path), and
+/// K-batch-async replacing each handled tick in the queue, give the event
+/// walk's bits: every K from 1 to n, i.i.d. and per-class laws, a
+/// trace whose repeated times tie, and affine loads with c = 10¹⁶ that
+/// round distinct restarts to one finish time (served in worker order);
+/// over several iterations with persistent stragglers too.
+#[test]
+fn asynchronous_fast_paths_equal_the_walk() {
+    let trace = Arc::new(Trace::parse("t.csv", &trace_text(24, 7)).unwrap());
+    for n in [1, 7, 40] {
+        let schemes: Vec<Scheme> = [1, 2, n / 2, n - 1, n]
+            .into_iter()
+            .filter(|&k| (1..=n).contains(&k))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .flat_map(|k| {
+                let params = gcsim::scheme::Params {
+                    k: Some(k),
+                    ..Default::default()
+                };
+                [SchemeKind::KAsync, SchemeKind::KBatchAsync].map(|kind| Scheme::new(kind, n, params).unwrap())
+            })
+            .collect();
+        let classes = Workers::Classes {
+            classes: vec![
+                (n.div_ceil(2), Dist::exp(1.0).unwrap()),
+                (n / 2, Dist::pareto(0.5, 1.5).unwrap()),
+            ]
+            .into_iter()
+            .filter(|c| c.0 > 0)
+            .collect(),
+            shuffle: true,
+        };
+        let persistent: Dist = "exp:rate=1,p_slow=0.2,slowdown=5,persist=0.9".parse().unwrap();
+        for workers in [
+            Workers::Iid(Dist::exp(1.0).unwrap()),
+            Workers::Iid(persistent),
+            classes,
+            Workers::Trace(trace.clone()),
+        ] {
+            for model in [LoadModel::Fixed, LoadModel::Affine { unit_time: 1e16 }] {
+                for iterations in [1, 3] {
+                    let Ok(study) = Study::with_workers(n, workers.clone(), model, schemes.clone(), 1500, 3)
+                        .unwrap()
+                        .with_iterations(iterations)
+                    else {
+                        continue;
+                    };
+                    let plan = |path| TrialPlan::with(&study, path, Sampling::Draws);
+                    let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
+                    let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
+                    assert_eq!(fast, events, "n={n} {workers} {model} iterations={iterations}");
+                    // The staleness counted on the way, trial by trial.
+                    let (fast, events) = (plan(RulePath::Fast), plan(RulePath::Events));
+                    let (mut a, mut b) = (fast.scratch(), events.scratch());
+                    let (mut x, mut y) = (vec![0.0; fast.slots()], vec![0.0; events.slots()]);
+                    for trial in 0..50 {
+                        fast.run(3, trial, &mut a, &mut x);
+                        events.run(3, trial, &mut b, &mut y);
+                        assert_eq!(
+                            (&x, a.tally()),
+                            (&y, b.tally()),
+                            "n={n} {workers} {model} trial {trial}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A trace of `steps` steps of 8 workers whose times repeat (every time is
 /// one of 7 values), so that draws from it tie.
 fn trace_text(steps: usize, values: usize) -> String {

@@ -208,16 +208,27 @@ impl TrialPlan {
             &mut scratch.arrival,
         );
         let a = Strategy::results_before_copies(after, n);
-        scratch.sorted.copy_from_slice(&scratch.arrival);
-        let (_, t_q, _) = scratch.sorted.select_nth_unstable_by(a - 1, f64::total_cmp);
-        let relaunch = factor * *t_q;
-        // Idle workers, earliest arrival first; unfinished tasks in worker order.
-        scratch.order.clear();
-        scratch.order.extend((0..n).filter(|&i| scratch.arrival[i] <= relaunch));
-        let arrival = &scratch.arrival;
-        scratch
-            .order
-            .sort_unstable_by(|&x, &y| arrival[x].total_cmp(&arrival[y]).then(x.cmp(&y)));
+        // The workers by arrival (ties by index): the a-th is t_Q, and the
+        // idle workers at the relaunch, earliest first, are a prefix.
+        crate::engine::sort::argsort_floats(&scratch.arrival, &mut scratch.order, &mut scratch.sort);
+        let relaunch = factor * scratch.arrival[scratch.order[a - 1]];
+        let idle = scratch.order.partition_point(|&i| scratch.arrival[i] <= relaunch);
+        if !self.delivery.comm.transfers() && self.path == super::RulePath::Fast {
+            // Each task is done at its result or its copy's, whichever is
+            // first; nothing queues, so no messages are needed.
+            let (mut done, mut copies) = (f64::NEG_INFINITY, 0);
+            for task in 0..n {
+                let mut t = scratch.arrival[task];
+                if t > relaunch && copies < idle {
+                    let w = scratch.order[copies];
+                    copies += 1;
+                    t = t.min(relaunch + self.fresh(w, scratch));
+                }
+                done = done.max(t);
+            }
+            scratch.tally[e.slot] += copies as u64;
+            return done;
+        }
         scratch.messages.clear();
         for i in 0..n {
             scratch.messages.push(Message {
@@ -226,13 +237,13 @@ impl TrialPlan {
                 tag: i,
             });
         }
-        let mut idle = 0;
+        let mut copies = 0;
         for task in 0..n {
-            if scratch.arrival[task] <= relaunch {
+            if scratch.arrival[task] <= relaunch || copies == idle {
                 continue;
             }
-            let Some(&w) = scratch.order.get(idle) else { break };
-            idle += 1;
+            let w = scratch.order[copies];
+            copies += 1;
             let copy = relaunch + self.fresh(w, scratch);
             scratch.messages.push(Message {
                 done: copy,
@@ -240,7 +251,7 @@ impl TrialPlan {
                 tag: task,
             });
         }
-        scratch.tally[e.slot] += (scratch.messages.len() - n) as u64;
+        scratch.tally[e.slot] += copies as u64;
         self.every_tag(e, scratch)
     }
 

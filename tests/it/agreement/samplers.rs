@@ -137,14 +137,14 @@ fn replayed_steps_sorted_once_equal_the_walk() {
     }
 }
 
-/// K-async without transfer times, update by update (the fast path), and
-/// K-batch-async replacing each handled tick in the queue, give the event
-/// walk's bits: every K from 1 to n, i.i.d. and per-class laws, a
+/// K-async without transfer times, update by update (the fast path),
+/// K-batch-async replacing each handled tick in the queue, and speculative
+/// copies without messages give the event walk's bits and counts: every K from 1 to n, i.i.d. and per-class laws, a
 /// trace whose repeated times tie, and affine loads with c = 10¹⁶ that
 /// round distinct restarts to one finish time (served in worker order);
 /// over several iterations with persistent stragglers too.
 #[test]
-fn asynchronous_fast_paths_equal_the_walk() {
+fn strategy_fast_paths_equal_the_walk() {
     let trace = Arc::new(Trace::parse("t.csv", &trace_text(24, 7)).unwrap());
     for n in [1, 7, 40] {
         let schemes: Vec<Scheme> = [1, 2, n / 2, n - 1, n]
@@ -159,6 +159,16 @@ fn asynchronous_fast_paths_equal_the_walk() {
                 };
                 [SchemeKind::KAsync, SchemeKind::KBatchAsync].map(|kind| Scheme::new(kind, n, params).unwrap())
             })
+            .chain(
+                [(0.75, 1.0), (0.3, 1.0), (1.0, 1.0), (0.5, 1.7)].map(|(after, factor)| {
+                    let params = gcsim::scheme::Params {
+                        speculate_after: Some(after),
+                        speculate_factor: Some(factor),
+                        ..Default::default()
+                    };
+                    Scheme::new(SchemeKind::Speculative, n, params).unwrap()
+                }),
+            )
             .collect();
         let classes = Workers::Classes {
             classes: vec![

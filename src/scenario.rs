@@ -39,7 +39,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::export::Format;
+use crate::plot::canvas::StyleError;
 use crate::plot::sweep::Metric;
+use crate::plot::{FigureFormat, FigureSize, FigureStyle};
 use crate::scheme::SchemeKind;
 use crate::study::Study;
 use crate::sweep::Ranges;
@@ -102,6 +104,11 @@ enum TimesValue {
 struct FigureFile {
     file: Spanned<String>,
     metric: Option<Spanned<String>>,
+    size: Option<Spanned<String>>,
+    dpi: Option<Spanned<u64>>,
+    font_size: Option<Spanned<f64>>,
+    title: Option<bool>,
+    log_y: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -159,14 +166,22 @@ struct ScenarioFile {
     train: Option<Spanned<Vec<TrainFile>>>,
 }
 
-/// A figure of a study: where it goes (relative to the scenario's directory)
-/// and what it shows.
+/// A figure of a study: where it goes (relative to the scenario's directory),
+/// what it shows and how.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FigureSpec {
-    /// File name, `.png` or `.svg`.
+    /// File name, `.png`, `.svg` or `.pdf`.
     pub file: String,
     /// What the y axis shows.
     pub metric: Metric,
+    /// Size, dpi, font size, heading and y scale.
+    pub style: FigureStyle,
+}
+
+/// The file a figure's plotted series are written to, beside it:
+/// `<figure file>.csv` (`speedup.png.csv`), so that no two figures share one.
+pub fn figure_data_file(figure: &str) -> String {
+    format!("{figure}.csv")
 }
 
 /// One validated study of a scenario.
@@ -200,10 +215,14 @@ impl ScenarioStudy {
         result_file(&self.label, format)
     }
 
-    /// Every file the study writes: its results, then its figures.
+    /// Every file the study writes: its results, then its figures and
+    /// their plotted series.
     pub fn outputs(&self) -> Vec<String> {
         let results = Self::RESULT_FORMATS.map(|format| self.result_file(format));
-        let figures = self.figures.iter().map(|f| f.file.clone());
+        let figures = self
+            .figures
+            .iter()
+            .flat_map(|f| [f.file.clone(), figure_data_file(&f.file)]);
         results.into_iter().chain(figures).collect()
     }
 }
@@ -401,6 +420,7 @@ fn study(
     for f in &st.figures {
         let name = src.figure_file("file", &f.file)?;
         src.claim(taken, &name, &owner, "file", f.file.span())?;
+        src.claim(taken, &figure_data_file(&name), &owner, "file", f.file.span())?;
         let metric = match &f.metric {
             None => Metric::Speedup,
             Some(m) => match m.get_ref().parse::<Metric>() {
@@ -408,7 +428,12 @@ fn study(
                 Err(e) => return src.err(Some(m.span()), format!("key `metric`: {e}")),
             },
         };
-        figures.push(FigureSpec { file: name, metric });
+        let style = figure_style(src, f, &name)?;
+        figures.push(FigureSpec {
+            file: name,
+            metric,
+            style,
+        });
     }
     Ok(ScenarioStudy {
         label,
@@ -419,6 +444,43 @@ fn study(
         analytic,
         trace_bootstrap,
         figures,
+    })
+}
+
+/// The style keys of a figure (`size`, `dpi`, `font_size`, `title`,
+/// `log_y`), each error naming its key.
+fn figure_style(src: &Source, f: &FigureFile, file: &str) -> Result<FigureStyle, ScenarioError> {
+    let default = FigureStyle::default();
+    let size = match &f.size {
+        None => default.size(),
+        Some(s) => match s.get_ref().parse::<FigureSize>() {
+            Ok(size) => size,
+            Err(e) => return src.err(Some(s.span()), format!("key `size`: {e}")),
+        },
+    };
+    let dpi = match &f.dpi {
+        None => default.dpi(),
+        Some(d) if FigureFormat::of(Path::new(file)) != Some(FigureFormat::Png) => {
+            return src.err(
+                Some(d.span()),
+                format!("key `dpi`: sets the pixels of a PNG; `{file}` is a vector figure, sized by `size`"),
+            );
+        }
+        Some(d) => u32::try_from(*d.get_ref()).unwrap_or(u32::MAX),
+    };
+    FigureStyle::new(
+        size,
+        dpi,
+        f.font_size.as_ref().map_or(default.font_pt(), |s| *s.get_ref()),
+        f.title.unwrap_or(true),
+        f.log_y.unwrap_or(false),
+    )
+    .or_else(|e| {
+        let span = match e {
+            StyleError::FontSize(_) => f.font_size.as_ref().map(|s| s.span()),
+            _ => f.dpi.as_ref().map(|d| d.span()),
+        };
+        src.err(span.or(Some(f.file.span())), format!("key `{}`: {e}", e.key()))
     })
 }
 

@@ -51,13 +51,22 @@ pub struct MergeArgs {
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub columns: Vec<String>,
 
-    /// Draw a sweep figure of the merged result (.png or .svg).
+    /// Draw a sweep figure of the merged result (.png, .svg or .pdf), as
+    /// `sweep --plot`. Example: --plot speedup.pdf
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
 
     /// What the figure shows.
     #[arg(long, default_value_t = Metric::Speedup, value_name = "METRIC", value_parser = metric_parser())]
     pub plot_metric: Metric,
+
+    /// A logarithmic y axis (values <= 0 are left out of the figure and
+    /// of --plot-data). Example: --plot-metric p99 --log-y
+    #[arg(long)]
+    pub log_y: bool,
+
+    #[command(flatten)]
+    pub figure: super::figure::PlotArgs,
 
     /// Worker threads (1 to 1024), for a quantile refinement pass if one is needed [default: all cores].
     #[arg(long, short = 'j', value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
@@ -94,12 +103,15 @@ impl TryFrom<MergeArgs> for MergeJob {
         let parts = files.iter().map(|(_, f)| f.part()).collect();
         let output = Output::resolve(args.format, args.out.as_deref())?
             .with_columns_and::<gcsim::report::Row>(&args.columns, &config.costs.columns(config.time_unit))?;
+        let options = args
+            .figure
+            .options(args.plot.as_deref(), args.log_y, &[("--out", args.out.as_deref())])?;
         let figure = match args.plot {
             Some(p) if config.command == "run" => bail!(
                 "--plot {}: a merged run has no survival curve; plot a sweep",
                 p.display()
             ),
-            Some(p) => Some(Figure::new(p, FigureKind::Sweep(args.plot_metric))?),
+            Some(p) => Some(Figure::new(p, FigureKind::Sweep(args.plot_metric), options)?),
             None => None,
         };
         Ok(Self {

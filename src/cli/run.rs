@@ -78,9 +78,13 @@ pub struct RunArgs {
     pub code: Option<std::path::PathBuf>,
 
     /// Draw the iteration-time distribution of this configuration against
-    /// uncoded (survival function, log axis) to FILE (.png or .svg).
+    /// uncoded (survival function, log axis) to FILE (.png, .svg or .pdf).
+    /// Example: --plot tail.pdf
     #[arg(long, value_name = "FILE")]
     pub plot: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub figure: super::figure::PlotArgs,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -168,7 +172,13 @@ impl TryFrom<RunArgs> for Job {
         let output = common
             .output()?
             .with_columns_and::<gcsim::report::Row>(&common.columns, &config.costs.columns(config.time_unit))?;
-        let figure = args.plot.map(|p| Figure::new(p, FigureKind::Survival)).transpose()?;
+        let options = args
+            .figure
+            .options(args.plot.as_deref(), false, &[("--out", common.out.as_deref())])?;
+        let figure = args
+            .plot
+            .map(|p| Figure::new(p, FigureKind::Survival, options))
+            .transpose()?;
         if figure.is_some() && common.shard.is_some() {
             bail!("--plot needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
         }

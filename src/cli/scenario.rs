@@ -9,12 +9,13 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use gcsim::export::{self, Format};
+use gcsim::plot::FigureStyle;
 use gcsim::report::{self, Report};
-use gcsim::scenario::{Scenario, ScenarioStudy, ScenarioTrain};
+use gcsim::scenario::{Scenario, ScenarioStudy, ScenarioTrain, figure_data_file};
 use gcsim::train::report::{loss_chart, write_curves};
 
 use super::common::{MIN_TRACE_STEPS, short_trace_warning};
-use super::figure::{Figure, FigureKind, draw_atomically};
+use super::figure::{Figure, FigureKind, FigureOptions, draw_chart};
 use super::job::{Engine, bootstrap_note, evaluate};
 use super::notes::note;
 use super::output::{self, Stdout, write_atomically};
@@ -129,6 +130,10 @@ impl ScenarioJob {
                 let figure = Figure {
                     path: self.dir.join(&spec.file),
                     kind: FigureKind::Sweep(spec.metric),
+                    options: FigureOptions {
+                        style: spec.style,
+                        data: Some(self.dir.join(figure_data_file(&spec.file))),
+                    },
                 };
                 figure.draw(&st.study, &report.config, &report.rows, outcome.as_ref())?;
             }
@@ -167,8 +172,11 @@ impl ScenarioJob {
         write_atomically(&curves, |out| write_curves(&trained, tr.setup.problem, out))?;
         written.push(curves);
         if let Some(file) = &tr.plot {
-            let chart = loss_chart(&report, &trained);
-            draw_atomically(&self.dir.join(file), |temp| gcsim::plot::draw(&chart, temp))?;
+            let options = FigureOptions {
+                style: FigureStyle::default(),
+                data: Some(self.dir.join(figure_data_file(file))),
+            };
+            draw_chart(&loss_chart(&report, &trained), &self.dir.join(file), &options)?;
         }
         export::write(&report, Format::Table, stdout)?;
         wrote(stdout, &written)

@@ -52,14 +52,25 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub grid: GridArgs,
 
-    /// Draw the sweep to FILE (.png or .svg): --plot-metric against s (or m),
-    /// one line per scheme, exact curves dashed.
+    /// Draw the sweep to FILE (.png, .svg or .pdf, by the extension):
+    /// --plot-metric against s (or m, k, the deadline T), one colour and
+    /// marker per scheme, simulated values as markers, exact curves as thin
+    /// dashed lines on top, inexact strategies hollow and dotted, a gap
+    /// where a scheme admits no value. Example: --plot speedup.pdf
     #[arg(long, value_name = "FILE")]
     pub plot: Option<std::path::PathBuf>,
 
     /// What the figure shows.
     #[arg(long, default_value_t = Metric::Speedup, value_name = "METRIC", value_parser = metric_parser())]
     pub plot_metric: Metric,
+
+    /// A logarithmic y axis (values <= 0 are left out of the figure and
+    /// of --plot-data). Example: --plot-metric mean --log-y
+    #[arg(long)]
+    pub log_y: bool,
+
+    #[command(flatten)]
+    pub figure: super::figure::PlotArgs,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -246,9 +257,12 @@ impl TryFrom<SweepArgs> for Job {
             gcsim::plot::sweep::axes_of(kinds.iter().copied(), deadlines)
                 .map_err(|e| anyhow::anyhow!("--plot: {e}"))?;
         }
+        let options = args
+            .figure
+            .options(args.plot.as_deref(), args.log_y, &[("--out", common.out.as_deref())])?;
         let figure = args
             .plot
-            .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric)))
+            .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric), options))
             .transpose()?;
         if figure.is_some() && common.shard.is_some() {
             bail!("--plot needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");

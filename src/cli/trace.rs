@@ -11,10 +11,10 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use gcsim::export::Format;
-use gcsim::plot::heatmap::heatmap_figure;
+use gcsim::plot::heatmap::{heatmap_figure, heatmap_rows};
 use gcsim::trace::{Trace, TraceReport};
 
-use super::figure::{check_destination, draw_atomically};
+use super::figure::{FigureOptions, PlotArgs, check_destination, draw_atomically, file_name, write_data};
 use super::notes::note;
 use super::output::{self, Output};
 use super::{Status, parse_workers, usage};
@@ -88,9 +88,13 @@ pub struct TraceArgs {
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
 
-    /// Draw a heatmap of workers x steps, coloured by time / step median (.png or .svg).
+    /// Draw a heatmap of workers x steps, coloured by time / step median
+    /// (.png, .svg or .pdf). Example: --plot heatmap.pdf
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub figure: PlotArgs,
 
     /// No notes on stderr (what was written; the fitted --dist beside CSV);
     /// warnings and errors are still printed.
@@ -108,7 +112,7 @@ pub enum TraceCommand {
 /// `gcsim trace`, validated: an analysis or an import.
 pub enum TraceJob {
     /// `gcsim trace FILE`.
-    Analyse(Analysis),
+    Analyse(Box<Analysis>),
     /// `gcsim trace import`.
     Import(import::ImportJob),
 }
@@ -119,6 +123,7 @@ pub struct Analysis {
     s: Option<usize>,
     output: Output,
     plot: Option<PathBuf>,
+    figure: FigureOptions,
 }
 
 /// The bootstrap's seed: fixed, so that the standard errors repeat.
@@ -134,16 +139,20 @@ impl TryFrom<TraceArgs> for TraceJob {
             (None, None) => anyhow::bail!("give a trace FILE to analyse, or `gcsim trace import` to make one"),
         };
         let output = Output::resolve(args.format, args.out.as_deref())?;
+        let figure = args
+            .figure
+            .options(args.plot.as_deref(), false, &[("--out", args.out.as_deref())])?;
         if let Some(plot) = &args.plot {
             check_destination(plot)?;
         }
         let trace = Trace::from_file(&file)?;
-        Ok(TraceJob::Analyse(Analysis {
+        Ok(TraceJob::Analyse(Box::new(Analysis {
             trace,
             s: args.s,
             output,
             plot: args.plot,
-        }))
+            figure,
+        })))
     }
 }
 
@@ -178,7 +187,11 @@ impl Analysis {
             None => {}
         }
         if let Some(plot) = &self.plot {
-            draw_atomically(plot, |temp| heatmap_figure(trace, temp))?;
+            let style = &self.figure.style;
+            draw_atomically(plot, |temp| heatmap_figure(trace, temp, style))?;
+            if let Some(data) = &self.figure.data {
+                write_data(data, &heatmap_rows(trace, &file_name(plot))?)?;
+            }
         }
         Ok(Status::Success)
     }

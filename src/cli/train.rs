@@ -19,7 +19,7 @@ use gcsim::train::setup::{Recipe, Schedule, Setup};
 use gcsim::train::summary::{self, Targets};
 
 use super::common::ClusterArgs;
-use super::figure::{check_destination, draw_atomically};
+use super::figure::{FigureOptions, PlotArgs, check_destination, draw_chart};
 use super::flags::flag;
 use super::job::Engine;
 use super::notes::note;
@@ -131,11 +131,14 @@ pub struct TrainArgs {
     #[arg(long, value_name = "FILE")]
     pub curves: Option<PathBuf>,
 
-    /// Draw the training loss against wall-clock time to FILE (.png or .svg):
-    /// the mean over repeats with a 95% band, one line per configuration,
-    /// inexact ones dotted.
+    /// Draw the training loss against wall-clock time to FILE (.png, .svg
+    /// or .pdf): the mean over repeats with a 95% band, one line per
+    /// configuration, inexact ones dotted. Example: --plot loss.pdf
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub figure: PlotArgs,
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -186,6 +189,7 @@ pub struct TrainJob {
     output: Output,
     curves: Option<PathBuf>,
     plot: Option<PathBuf>,
+    figure: FigureOptions,
     engine: Engine,
 }
 
@@ -214,6 +218,11 @@ impl TryFrom<TrainArgs> for TrainJob {
         if let Some(path) = &args.curves {
             output::check("--curves", path)?;
         }
+        let figure = args.figure.options(
+            args.plot.as_deref(),
+            false,
+            &[("--out", args.out.as_deref()), ("--curves", args.curves.as_deref())],
+        )?;
         if let Some(path) = &args.plot {
             check_destination(path)?;
         }
@@ -250,6 +259,7 @@ impl TryFrom<TrainArgs> for TrainJob {
             output,
             curves: args.curves,
             plot: args.plot,
+            figure,
             engine: Engine {
                 threads: args.threads,
                 quiet: args.quiet,
@@ -282,8 +292,7 @@ impl TrainJob {
             write_atomically(path, |out| write_curves(&trained, problem, out))?;
         }
         if let Some(path) = &self.plot {
-            let chart = loss_chart(&report, &trained);
-            draw_atomically(path, |temp| gcsim::plot::draw(&chart, temp))?;
+            draw_chart(&loss_chart(&report, &trained), path, &self.figure)?;
         }
         Ok(Status::Success)
     }

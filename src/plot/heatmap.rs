@@ -14,7 +14,11 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{FONT, PlotError, Render, SIZE, draw_figure};
+use super::canvas::{Canvas, Drawn, Render, draw_figure};
+use super::data::PlotRow;
+use super::style::hex;
+use super::ticks::AxisFormat;
+use super::{FigureStyle, PlotError};
 use crate::trace::Trace;
 use crate::trace::stats::relative_to_step_median;
 
@@ -33,8 +37,6 @@ const RD_BU: [(u8, u8, u8); 11] = [
     (103, 0, 31),
 ];
 
-/// Width of the colour bar's column, right of the plot, in pixels.
-const BAR_WIDTH: u32 = 190;
 /// Most cells drawn across and down; more steps or workers are binned.
 const MAX_COLUMNS: usize = 700;
 const MAX_ROWS: usize = 500;
@@ -58,48 +60,87 @@ fn bins(count: usize, max: usize) -> Vec<(usize, usize)> {
     (0..count).step_by(per).map(|a| (a, (a + per).min(count))).collect()
 }
 
-/// Draws the heatmap of `trace` to `path` (`.png` or `.svg`).
-pub fn heatmap_figure(trace: &Trace, path: &Path) -> Result<(), PlotError> {
-    draw_figure(&Heatmap(trace), path)
+/// Draws the heatmap of `trace` to `path` (`.png`, `.svg` or `.pdf`) in `style`.
+pub fn heatmap_figure(trace: &Trace, path: &Path, style: &FigureStyle) -> Result<(), PlotError> {
+    draw_figure(&Heatmap(trace), path, style)
+}
+
+/// Every cell of the heatmap at full resolution (a binned figure shows the
+/// most extreme of each bin): series `worker ID`, x the step id, y the
+/// time / step median, with the cell's colour.
+pub fn heatmap_rows(trace: &Trace, figure: &str) -> Result<Vec<PlotRow>, PlotError> {
+    let (logs, span) = scaled_logs(trace).ok_or_else(|| PlotError::Empty(figure.to_string()))?;
+    let n = trace.workers();
+    let mut rows = Vec::with_capacity(logs.len());
+    for (w, &worker) in trace.worker_ids().iter().enumerate() {
+        for (t, &step) in trace.step_ids().iter().enumerate() {
+            let l = logs[t * n + w];
+            rows.push(PlotRow {
+                figure: figure.to_string(),
+                series: format!("worker {worker}"),
+                scheme: None,
+                kind: "cell",
+                segment: 0,
+                x: step as f64,
+                y: l.exp(),
+                y_lo: None,
+                y_hi: None,
+                inexact: false,
+                color: hex(color(l / span)),
+                marker: "",
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// The log of each time over its step's median, and the half-width of the
+/// colour scale; None if a ratio is not finite.
+fn scaled_logs(trace: &Trace) -> Option<(Vec<f64>, f64)> {
+    let logs: Vec<f64> = relative_to_step_median(trace).iter().map(|r| r.ln()).collect();
+    if logs.iter().any(|l| !l.is_finite()) {
+        return None;
+    }
+    let span = logs
+        .iter()
+        .fold(0.0f64, |m, l| m.max(l.abs()))
+        .clamp(MIN_SPAN, MAX_SPAN);
+    Some((logs, span))
 }
 
 /// The heatmap of a trace, as a figure.
 struct Heatmap<'a>(&'a Trace);
 
 impl Render for Heatmap<'_> {
-    fn render<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, path: &str) -> Result<(), PlotError> {
-        render(self.0, root, path)
+    fn render<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        canvas: &Canvas,
+        path: &str,
+    ) -> Result<(), PlotError> {
+        render(self.0, root, canvas, path)
     }
 }
 
-fn render<DB: DrawingBackend>(trace: &Trace, root: &DrawingArea<DB, Shift>, path: &str) -> Result<(), PlotError> {
+fn render<DB: DrawingBackend>(
+    trace: &Trace,
+    root: &DrawingArea<DB, Shift>,
+    c: &Canvas,
+    path: &str,
+) -> Result<(), PlotError> {
     let err = |e: &dyn std::fmt::Display| PlotError::Draw {
         path: path.to_string(),
         reason: e.to_string(),
     };
     let (n, steps) = (trace.workers(), trace.steps());
-    let logs: Vec<f64> = relative_to_step_median(trace).iter().map(|r| r.ln()).collect();
-    if logs.iter().any(|l| !l.is_finite()) {
-        return Err(PlotError::Empty(path.to_string()));
-    }
-    let span = logs
-        .iter()
-        .fold(0.0f64, |m, l| m.max(l.abs()))
-        .clamp(MIN_SPAN, MAX_SPAN);
+    let (logs, span) = scaled_logs(trace).ok_or_else(|| PlotError::Empty(path.to_string()))?;
     let (columns, rows) = (bins(steps, MAX_COLUMNS), bins(n, MAX_ROWS));
     let binned = columns.len() < steps || rows.len() < n;
 
     root.fill(&WHITE).map_err(|e| err(&e))?;
-    let (head, body) = root.split_vertically(74);
     let name = Path::new(trace.file())
         .file_name()
         .map_or_else(|| trace.file().to_string(), |f| f.to_string_lossy().into_owned());
-    head.draw_text(
-        &format!("Worker times relative to the step median: {name}"),
-        &(FONT, 26).into_font().color(&BLACK),
-        (28, 10),
-    )
-    .map_err(|e| err(&e))?;
     let caption = format!(
         "{n} workers x {steps} complete steps; colour: time / step median, log scale{}",
         if binned {
@@ -108,17 +149,31 @@ fn render<DB: DrawingBackend>(trace: &Trace, root: &DrawingArea<DB, Shift>, path
             ""
         }
     );
-    head.draw_text(&caption, &(FONT, 17).into_font().color(&RGBColor(80, 80, 80)), (28, 44))
+    let body = c
+        .heading(
+            root,
+            &format!("Worker times relative to the step median: {name}"),
+            &caption,
+        )
         .map_err(|e| err(&e))?;
-
-    let (plot_area, bar_area) = body.split_horizontally(SIZE.0 - BAR_WIDTH);
-    draw_bar(&bar_area, span).map_err(|e| err(&e))?;
+    let bar_width = c.measure(root, "time / step median", 1.0).0 + c.em(1.6);
+    let (plot_area, bar_area) = body.split_horizontally(c.size.0 as i32 - bar_width);
+    draw_bar(&bar_area, c, span).map_err(|e| err(&e))?;
+    let (plot_w, plot_h) = plot_area.dim_in_pixel();
+    let fits = |size: u32, per_em: f64| ((size as f64 / c.em(per_em) as f64) as usize).max(2);
+    let label_w = trace
+        .worker_ids()
+        .iter()
+        .map(|w| c.measure(root, &w.to_string(), 1.0).0)
+        .max()
+        .unwrap_or(0);
     let mut ctx = ChartBuilder::on(&plot_area)
-        .margin_left(20)
-        .margin_right(16)
-        .margin_bottom(16)
-        .x_label_area_size(64)
-        .y_label_area_size(80)
+        .margin_left(c.em(0.5))
+        .margin_right(c.em(0.8))
+        .margin_top(c.em(if c.title { 0.4 } else { 1.0 }))
+        .margin_bottom(c.em(0.6))
+        .x_label_area_size(c.em(3.4))
+        .y_label_area_size(label_w + c.em(2.8))
         .build_cartesian_2d(-0.5..steps as f64 - 0.5, -0.5..n as f64 - 0.5)
         .map_err(|e| err(&e))?;
     let id = |ids: &[u64], v: f64| {
@@ -134,12 +189,14 @@ fn render<DB: DrawingBackend>(trace: &Trace, root: &DrawingArea<DB, Shift>, path
         .disable_mesh()
         .x_desc("step")
         .y_desc("worker")
-        .x_labels(steps.min(12))
-        .y_labels(n.min(16))
+        .x_labels(steps.min(fits(plot_w, 6.0)).min(12))
+        .y_labels(n.min(fits(plot_h, 2.0)).min(16))
         .x_label_formatter(&|x| id(step_ids, *x))
         .y_label_formatter(&|y| id(worker_ids, *y))
-        .axis_desc_style((FONT, 20))
-        .label_style((FONT, 16))
+        .axis_desc_style(c.font(1.1))
+        .label_style(c.font(1.0))
+        .set_all_tick_mark_size(c.em(0.35))
+        .axis_style(c.stroke(BLACK, 0.8))
         .draw()
         .map_err(|e| err(&e))?;
     let logs = &logs;
@@ -159,42 +216,48 @@ fn render<DB: DrawingBackend>(trace: &Trace, root: &DrawingArea<DB, Shift>, path
 }
 
 /// The colour bar: the scale from 1/e^span to e^span, ticks at round ratios.
-fn draw_bar<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    span: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let text = (FONT, 16).into_font().color(&BLACK);
-    let grey = (FONT, 15).into_font().color(&RGBColor(90, 90, 90));
-    area.draw_text("time / step median", &text, (10, 6))?;
-    area.draw_text("slower", &grey, (16, 30))?;
-    let (x0, x1, top, bottom) = (16, 44, 54, 560);
+fn draw_bar<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Canvas, span: f64) -> Drawn<DB> {
+    let text = c.font(1.0).color(&BLACK);
+    let grey = c.font(0.95).color(&RGBColor(90, 90, 90));
+    let (_, area_h) = area.dim_in_pixel();
+    area.draw_text("time / step median", &text, (c.em(0.6), c.em(0.4)))?;
+    area.draw_text("slower", &grey, (c.em(1.0), c.em(2.0)))?;
+    let (x0, x1, top) = (c.em(1.0), c.em(2.8), c.em(3.4));
+    let bottom = (area_h as i32 - c.em(4.0)).max(top + c.em(4.0));
     let height = bottom - top;
     for py in 0..height {
         // Top: slowest.
         let v = 1.0 - 2.0 * (py as f64 + 0.5) / height as f64;
         area.draw(&Rectangle::new([(x0, top + py), (x1, top + py + 1)], color(v).filled()))?;
     }
-    area.draw(&Rectangle::new([(x0, top), (x1, bottom)], BLACK.stroke_width(1)))?;
-    // Round ratios, the more important first; each kept 20 pixels clear of those kept.
+    area.draw(&Rectangle::new([(x0, top), (x1, bottom)], c.stroke(BLACK, 0.6)))?;
+    // Round ratios, the more important first; each kept 1.3 em clear of those kept.
     let ticks = [
         1.0, 2.0, 0.5, 1.5, 4.0, 0.25, 10.0, 0.1, 1.25, 0.8, 1.1, 0.9, 3.0, 0.7, 6.0, 0.6, 1.05, 0.95, 8.0, 0.125,
     ];
-    let mut kept: Vec<i32> = Vec::new();
+    let mut kept: Vec<(f64, i32)> = Vec::new();
     for r in ticks {
         let v = f64::ln(r) / span;
         if v.abs() > 1.0 + 1e-9 {
             continue;
         }
         let y = top + ((1.0 - v) * 0.5 * height as f64).round() as i32;
-        if kept.iter().any(|k| (k - y).abs() < 20) {
+        if kept.iter().any(|k| (k.1 - y).abs() < c.em(1.3)) {
             continue;
         }
-        kept.push(y);
-        area.draw(&PathElement::new(vec![(x1, y), (x1 + 6, y)], BLACK.stroke_width(1)))?;
-        let label = crate::export::short(r, &crate::export::Digits::TICK);
-        area.draw_text(&label, &text, (x1 + 10, y - 8))?;
+        kept.push((r, y));
     }
-    area.draw_text("faster", &grey, (x0, bottom + 8))?;
+    // One format for every label of the bar.
+    let format = AxisFormat::for_ticks(&kept.iter().map(|k| k.0).collect::<Vec<_>>(), false);
+    for (r, y) in kept {
+        area.draw(&PathElement::new(
+            vec![(x1, y), (x1 + c.em(0.4), y)],
+            c.stroke(BLACK, 0.6),
+        ))?;
+        let (_, h) = c.measure(area, "1", 1.0);
+        area.draw_text(&format.format(r), &text, (x1 + c.em(0.6), y - h / 2))?;
+    }
+    area.draw_text("faster", &grey, (x0, bottom + c.em(0.5)))?;
     Ok(())
 }
 

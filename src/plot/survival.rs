@@ -3,22 +3,25 @@
 
 use std::path::Path;
 
-use super::{LineChart, PlotError, Point, Series, draw};
+use super::{FigureStyle, LineChart, PlotError, Point, Series};
 use crate::report::RunConfig;
+use crate::scheme::SchemeKind;
 
 /// One curve of a survival figure.
 #[derive(Debug, Clone)]
 pub struct Curve {
     /// Legend text.
     pub label: String,
+    /// The scheme, which gives the colour.
+    pub scheme: SchemeKind,
     /// Simulated `(t, P(T > t))`.
     pub simulated: Vec<(f64, f64)>,
     /// Exact `(t, P(T > t))`, if the theory gives it.
     pub exact: Vec<(f64, f64)>,
 }
 
-/// Draws the survival curves to `path`; probabilities below 1/trials are cut.
-pub fn survival_figure(config: &RunConfig, curves: &[Curve], path: &Path) -> Result<(), PlotError> {
+/// The chart of the survival curves; probabilities below 1/trials are cut.
+pub fn survival_chart(config: &RunConfig, curves: &[Curve]) -> LineChart {
     let floor = if config.trials > 0 {
         1.0 / config.trials as f64
     } else {
@@ -28,6 +31,7 @@ pub fn survival_figure(config: &RunConfig, curves: &[Curve], path: &Path) -> Res
         .iter()
         .map(|c| Series {
             label: c.label.clone(),
+            scheme: c.scheme,
             points: c
                 .simulated
                 .iter()
@@ -39,7 +43,7 @@ pub fn survival_figure(config: &RunConfig, curves: &[Curve], path: &Path) -> Res
             inexact: false,
         })
         .collect();
-    let chart = LineChart {
+    LineChart {
         title: "Distribution of the iteration time: P(T > t)".into(),
         caption: super::sweep::caption(config),
         x_label: format!("iteration time t ({})", crate::units::label(config.time_unit)),
@@ -49,6 +53,16 @@ pub fn survival_figure(config: &RunConfig, curves: &[Curve], path: &Path) -> Res
         log_y: true,
         y_floor: Some(floor / 2.0),
         integer_x: false,
-    };
-    draw(&chart, path)
+        gaps: false,
+    }
+}
+
+/// Draws the survival curves to `path` in `style`.
+pub fn survival_figure(
+    config: &RunConfig,
+    curves: &[Curve],
+    path: &Path,
+    style: &FigureStyle,
+) -> Result<(), PlotError> {
+    super::draw(&survival_chart(config, curves).styled(style), path, style)
 }

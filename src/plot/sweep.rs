@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
-use super::{LineChart, PlotError, Point, Series, draw};
+use super::{LineChart, PlotError, Point, Series};
 use crate::report::{Row, RunConfig};
 use crate::scheme::SchemeKind;
 
@@ -91,8 +91,10 @@ pub fn caption(config: &RunConfig) -> String {
     c
 }
 
-/// Draws `metric` of a sweep to `path`.
-pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(), PlotError> {
+/// The chart of `metric` over a sweep: one series per scheme (and per
+/// value of a second parameter that varies), broken where a scheme has no
+/// value on the sweep's grid.
+pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotError> {
     let distinct = |f: fn(&Row) -> Option<usize>| data.rows.iter().filter_map(f).collect::<BTreeSet<_>>().len();
     // Against m when the rows that have an m share one s and vary m; rows
     // without m (crc, uncoded) are then constant references.
@@ -160,6 +162,7 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
             None => {
                 series.push(Series {
                     label,
+                    scheme: r.scheme,
                     points: Vec::new(),
                     exact: Vec::new(),
                     flat: false,
@@ -232,7 +235,7 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
     } else {
         ""
     };
-    let chart = LineChart {
+    Ok(LineChart {
         title: format!("{title} against {x_symbol}{band_note}"),
         caption: caption(data.config),
         x_label: x_name.to_string(),
@@ -242,8 +245,18 @@ pub fn sweep_figure(data: &SweepData, metric: Metric, path: &Path) -> Result<(),
         log_y: false,
         y_floor: None,
         integer_x: !by_deadline,
-    };
-    draw(&chart, path)
+        gaps: true,
+    })
+}
+
+/// Draws `metric` of a sweep to `path` in `style`.
+pub fn sweep_figure(
+    data: &SweepData,
+    metric: Metric,
+    path: &Path,
+    style: &super::FigureStyle,
+) -> Result<(), PlotError> {
+    super::draw(&sweep_chart(data, metric)?.styled(style), path, style)
 }
 
 /// Whether a sweep's schemes share an x axis: several deadlines

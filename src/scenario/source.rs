@@ -400,14 +400,14 @@ impl Source<'_> {
         Ok(())
     }
 
-    /// A figure's file name: a plain `.png` or `.svg` name.
+    /// A figure's file name: a plain `.png`, `.svg` or `.pdf` name.
     pub(super) fn figure_file(&self, key: &str, file: &Spanned<String>) -> Result<String, ScenarioError> {
         let name = file.get_ref();
-        let ext_ok = name.ends_with(".png") || name.ends_with(".svg");
+        let ext_ok = [".png", ".svg", ".pdf"].iter().any(|e| name.ends_with(e));
         if !safe_name(name) || !ext_ok {
             return self.err(
                 Some(file.span()),
-                format!("key `{key}`: `{name}` must be a plain .png or .svg file name"),
+                format!("key `{key}`: `{name}` must be a plain .png, .svg or .pdf file name"),
             );
         }
         Ok(name.clone())

@@ -119,7 +119,7 @@ impl ScenarioTrain {
         results
             .into_iter()
             .chain([self.curves_file()])
-            .chain(self.plot.clone())
+            .chain(self.plot.iter().flat_map(|p| [p.clone(), super::figure_data_file(p)]))
             .collect()
     }
 }
@@ -268,6 +268,7 @@ pub(super) fn train(
         Some(p) => {
             let name = src.figure_file("plot", p)?;
             src.claim(taken, &name, &owner, "plot", p.span())?;
+            src.claim(taken, &super::figure_data_file(&name), &owner, "plot", p.span())?;
             Some(name)
         }
         None => None,

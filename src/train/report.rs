@@ -398,11 +398,8 @@ pub fn loss_chart(report: &TrainReport, trained: &[Trained]) -> LineChart {
                 })
                 .collect();
             Series {
-                label: format!(
-                    "{}{}",
-                    t.scheme,
-                    if t.scheme.exact_gradient() { "" } else { " (inexact)" }
-                ),
+                label: t.scheme.to_string(),
+                scheme: t.scheme.kind(),
                 points,
                 exact: Vec::new(),
                 flat: false,
@@ -433,5 +430,6 @@ pub fn loss_chart(report: &TrainReport, trained: &[Trained]) -> LineChart {
         log_y: true,
         y_floor: None,
         integer_x: false,
+        gaps: false,
     }
 }

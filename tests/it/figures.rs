@@ -57,6 +57,9 @@ fn every_shipped_scenario_runs() {
             assert_eq!(json["config"]["trials"], 3000);
             for f in &st.figures {
                 let path = out.join(&f.file);
+                // The plotted series beside each figure.
+                let data = std::fs::read_to_string(out.join(gcsim::scenario::figure_data_file(&f.file))).unwrap();
+                assert!(data.starts_with("figure,series,scheme,kind,segment,x,y,"), "{data}");
                 if f.file.ends_with(".png") {
                     assert_eq!(png_size(&path), gcsim::plot::SIZE, "{}", path.display());
                 }
@@ -73,6 +76,9 @@ fn every_shipped_scenario_runs() {
             assert_eq!(json["config"]["study"], format!("{}/{}", scenario.name, tr.label));
             assert_eq!(json["config"]["repeats"], tr.study.trials());
             assert!(out.join(tr.curves_file()).exists());
+            if let Some(file) = &tr.plot {
+                assert!(out.join(gcsim::scenario::figure_data_file(file)).exists(), "{file}");
+            }
             for file in tr.plot.iter().filter(|f| f.ends_with(".png")) {
                 assert_eq!(png_size(&out.join(file)), gcsim::plot::SIZE, "{file}");
             }
@@ -166,7 +172,10 @@ fn run_plot_draws_the_survival_function() {
 fn plot_and_output_directory_errors() {
     let dir = tempfile::tempdir().unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (vec!["--plot".into(), "x.pdf".into()], "must be a .png or .svg file"),
+        (
+            vec!["--plot".into(), "x.jpg".into()],
+            "must be a .png, .svg or .pdf file",
+        ),
         (
             vec!["--plot".into(), "/nonexistent-dir/x.png".into()],
             "the directory /nonexistent-dir does not exist",

@@ -16,6 +16,7 @@ mod custom_codes;
 mod decoder;
 mod errors;
 mod errors_strategies;
+mod figure_style;
 mod figures;
 mod fit;
 mod fit_load;

@@ -245,8 +245,8 @@ fn train_table_errors_name_file_line_and_key() {
             vec!["bad.toml:13: key `label`:"],
         ),
         (
-            MIXED.replace("plot = \"tta.png\"", "plot = \"tta.pdf\""),
-            vec!["bad.toml:20: key `plot`: `tta.pdf` must be a plain .png or .svg file name"],
+            MIXED.replace("plot = \"tta.png\"", "plot = \"tta.jpg\""),
+            vec!["bad.toml:20: key `plot`: `tta.jpg` must be a plain .png, .svg or .pdf file name"],
         ),
         // A study's file of the same name as a train's curves.
         (

@@ -381,15 +381,25 @@ fn deadline_figures_have_their_own_axis() {
         text.contains("deadline T (unit of --dist)") && text.contains("against T"),
         "{text}"
     );
-    assert!(text.contains("simulated, inexact"));
-    // The deadline's points sit at T = 0.5, 1, 2: the second gap twice the first.
-    let xs: Vec<f64> = text
-        .match_indices("<circle cx=\"")
-        .map(|(i, m)| {
-            let rest = &text[i + m.len()..];
-            rest[..rest.find('"').unwrap()].parse().unwrap()
+    assert!(text.contains("inexact gradient (simulated)") && text.contains("timeout (inexact)"));
+    // The deadline's points sit at T = 0.5, 1, 2: the second gap twice the
+    // first. They are timeout's hollow triangles (closed outlines of four
+    // points in its colour); the last one is the legend's.
+    let timeout = gcsim::plot::style::hex(gcsim::plot::style::scheme_style(gcsim::scheme::SchemeKind::Timeout).color);
+    let mut xs: Vec<f64> = text
+        .lines()
+        .filter(|l| l.starts_with("<polyline") && l.contains(&format!("stroke=\"{timeout}\"")))
+        .filter_map(|l| {
+            let points = &l[l.find("points=\"")? + 8..];
+            let xy: Vec<f64> = points[..points.find('"')?]
+                .split_whitespace()
+                .map(|p| p.split(',').next().unwrap().parse().unwrap())
+                .collect();
+            (xy.len() == 4).then(|| (xy[1] + xy[2]) / 2.0)
         })
         .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.pop();
     assert_eq!(xs.len(), 3, "{xs:?}");
     let (a, b) = (xs[1] - xs[0], xs[2] - xs[1]);
     assert!(a > 50.0 && (b - 2.0 * a).abs() <= 2.0, "{xs:?}");
@@ -435,8 +445,23 @@ fn deadline_figures_have_their_own_axis() {
         text.contains("straggler tolerance s") && text.contains("timeout"),
         "{text}"
     );
-    // crc's four points are marked; the deadline's one value is a line, unmarked.
-    assert_eq!(text.matches("<circle cx=\"").count(), 4, "{text}");
+    // crc's four points are marked (and its legend entry); the deadline's
+    // one value is a line, unmarked.
+    let crc = gcsim::plot::style::hex(gcsim::plot::style::scheme_style(gcsim::scheme::SchemeKind::Crc).color);
+    let marked = |fill: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("<circle") && l.contains(&format!("fill=\"{fill}\"")))
+            .count()
+    };
+    assert_eq!(marked(&crc), 4 + 1, "{text}");
+    let timeout = gcsim::plot::style::hex(gcsim::plot::style::scheme_style(gcsim::scheme::SchemeKind::Timeout).color);
+    let outlines = text
+        .lines()
+        .filter(|l| {
+            l.starts_with("<polyline") && l.contains(&format!("stroke=\"{timeout}\"")) && l.matches(',').count() == 4
+        })
+        .count();
+    assert_eq!(outlines, 0, "the flat deadline has no markers");
     scenario(
         dir.path(),
         "m",

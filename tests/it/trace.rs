@@ -321,8 +321,8 @@ fn bad_input_is_one_line_and_exit_2() {
         ),
         (&["trace", file, "--format", "xml"], &["'xml'", "--format"]),
         (
-            &["trace", file, "--plot", "heat.pdf"],
-            &["--plot heat.pdf", ".png or .svg"],
+            &["trace", file, "--plot", "heat.jpg"],
+            &["--plot heat.jpg", ".png, .svg or .pdf"],
         ),
         (
             &["trace", file, "--out", "/nonexistent-dir/t.json"],

@@ -421,7 +421,7 @@ fn train_refuses_bad_input() {
         (vec!["--data", &bc, "--target", "nope"], vec!["nope", "the columns are"]),
         (vec!["--data", "synthetic:rows=1"], vec!["rows"]),
         (vec!["--target-loss", "nan"], vec!["--target-loss"]),
-        (vec!["--plot", "loss.pdf"], vec!["--plot", ".png or .svg"]),
+        (vec!["--plot", "loss.jpg"], vec!["--plot", ".png, .svg or .pdf"]),
         (
             vec!["--data", "synthetic:rows=10,features=2"],
             vec!["partitions", "training set has"],

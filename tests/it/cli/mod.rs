@@ -29,6 +29,7 @@ mod conventions;
 mod destinations;
 mod determinism;
 mod files;
+mod markup;
 mod output;
 mod shell;
 mod signals;

@@ -38,8 +38,7 @@ Examples:
   gcsim scenario scenarios/stragglers-100gpu.toml --trials 20000 \\
       --out-dir /tmp/out
   gcsim scenario scenarios/time-to-accuracy.toml
-  gcsim scenario scenarios/comm-tradeoff.toml --report
-      # also writes output/comm-tradeoff/README.md and index.html")]
+  gcsim scenario scenarios/comm-tradeoff.toml --report")]
 pub struct ScenarioArgs {
     /// The scenario file.
     #[arg(value_name = "FILE")]

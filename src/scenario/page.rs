@@ -95,14 +95,14 @@ impl Page {
 
 const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:75em}\
 table{border-collapse:collapse;font-size:0.85em}th,td{border:1px solid #ccc;padding:2px 6px}\
-td.n{text-align:right}pre{background:#f4f4f4;padding:0.5em;overflow-x:auto}img{max-width:100%}";
+td.n{text-align:right}.wide{overflow-x:auto}pre{background:#f4f4f4;padding:0.5em;overflow-x:auto}img{max-width:100%}";
 
 /// A table: the first row as headers, cells that hold numbers aligned right.
 fn write_html_table(cells: &[Vec<String>], out: &mut dyn Write) -> io::Result<()> {
     let Some(header) = cells.first() else {
         return Ok(());
     };
-    writeln!(out, "<table>\n<thead><tr>")?;
+    writeln!(out, "<div class=\"wide\"><table>\n<thead><tr>")?;
     for h in header {
         write!(out, "<th>{}</th>", escape(h))?;
     }
@@ -119,7 +119,7 @@ fn write_html_table(cells: &[Vec<String>], out: &mut dyn Write) -> io::Result<()
         }
         writeln!(out, "</tr>")?;
     }
-    writeln!(out, "</tbody>\n</table>")
+    writeln!(out, "</tbody>\n</table></div>")
 }
 
 /// `text` with the five XML special characters escaped.

@@ -1,5 +1,6 @@
-//! The three forms of a result: CSV (header row, the output column order), JSON
-//! (`{"config": …, "rows": […]}`) and an aligned table for terminals. Every
+//! The forms of a result: CSV (header row, the output column order), JSON
+//! (`{"config": …, "rows": […]}`), an aligned table for terminals, and the
+//! CSV's columns as a Markdown table or a LaTeX `tabular` ([`markup`]). Every
 //! result type implements [`Export`]; [`write`] is the one place a format
 //! chooses its writer.
 
@@ -11,6 +12,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 mod columns;
+pub mod markup;
 pub use columns::{ColumnError, Columns, column_names, table_cell, write_cells, write_columns, write_vertical};
 
 /// An output format.
@@ -22,25 +24,38 @@ pub enum Format {
     Csv,
     /// One JSON object.
     Json,
+    /// The CSV's columns as a Markdown table.
+    Markdown,
+    /// The CSV's columns as a LaTeX `tabular` (booktabs rules).
+    Latex,
 }
 
 impl Format {
     /// Every format, in the order of [`Format::NAMES`].
-    pub const ALL: [Format; 3] = [Format::Table, Format::Csv, Format::Json];
+    pub const ALL: [Format; 5] = [
+        Format::Table,
+        Format::Csv,
+        Format::Json,
+        Format::Markdown,
+        Format::Latex,
+    ];
     /// The name of each format, as `--format` takes it.
-    pub const NAMES: [&'static str; 3] = ["table", "csv", "json"];
+    pub const NAMES: [&'static str; 5] = ["table", "csv", "json", "markdown", "latex"];
 
     /// The name `--format` takes.
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
 
-    /// The format a file name's extension implies (`.csv`, `.json`, `.txt`).
+    /// The format a file name's extension implies (`.csv`, `.json`, `.txt`,
+    /// `.md`, `.tex`).
     pub fn from_extension(path: &std::path::Path) -> Option<Self> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "csv" => Some(Format::Csv),
             "json" => Some(Format::Json),
             "txt" | "table" => Some(Format::Table),
+            "md" | "markdown" => Some(Format::Markdown),
+            "tex" => Some(Format::Latex),
             _ => None,
         }
     }
@@ -81,7 +96,11 @@ pub trait Export {
     /// columns, as [`table_cell`] shows them. Results override it to keep
     /// their `#` lines.
     fn write_table_of(&self, columns: &Columns, out: &mut dyn Write) -> io::Result<()> {
-        write_columns(self, columns, &Digits::TABLE, false, out)
+        write_columns(self, columns, self.digits(), false, out)
+    }
+    /// How the table writes numbers, and so the Markdown and LaTeX tables.
+    fn digits(&self) -> &'static Digits {
+        &Digits::TABLE
     }
 }
 
@@ -105,6 +124,8 @@ pub fn write_selected<R: Export + ?Sized>(
         (Format::Csv, None) => report.write_csv(out),
         (Format::Csv, Some(c)) => c.write_csv(report, out),
         (Format::Json, _) => report.write_json(out),
+        (Format::Markdown, c) => markup::write_markdown(&markup::markup_cells(report, c, report.digits())?, out),
+        (Format::Latex, c) => markup::write_latex(&markup::markup_cells(report, c, report.digits())?, out),
     }
 }
 

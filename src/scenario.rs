@@ -46,6 +46,7 @@ use crate::scheme::SchemeKind;
 use crate::study::Study;
 use crate::sweep::Ranges;
 
+pub mod page;
 mod source;
 mod train;
 

@@ -51,7 +51,7 @@ impl Output {
         let format = match format.or_else(|| Format::from_extension(path)) {
             Some(f) => f,
             None => bail!(
-                "--out {}: cannot tell the format from the extension; use .csv, .json or .txt, or give --format",
+                "--out {}: cannot tell the format from the extension; use .csv, .json, .txt, .md or .tex, or give --format",
                 path.display()
             ),
         };
@@ -179,10 +179,12 @@ pub struct FormatArg(pub Format);
 
 impl ValueEnum for FormatArg {
     fn value_variants<'a>() -> &'a [Self] {
-        const VARIANTS: [FormatArg; 3] = [
+        const VARIANTS: [FormatArg; 5] = [
             FormatArg(Format::ALL[0]),
             FormatArg(Format::ALL[1]),
             FormatArg(Format::ALL[2]),
+            FormatArg(Format::ALL[3]),
+            FormatArg(Format::ALL[4]),
         ];
         &VARIANTS
     }
@@ -203,5 +205,7 @@ pub fn format_help(format: Format) -> &'static str {
         Format::Table => "Aligned columns (the default on a terminal)",
         Format::Csv => "Comma-separated values with a header row (the default when piped)",
         Format::Json => r#"{"config": {...}, "rows": [...]}"#,
+        Format::Markdown => "The CSV's columns as a Markdown table, numbers as the table writes them (.md)",
+        Format::Latex => "The CSV's columns as a LaTeX tabular with booktabs rules, _ % & # escaped (.tex)",
     }
 }

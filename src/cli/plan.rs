@@ -417,6 +417,10 @@ impl Export for PlanReport {
         export::write_cells(&cells[..cells.len().min(self.top + 1)], out)?;
         table_footer(self, out)
     }
+
+    fn digits(&self) -> &'static Digits {
+        &Digits::PLAN
+    }
 }
 
 fn short(x: Option<f64>) -> String {

@@ -1,6 +1,7 @@
 //! `gcsim scenario FILE`: run every study of a scenario file, then every
 //! training study, write their CSV, JSON, curves and figures into
-//! `<out-dir>/<name>/`, and print the tables.
+//! `<out-dir>/<name>/`, and print the tables; with `--report`, a page of
+//! it all beside them (`README.md`, `index.html`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,9 +9,11 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use gcsim::export::{self, Format};
+use gcsim::export::markup::markup_cells;
+use gcsim::export::{self, Export, Format};
 use gcsim::plot::FigureStyle;
 use gcsim::report::{self, Report};
+use gcsim::scenario::page::{Page, Section};
 use gcsim::scenario::{Scenario, ScenarioStudy, ScenarioTrain, figure_data_file};
 use gcsim::train::report::{loss_chart, write_curves};
 
@@ -34,7 +37,8 @@ Examples:
   gcsim scenario scenarios/seed-literature.toml
   gcsim scenario scenarios/stragglers-100gpu.toml --trials 20000 \\
       --out-dir /tmp/out
-  gcsim scenario scenarios/time-to-accuracy.toml")]
+  gcsim scenario scenarios/time-to-accuracy.toml
+  gcsim scenario scenarios/comm-tradeoff.toml --report")]
 pub struct ScenarioArgs {
     /// The scenario file.
     #[arg(value_name = "FILE")]
@@ -57,13 +61,26 @@ pub struct ScenarioArgs {
     /// skipped); warnings and errors are still printed.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Also write a report of the whole scenario into `<out-dir>/<name>/`:
+    /// `README.md` (the configuration, the command that reproduces it, each
+    /// study's table and figures) and a self-contained `index.html` (the
+    /// same, figures embedded).
+    #[arg(long)]
+    pub report: bool,
 }
+
+/// The files `--report` writes.
+const REPORT_FILES: [&str; 2] = ["README.md", "index.html"];
 
 /// A validated scenario and where it goes.
 pub struct ScenarioJob {
     scenario: Scenario,
     dir: PathBuf,
     engine: Engine,
+    /// With `--report`: the page's heading parts, the sections added as
+    /// the studies run.
+    report: Option<Page>,
 }
 
 impl TryFrom<ScenarioArgs> for ScenarioJob {
@@ -78,6 +95,31 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
         for file in studies.chain(scenario.trains.iter().flat_map(ScenarioTrain::outputs)) {
             output::check("--out-dir", &dir.join(file))?;
         }
+        let report = if args.report {
+            for file in REPORT_FILES {
+                output::check("--report", &dir.join(file))?;
+            }
+            let config = std::fs::read_to_string(&args.file)
+                .with_context(|| format!("{}: cannot read the scenario file", args.file.display()))?;
+            let mut command = format!(
+                "gcsim scenario {} --out-dir {}",
+                args.file.display(),
+                args.out_dir.display()
+            );
+            if let Some(t) = args.trials {
+                command.push_str(&format!(" --trials {t}"));
+            }
+            command.push_str(" --report");
+            Some(Page {
+                title: scenario.name.clone(),
+                description: scenario.description.clone(),
+                command,
+                config,
+                sections: Vec::new(),
+            })
+        } else {
+            None
+        };
         Ok(Self {
             scenario,
             dir,
@@ -85,6 +127,7 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
                 threads: args.threads,
                 quiet: args.quiet,
             },
+            report,
         })
     }
 }
@@ -92,12 +135,13 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
 impl ScenarioJob {
     /// Runs every study in file order. A closed stdout (`| head`) stops
     /// the printing, not the files.
-    pub fn execute(self) -> Result<Status> {
+    pub fn execute(mut self) -> Result<Status> {
         let mut stdout = Stdout::lock();
         if let Some(d) = &self.scenario.description {
             writeln!(stdout, "# {}: {d}", self.scenario.name)?;
         }
-        for st in &self.scenario.studies {
+        let studies = std::mem::take(&mut self.scenario.studies);
+        for st in &studies {
             let mut config = run_config("scenario", &st.study, st.kinds.clone());
             config.study = Some(format!("{}/{}", self.scenario.name, st.label));
             config.s = st.ranges.s.as_ref().map(|l| l.text.clone());
@@ -139,9 +183,19 @@ impl ScenarioJob {
             }
             export::write(&report, Format::Table, &mut stdout)?;
             wrote(&mut stdout, &written)?;
+            let figures = st.figures.iter().map(|f| f.file.clone()).collect();
+            self.add_section(&st.label, &report, figures)?;
         }
-        for tr in &self.scenario.trains {
+        let trains = std::mem::take(&mut self.scenario.trains);
+        for tr in &trains {
             self.train(tr, &mut stdout)?;
+        }
+        if let Some(page) = &self.report {
+            let markdown = self.dir.join(REPORT_FILES[0]);
+            write_atomically(&markdown, |out| page.write_markdown(out))?;
+            let html = self.dir.join(REPORT_FILES[1]);
+            write_atomically(&html, |out| page.write_html(&self.dir, out))?;
+            wrote(&mut stdout, &[markdown, html])?;
         }
         stdout.flush()?;
         Ok(Status::Success)
@@ -149,7 +203,7 @@ impl ScenarioJob {
 
     /// Trains a [[train]] table's configurations, writes its results,
     /// curves and figure, and prints its table.
-    fn train(&self, tr: &ScenarioTrain, stdout: &mut Stdout) -> Result<()> {
+    fn train(&mut self, tr: &ScenarioTrain, stdout: &mut Stdout) -> Result<()> {
         for note in &tr.skipped {
             note!("note: {}: skipped {note}", tr.label);
         }
@@ -179,7 +233,20 @@ impl ScenarioJob {
             draw_chart(&loss_chart(&report, &trained), &self.dir.join(file), &options)?;
         }
         export::write(&report, Format::Table, stdout)?;
-        wrote(stdout, &written)
+        wrote(stdout, &written)?;
+        self.add_section(&tr.label, &report, tr.plot.iter().cloned().collect())
+    }
+
+    /// With `--report`: a study's table and figures on the page.
+    fn add_section<R: Export>(&mut self, label: &str, report: &R, figures: Vec<String>) -> Result<()> {
+        if let Some(page) = &mut self.report {
+            page.sections.push(Section {
+                label: label.to_string(),
+                cells: markup_cells(report, None, report.digits())?,
+                figures,
+            });
+        }
+        Ok(())
     }
 }
 

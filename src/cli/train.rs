@@ -34,6 +34,7 @@ fn format_help(format: Format) -> &'static str {
         Format::Table => "One row per configuration, then the verdict (the default on a terminal)",
         Format::Csv => "One row per configuration with a header row (the default when piped)",
         Format::Json => r#"{"config": {...}, "rows": [...], "verdict": {...}}"#,
+        f @ (Format::Markdown | Format::Latex) => output::format_help(f),
     }
 }
 

@@ -324,6 +324,8 @@ mod tests {
             (code(SchemeKind::CommEfficient, 20, ce), 30),
             (mds(30, 25, Generator::Gaussian), 30),
             (mds(20, 15, Generator::Vandermonde), 30),
+            // Here the pass finds a span the SVD cannot decode from.
+            (mds(28, 24, Generator::Vandermonde), 20),
             (mds(50, 45, Generator::Vandermonde), 5),
             (code(SchemeKind::ApproxRegular, 30, regular), 30),
             (code(SchemeKind::Ignore, 10, s(2)), 10),
@@ -333,7 +335,8 @@ mod tests {
 
     /// The one-pass search returns what the bisection of SVD verdicts
     /// returns, on random arrival orders of exact, approximate, ill
-    /// conditioned and never-decoding codes.
+    /// conditioned (where the pass and the SVD disagree) and never-decoding
+    /// codes.
     #[test]
     fn shortest_prefix_is_the_bisections() {
         for (code, count) in codes() {

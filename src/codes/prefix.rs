@@ -14,16 +14,24 @@
 //! below [`CANDIDATE`]; the verdict stays the SVD's ([`Code::decode`]): m is
 //! returned only if the SVD decodes the first m rows and does not decode
 //! the first m − 1, which then fixes the answer of the bisection
-//! [`bisect`] whenever decodability only grows along the order (as it does
-//! in exact arithmetic). The check at m − 1 is read from the pass instead
-//! of an SVD when the pass's residual there is at least [`SURELY_NOT`] and
-//! every basis row kept at least [`WELL_CONDITIONED`] of its norm: an SVD
-//! cannot then decode T to 1e-9, as rounding in either method stays far
-//! below 1e-3 for rows so conditioned. Anything else (the SVD disagrees at
-//! m, decodes at m − 1, or decodes all rows where the pass found no
-//! candidate) falls back to the bisection itself. Cost: the pass,
-//! O(m²·c), plus one SVD (two when the check at m − 1 needs one), instead
-//! of about log₂(n) + 1 SVDs.
+//! ([`bisect`], the search this one replaces) whenever decodability only
+//! grows along the order (as it does in exact arithmetic).
+//!
+//! The pass also certifies prefixes that do not decode, in place of an
+//! SVD: those where its residual is at least [`SURELY_NOT`] and every basis
+//! row kept at least [`WELL_CONDITIONED`] of its norm. The SVD's residual is
+//! at least T's distance from the row space, less rounding of order ε·κ,
+//! and the pass measures that distance to a like error; for rows so
+//! conditioned both stay far below 1e-3, so the SVD cannot decode T there
+//! to 1e-9. The check at m − 1 is such a certificate nearly always. Where
+//! the SVD disagrees with the candidate (it does not decode m rows, or it
+//! decodes m − 1, or it decodes all rows where the pass found no
+//! candidate), the answer is the bisection's, step by step as before, with
+//! the certified prefixes answered without an SVD; an order whose full set
+//! is certified costs no SVD at all.
+//!
+//! Cost: the pass, O(m²·c) (less for sparse rows), plus one SVD (two when
+//! the check at m − 1 needs one), instead of about log₂(n) + 1 SVDs.
 
 use super::{Code, TOLERANCE};
 
@@ -52,51 +60,64 @@ impl Code {
     /// # Panics
     /// If an index is n or more.
     pub fn shortest_decodable_prefix(&self, order: &[usize]) -> Option<usize> {
-        confirmed(self, order, Span::new(self).first_within(order))
+        confirmed(self, order, &Span::new(self).first_within(order))
     }
 }
 
-/// The pass's `candidate` if the SVD's verdicts confirm it (module notes),
-/// else the bisection's answer.
-fn confirmed(code: &Code, order: &[usize], candidate: Option<(usize, Before)>) -> Option<usize> {
-    let decodes = |len: usize| code.is_decodable(&order[..len]);
-    match candidate {
-        None if !decodes(order.len()) => None,
-        Some((m, before)) if decodes(m) && (m == 1 || before.surely_not() || !decodes(m - 1)) => Some(m),
-        _ => bisect(code, order),
+/// The pass's candidate if the SVD's verdicts confirm it (module notes),
+/// else the bisection's answer; either way the SVD is not asked about a
+/// prefix the pass certified undecodable.
+fn confirmed(code: &Code, order: &[usize], pass: &Pass) -> Option<usize> {
+    let decodes = |len: usize| !pass.surely_not(len) && code.is_decodable(&order[..len]);
+    match pass.candidate {
+        Some(m) if decodes(m) && (m == 1 || !decodes(m - 1)) => Some(m),
+        _ => bisect(order.len(), decodes),
     }
 }
 
-/// The shortest decodable prefix by bisection over its length, one SVD per
-/// step after one for the whole order (`None` if that does not decode).
-pub(super) fn bisect(code: &Code, order: &[usize]) -> Option<usize> {
-    if !code.is_decodable(order) {
+/// The shortest of the prefix lengths 1..=n for which `decodes` holds, by
+/// bisection over the length after asking about all n (`None` if all n do
+/// not decode): with [`Code::is_decodable`], one SVD per step.
+fn bisect(n: usize, decodes: impl Fn(usize) -> bool) -> Option<usize> {
+    if !decodes(n) {
         return None;
     }
-    let (mut lo, mut hi) = (1, order.len());
+    let (mut lo, mut hi) = (1, n);
     while lo < hi {
         let mid = (lo + hi) / 2;
-        if code.is_decodable(&order[..mid]) {
-            hi = mid
-        } else {
-            lo = mid + 1
-        }
+        if decodes(mid) { hi = mid } else { lo = mid + 1 }
     }
     Some(lo)
 }
 
-/// What the pass knew before the row that reached the candidate.
+/// What the pass found.
+#[derive(Debug, Clone)]
+struct Pass {
+    /// The first prefix length whose span holds T to [`CANDIDATE`].
+    candidate: Option<usize>,
+    /// The span of each shorter prefix, from the empty one.
+    spans: Vec<SpanOf>,
+}
+
+impl Pass {
+    /// Whether the pass certified that the first `len` rows do not decode.
+    fn surely_not(&self, len: usize) -> bool {
+        self.spans.get(len).is_some_and(|s| s.surely_not())
+    }
+}
+
+/// What the pass knew of the span of a prefix.
 #[derive(Debug, Clone, Copy)]
-struct Before {
-    /// T's relative residual outside the span of the earlier rows.
+struct SpanOf {
+    /// T's relative residual outside the span.
     residual: f64,
     /// The smallest share of its norm a basis row kept outside the span
     /// before it.
     weakest: f64,
 }
 
-impl Before {
-    /// Whether the earlier rows certainly do not decode (module notes).
+impl SpanOf {
+    /// Whether these rows certainly do not decode (module notes).
     fn surely_not(self) -> bool {
         self.residual >= SURELY_NOT && self.weakest >= WELL_CONDITIONED
     }
@@ -151,18 +172,26 @@ impl<'a> Span<'a> {
     }
 
     /// The first prefix length of `order` at which the residual is below
-    /// [`CANDIDATE`], with what was known before its last row.
-    fn first_within(mut self, order: &[usize]) -> Option<(usize, Before)> {
+    /// [`CANDIDATE`], and the spans of the shorter prefixes.
+    fn first_within(mut self, order: &[usize]) -> Pass {
+        let mut spans = Vec::new();
         for (j, &worker) in order.iter().enumerate() {
-            let before = Before {
+            spans.push(SpanOf {
                 residual: self.residual(),
                 weakest: self.weakest,
-            };
+            });
             if self.add(worker, j + 1) && self.residual() < CANDIDATE {
-                return Some((j + 1, before));
+                return Pass {
+                    candidate: Some(j + 1),
+                    spans,
+                };
             }
         }
-        None
+        spans.push(SpanOf {
+            residual: self.residual(),
+            weakest: self.weakest,
+        });
+        Pass { candidate: None, spans }
     }
 
     /// Adds `worker`'s row as the `len`-th row; whether it was independent
@@ -333,6 +362,11 @@ mod tests {
         ]
     }
 
+    /// The bisection with an SVD at every step: the search before this one.
+    fn by_svd(code: &Code, order: &[usize]) -> Option<usize> {
+        bisect(order.len(), |len| code.is_decodable(&order[..len]))
+    }
+
     /// The one-pass search returns what the bisection of SVD verdicts
     /// returns, on random arrival orders of exact, approximate, ill
     /// conditioned (where the pass and the SVD disagree) and never-decoding
@@ -344,10 +378,33 @@ mod tests {
             for order in orders(n, count) {
                 assert_eq!(
                     code.shortest_decodable_prefix(&order),
-                    bisect(&code, &order),
+                    by_svd(&code, &order),
                     "{}: {order:?}",
                     code.scheme()
                 );
+            }
+        }
+    }
+
+    /// Every prefix the pass certifies undecodable is undecodable by the
+    /// SVD, and certificates are common: every prefix shorter than the
+    /// answer of frc, crc and the identity has one.
+    #[test]
+    fn certificates_are_the_svds_verdicts() {
+        for (code, count) in codes() {
+            let (n, kind) = (code.scheme().n(), code.scheme().kind());
+            if n > 60 {
+                continue;
+            }
+            for order in orders(n, count.min(10)) {
+                let pass = Span::new(&code).first_within(&order);
+                for len in 0..pass.spans.len() {
+                    if pass.surely_not(len) {
+                        assert!(!code.is_decodable(&order[..len]), "{}: {order:?} {len}", code.scheme());
+                    } else if matches!(kind, SchemeKind::Frc | SchemeKind::Crc | SchemeKind::Ignore) {
+                        assert!(len + 1 >= pass.spans.len(), "{}: {order:?} {len}", code.scheme());
+                    }
+                }
             }
         }
     }
@@ -367,18 +424,20 @@ mod tests {
                 continue;
             }
             for order in orders(n, count) {
-                let found = Span::new(&code).first_within(&order);
-                assert_eq!(
-                    found.map(|f| f.0),
-                    bisect(&code, &order),
-                    "{}: {order:?}",
-                    code.scheme()
-                );
-                if kind == SchemeKind::Frc {
-                    let (m, before) = found.unwrap();
-                    assert!(m == 1 || before.surely_not(), "{}: {before:?}", code.scheme());
+                let pass = Span::new(&code).first_within(&order);
+                assert_eq!(pass.candidate, by_svd(&code, &order), "{}: {order:?}", code.scheme());
+                if let (SchemeKind::Frc, Some(m)) = (kind, pass.candidate) {
+                    assert!(m == 1 || pass.surely_not(m - 1), "{}: {pass:?}", code.scheme());
                 }
             }
+        }
+    }
+
+    /// A pass with a forged `candidate` and the same `spans` everywhere.
+    fn forged(candidate: Option<usize>, n: usize, span: SpanOf) -> Pass {
+        Pass {
+            candidate,
+            spans: vec![span; n + 1],
         }
     }
 
@@ -386,30 +445,30 @@ mod tests {
     /// decodes one row earlier), one too early (the SVD does not decode
     /// there) and none where all rows decode each end at the bisection's
     /// answer; a late candidate is caught by the SVD at m − 1 unless the
-    /// pass certified that prefix.
+    /// pass certified that prefix, and a certified order never decodes.
     #[test]
     fn wrong_candidates_fall_back_to_the_bisection() {
         let crc = code(SchemeKind::Crc, 30, s(4));
-        let weak = Before {
+        let weak = SpanOf {
             residual: 0.5,
             weakest: 1e-10,
         };
-        let sure = Before {
+        let sure = SpanOf {
             residual: 0.5,
             weakest: 0.1,
         };
         for order in orders(30, 10) {
-            let m = bisect(&crc, &order).unwrap();
+            let m = by_svd(&crc, &order).unwrap();
             assert!(m > 1 && m < 30);
-            assert_eq!(confirmed(&crc, &order, Some((m, weak))), Some(m));
-            assert_eq!(confirmed(&crc, &order, Some((m + 1, weak))), Some(m));
-            assert_eq!(confirmed(&crc, &order, Some((m - 1, sure))), Some(m));
-            assert_eq!(confirmed(&crc, &order, None), Some(m));
+            for candidate in [Some(m), Some(m + 1), Some(m - 1), None] {
+                assert_eq!(confirmed(&crc, &order, &forged(candidate, 30, weak)), Some(m));
+            }
             // A certified prefix is trusted: the cost of the one SVD saved.
-            assert_eq!(confirmed(&crc, &order, Some((m + 1, sure))), Some(m + 1));
+            let mut late = forged(Some(m + 1), 30, weak);
+            late.spans[m] = sure;
+            assert_eq!(confirmed(&crc, &order, &late), Some(m + 1));
+            assert_eq!(confirmed(&crc, &order, &forged(None, 30, sure)), None);
         }
-        let never = never_decodes(9);
-        assert_eq!(confirmed(&never, &[0, 1, 2, 3, 4, 5, 6, 7, 8], Some((4, sure))), None);
     }
 
     /// The two projections keep the basis orthonormal to working precision

@@ -7,7 +7,7 @@
 
 use nalgebra::DMatrix;
 
-use super::TOLERANCE;
+use super::{TOLERANCE, fast};
 
 /// The outcome of decoding from one set of finished workers.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +35,6 @@ pub fn decode(b: &DMatrix<f64>, target: &DMatrix<f64>, finished: &[usize]) -> De
         "finished workers are indices 0..{n}, got {finished:?}"
     );
     let t = target.nrows();
-    let norm_t = target.norm();
     if finished.is_empty() {
         return Decoding {
             coefficients: DMatrix::zeros(t, 0),
@@ -46,9 +45,29 @@ pub fn decode(b: &DMatrix<f64>, target: &DMatrix<f64>, finished: &[usize]) -> De
         };
     }
     let bf = b.select_rows(finished);
-    let (u, sigma, v) = svd(&bf);
+    if bf.nrows().min(bf.ncols()) >= fast::FAST_FROM
+        && let Some(decoding) = fast::decode(&bf, target)
+    {
+        return decoding;
+    }
+    solve(&bf, target, &svd(&bf))
+}
+
+/// A thin SVD M = U·diag(σ)·Vᵀ as (U, σ, V).
+pub(super) type Factorisation = (DMatrix<f64>, Vec<f64>, DMatrix<f64>);
+
+/// The rank rule: singular values of M at or below this are taken as zero
+/// (σ_max·max(rows, columns)·ε, as LAPACK and NumPy).
+pub(super) fn cutoff(m: &DMatrix<f64>, sigma: &[f64]) -> f64 {
     let max = sigma.iter().copied().fold(0.0, f64::max);
-    let cutoff = max * bf.nrows().max(bf.ncols()) as f64 * f64::EPSILON;
+    max * m.nrows().max(m.ncols()) as f64 * f64::EPSILON
+}
+
+/// The decoding of T from B_F given B_F's thin SVD `(u, sigma, v)`.
+pub(super) fn solve(bf: &DMatrix<f64>, target: &DMatrix<f64>, (u, sigma, v): &Factorisation) -> Decoding {
+    let norm_t = target.norm();
+    let max = sigma.iter().copied().fold(0.0, f64::max);
+    let cutoff = cutoff(bf, sigma);
     let kept: Vec<usize> = (0..sigma.len()).filter(|&q| sigma[q] > cutoff).collect();
     let min = kept.iter().map(|&q| sigma[q]).fold(f64::INFINITY, f64::min);
     // A = T·V_r·Σ_r⁻¹·U_rᵀ, as two matrix products (not r rank-one updates).
@@ -57,7 +76,7 @@ pub fn decode(b: &DMatrix<f64>, target: &DMatrix<f64>, finished: &[usize]) -> De
         v_r.column_mut(j).unscale_mut(sigma[q]);
     }
     let coefficients = (target * v_r) * u.select_columns(&kept).transpose();
-    let residual = (&coefficients * &bf - target).norm() / norm_t;
+    let residual = (&coefficients * bf - target).norm() / norm_t;
     Decoding {
         coefficients,
         residual,
@@ -84,8 +103,8 @@ pub fn decode(b: &DMatrix<f64>, target: &DMatrix<f64>, finished: &[usize]) -> De
 ///
 /// # Panics
 /// If no method factorises M to 1e-12 relative (never observed).
-fn svd(m: &DMatrix<f64>) -> (DMatrix<f64>, Vec<f64>, DMatrix<f64>) {
-    let accurate = |(u, s, v): &(DMatrix<f64>, Vec<f64>, DMatrix<f64>)| {
+pub(super) fn svd(m: &DMatrix<f64>) -> Factorisation {
+    let accurate = |(u, s, v): &Factorisation| {
         let sigma = DMatrix::from_diagonal(&nalgebra::DVector::from_column_slice(s));
         (u * sigma * v.transpose() - m).norm() <= 1e-12 * m.norm().max(f64::MIN_POSITIVE)
     };
@@ -103,7 +122,7 @@ fn svd(m: &DMatrix<f64>) -> (DMatrix<f64>, Vec<f64>, DMatrix<f64>) {
 
 /// faer's thin SVD, by QR iteration (`qr_iteration`) or faer's default
 /// choice; `None` if it did not converge.
-fn faer_svd(m: &DMatrix<f64>, qr_iteration: bool) -> Option<(DMatrix<f64>, Vec<f64>, DMatrix<f64>)> {
+pub(super) fn faer_svd(m: &DMatrix<f64>, qr_iteration: bool) -> Option<Factorisation> {
     use faer::diag::Diag;
     use faer::dyn_stack::{MemBuffer, MemStack};
     use faer::linalg::svd::{self, ComputeSvdVectors, SvdParams};

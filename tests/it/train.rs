@@ -7,7 +7,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
-use gcsim::study::{Study, Workers};
+use gcsim::study::{Decoder, Study, Workers};
 use gcsim::train::data::DataSource;
 use gcsim::train::problem::Problem;
 use gcsim::train::run::{Trained, Trainer};
@@ -134,6 +134,42 @@ fn exact_schemes_follow_the_same_iterates() {
         // Training made progress.
         let run = &reference.runs[0];
         assert!(run.loss[40] < 0.7 * run.loss[0], "{problem:?}: {:?}", run.loss);
+    }
+}
+
+/// Under `--decoder rank` the master decodes from the shortest prefix of
+/// the arrivals that the real code decodes
+/// (`Code::shortest_decodable_prefix`): the exact codes still follow
+/// uncoded's iterates, which a prefix one message short (a least-squares
+/// approximation) would not.
+#[test]
+fn rank_decoded_codes_follow_the_same_iterates() {
+    let n = 12;
+    let setup = setup(Problem::LeastSquares, "synthetic:rows=600,features=8,noise=0.5", None);
+    let schemes = vec![
+        scheme(SchemeKind::Uncoded, n, 0),
+        scheme(SchemeKind::Frc, n, 2),
+        scheme(SchemeKind::Crc, n, 3),
+        scheme(SchemeKind::Mds, n, 3),
+    ];
+    let study = study(n, "exp:rate=1", LoadModel::Fixed, schemes, 2, 30)
+        .with_decoder(Decoder::Rank)
+        .unwrap();
+    let trained = train(&study, &setup);
+    let reference = &trained[0];
+    for t in &trained[1..] {
+        for (run, base) in t.runs.iter().zip(&reference.runs) {
+            assert_eq!(run.loss.len(), 31, "{}", t.scheme);
+            for i in 0..run.loss.len() {
+                assert!(
+                    rel(run.loss[i], base.loss[i]) < 1e-9,
+                    "{} iteration {i}: loss {} vs uncoded {}",
+                    t.scheme,
+                    run.loss[i],
+                    base.loss[i]
+                );
+            }
+        }
     }
 }
 

@@ -311,25 +311,16 @@ fn deadline_of(e: &Eval, done: f64, arrival: &[f64]) -> f64 {
 
 /// The time at which the master can first decode `code` from the messages
 /// arriving at `arrival`: the arrival of the last worker of the shortest
-/// decodable prefix in arrival order, found by bisection (decodability only
-/// grows as workers arrive); infinite when even every worker's message does
-/// not decode (a code that fails numerically). `order` is scratch space.
+/// decodable prefix in arrival order ([`Code::shortest_decodable_prefix`]);
+/// infinite when even every worker's message does not decode (a code that
+/// fails numerically). `order` is scratch space.
 fn shortest_decodable(code: &Code, arrival: &[f64], order: &mut Vec<usize>) -> f64 {
     let n = arrival.len();
     order.clear();
     order.extend(0..n);
     order.sort_unstable_by(|&a, &b| arrival[a].total_cmp(&arrival[b]).then(a.cmp(&b)));
-    if !code.is_decodable(order) {
-        return f64::INFINITY;
+    match code.shortest_decodable_prefix(order) {
+        Some(len) => arrival[order[len - 1]],
+        None => f64::INFINITY,
     }
-    let (mut lo, mut hi) = (1, n);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if code.is_decodable(&order[..mid]) {
-            hi = mid
-        } else {
-            lo = mid + 1
-        }
-    }
-    arrival[order[lo - 1]]
 }

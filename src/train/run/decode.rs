@@ -52,17 +52,9 @@ impl Trainer<'_> {
             return;
         }
         if let Some(c) = coded.filter(|c| c.by_rank) {
-            // The shortest decodable prefix; decodability grows with it.
-            let (mut lo, mut hi) = (1, n);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if c.code.is_decodable(&used[..mid]) {
-                    hi = mid
-                } else {
-                    lo = mid + 1
-                }
-            }
-            used.truncate(lo);
+            // The shortest decodable prefix; all of them where none decodes.
+            let len = c.code.shortest_decodable_prefix(used).unwrap_or(n);
+            used.truncate(len);
             return;
         }
         match scheme.rule() {

@@ -106,7 +106,8 @@ fn bisect(n: usize, decodes: impl Fn(usize) -> bool) -> Option<usize> {
 struct Pass {
     /// The first prefix length whose span holds T to [`CANDIDATE`].
     candidate: Option<usize>,
-    /// The span of each shorter prefix, from the empty one.
+    /// The span of each prefix shorter than the candidate (of every prefix
+    /// where there is none), from the empty one.
     spans: Vec<SpanOf>,
 }
 

@@ -66,9 +66,20 @@ impl Code {
 
 /// The pass's candidate if the SVD's verdicts confirm it (module notes),
 /// else the bisection's answer; either way the SVD is not asked about a
-/// prefix the pass certified undecodable.
+/// prefix the pass certified undecodable, nor twice about one prefix.
 fn confirmed(code: &Code, order: &[usize], pass: &Pass) -> Option<usize> {
-    let decodes = |len: usize| !pass.surely_not(len) && code.is_decodable(&order[..len]);
+    let asked: std::cell::RefCell<Vec<(usize, bool)>> = std::cell::RefCell::new(Vec::new());
+    let decodes = |len: usize| {
+        if pass.surely_not(len) {
+            return false;
+        }
+        if let Some(&(_, verdict)) = asked.borrow().iter().find(|a| a.0 == len) {
+            return verdict;
+        }
+        let verdict = code.is_decodable(&order[..len]);
+        asked.borrow_mut().push((len, verdict));
+        verdict
+    };
     match pass.candidate {
         Some(m) if decodes(m) && (m == 1 || !decodes(m - 1)) => Some(m),
         _ => bisect(order.len(), decodes),
@@ -95,7 +106,8 @@ fn bisect(n: usize, decodes: impl Fn(usize) -> bool) -> Option<usize> {
 struct Pass {
     /// The first prefix length whose span holds T to [`CANDIDATE`].
     candidate: Option<usize>,
-    /// The span of each shorter prefix, from the empty one.
+    /// The span of each prefix shorter than the candidate (of every prefix
+    /// where there is none), from the empty one.
     spans: Vec<SpanOf>,
 }
 

@@ -4,12 +4,15 @@
 //! written as `inf` (a string in JSON, which has no infinity); a statistic
 //! that does not exist is empty in CSV and `null` in JSON, never NaN.
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
+mod config;
 mod table;
+pub use config::{Report, RunConfig};
 pub use table::write_table;
 
 use crate::comm::Decoder;
+use crate::engine::pairing::{Pairing, quantile_std_err, ratio_interval};
 use crate::engine::{Outcome, Summary};
 use crate::scheme::{Scheme, SchemeKind};
 use crate::stats::QUANTILES;
@@ -155,6 +158,31 @@ pub struct Row {
     /// The same for the partition used most.
     #[serde(serialize_with = "opt_num")]
     pub inclusion_max: Option<f64>,
+    /// Lower end of the 95% interval of p99: the order statistic at level
+    /// 0.99 − 1.96·√(0.99·0.01/N), distribution-free (the time unit).
+    #[serde(serialize_with = "opt_num")]
+    pub p99_ci95_low: Option<f64>,
+    /// Upper end of the 95% interval of p99, at level 0.99 + 1.96·√(0.99·0.01/N).
+    #[serde(serialize_with = "opt_num")]
+    pub p99_ci95_high: Option<f64>,
+    /// Lower end of the paired 95% interval of `speedup`: the delta method
+    /// on the log scale, with the correlation of the two means on the same
+    /// draws (see [`crate::engine::pairing`]); empty where a mean is
+    /// infinite. It covers the Monte Carlo error: a bootstrap over a
+    /// trace's steps widens the mean's interval, not this one.
+    #[serde(serialize_with = "opt_num")]
+    pub speedup_ci95_low: Option<f64>,
+    /// Upper end of the paired 95% interval of `speedup`.
+    #[serde(serialize_with = "opt_num")]
+    pub speedup_ci95_high: Option<f64>,
+    /// Lower end of the paired 95% interval of `p99_speedup`: the same
+    /// method, with each p99's standard error from its interval and the
+    /// correlation of the two sample quantiles.
+    #[serde(serialize_with = "opt_num")]
+    pub p99_speedup_ci95_low: Option<f64>,
+    /// Upper end of the paired 95% interval of `p99_speedup`.
+    #[serde(serialize_with = "opt_num")]
+    pub p99_speedup_ci95_high: Option<f64>,
     /// Iterations per hour of wall-clock time (with the time unit known and
     /// a cost flag given; see [`crate::units::CostModel`]).
     #[serde(serialize_with = "opt_num", skip_serializing_if = "Option::is_none")]
@@ -203,6 +231,29 @@ impl Row {
         self.bytes_per_iteration = c.bytes_per_iteration;
     }
 
+    /// Fills the interval of p99 and the paired intervals of both speedups
+    /// from the two summaries and their `pairing`.
+    fn paired_intervals(&mut self, summary: &Summary, baseline: &Summary, pairing: &Pairing) {
+        let p99_ci = summary.quantile_ci95[2];
+        (self.p99_ci95_low, self.p99_ci95_high) = (Some(p99_ci.0), Some(p99_ci.1));
+        let speedup = pairing
+            .mean
+            .zip(baseline.mean.std_err.zip(summary.mean.std_err))
+            .and_then(|(rho, (su, sx))| ratio_interval(baseline.mean.mean, su, summary.mean.mean, sx, rho));
+        (self.speedup_ci95_low, self.speedup_ci95_high) = (speedup.map(|c| c.0), speedup.map(|c| c.1));
+        let p99 = pairing.p99.and_then(|rho| {
+            let (u, x) = (baseline.quantile_ci95[2], p99_ci);
+            ratio_interval(
+                baseline.quantiles[2],
+                quantile_std_err(u),
+                summary.quantiles[2],
+                quantile_std_err(x),
+                rho,
+            )
+        });
+        (self.p99_speedup_ci95_low, self.p99_speedup_ci95_high) = (p99.map(|c| c.0), p99.map(|c| c.1));
+    }
+
     /// The row of `scheme` from its simulated summary and the baseline's.
     pub fn new(scheme: &Scheme, summary: &Summary, baseline: &Summary) -> Self {
         let [p50, p90, p99, p999] = summary.quantiles;
@@ -242,6 +293,12 @@ impl Row {
             iterations: 1,
             inclusion_min: None,
             inclusion_max: None,
+            p99_ci95_low: None,
+            p99_ci95_high: None,
+            speedup_ci95_low: None,
+            speedup_ci95_high: None,
+            p99_speedup_ci95_low: None,
+            p99_speedup_ci95_high: None,
             iterations_per_hour: None,
             run_hours: None,
             gpu_hours: None,
@@ -286,39 +343,44 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
         .zip(inexact)
         .zip(tallies.extra_work.into_iter().zip(tallies.staleness))
         .zip(inclusion)
-        .map(|((((s, summary), inexact), (extra_work, staleness)), inclusion)| {
-            let mut row = Row::new(s, summary, &outcome.baseline);
-            row.iterations = study.iterations();
-            row.inclusion_min = inclusion.map(|i| i.0);
-            row.inclusion_max = inclusion.map(|i| i.1);
-            comm_columns(&mut row, study, s);
-            row.extra_work = extra_work;
-            row.staleness = staleness;
-            row.approx_error = Some(inexact.error);
-            row.data_fraction = Some(inexact.data_fraction);
-            if study.decodes_by_code(s) {
-                row.undecodable = Some(summary.infinite as f64 / summary.trials as f64);
-            }
-            row.analytic_mean = study.exact_mean(s);
-            row.analytic_p99 = study.exact_law(s).map(|law| law.quantile(0.99));
-            let row_inf = study.mean_is_infinite(s);
-            if row_inf {
-                row.mean = f64::INFINITY;
-                row.std_err = None;
-                row.ci95_low = None;
-                row.ci95_high = None;
-                row.analytic_mean = row.analytic_mean.map(|_| f64::INFINITY);
-            }
-            if row_inf || base_inf {
-                let base = if base_inf {
-                    f64::INFINITY
-                } else {
-                    outcome.baseline.mean.mean
-                };
-                row.speedup = ratio(base, row.mean);
-            }
-            row
-        })
+        .zip(&outcome.pairing)
+        .map(
+            |(((((s, summary), inexact), (extra_work, staleness)), inclusion), pairing)| {
+                let mut row = Row::new(s, summary, &outcome.baseline);
+                row.paired_intervals(summary, &outcome.baseline, pairing);
+                row.iterations = study.iterations();
+                row.inclusion_min = inclusion.map(|i| i.0);
+                row.inclusion_max = inclusion.map(|i| i.1);
+                comm_columns(&mut row, study, s);
+                row.extra_work = extra_work;
+                row.staleness = staleness;
+                row.approx_error = Some(inexact.error);
+                row.data_fraction = Some(inexact.data_fraction);
+                if study.decodes_by_code(s) {
+                    row.undecodable = Some(summary.infinite as f64 / summary.trials as f64);
+                }
+                row.analytic_mean = study.exact_mean(s);
+                row.analytic_p99 = study.exact_law(s).map(|law| law.quantile(0.99));
+                let row_inf = study.mean_is_infinite(s);
+                if row_inf {
+                    row.mean = f64::INFINITY;
+                    row.std_err = None;
+                    row.ci95_low = None;
+                    row.ci95_high = None;
+                    row.analytic_mean = row.analytic_mean.map(|_| f64::INFINITY);
+                }
+                if row_inf || base_inf {
+                    let base = if base_inf {
+                        f64::INFINITY
+                    } else {
+                        outcome.baseline.mean.mean
+                    };
+                    row.speedup = ratio(base, row.mean);
+                    (row.speedup_ci95_low, row.speedup_ci95_high) = (None, None);
+                }
+                row
+            },
+        )
         .collect()
 }
 
@@ -387,6 +449,12 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             iterations: study.iterations(),
             inclusion_min: None,
             inclusion_max: None,
+            p99_ci95_low: None,
+            p99_ci95_high: None,
+            speedup_ci95_low: None,
+            speedup_ci95_high: None,
+            p99_speedup_ci95_low: None,
+            p99_speedup_ci95_high: None,
             iterations_per_hour: None,
             run_hours: None,
             gpu_hours: None,
@@ -427,162 +495,49 @@ pub fn infinite_mean_warnings(rows: &[Row]) -> Vec<String> {
         .collect()
 }
 
-/// Everything that determines a result, written beside the rows (JSON
-/// `config`, the table's header). The thread count is not in it: it does not
-/// change the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunConfig {
-    /// gcsim version that produced the result.
-    pub gcsim: String,
-    /// The subcommand (`run` or `sweep`).
-    pub command: String,
-    /// `monte-carlo`, or `analytic` for exact values only.
-    pub mode: String,
-    /// Number of workers (the first, where a sweep has several).
-    pub n: usize,
-    /// `--n` as given where a sweep runs several cluster sizes (`16,32,64`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sizes: Option<String>,
-    /// Worker-time law for one uncoded share, in `--dist` syntax.
-    pub dist: String,
-    /// Load model name.
-    pub load_model: String,
-    /// Compute time per unit of work, for the `affine` load model.
-    pub unit_time: Option<f64>,
-    /// Schemes requested, in order.
-    pub schemes: Vec<SchemeKind>,
-    /// `--s` as given, if any.
-    pub s: Option<String>,
-    /// `--m` as given, if any.
-    pub m: Option<String>,
-    /// `--k` as given, if any.
-    pub k: Option<String>,
-    /// `--d` as given, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d: Option<String>,
-    /// `--code` as given, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
-    /// `--timeout` as given, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<String>,
-    /// `--speculate-after` as given, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speculate_after: Option<String>,
-    /// `--speculate-factor` as given, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speculate_factor: Option<String>,
-    /// `--parts` as given, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parts: Option<String>,
-    /// Monte Carlo trials per configuration.
-    pub trials: u64,
-    /// Master seed; trial t draws from its own stream of it.
-    pub seed: u64,
-    /// How percentiles are defined.
-    pub quantile_definition: String,
-    /// Parameter values a scheme does not admit, skipped with the reason.
-    pub skipped: Vec<String>,
-    /// What the reader must know to read the rows (e.g. infinite means).
-    pub warnings: Vec<String>,
-    /// `<scenario>/<label>` for a study run from a scenario file.
-    pub study: Option<String>,
-    /// The communication and decoding model, e.g. `comm-time=0.5 link=shared decode-time=0`.
-    #[serde(default)]
-    pub comm: String,
-    /// The unit of every time (`s`, `ms`, `us`), where known: `--time-unit`,
-    /// or seconds for a trace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_unit: Option<crate::units::TimeUnit>,
-    /// The cost view's inputs (`--iterations-per-run`, `--gpu-hour-price`,
-    /// `--dataset-size`, `--gradient-size`), where any was given.
-    #[serde(default, skip_serializing_if = "crate::units::CostModel::is_empty")]
-    pub costs: crate::units::CostModel,
-    /// `threshold` or `rank` (see [`Decoder`]).
-    pub decoder: String,
-    /// The generator of the codes that have several, where one was chosen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generator: Option<String>,
-    /// Consecutive iterations per trial, whose total is a trial's value.
-    #[serde(default = "one", skip_serializing_if = "is_one")]
-    pub iterations: u64,
-    /// Bootstrap replicates of a trace's recorded steps whose spread widens
-    /// `std_err` and the interval of the mean (`--trace-bootstrap`; see
-    /// [`crate::engine::bootstrap`]), where they ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace_bootstrap: Option<usize>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::MeanEstimate;
 
-fn one() -> u64 {
-    1
-}
-
-fn is_one(x: &u64) -> bool {
-    *x == 1
-}
-
-impl RunConfig {
-    /// The parameters that describe the study, one `key=value` each, for headers.
-    pub fn header_fields(&self) -> Vec<(&'static str, String)> {
-        let mut f = Vec::new();
-        if let Some(study) = &self.study {
-            f.push(("study", study.clone()));
+    fn summary(mean: f64, se: f64, p99: f64, p99_ci: (f64, f64)) -> Summary {
+        Summary {
+            trials: 1000,
+            mean: MeanEstimate {
+                mean,
+                std_err: Some(se),
+                ci95: Some((mean - 2.0 * se, mean + 2.0 * se)),
+            },
+            quantiles: [0.0, 0.0, p99, 0.0],
+            quantile_ci95: [(0.0, 0.0), (0.0, 0.0), p99_ci, (0.0, 0.0)],
+            survival: Vec::new(),
+            within_deadline: None,
+            infinite: 0,
         }
-        f.extend([
-            ("n", self.sizes.clone().unwrap_or_else(|| self.n.to_string())),
-            ("dist", self.dist.clone()),
-            ("load-model", self.load_model.clone()),
-        ]);
-        if let Some(c) = self.unit_time {
-            f.push(("unit-time", c.to_string()));
-        }
-        let schemes: Vec<&str> = self.schemes.iter().map(|s| s.name()).collect();
-        f.push(("scheme", schemes.join(",")));
-        for (k, v) in [
-            ("s", &self.s),
-            ("m", &self.m),
-            ("k", &self.k),
-            ("d", &self.d),
-            ("code", &self.code),
-            ("timeout", &self.timeout),
-            ("speculate-after", &self.speculate_after),
-            ("speculate-factor", &self.speculate_factor),
-            ("parts", &self.parts),
-        ] {
-            if let Some(v) = v {
-                f.push((k, v.clone()));
-            }
-        }
-        if !self.comm.is_empty() && self.comm != crate::comm::Comm::default().to_string() {
-            f.push(("comm", self.comm.clone()));
-        }
-        if self.decoder != Decoder::Threshold.name() {
-            f.push(("decoder", self.decoder.clone()));
-        }
-        if let Some(g) = &self.generator {
-            f.push(("generator", g.clone()));
-        }
-        if self.iterations > 1 {
-            f.push(("iterations", self.iterations.to_string()));
-        }
-        if let Some(b) = self.trace_bootstrap {
-            f.push(("trace-bootstrap", b.to_string()));
-        }
-        if self.mode == "analytic" {
-            f.push(("mode", "analytic".to_string()));
-        } else {
-            f.push(("trials", self.trials.to_string()));
-            f.push(("seed", self.seed.to_string()));
-        }
-        f
     }
-}
 
-/// A complete result: the configuration and its rows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
-    /// What was run.
-    pub config: RunConfig,
-    /// One row per configuration.
-    pub rows: Vec<Row>,
+    /// The intervals, worked by hand: speedup 10/5 with relative errors
+    /// 0.03 and 0.04 at correlation 0.5; p99 speedup 20/8 with standard
+    /// errors 2.5/3.92 and 0.5/3.92 at correlation 0.8.
+    #[test]
+    fn paired_intervals_take_each_correlation() {
+        let (baseline, config) = (
+            summary(10.0, 0.3, 20.0, (19.0, 21.5)),
+            summary(5.0, 0.2, 8.0, (7.9, 8.4)),
+        );
+        let mut row = Row::default();
+        let pairing = Pairing {
+            mean: Some(0.5),
+            p99: Some(0.8),
+        };
+        row.paired_intervals(&config, &baseline, &pairing);
+        let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-12;
+        assert!(close(row.speedup_ci95_low, 1.863_543_297_396_580_2), "{row:?}");
+        assert!(close(row.speedup_ci95_high, 2.146_448_652_729_511_2), "{row:?}");
+        assert!(close(row.p99_speedup_ci95_low, 2.397_351_190_643_967), "{row:?}");
+        assert!(close(row.p99_speedup_ci95_high, 2.607_043_984_373_916), "{row:?}");
+        assert_eq!((row.p99_ci95_low, row.p99_ci95_high), (Some(7.9), Some(8.4)));
+        row.paired_intervals(&config, &baseline, &Pairing::default());
+        assert_eq!((row.speedup_ci95_low, row.p99_speedup_ci95_high), (None, None));
+    }
 }

@@ -204,14 +204,9 @@ impl Figure {
         let chart = match self.kind {
             FigureKind::Sweep(metric) => {
                 let baseline = study.exact_law(&study.baseline());
-                let p99_ci: Vec<Option<(f64, f64)>> = match outcome {
-                    Some(o) => o.configs.iter().map(|s| Some(s.quantile_ci95[2])).collect(),
-                    None => vec![None; rows.len()],
-                };
                 let data = SweepData {
                     config,
                     rows,
-                    p99_ci: &p99_ci,
                     baseline_exact: baseline.map(|l| (l.mean(), l.quantile(0.99))),
                 };
                 sweep_chart(&data, metric).with_context(|| format!("--plot {}", self.path.display()))?

@@ -14,6 +14,7 @@
 pub mod approx;
 pub mod bootstrap;
 mod kernels;
+pub mod pairing;
 pub mod pass;
 pub mod sort;
 mod targets;
@@ -119,6 +120,9 @@ pub struct Outcome {
     pub baseline: Summary,
     /// Passes over the trials that the quantiles needed.
     pub passes: u32,
+    /// Each configuration's correlations with the baseline on the same
+    /// draws, for the paired speedup intervals (see [`pairing`]).
+    pub pairing: Vec<pairing::Pairing>,
 }
 
 /// Simulates `study` with the fast rule evaluations.
@@ -355,6 +359,7 @@ impl<'a> Started<'a> {
             configs: summaries,
             baseline,
             passes,
+            pairing: self.pairing(),
         }
     }
 }
@@ -506,13 +511,19 @@ impl Runner<'_> {
             .map_init(
                 || self.plan.scratch(),
                 |scratch, c| {
-                    let mut values = Vec::with_capacity(CHUNK as usize * self.plan.slots());
-                    self.run_chunk(c, scratch, |batch, _| values.extend_from_slice(batch));
+                    let values = self.chunk_values(c, scratch);
                     progress.advance(values.len() as u64 / self.plan.slots() as u64);
                     values
                 },
             )
             .collect()
+    }
+
+    /// One chunk's values, in batches as [`Self::run_chunk`] lays them out.
+    fn chunk_values(&self, chunk: u64, scratch: &mut Scratch) -> Vec<f64> {
+        let mut values = Vec::with_capacity(CHUNK as usize * self.plan.slots());
+        self.run_chunk(chunk, scratch, |batch, _| values.extend_from_slice(batch));
+        values
     }
 
     /// Chunks in the pilot: [`PILOT_CHUNKS`], within [`PILOT_BYTES`], at least one.

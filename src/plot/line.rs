@@ -237,6 +237,12 @@ where
                 .chain(band.iter().rev().map(|b| (b.0, b.1)))
                 .collect();
             ctx.draw_series(std::iter::once(Polygon::new(outline, look.color.mix(0.16).filled())))?;
+        } else if let (Some(look), [(x, lo, hi)]) = (of(l), band.as_slice()) {
+            // A lone point (a scheme that admits one value of x here): an error bar.
+            ctx.draw_series(std::iter::once(PathElement::new(
+                vec![(*x, *lo), (*x, *hi)],
+                c.stroke(look.color, 1.0),
+            )))?;
         }
     }
     let simulated = |inexact: bool| {

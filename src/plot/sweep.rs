@@ -65,8 +65,6 @@ pub struct SweepData<'a> {
     pub config: &'a RunConfig,
     /// The rows, as exported.
     pub rows: &'a [Row],
-    /// The 95% interval of each row's p99 (None for exact rows), aligned with `rows`.
-    pub p99_ci: &'a [Option<(f64, f64)>],
     /// The exact mean and p99 of uncoded, for exact speedups.
     pub baseline_exact: Option<(f64, f64)>,
 }
@@ -155,7 +153,7 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
         }
     };
     let mut series: Vec<Series> = Vec::new();
-    for (i, r) in data.rows.iter().enumerate() {
+    for r in data.rows {
         let label = key(r);
         let idx = match series.iter().position(|s| s.label == label) {
             Some(idx) => idx,
@@ -174,15 +172,15 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
         let x = x_of(r);
         let (y, band, exact) = match metric {
             Metric::Mean => (r.mean, r.ci95_low.zip(r.ci95_high), r.analytic_mean),
-            Metric::P99 => (r.p99, data.p99_ci.get(i).copied().flatten(), r.analytic_p99),
+            Metric::P99 => (r.p99, r.p99_ci95_low.zip(r.p99_ci95_high), r.analytic_p99),
             Metric::Speedup => (
                 r.speedup.unwrap_or(f64::NAN),
-                None,
+                r.speedup_ci95_low.zip(r.speedup_ci95_high),
                 ratio(data.baseline_exact.map(|b| b.0), r.analytic_mean),
             ),
             Metric::P99Speedup => (
                 r.p99_speedup.unwrap_or(f64::NAN),
-                None,
+                r.p99_speedup_ci95_low.zip(r.p99_speedup_ci95_high),
                 ratio(data.baseline_exact.map(|b| b.1), r.analytic_p99),
             ),
         };
@@ -233,7 +231,7 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
     let band_note = if matches!(metric, Metric::Mean | Metric::P99) {
         ", shaded: 95% interval"
     } else {
-        ""
+        ", shaded: paired 95% interval"
     };
     Ok(LineChart {
         title: format!("{title} against {x_symbol}{band_note}"),

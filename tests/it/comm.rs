@@ -229,7 +229,7 @@ fn cli_zero_transfer_reproduces_and_bad_input_is_refused() {
     };
     assert_eq!(strip(&shared), strip(&plain));
     let header = String::from_utf8(plain).unwrap();
-    assert!(header.starts_with("scheme,n,s,m,k,load,message,exact,trials,mean,std_err,ci95_low,ci95_high,p50,p90,p99,p999,speedup,p99_speedup,analytic_mean,analytic_p99,link,transfer_time,decode_time,decoder,approx_error,undecodable,data_fraction,timeout,extra_work,staleness,parts,iterations,inclusion_min,inclusion_max\n"));
+    assert!(header.starts_with("scheme,n,s,m,k,load,message,exact,trials,mean,std_err,ci95_low,ci95_high,p50,p90,p99,p999,speedup,p99_speedup,analytic_mean,analytic_p99,link,transfer_time,decode_time,decoder,approx_error,undecodable,data_fraction,timeout,extra_work,staleness,parts,iterations,inclusion_min,inclusion_max,p99_ci95_low,p99_ci95_high,speedup_ci95_low,speedup_ci95_high,p99_speedup_ci95_low,p99_speedup_ci95_high\n"));
     let cases: &[(&[&str], &str)] = &[
         (&["--comm-time", "-1"], "--comm-time -1 is out of range"),
         (

@@ -88,8 +88,8 @@ fn cli_rank_decoder() {
     .assert()
     .success()
     .stdout(
-        predicate::str::contains(",rank,0.0,0.0,1.0,,,,,1,,\n")
-            .and(predicate::str::contains(",rank,0.25,,0.75,,,,,1,,\n")),
+        predicate::str::contains(",rank,0.0,0.0,1.0,,,,,1,,,")
+            .and(predicate::str::contains(",rank,0.25,,0.75,,,,,1,,,")),
     );
     g().args([
         "run",

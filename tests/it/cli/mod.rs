@@ -21,7 +21,7 @@ fn stdout_of(args: &[&str]) -> String {
 /// The output columns of `run --format csv`: the scheme, its statistics and
 /// analytic values, then the communication model's columns, which were
 /// appended and must never be reordered (scripts read columns by position).
-const HEADER: &str = "scheme,n,s,m,k,load,message,exact,trials,mean,std_err,ci95_low,ci95_high,p50,p90,p99,p999,speedup,p99_speedup,analytic_mean,analytic_p99,link,transfer_time,decode_time,decoder,approx_error,undecodable,data_fraction,timeout,extra_work,staleness,parts,iterations,inclusion_min,inclusion_max";
+const HEADER: &str = "scheme,n,s,m,k,load,message,exact,trials,mean,std_err,ci95_low,ci95_high,p50,p90,p99,p999,speedup,p99_speedup,analytic_mean,analytic_p99,link,transfer_time,decode_time,decoder,approx_error,undecodable,data_fraction,timeout,extra_work,staleness,parts,iterations,inclusion_min,inclusion_max,p99_ci95_low,p99_ci95_high,speedup_ci95_low,speedup_ci95_high,p99_speedup_ci95_low,p99_speedup_ci95_high";
 
 mod bad_input;
 mod columns;

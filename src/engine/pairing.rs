@@ -1,0 +1,210 @@
+//! How each configuration's estimates move with the baseline's on the same
+//! draws: what the paired intervals of `speedup` and `p99_speedup` need.
+//!
+//! Both speedups are ratios of two estimates from the same trials (common
+//! random numbers), so their errors are correlated, and an interval that
+//! treated them as independent would be too wide (or, for a negative
+//! correlation, too narrow). The delta method on the log scale (see
+//! [`ratio_interval`]) needs each estimate's standard error, which the run
+//! gives from all its trials, and the correlation of the two estimates:
+//! - of two sample means, the correlation of the two times;
+//! - of two sample p-quantiles, by their Bahadur representation (Serfling
+//!   1980, §2.5), the correlation of the indicators 1{X ≤ x_p} and
+//!   1{U ≤ u_p}.
+//!
+//! Both correlations are properties of the joint law, not of the number of
+//! trials, and are estimated from the pairing sample: the pilot's trials
+//! (the first min(N, 65 536)), or, where a run took its percentile windows
+//! from the exact law and had no pilot, its first 16 384 trials ([`CHUNKS`]
+//! chunks) simulated again. On n pairs, the correlation of the means has a
+//! standard error of about (1 − ρ²)/√n; that of the p99 indicators about
+//! √(q/n)/(0.99 · 0.01), q the share of trials above both p99s (0.0001 to
+//! 0.01): 0.012 to 0.095 at n = 65 536. The windows come from the law only
+//! for independent workers, whose p99 indicators are weakly correlated.
+
+use rayon::prelude::*;
+
+use crate::stats::{Z95, quantile};
+
+/// Chunks of the pairing sample of a run without a pilot.
+pub const CHUNKS: u64 = 2;
+
+/// The level whose paired interval is computed besides the mean's: p99.
+const LEVEL: f64 = 0.99;
+
+/// One configuration's correlations with the baseline, on the pairing sample.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Pairing {
+    /// Correlation of the configuration's time with the baseline's; `None`
+    /// where a time is infinite (the mean is then not estimated).
+    pub mean: Option<f64>,
+    /// Correlation of the indicators below each one's sample p99.
+    pub p99: Option<f64>,
+}
+
+impl super::Started<'_> {
+    /// The pairings on the pilot's trials, or where the run had no pilot
+    /// on its first [`CHUNKS`] chunks simulated again (without
+    /// progress).
+    pub(super) fn pairing(&self) -> Vec<Pairing> {
+        let again: Vec<Vec<f64>>;
+        let stored = if self.pilot.is_empty() {
+            again = (0..CHUNKS.min(self.runner.pilot_chunks()))
+                .into_par_iter()
+                .map_init(
+                    || self.runner.plan.scratch(),
+                    |scratch, c| self.runner.chunk_values(c, scratch),
+                )
+                .collect();
+            &again
+        } else {
+            &self.pilot
+        };
+        let slots = self.runner.plan.slots();
+        let trials = stored.iter().map(|v| v.len() / slots).sum();
+        let mut columns = vec![Vec::with_capacity(trials); slots];
+        for (c, values) in stored.iter().enumerate() {
+            self.runner.stored_batches(c as u64, values, |b, count| {
+                for (j, column) in columns.iter_mut().enumerate() {
+                    column.extend_from_slice(&b[j * count..(j + 1) * count]);
+                }
+            });
+        }
+        pairings(&columns)
+    }
+}
+
+/// The pairing of each column but the last with the last (the baseline),
+/// the columns holding the same trials in the same order.
+pub(crate) fn pairings(columns: &[Vec<f64>]) -> Vec<Pairing> {
+    let Some((baseline, configs)) = columns.split_last() else {
+        return Vec::new();
+    };
+    let below_u = below_p99(baseline);
+    configs
+        .par_iter()
+        .map(|x| Pairing {
+            mean: correlation(x, baseline),
+            p99: below_u.as_ref().and_then(|u| indicator_correlation(&below_p99(x)?, u)),
+        })
+        .collect()
+}
+
+/// Pearson's correlation of two equally long samples; 0 where one is
+/// constant, `None` where a value is not finite or there are fewer than two.
+fn correlation(x: &[f64], u: &[f64]) -> Option<f64> {
+    let n = x.len();
+    if n < 2 || n != u.len() || x.iter().chain(u).any(|v| !v.is_finite()) {
+        return None;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / n as f64;
+    let (mx, mu) = (mean(x), mean(u));
+    let (mut sxx, mut suu, mut sxu) = (0.0, 0.0, 0.0);
+    for (&a, &b) in x.iter().zip(u) {
+        let (dx, du) = (a - mx, b - mu);
+        sxx += dx * dx;
+        suu += du * du;
+        sxu += dx * du;
+    }
+    if sxx == 0.0 || suu == 0.0 {
+        return Some(0.0);
+    }
+    Some((sxu / (sxx * suu).sqrt()).clamp(-1.0, 1.0))
+}
+
+/// Which values lie at or below the sample's own p99; `None` for an empty sample.
+fn below_p99(v: &[f64]) -> Option<Vec<bool>> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut sorted = v.to_vec();
+    let rank = quantile::target_index(LEVEL, v.len() as u64) as usize;
+    let (_, &mut q, _) = sorted.select_nth_unstable_by(rank, f64::total_cmp);
+    Some(v.iter().map(|&t| t <= q).collect())
+}
+
+/// The correlation of two indicator samples; 0 where one is constant (an
+/// atom at the quantile can make every value lie at or below it).
+fn indicator_correlation(a: &[bool], b: &[bool]) -> Option<f64> {
+    let n = a.len() as f64;
+    if a.is_empty() || a.len() != b.len() {
+        return None;
+    }
+    let count = |f: &dyn Fn(usize) -> bool| (0..a.len()).filter(|&i| f(i)).count() as f64 / n;
+    let (fa, fb, fab) = (count(&|i| a[i]), count(&|i| b[i]), count(&|i| a[i] && b[i]));
+    let spread = (fa * (1.0 - fa) * fb * (1.0 - fb)).sqrt();
+    if spread == 0.0 {
+        return Some(0.0);
+    }
+    Some(((fab - fa * fb) / spread).clamp(-1.0, 1.0))
+}
+
+/// The 95% interval of the ratio `a / b` of two positive estimates with
+/// standard errors `se_a` and `se_b` and correlation `rho`, by the delta
+/// method on the log scale: log(a/b) has variance (se_a/a)² + (se_b/b)² −
+/// 2ρ(se_a/a)(se_b/b), and the interval is (a/b)·exp(∓1.96·√that). `None`
+/// where a value is not positive and finite.
+pub fn ratio_interval(a: f64, se_a: f64, b: f64, se_b: f64, rho: f64) -> Option<(f64, f64)> {
+    let ok = |v: f64| v.is_finite() && v > 0.0;
+    if !(ok(a) && ok(b) && se_a.is_finite() && se_b.is_finite() && rho.is_finite()) || se_a < 0.0 || se_b < 0.0 {
+        return None;
+    }
+    let (ra, rb) = (se_a / a, se_b / b);
+    let var = (ra * ra + rb * rb - 2.0 * rho * ra * rb).max(0.0);
+    let (r, half) = (a / b, Z95 * var.sqrt());
+    Some((r * (-half).exp(), r * half.exp()))
+}
+
+/// The standard error of a sample quantile from its distribution-free 95%
+/// interval (the order statistics at levels q ∓ 1.96·√(q(1−q)/N)): the
+/// interval's width over 2 × 1.96, the Siddiqui–Bloch–Gastwirth estimate
+/// of √(q(1−q)/N)/f(x_q).
+pub fn quantile_std_err(interval: (f64, f64)) -> f64 {
+    (interval.1 - interval.0) / (2.0 * Z95)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn correlations_of_known_samples() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(correlation(&x, &[2.0, 4.0, 6.0, 8.0]), Some(1.0));
+        assert_eq!(correlation(&x, &[8.0, 6.0, 4.0, 2.0]), Some(-1.0));
+        assert_eq!(correlation(&x, &[5.0; 4]), Some(0.0));
+        assert_eq!(correlation(&x, &[1.0, 2.0, 3.0, f64::INFINITY]), None);
+        // 2 / √(5 · 4).
+        let r = correlation(&x, &[1.0, 3.0, 1.0, 3.0]).unwrap();
+        assert!((r - 0.447_213_595_499_958).abs() < 1e-12, "{r}");
+        // (1, 0, 1, 0) against (1, 1, 0, 0): uncorrelated.
+        let (a, b) = ([true, false, true, false], [true, true, false, false]);
+        assert_eq!(indicator_correlation(&a, &b), Some(0.0));
+        assert_eq!(indicator_correlation(&a, &a), Some(1.0));
+        assert_eq!(indicator_correlation(&a, &[true; 4]), Some(0.0));
+    }
+
+    #[test]
+    fn the_p99_indicator_marks_the_lower_99_percent() {
+        let v: Vec<f64> = (1..=200).rev().map(f64::from).collect();
+        let below = below_p99(&v).unwrap();
+        // Rank ⌈0.99 · 200⌉ = 198: the values 1..=198.
+        assert_eq!(below.iter().filter(|&&b| b).count(), 198);
+        assert!(!below[0] && !below[1] && below[2]);
+    }
+
+    #[test]
+    fn ratio_intervals_follow_the_delta_method() {
+        // Independent: relative errors add in quadrature.
+        let (lo, hi) = ratio_interval(10.0, 0.3, 5.0, 0.2, 0.0).unwrap();
+        let half = Z95 * (0.03f64.powi(2) + 0.04f64.powi(2)).sqrt();
+        assert!((lo - 2.0 * (-half).exp()).abs() < 1e-12 && (hi - 2.0 * half.exp()).abs() < 1e-12);
+        // Perfectly correlated with equal relative errors: no error at all.
+        assert_eq!(ratio_interval(10.0, 0.3, 5.0, 0.15, 1.0), Some((2.0, 2.0)));
+        // Negative correlation widens it.
+        let wide = ratio_interval(10.0, 0.3, 5.0, 0.2, -0.5).unwrap();
+        assert!(wide.0 < lo && wide.1 > hi);
+        assert_eq!(ratio_interval(f64::INFINITY, 0.3, 5.0, 0.2, 0.0), None);
+        assert_eq!(ratio_interval(1.0, f64::NAN, 5.0, 0.2, 0.0), None);
+    }
+}

@@ -1,0 +1,166 @@
+//! The paired 95% intervals of `speedup` and `p99_speedup` cover the exact
+//! speedups at their nominal rate: 400 independent runs (seeds 0..400) of
+//! n = 6 exponential workers under the fixed load, where the exact values
+//! are harmonic numbers (means) and binomial tails (p99s).
+//!
+//! Each run's coverage is a Bernoulli(0.95) draw, so the count over 400 runs
+//! has mean 380 and standard error √(400 · 0.95 · 0.05) = 4.36; it must lie
+//! within 3.5 of them, [365, 395]. An interval that ignored the pairing
+//! (treating the two estimates as independent) covers in every run, as does
+//! one twice too wide; one half as wide covers about 68%.
+
+use gcsim::dist::Dist;
+use gcsim::engine::{self, Silent};
+use gcsim::load::LoadModel;
+use gcsim::report;
+use gcsim::scheme::SchemeKind;
+use gcsim::study::Study;
+
+use super::{harmonic, iteration_cdf, scheme, worker_cdf};
+
+const RUNS: u64 = 400;
+const N: usize = 6;
+/// Tolerances of the straggler codes of the study.
+const TOLERANCES: [usize; 2] = [1, 3];
+
+/// The t in [0, hi] at which a continuous increasing `cdf` reaches `q`, by bisection.
+fn invert(cdf: impl Fn(f64) -> f64, q: f64, hi: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, hi);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if cdf(mid) < q { lo = mid } else { hi = mid }
+    }
+    0.5 * (lo + hi)
+}
+
+fn study(trials: u64, seed: u64) -> Study {
+    let schemes = TOLERANCES
+        .iter()
+        .map(|&s| scheme(SchemeKind::Crc, N, Some(s), None, None))
+        .collect();
+    Study::new(N, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, trials, seed).unwrap()
+}
+
+/// Coverage counts over the runs, per tolerance: (speedup, p99 speedup).
+fn coverage(trials: u64) -> Vec<(u64, u64)> {
+    let dist = Dist::exp(1.0).unwrap();
+    let p99 = |s: usize| {
+        let code = scheme(SchemeKind::Crc, N, Some(s), None, None);
+        invert(
+            iteration_cdf(&code, worker_cdf(&dist, LoadModel::Fixed, 1.0)),
+            0.99,
+            100.0,
+        )
+    };
+    let exact: Vec<(f64, f64)> = TOLERANCES
+        .iter()
+        .map(|&s| (harmonic(N) / (harmonic(N) - harmonic(s)), p99(0) / p99(s)))
+        .collect();
+    let mut counts = vec![(0, 0); TOLERANCES.len()];
+    for seed in 0..RUNS {
+        let study = study(trials, seed);
+        let rows = report::rows(&study, &engine::simulate(&study, &Silent));
+        for ((row, &(mean, p99)), count) in rows.iter().zip(&exact).zip(&mut counts) {
+            let covers = |lo: Option<f64>, hi: Option<f64>, x: f64| u64::from(lo.unwrap() <= x && x <= hi.unwrap());
+            count.0 += covers(row.speedup_ci95_low, row.speedup_ci95_high, mean);
+            count.1 += covers(row.p99_speedup_ci95_low, row.p99_speedup_ci95_high, p99);
+        }
+    }
+    counts
+}
+
+fn check(trials: u64) {
+    for (s, (mean, p99)) in TOLERANCES.iter().zip(coverage(trials)) {
+        for (what, covered) in [("speedup", mean), ("p99_speedup", p99)] {
+            eprintln!("{what} of crc s={s} at {trials} trials: covered in {covered} of {RUNS} runs");
+            assert!(
+                (365..=395).contains(&covered),
+                "{what} of crc s={s} at {trials} trials: covered in {covered} of {RUNS} runs"
+            );
+        }
+    }
+}
+
+/// Runs no longer than the pilot: every value is kept, the pairing is
+/// measured on all of them.
+#[test]
+fn paired_intervals_cover_in_runs_within_the_pilot() {
+    check(4000);
+}
+
+/// Longer runs: the pairing is measured on the pilot's 65 536 trials, the
+/// standard errors on all.
+#[test]
+fn paired_intervals_cover_in_runs_beyond_the_pilot() {
+    check(100_000);
+}
+
+/// A run long enough to take its windows from the exact law has no pilot:
+/// its first 16 384 trials are simulated again, the same trials a run of
+/// 16 384 holds, and a run of one chunk pairs on that chunk.
+#[test]
+fn the_pairing_without_a_pilot_is_the_pilots() {
+    let long = study(8 * 65_536, 7);
+    let short = study(16_384, 7);
+    let (long, short) = (engine::simulate(&long, &Silent), engine::simulate(&short, &Silent));
+    assert_eq!(long.pairing, short.pairing);
+    let one_chunk = engine::simulate(&study(8192, 7), &Silent);
+    assert_ne!(one_chunk.pairing, short.pairing);
+    for p in &long.pairing {
+        let (mean, p99) = (p.mean.unwrap(), p.p99.unwrap());
+        assert!(mean > 0.0 && mean < 1.0 && p99 > 0.0 && p99 < 1.0, "{p:?}");
+    }
+}
+
+/// The pairing against exact correlations. With exponential workers under
+/// the fixed load the k-th order statistic is Σ_{j≤k} E_j/(n−j+1) (Rényi),
+/// so corr(X_(k), X_(n)) = √(Σ_{j≤k} (n−j+1)⁻² / Σ_{j≤n} (n−j+1)⁻²); and
+/// P(X_(k) ≤ x, X_(n) ≤ u) = Σ_{j≥k} C(n, j) G(x)^j (G(u) − G(x))^{n−j}
+/// for x ≤ u. Both are measured on the pilot's 65 536 trials, where the
+/// correlation of the means has a standard error of about (1 − ρ²)/256 and
+/// that of the p99 indicators about √(q/65 536)/(0.99 · 0.01), q the
+/// probability that both times exceed their p99; the tolerance is 4.5 of
+/// them.
+#[test]
+fn the_pairing_is_the_exact_correlation() {
+    let out = engine::simulate(&study(100_000, 11), &Silent);
+    let g_of = |q: f64, k: usize| {
+        // G(x) at which P(X_(k) ≤ x) = P(Bin(n, G) ≥ k) = q.
+        invert(
+            |g| {
+                (k..=N)
+                    .map(|j| binomial(N, j) * g.powi(j as i32) * (1.0 - g).powi((N - j) as i32))
+                    .sum()
+            },
+            q,
+            1.0,
+        )
+    };
+    let gu = g_of(0.99, N);
+    for (&s, pairing) in TOLERANCES.iter().zip(&out.pairing) {
+        let k = N - s;
+        let var = |k: usize| (1..=k).map(|j| ((N - j + 1) as f64).powi(-2)).sum::<f64>();
+        let mean = (var(k) / var(N)).sqrt();
+        let gx = g_of(0.99, k);
+        let joint: f64 = (k..=N)
+            .map(|j| binomial(N, j) * gx.powi(j as i32) * (gu - gx).powi((N - j) as i32))
+            .sum();
+        let p99 = (joint - 0.99 * 0.99) / (0.99 * 0.01);
+        let both_above = 1.0 - 2.0 * 0.99 + joint;
+        let (m, q) = (pairing.mean.unwrap(), pairing.p99.unwrap());
+        let tol_mean = 4.5 * (1.0 - mean * mean) / 256.0;
+        let tol_p99 = 4.5 * (both_above / 65_536.0).sqrt() / (0.99 * 0.01);
+        assert!(
+            (m - mean).abs() < tol_mean,
+            "crc s={s}: mean correlation {m}, exact {mean}"
+        );
+        assert!(
+            (q - p99).abs() < tol_p99,
+            "crc s={s}: p99 correlation {q}, exact {p99} ± {tol_p99}"
+        );
+    }
+}
+
+fn binomial(n: usize, k: usize) -> f64 {
+    (0..k).map(|i| (n - i) as f64 / (i + 1) as f64).product()
+}

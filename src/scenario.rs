@@ -18,6 +18,11 @@
 //! # dist, load_model, unit_time, n, iterations, trace_bootstrap, analytic may be set per study
 //! figures = [{ file = "speedup.png", metric = "speedup" }]
 //!
+//! [[figure]]                              # several studies on one axis
+//! file = "scaled-vs-fixed.png"
+//! metric = "mean"
+//! studies = ["crc", "crc-fixed"]          # [[study]] labels, at least two
+//!
 //! [[train]]                               # gradient descent on the timeline (train.rs)
 //! label = "tta"                           # files: <label>.csv, .json, -curves.csv
 //! schemes = ["uncoded", "frc", "crc"]
@@ -110,6 +115,7 @@ struct FigureFile {
     font_size: Option<Spanned<f64>>,
     title: Option<bool>,
     log_y: Option<bool>,
+    studies: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -165,6 +171,7 @@ struct ScenarioFile {
     analytic: bool,
     study: Option<Spanned<Vec<StudyFile>>>,
     train: Option<Spanned<Vec<TrainFile>>>,
+    figure: Option<Vec<FigureFile>>,
 }
 
 /// A figure of a study: where it goes (relative to the scenario's directory),
@@ -177,6 +184,16 @@ pub struct FigureSpec {
     pub metric: Metric,
     /// Size, dpi, font size, heading and y scale.
     pub style: FigureStyle,
+}
+
+/// A top-level `[[figure]]`: one metric of several studies on one axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overlay {
+    /// Where and how.
+    pub figure: FigureSpec,
+    /// The studies it draws, as indices into [`Scenario::studies`], in the
+    /// order given.
+    pub studies: Vec<usize>,
 }
 
 /// The file a figure's plotted series are written to, beside it:
@@ -243,6 +260,8 @@ pub struct Scenario {
     pub studies: Vec<ScenarioStudy>,
     /// The training studies, in file order; they run after the studies.
     pub trains: Vec<ScenarioTrain>,
+    /// The `[[figure]]` overlays, drawn once their studies have run.
+    pub overlays: Vec<Overlay>,
 }
 
 /// A file-name-safe identifier.
@@ -327,11 +346,16 @@ impl Scenario {
         for tr in file.train.iter().flat_map(|t| t.get_ref()) {
             trains.push(train::train(&src, &file, tr, &mut taken)?);
         }
+        let mut overlays = Vec::new();
+        for f in file.figure.iter().flatten() {
+            overlays.push(overlay(&src, f, &studies, &mut taken)?);
+        }
         Ok(Scenario {
             name: file.name.into_inner(),
             description: file.description,
             studies,
             trains,
+            overlays,
         })
     }
 }
@@ -419,22 +443,13 @@ fn study(
         return src.err(Some(f.file.span()), format!("{owner}: {e}"));
     }
     for f in &st.figures {
-        let name = src.figure_file("file", &f.file)?;
-        src.claim(taken, &name, &owner, "file", f.file.span())?;
-        src.claim(taken, &figure_data_file(&name), &owner, "file", f.file.span())?;
-        let metric = match &f.metric {
-            None => Metric::Speedup,
-            Some(m) => match m.get_ref().parse::<Metric>() {
-                Ok(m) => m,
-                Err(e) => return src.err(Some(m.span()), format!("key `metric`: {e}")),
-            },
-        };
-        let style = figure_style(src, f, &name)?;
-        figures.push(FigureSpec {
-            file: name,
-            metric,
-            style,
-        });
+        if let Some(studies) = &f.studies {
+            return src.err(
+                Some(studies.span()),
+                format!("{owner}: key `studies`: a study's figure draws that study; to draw several studies on one axis, use a top-level [[figure]] with `studies`"),
+            );
+        }
+        figures.push(figure_spec(src, f, &owner, taken)?);
     }
     Ok(ScenarioStudy {
         label,
@@ -445,6 +460,89 @@ fn study(
         analytic,
         trace_bootstrap,
         figures,
+    })
+}
+
+/// A figure table's file (claimed for `owner`, with its data file), metric and style.
+fn figure_spec(src: &Source, f: &FigureFile, owner: &str, taken: &mut Taken) -> Result<FigureSpec, ScenarioError> {
+    let name = src.figure_file("file", &f.file)?;
+    src.claim(taken, &name, owner, "file", f.file.span())?;
+    src.claim(taken, &figure_data_file(&name), owner, "file", f.file.span())?;
+    let metric = match &f.metric {
+        None => Metric::Speedup,
+        Some(m) => match m.get_ref().parse::<Metric>() {
+            Ok(m) => m,
+            Err(e) => return src.err(Some(m.span()), format!("key `metric`: {e}")),
+        },
+    };
+    let style = figure_style(src, f, &name)?;
+    Ok(FigureSpec {
+        file: name,
+        metric,
+        style,
+    })
+}
+
+/// A top-level [[figure]]: its studies must be [[study]] labels, at least
+/// two, none twice, whose figures share one x axis.
+fn overlay(
+    src: &Source,
+    f: &FigureFile,
+    studies: &[ScenarioStudy],
+    taken: &mut Taken,
+) -> Result<Overlay, ScenarioError> {
+    let labels = || studies.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", ");
+    let Some(given) = &f.studies else {
+        return src.err(
+            Some(f.file.span()),
+            "[[figure]]: missing key `studies`, the labels of the [[study]] tables it draws on one axis (e.g. studies = [\"scaled\", \"fixed\"])",
+        );
+    };
+    let mut chosen: Vec<usize> = Vec::new();
+    for label in given.get_ref() {
+        let Some(i) = studies.iter().position(|s| &s.label == label) else {
+            return src.err(
+                Some(given.span()),
+                format!(
+                    "key `studies`: no [[study]] is labelled `{label}`; accepted: {}",
+                    labels()
+                ),
+            );
+        };
+        if chosen.contains(&i) {
+            return src.err(Some(given.span()), format!("key `studies`: `{label}` is listed twice"));
+        }
+        chosen.push(i);
+    }
+    if chosen.len() < 2 {
+        return src.err(
+            Some(given.span()),
+            "key `studies`: an overlay draws at least two studies (one study's figure goes in its own `figures`)",
+        );
+    }
+    let mut axis: Option<(&str, &str)> = None;
+    for &i in &chosen {
+        let st = &studies[i];
+        let x = crate::plot::sweep::x_axis_of(st.study.schemes(), st.ranges.k.is_some())
+            .or_else(|e| src.err(Some(given.span()), format!("key `studies`: study `{}`: {e}", st.label)))?;
+        match axis {
+            Some((first, symbol)) if symbol != x => {
+                return src.err(
+                    Some(given.span()),
+                    format!(
+                        "key `studies`: an overlay has one x axis: study `{first}` is drawn against {symbol}, study `{}` against {x}",
+                        st.label
+                    ),
+                );
+            }
+            None => axis = Some((&st.label, x)),
+            _ => {}
+        }
+    }
+    let owner = format!("figure `{}`", f.file.get_ref());
+    Ok(Overlay {
+        figure: figure_spec(src, f, &owner, taken)?,
+        studies: chosen,
     })
 }
 

@@ -202,19 +202,23 @@ impl Figure {
     /// Draws the figure of a finished run, and writes its series where asked.
     pub fn draw(&self, study: &Study, config: &RunConfig, rows: &[Row], outcome: Option<&Outcome>) -> Result<()> {
         let chart = match self.kind {
-            FigureKind::Sweep(metric) => {
-                let baseline = study.exact_law(&study.baseline());
-                let data = SweepData {
-                    config,
-                    rows,
-                    baseline_exact: baseline.map(|l| (l.mean(), l.quantile(0.99))),
-                };
-                sweep_chart(&data, metric).with_context(|| format!("--plot {}", self.path.display()))?
-            }
+            FigureKind::Sweep(metric) => sweep_chart_of(study, config, rows, metric)
+                .with_context(|| format!("--plot {}", self.path.display()))?,
             FigureKind::Survival => survival_chart(config, &survival_curves(study, outcome)),
         };
         draw_chart(&chart, &self.path, &self.options)
     }
+}
+
+/// The sweep chart of `metric` over a study's rows.
+pub fn sweep_chart_of(study: &Study, config: &RunConfig, rows: &[Row], metric: Metric) -> Result<LineChart> {
+    let baseline = study.exact_law(&study.baseline());
+    let data = SweepData {
+        config,
+        rows,
+        baseline_exact: baseline.map(|l| (l.mean(), l.quantile(0.99))),
+    };
+    Ok(sweep_chart(&data, metric)?)
 }
 
 /// Draws `chart` to `path` in `options`' style, and writes its series to

@@ -12,13 +12,14 @@ use clap::Args;
 use gcsim::export::markup::markup_cells;
 use gcsim::export::{self, Export, Format};
 use gcsim::plot::FigureStyle;
+use gcsim::plot::sweep::overlay_chart;
 use gcsim::report::{self, Report};
 use gcsim::scenario::page::{Page, Section};
 use gcsim::scenario::{Scenario, ScenarioStudy, ScenarioTrain, figure_data_file};
 use gcsim::train::report::{loss_chart, write_curves};
 
 use super::common::{MIN_TRACE_STEPS, short_trace_warning};
-use super::figure::{Figure, FigureKind, FigureOptions, draw_chart};
+use super::figure::{Figure, FigureKind, FigureOptions, draw_chart, sweep_chart_of};
 use super::job::{Engine, bootstrap_note, evaluate};
 use super::notes::note;
 use super::output::{self, Stdout, write_atomically};
@@ -92,7 +93,14 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
         std::fs::create_dir_all(&dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;
         output::probe(&dir).context("--out-dir")?;
         let studies = scenario.studies.iter().flat_map(ScenarioStudy::outputs);
-        for file in studies.chain(scenario.trains.iter().flat_map(ScenarioTrain::outputs)) {
+        let overlays = scenario
+            .overlays
+            .iter()
+            .flat_map(|o| [o.figure.file.clone(), figure_data_file(&o.figure.file)]);
+        for file in studies
+            .chain(scenario.trains.iter().flat_map(ScenarioTrain::outputs))
+            .chain(overlays)
+        {
             output::check("--out-dir", &dir.join(file))?;
         }
         let report = if args.report {
@@ -141,6 +149,8 @@ impl ScenarioJob {
             writeln!(stdout, "# {}: {d}", self.scenario.name)?;
         }
         let studies = std::mem::take(&mut self.scenario.studies);
+        // Each study's report, for the overlays drawn after them.
+        let mut reports: Vec<Report> = Vec::with_capacity(studies.len());
         for st in &studies {
             let mut config = run_config("scenario", &st.study, st.kinds.clone());
             config.study = Some(format!("{}/{}", self.scenario.name, st.label));
@@ -185,7 +195,9 @@ impl ScenarioJob {
             wrote(&mut stdout, &written)?;
             let figures = st.figures.iter().map(|f| f.file.clone()).collect();
             self.add_section(&st.label, &report, figures)?;
+            reports.push(report);
         }
+        self.overlays(&studies, &reports, &mut stdout)?;
         let trains = std::mem::take(&mut self.scenario.trains);
         for tr in &trains {
             self.train(tr, &mut stdout)?;
@@ -199,6 +211,43 @@ impl ScenarioJob {
         }
         stdout.flush()?;
         Ok(Status::Success)
+    }
+
+    /// Draws each [[figure]] overlay from its studies' rows.
+    fn overlays(&mut self, studies: &[ScenarioStudy], reports: &[Report], stdout: &mut Stdout) -> Result<()> {
+        let overlays = std::mem::take(&mut self.scenario.overlays);
+        for overlay in &overlays {
+            let spec = &overlay.figure;
+            let charts = overlay
+                .studies
+                .iter()
+                .map(|&i| {
+                    let (st, report) = (&studies[i], &reports[i]);
+                    Ok((
+                        st.label.as_str(),
+                        sweep_chart_of(&st.study, &report.config, &report.rows, spec.metric)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let path = self.dir.join(&spec.file);
+            let chart = overlay_chart(&charts).with_context(|| format!("[[figure]] {}", spec.file))?;
+            let data = self.dir.join(figure_data_file(&spec.file));
+            let options = FigureOptions {
+                style: spec.style,
+                data: Some(data.clone()),
+            };
+            draw_chart(&chart, &path, &options)?;
+            wrote(stdout, &[path, data])?;
+            if let Some(page) = &mut self.report {
+                let labels: Vec<&str> = charts.iter().map(|c| c.0).collect();
+                page.sections.push(Section {
+                    label: format!("{} ({})", spec.file, labels.join(", ")),
+                    cells: Vec::new(),
+                    figures: vec![spec.file.clone()],
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Trains a [[train]] table's configurations, writes its results,

@@ -93,32 +93,11 @@ pub fn caption(config: &RunConfig) -> String {
 /// value of a second parameter that varies), broken where a scheme has no
 /// value on the sweep's grid.
 pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotError> {
-    let distinct = |f: fn(&Row) -> Option<usize>| data.rows.iter().filter_map(f).collect::<BTreeSet<_>>().len();
-    // Against m when the rows that have an m share one s and vary m; rows
-    // without m (crc, uncoded) are then constant references.
-    let with_m = data
-        .rows
-        .iter()
-        .filter(|r| r.m.is_some())
-        .map(|r| r.s)
-        .collect::<BTreeSet<_>>();
-    let by_m = with_m.len() == 1 && distinct(|r| r.m) > 1;
-    // An mds sweep over --k reads best against k.
-    let by_k = !by_m
-        && data.config.k.is_some()
-        && data
-            .rows
-            .iter()
-            .all(|r| matches!(r.scheme, SchemeKind::Mds | SchemeKind::Uncoded));
-    // Deadlines read against T; beside other schemes, one deadline is a
-    // horizontal line on their axis, several share no axis with them.
-    let deadlines: BTreeSet<u64> = data.rows.iter().filter_map(|r| r.timeout).map(f64::to_bits).collect();
-    axes_of(data.rows.iter().map(|r| r.scheme), deadlines.len())?;
-    let by_deadline = !deadlines.is_empty()
-        && data
-            .rows
-            .iter()
-            .all(|r| matches!(r.scheme, SchemeKind::Timeout | SchemeKind::Uncoded));
+    let Axes {
+        by_m,
+        by_k,
+        by_deadline,
+    } = axes(data.rows, data.config.k.is_some())?;
     let x_of = |r: &Row| match (by_m, by_k, r.timeout) {
         (_, _, Some(t)) if by_deadline => t,
         (true, _, _) => r.m.unwrap_or(1) as f64,
@@ -244,6 +223,131 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
         y_floor: None,
         integer_x: !by_deadline,
         gaps: true,
+    })
+}
+
+/// Which x axis a sweep figure of some rows takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Axes {
+    by_m: bool,
+    by_k: bool,
+    by_deadline: bool,
+}
+
+impl Axes {
+    /// The axis's symbol: s, m, k or T.
+    fn symbol(self) -> &'static str {
+        match self {
+            Axes { by_deadline: true, .. } => "T",
+            Axes { by_m: true, .. } => "m",
+            Axes { by_k: true, .. } => "k",
+            _ => "s",
+        }
+    }
+}
+
+/// The x axis of a sweep figure of `rows` (`k_given`: the sweep listed k).
+fn axes(rows: &[Row], k_given: bool) -> Result<Axes, PlotError> {
+    let distinct = |f: fn(&Row) -> Option<usize>| rows.iter().filter_map(f).collect::<BTreeSet<_>>().len();
+    // Against m when the rows that have an m share one s and vary m; rows
+    // without m (crc, uncoded) are then constant references.
+    let with_m = rows
+        .iter()
+        .filter(|r| r.m.is_some())
+        .map(|r| r.s)
+        .collect::<BTreeSet<_>>();
+    let by_m = with_m.len() == 1 && distinct(|r| r.m) > 1;
+    // An mds sweep over --k reads best against k.
+    let by_k = !by_m
+        && k_given
+        && rows
+            .iter()
+            .all(|r| matches!(r.scheme, SchemeKind::Mds | SchemeKind::Uncoded));
+    // Deadlines read against T; beside other schemes, one deadline is a
+    // horizontal line on their axis, several share no axis with them.
+    let deadlines: BTreeSet<u64> = rows.iter().filter_map(|r| r.timeout).map(f64::to_bits).collect();
+    axes_of(rows.iter().map(|r| r.scheme), deadlines.len())?;
+    let by_deadline = !deadlines.is_empty()
+        && rows
+            .iter()
+            .all(|r| matches!(r.scheme, SchemeKind::Timeout | SchemeKind::Uncoded));
+    Ok(Axes {
+        by_m,
+        by_k,
+        by_deadline,
+    })
+}
+
+/// The symbol of the x axis (s, m, k or T) a sweep figure of `schemes`
+/// takes, before they run: what an overlay of several studies must share.
+pub fn x_axis_of(schemes: &[crate::scheme::Scheme], k_given: bool) -> Result<&'static str, PlotError> {
+    let rows: Vec<Row> = schemes
+        .iter()
+        .map(|s| Row {
+            scheme: s.kind(),
+            s: s.s(),
+            m: s.m(),
+            k: s.k(),
+            timeout: s.deadline(),
+            parts: s.parts(),
+            ..Row::default()
+        })
+        .collect();
+    Ok(axes(&rows, k_given)?.symbol())
+}
+
+/// One chart of several studies' charts of one metric on one axis: each
+/// series labelled `<study>: <series>` (a scheme keeps its colour; its
+/// second series takes the next marker), the caption the studies' shared
+/// settings then what sets each apart.
+pub fn overlay_chart(charts: &[(&str, LineChart)]) -> Result<LineChart, PlotError> {
+    let Some((_, first)) = charts.first() else {
+        return Err(PlotError::Empty("overlay".into()));
+    };
+    // The s axis is labelled for mds where a study has mds; both are s.
+    let tolerance = |l: &str| l.starts_with("straggler tolerance s");
+    let same_axis = |a: &str, b: &str| a == b || (tolerance(a) && tolerance(b));
+    if let Some((label, other)) = charts.iter().find(|(_, c)| !same_axis(&c.x_label, &first.x_label)) {
+        return Err(PlotError::Axes(format!(
+            "an overlay has one x axis: study `{}` is drawn against {}, study `{label}` against {}",
+            charts[0].0, first.x_label, other.x_label
+        )));
+    }
+    let captions: Vec<Vec<&str>> = charts.iter().map(|(_, c)| c.caption.split("   ").collect()).collect();
+    let shared: Vec<&str> = captions[0]
+        .iter()
+        .copied()
+        .filter(|t| captions.iter().all(|c| c.contains(t)))
+        .collect();
+    let apart: Vec<String> = charts
+        .iter()
+        .zip(&captions)
+        .filter_map(|((label, _), c)| {
+            let own: Vec<&str> = c.iter().copied().filter(|t| !shared.contains(t)).collect();
+            (!own.is_empty()).then(|| format!("{label}: {}", own.join(", ")))
+        })
+        .collect();
+    let mut caption = shared.join("   ");
+    if !apart.is_empty() {
+        caption.push_str(&format!("   ({})", apart.join("; ")));
+    }
+    let series = charts
+        .iter()
+        .flat_map(|(label, c)| {
+            c.series.iter().cloned().map(move |s| Series {
+                label: format!("{label}: {}", s.label),
+                ..s
+            })
+        })
+        .collect();
+    let x_label = charts.iter().map(|(_, c)| &c.x_label).max_by_key(|l| l.len()).cloned();
+    Ok(LineChart {
+        title: first.title.clone(),
+        caption,
+        x_label: x_label.unwrap_or_default(),
+        series,
+        integer_x: charts.iter().all(|(_, c)| c.integer_x),
+        ..first.clone()
     })
 }
 

@@ -31,6 +31,7 @@ mod determinism;
 mod files;
 mod markup;
 mod output;
+mod overlay;
 mod report;
 mod shell;
 mod signals;

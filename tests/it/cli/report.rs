@@ -43,7 +43,10 @@ fn a_scenario_report_holds_every_table_and_figure() {
                 .map(|(_, f)| f.trim_end_matches(')'))
         })
         .collect();
-    assert_eq!(figures, ["dedicated-mean.png", "shared-mean.png"]);
+    assert_eq!(
+        figures,
+        ["dedicated-mean.png", "shared-mean.png", "dedicated-vs-shared-mean.png"]
+    );
     for figure in &figures {
         assert!(dir.join(figure).is_file(), "{figure} is referenced but not written");
     }
@@ -59,7 +62,7 @@ fn a_scenario_report_holds_every_table_and_figure() {
     let elements = |name: &'static str| doc.descendants().filter(move |n| n.has_tag_name(name));
     assert!(elements("code").any(|p| p.text().is_some_and(|t| t.contains("[[study]]"))));
     let images: Vec<&str> = elements("img").map(|i| i.attribute("src").unwrap()).collect();
-    assert_eq!(images.len(), 2);
+    assert_eq!(images.len(), 3);
     for (src, figure) in images.iter().zip(&figures) {
         let png = std::fs::read(dir.join(figure)).unwrap();
         let data = src.strip_prefix("data:image/png;base64,").expect("a PNG embedded");

@@ -40,6 +40,8 @@ Examples:
   gcsim sweep --n 100 --k 10,50,90 --scheme k-batch-sync,k-async,k-batch-async
   gcsim sweep --n 60 --s 0..5 --parts 8 --scheme crc,partial-crc \\
       --load-model scaled
+  gcsim sweep --n 40 --scheme polynomial,entangled --p 1..4 --q 2,4,8 --m 2 \\
+      --load-model scaled    # every split whose threshold is at most n
   gcsim sweep --n 16,32,64 --s 0..3 --scheme uncoded,frc --load-model scaled \\
       --dist replay:path=data/trace-llm-64w.csv --time-unit ms"
 )]

@@ -442,6 +442,10 @@ fn bad_matmul_input_is_one_clear_line() {
             ],
             "polynomial is a matrix-multiplication code",
         ),
+        (
+            &["train", "--n", "10", "--scheme", "polynomial", "--p", "2", "--q", "2"],
+            "--scheme polynomial codes a matrix product C = A*B, not a gradient",
+        ),
     ];
     for (args, message) in cases {
         let out = gcsim().args(*args).output().unwrap();

@@ -35,6 +35,10 @@ pub enum Param {
     M,
     /// Recovery threshold.
     K,
+    /// Row blocks of A (polynomial, entangled) or the inner split (matdot).
+    P,
+    /// Column blocks of B (polynomial, entangled).
+    Q,
     /// Constant full-gradient transfer time.
     CommTime,
     /// Law of the full-gradient transfer time.
@@ -99,6 +103,8 @@ impl Param {
             Param::S => "s",
             Param::M => "m",
             Param::K => "k",
+            Param::P => "p",
+            Param::Q => "q",
             Param::CommTime => "comm_time",
             Param::CommDist => "comm_dist",
             Param::Link => "link",

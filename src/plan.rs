@@ -197,6 +197,10 @@ pub struct PlanRow {
     pub method: &'static str,
     /// Partitions per worker (partial-frc, partial-crc).
     pub parts: Option<usize>,
+    /// The split of a matmul code, named in the recommendation (not a
+    /// column: k, load and message determine its time law).
+    #[serde(skip)]
+    pub split: Option<crate::scheme::Split>,
     /// The deadline T (timeout).
     #[serde(serialize_with = "crate::report::opt_num")]
     pub timeout: Option<f64>,
@@ -308,6 +312,15 @@ fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) -> Result<V
                     ..Params::default()
                 }),
             ),
+            // One split per distinct (k, load, message): polynomial pq = t
+            // (p the largest divisor of t up to its root), matdot p,
+            // entangled pq = t with m >= 2. Scanned by rising load (falling
+            // k, as mds), then put back in order of k.
+            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
+                let start = out.len();
+                scan(&mut out, kind, &mut matmul_candidates(kind, n).into_iter());
+                out[start..].reverse();
+            }
             SchemeKind::Mds => {
                 let start = out.len();
                 scan(
@@ -464,6 +477,7 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
             message: s.message(),
             method,
             parts: s.parts(),
+            split: s.split(),
             timeout: s.deadline(),
             iterations_per_hour: None,
             run_hours: None,
@@ -569,6 +583,9 @@ use bootstrap::{data_variance, widened};
 pub use objective::Objective;
 use objective::cost_columns;
 pub use recommend::recommendation;
+
+mod matmul;
+use matmul::matmul_candidates;
 
 #[cfg(test)]
 mod tests;

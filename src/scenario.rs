@@ -131,6 +131,8 @@ struct StudyFile {
     speculate_after: Option<f64>,
     speculate_factor: Option<f64>,
     parts: Option<Spanned<ListValue>>,
+    p: Option<Spanned<ListValue>>,
+    q: Option<Spanned<ListValue>>,
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,

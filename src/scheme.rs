@@ -1,6 +1,11 @@
 //! Coding schemes as plain data: load, message size and recovery rule of
 //! each (Tandon et al. 2017; Ye & Abbe 2018; Kadhe et al. 2020; Lee et al. 2017).
 //!
+//! Longer than 600 lines because the constructor validates every scheme's
+//! parameters in one exhaustive match, and the accessors (load, message,
+//! params, Display) each match every scheme: one place per concept for the
+//! closed set. The matmul split and the errors live in `scheme/`.
+//!
 //! Each scheme fixes, for its parameters, the per-worker load (in units of the
 //! uncoded share), the message size (fraction of one full gradient), the
 //! recovery rule and whether the decoded gradient is exact:
@@ -22,6 +27,14 @@
 //! | `k-async` (`--k K`, Dutta et al. 2018) | 1 per gradient | 1 per gradient | an update per K gradients of distinct workers (asynchronous, stale) |
 //! | `k-batch-async` (`--k K`, Dutta et al. 2018) | 1 per mini-batch | 1 per mini-batch | an update per K mini-batches (asynchronous, stale) |
 //! | `partial-frc`, `partial-crc` (`--parts L`, Tandon et al. 2017, §5) | L/(L−s) | 1 (two messages) | every worker's own part, and frc's or crc's rule on the coded parts |
+//! | `polynomial` (`--p P --q Q`, Yu, Maddah-Ali & Avestimehr 2017) | n/(pq) | 1/(pq) of C | any pq |
+//! | `matdot` (`--p P`, inner split, Dutta et al. 2019) | n/p | 1 (all of C) | any 2p − 1 |
+//! | `entangled` (`--p P --m M --q Q`, Yu, Maddah-Ali & Avestimehr 2020) | n/(pmq) | 1/(pq) of C | any pmq + m − 1 |
+//!
+//! For the three matmul codes (C = A·B, A in p row blocks, B in q column
+//! blocks, the inner dimension in m parts; matdot's p is its inner split)
+//! the load is n times a worker's share of the full product's arithmetic,
+//! and the message its share of C.
 //!
 //! The last seven are not a rule over one message per worker: their
 //! timelines are in [`Strategy`].
@@ -33,10 +46,13 @@ use crate::param::Param;
 mod error;
 mod kind;
 mod rule;
+mod split;
 pub use error::SchemeError;
 use error::{frc_admits, out_of_range};
 pub use kind::{SPECULATE_AFTER, SPECULATE_FACTOR, SchemeKind, Strategy};
 pub use rule::Rule;
+pub use split::Split;
+use split::matmul_split;
 
 /// Parameters as a user gives them; which ones a scheme reads depends on it.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -57,6 +73,10 @@ pub struct Params {
     pub speculate_factor: Option<f64>,
     /// Partitions per worker, L (partial-frc, partial-crc).
     pub parts: Option<usize>,
+    /// Row blocks of A (polynomial, entangled), or the inner split (matdot).
+    pub p: Option<usize>,
+    /// Column blocks of B (polynomial, entangled).
+    pub q: Option<usize>,
 }
 
 /// The shape of a user's encoding matrix, which is what a `custom` scheme
@@ -92,6 +112,8 @@ pub struct Scheme {
     deadline: Option<f64>,
     /// The timeline where it is not a rule over one message per worker.
     strategy: Option<Strategy>,
+    /// The split of a matmul code.
+    split: Option<Split>,
 }
 
 /// The most partitions per worker of the partial-straggler codes.
@@ -119,6 +141,10 @@ impl Scheme {
             (SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync, Param::K) => true,
             (SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync, Param::S) => params.k.is_none(),
             (SchemeKind::PartialFrc | SchemeKind::PartialCrc, Param::Parts) => true,
+            (SchemeKind::Polynomial | SchemeKind::Entangled, Param::P | Param::Q) => true,
+            (SchemeKind::MatDot, Param::P) => true,
+            (SchemeKind::Entangled, Param::M) => true,
+            (SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled, Param::S) => false,
             (SchemeKind::Timeout | SchemeKind::Speculative, Param::S) => false,
             (_, Param::S) => true,
             _ => false,
@@ -132,6 +158,8 @@ impl Scheme {
             (params.speculate_after.is_some(), Param::SpeculateAfter),
             (params.speculate_factor.is_some(), Param::SpeculateFactor),
             (params.parts.is_some(), Param::Parts),
+            (params.p.is_some(), Param::P),
+            (params.q.is_some(), Param::Q),
         ] {
             if given && !reads(param) {
                 return Err(SchemeError::NotRead { scheme: kind, param });
@@ -180,6 +208,7 @@ impl Scheme {
             approximate: kind == SchemeKind::Ignore && s > 0,
             deadline: None,
             strategy: None,
+            split: None,
         };
         let bad_value = |param, value: f64, accepted| SchemeError::BadValue {
             scheme: kind,
@@ -352,6 +381,14 @@ impl Scheme {
                     ..scheme(s, None, n - s)
                 })
             }
+            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
+                let split = matmul_split(kind, n, params)?;
+                let k = split.threshold() as usize;
+                Ok(Self {
+                    split: Some(split),
+                    ..scheme(n - k, None, k)
+                })
+            }
         }
     }
 
@@ -389,6 +426,7 @@ impl Scheme {
             approximate: s.is_some(),
             deadline: None,
             strategy: None,
+            split: None,
         })
     }
 
@@ -434,6 +472,10 @@ impl Scheme {
             },
             SchemeKind::CommEfficient => (self.s + self.m.unwrap_or(1)) as f64,
             SchemeKind::Mds => self.n as f64 / self.k as f64,
+            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => match self.split {
+                Some(split) => self.n as f64 * split.compute_share(),
+                None => unreachable!("a matmul code has its split"),
+            },
             SchemeKind::ApproxRegular | SchemeKind::Custom => {
                 self.d.unwrap_or(1) as f64 * self.n as f64 / self.partitions as f64
             }
@@ -475,6 +517,9 @@ impl Scheme {
 
     /// Size of one worker's message, as a fraction of one full gradient.
     pub fn message(&self) -> f64 {
+        if let Some(split) = self.split {
+            return split.message_share();
+        }
         match self.m {
             Some(m) => 1.0 / m as f64,
             None => 1.0,
@@ -493,8 +538,32 @@ impl Scheme {
         self.kind == SchemeKind::Custom && !self.approximate
     }
 
+    /// The split of a matmul code (polynomial, matdot, entangled).
+    pub fn split(&self) -> Option<Split> {
+        self.split
+    }
+
     /// The parameters that rebuild this scheme with [`Scheme::new`].
     pub fn params(&self) -> Params {
+        if let Some(Split { p, q, m }) = self.split {
+            return match self.kind {
+                SchemeKind::MatDot => Params {
+                    p: Some(m),
+                    ..Params::default()
+                },
+                SchemeKind::Polynomial => Params {
+                    p: Some(p),
+                    q: Some(q),
+                    ..Params::default()
+                },
+                _ => Params {
+                    p: Some(p),
+                    q: Some(q),
+                    m: Some(m),
+                    ..Params::default()
+                },
+            };
+        }
         match self.kind {
             SchemeKind::Uncoded => Params::default(),
             SchemeKind::Mds => Params {
@@ -556,6 +625,14 @@ impl fmt::Display for Scheme {
         match self.kind {
             SchemeKind::Uncoded => write!(f, "uncoded"),
             SchemeKind::Mds => write!(f, "mds k={}", self.k),
+            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
+                let Split { p, q, m } = self.split.unwrap_or(Split { p: 1, q: 1, m: 1 });
+                match self.kind {
+                    SchemeKind::Polynomial => write!(f, "polynomial p={p} q={q}"),
+                    SchemeKind::MatDot => write!(f, "matdot p={m}"),
+                    _ => write!(f, "entangled p={p} m={m} q={q}"),
+                }
+            }
             SchemeKind::CommEfficient => write!(f, "comm-efficient s={} m={}", self.s, self.m.unwrap_or(1)),
             SchemeKind::ApproxRegular => write!(f, "approx-regular s={} d={}", self.s, self.d.unwrap_or(1)),
             SchemeKind::Custom if !self.approximate => write!(f, "custom"),

@@ -32,6 +32,10 @@ pub struct Ranges {
     pub speculate_factor: Option<f64>,
     /// Partitions per worker (partial-frc, partial-crc).
     pub parts: Option<IntList>,
+    /// Row blocks of A (polynomial, entangled) or matdot's inner split.
+    pub p: Option<IntList>,
+    /// Column blocks of B (polynomial, entangled).
+    pub q: Option<IntList>,
 }
 
 /// The schemes that read k (or s as k = n − s without it).
@@ -101,6 +105,21 @@ impl Described for SweepError {
                 name(Param::K),
                 schemes = name(Param::Scheme)
             ),
+            SweepError::Unused { param: Param::M, .. } => format!(
+                "{} applies only to {schemes} comm-efficient (message split) and entangled (inner split), neither of which is in {schemes}",
+                name(Param::M),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::Unused { param: Param::P, .. } => format!(
+                "{} applies only to {schemes} polynomial, matdot and entangled, none of which is in {schemes}",
+                name(Param::P),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::Unused { param: Param::Q, .. } => format!(
+                "{} applies only to {schemes} polynomial and entangled, neither of which is in {schemes}",
+                name(Param::Q),
+                schemes = name(Param::Scheme)
+            ),
             SweepError::Unused {
                 param: Param::Parts, ..
             } => format!(
@@ -114,7 +133,7 @@ impl Described for SweepError {
                 schemes = name(Param::Scheme)
             ),
             SweepError::UnreadS => format!(
-                "none of the schemes given reads {s} (uncoded, timeout and speculative take no s; mds, k-batch-sync, k-async and k-batch-async read k = n - s only without {k}); drop {s} or add a scheme that reads it",
+                "none of the schemes given reads {s} (uncoded, timeout, speculative, polynomial, matdot and entangled take no s; mds, k-batch-sync, k-async and k-batch-async read k = n - s only without {k}); drop {s} or add a scheme that reads it",
                 s = name(Param::S),
                 k = name(Param::K)
             ),
@@ -122,6 +141,7 @@ impl Described for SweepError {
                 "scheme {scheme}: {count} combinations of {} and {} is more than the limit of {MAX_COMBINATIONS}; narrow the lists",
                 name(Param::S),
                 name(match scheme {
+                    SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => Param::P,
                     SchemeKind::ApproxRegular => Param::D,
                     SchemeKind::PartialFrc | SchemeKind::PartialCrc => Param::Parts,
                     _ => Param::M,
@@ -241,6 +261,36 @@ fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepErro
                 })
                 .collect()
         }
+        // Every combination of the lists (entangled: also the --m list).
+        SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
+            let ps = values(&ranges.p).ok_or_else(|| missing(Param::P, "1..4"))?;
+            let qs = match kind {
+                SchemeKind::MatDot => vec![1],
+                _ => values(&ranges.q).ok_or_else(|| missing(Param::Q, "1..4"))?,
+            };
+            let ms = match kind {
+                SchemeKind::Entangled => values(&ranges.m).ok_or_else(|| missing(Param::M, "1..3"))?,
+                _ => vec![1],
+            };
+            let count = ps.len() as u128 * qs.len() as u128 * ms.len() as u128;
+            if count > MAX_COMBINATIONS as u128 {
+                return Err(SweepError::TooManyCombinations { scheme: kind, count });
+            }
+            let mut out = Vec::new();
+            for &pv in &ps {
+                for &mv in &ms {
+                    for &qv in &qs {
+                        out.push(Params {
+                            p: Some(pv),
+                            q: (kind != SchemeKind::MatDot).then_some(qv),
+                            m: (kind == SchemeKind::Entangled).then_some(mv),
+                            ..Params::default()
+                        });
+                    }
+                }
+            }
+            out
+        }
         // The rank-decoded code, or one approximate code per s.
         SchemeKind::Custom => match values(&ranges.s) {
             Some(ss) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
@@ -257,10 +307,26 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             unique.push(k);
         }
     }
-    if ranges.m.is_some() && !unique.contains(&SchemeKind::CommEfficient) {
+    if ranges.m.is_some() && !unique.contains(&SchemeKind::CommEfficient) && !unique.contains(&SchemeKind::Entangled) {
         return Err(SweepError::Unused {
             param: Param::M,
             scheme: SchemeKind::CommEfficient,
+        });
+    }
+    if ranges.p.is_some() && !unique.iter().any(|k| k.is_matmul()) {
+        return Err(SweepError::Unused {
+            param: Param::P,
+            scheme: SchemeKind::Polynomial,
+        });
+    }
+    if ranges.q.is_some()
+        && !unique
+            .iter()
+            .any(|k| matches!(k, SchemeKind::Polynomial | SchemeKind::Entangled))
+    {
+        return Err(SweepError::Unused {
+            param: Param::Q,
+            scheme: SchemeKind::Polynomial,
         });
     }
     if ranges.k.is_some() && !READS_K.iter().any(|k| unique.contains(k)) {
@@ -306,6 +372,7 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
     }
     let reads_s = |k: &SchemeKind| match k {
         SchemeKind::Uncoded | SchemeKind::Timeout | SchemeKind::Speculative => false,
+        k if k.is_matmul() => false,
         k if READS_K.contains(k) => ranges.k.is_none(),
         _ => true,
     };

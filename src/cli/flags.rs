@@ -34,6 +34,8 @@ pub fn flag(param: Param) -> &'static str {
         Param::S => "--s",
         Param::M => "--m",
         Param::K => "--k",
+        Param::P => "--p",
+        Param::Q => "--q",
         Param::CommTime => "--comm-time",
         Param::CommDist => "--comm-dist",
         Param::Link => "--link",

@@ -264,12 +264,17 @@ impl TypedValueParser for AnyCase {
 pub fn generator_values() -> impl TypedValueParser<Value = gcsim::codes::Generator> {
     use gcsim::codes::Generator;
     listed(
-        [Generator::Gaussian, Generator::Vandermonde],
+        [Generator::Gaussian, Generator::Vandermonde, Generator::Chebyshev],
         Generator::name,
         |g| match g {
-            Generator::Gaussian => "I.i.d. standard normal entries (Kadhe et al. 2020): well conditioned",
+            Generator::Gaussian => {
+                "I.i.d. standard normal entries (Kadhe et al. 2020): well conditioned; for polynomial the random Khatri-Rao code of Subramaniam et al. 2019"
+            }
             Generator::Vandermonde => {
-                "Powers of n points in [-1, 1] (Ye & Abbe's polynomial code; the classic MDS code): ill conditioned as n grows"
+                "Powers of n points in [-1, 1] (Ye & Abbe's polynomial code; the classic MDS code; the papers' matmul codes): ill conditioned as n grows"
+            }
+            Generator::Chebyshev => {
+                "Powers of the n Chebyshev nodes cos((2i+1)pi/2n): the same polynomial code at better-spread nodes, less ill conditioned"
             }
         },
     )
@@ -318,6 +323,15 @@ fn scheme_help(kind: SchemeKind) -> &'static str {
         }
         SchemeKind::PartialCrc => {
             "Partial stragglers with crc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each"
+        }
+        SchemeKind::Polynomial => {
+            "Polynomial code for C=A*B (Yu et al. 2017): --p P row blocks of A, --q Q column blocks of B; any pq suffice, load n/(pq), message 1/(pq) of C"
+        }
+        SchemeKind::MatDot => {
+            "MatDot code for C=A*B (Dutta et al. 2019): --p P inner blocks; any 2p-1 suffice, load n/p, message all of C"
+        }
+        SchemeKind::Entangled => {
+            "Entangled polynomial code for C=A*B (Yu et al. 2020): --p P, --m M inner, --q Q; any pmq+m-1 suffice, load n/(pmq), message 1/(pq) of C"
         }
     }
 }
@@ -445,6 +459,8 @@ pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>
         speculate_after: None,
         speculate_factor: None,
         parts: None,
+        p: None,
+        q: None,
         trials: study.trials(),
         seed: study.seed(),
         quantile_definition: "inverse empirical CDF (type 1)".into(),

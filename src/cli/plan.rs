@@ -76,7 +76,9 @@ pub struct PlanArgs {
     /// (K = n, n/2, n/4, ..., 1), partial-frc or partial-crc (with --parts),
     /// timeout (with --timeout) to
     /// search them too; the recommendation says when the winner is inexact
-    /// or stale].
+    /// or stale. The matrix-product codes polynomial, matdot and entangled
+    /// are searched only when named, over every split whose threshold is at
+    /// most n (one split per distinct threshold, load and message)].
     #[arg(long, value_delimiter = ',', value_name = "SCHEMES", value_parser = super::scheme_values())]
     pub scheme: Vec<SchemeKind>,
 
@@ -260,6 +262,9 @@ impl TryFrom<PlanArgs> for PlanJob {
                             | SchemeKind::KBatchAsync
                             | SchemeKind::PartialFrc
                             | SchemeKind::PartialCrc
+                            | SchemeKind::Polynomial
+                            | SchemeKind::MatDot
+                            | SchemeKind::Entangled
                     )
                 })
                 .collect()

@@ -28,6 +28,9 @@ use super::{parse_count, parse_workers, run_config};
   gcsim run --n 100 --scheme multi-message --s 3
   gcsim run --n 100 --scheme k-async --k 50       # an update per 50 gradients
   gcsim run --n 100 --scheme partial-crc --s 2 --parts 10
+  gcsim run --n 40 --scheme polynomial --p 4 --q 8 --load-model scaled
+  gcsim run --n 40 --scheme matdot --p 10    # inner split 10: any 19 suffice
+  gcsim run --n 40 --scheme entangled --p 2 --m 2 --q 4   # any 17 suffice
   gcsim run --code my-code.csv              # a user's code, decoded by rank
   gcsim run --code my-code.csv --s 2        # ... from the fastest n-2 (inexact)")]
 pub struct RunArgs {
@@ -43,7 +46,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "S", value_parser = parse_count, allow_negative_numbers = true)]
     pub s: Option<usize>,
 
-    /// Message split m >= 1 with s + m <= n (comm-efficient).
+    /// Message split m >= 1 with s + m <= n (comm-efficient); the inner
+    /// split m >= 1 of entangled.
     #[arg(long, value_name = "M", value_parser = parse_count, allow_negative_numbers = true)]
     pub m: Option<usize>,
 
@@ -70,6 +74,15 @@ pub struct RunArgs {
     /// own L-s-1, then s+1 coded; its load is L/(L-s).
     #[arg(long, value_name = "L", value_parser = parse_count, allow_negative_numbers = true)]
     pub parts: Option<usize>,
+
+    /// Row blocks p >= 1 of A (polynomial, entangled), or the inner split
+    /// of matdot; the recovery threshold (pq, 2p-1, pmq+m-1) must be at most n.
+    #[arg(long, value_name = "P", value_parser = parse_count, allow_negative_numbers = true)]
+    pub p: Option<usize>,
+
+    /// Column blocks q >= 1 of B (polynomial, entangled).
+    #[arg(long, value_name = "Q", value_parser = parse_count, allow_negative_numbers = true)]
+    pub q: Option<usize>,
 
     /// A user's encoding matrix (scheme custom): CSV without header, n rows
     /// (workers) by P columns (partitions); row i's nonzeros are the
@@ -108,8 +121,18 @@ impl TryFrom<RunArgs> for Job {
             (None, None) => anyhow::bail!("give --scheme SCHEME (or --code FILE for a user's code)"),
         };
         // As in `sweep`: a parameter the scheme does not read is a mistake, not a no-op.
+        if args.m.is_some() && !matches!(kind, SchemeKind::CommEfficient | SchemeKind::Entangled) {
+            anyhow::bail!(
+                "--m applies only to --scheme comm-efficient (message split) and entangled (inner split), not to --scheme {kind}"
+            );
+        }
+        if args.p.is_some() && !kind.is_matmul() {
+            anyhow::bail!("--p applies only to --scheme polynomial, matdot and entangled, not to --scheme {kind}");
+        }
+        if args.q.is_some() && !matches!(kind, SchemeKind::Polynomial | SchemeKind::Entangled) {
+            anyhow::bail!("--q applies only to --scheme polynomial and entangled, not to --scheme {kind}");
+        }
         for (given, flag, reader) in [
-            (args.m.is_some(), "--m", SchemeKind::CommEfficient),
             (
                 args.speculate.speculate_after.is_some(),
                 "--speculate-after",
@@ -145,6 +168,8 @@ impl TryFrom<RunArgs> for Job {
             speculate_after: args.speculate.speculate_after,
             speculate_factor: args.speculate.speculate_factor,
             parts: args.parts,
+            p: args.p,
+            q: args.q,
         };
         let scheme = match &custom {
             Some(m) => Scheme::custom(m.shape(), args.s),
@@ -168,6 +193,8 @@ impl TryFrom<RunArgs> for Job {
         config.speculate_after = args.speculate.speculate_after.map(|v| v.to_string());
         config.speculate_factor = args.speculate.speculate_factor.map(|v| v.to_string());
         config.parts = args.parts.map(|v| v.to_string());
+        config.p = args.p.map(|v| v.to_string());
+        config.q = args.q.map(|v| v.to_string());
         config.code = args.code.map(|p| p.display().to_string());
         let output = common
             .output()?

@@ -162,6 +162,8 @@ impl ScenarioJob {
             config.speculate_after = st.ranges.speculate_after.map(|v| v.to_string());
             config.speculate_factor = st.ranges.speculate_factor.map(|v| v.to_string());
             config.parts = st.ranges.parts.as_ref().map(|l| l.text.clone());
+            config.p = st.ranges.p.as_ref().map(|l| l.text.clone());
+            config.q = st.ranges.q.as_ref().map(|l| l.text.clone());
             config.skipped = st.skipped.clone();
             config.trace_bootstrap = st.trace_bootstrap;
             if let Some(steps) = st.study.workers().recorded_steps().filter(|&s| s < MIN_TRACE_STEPS) {

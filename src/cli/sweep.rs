@@ -40,6 +40,8 @@ Examples:
   gcsim sweep --n 100 --k 10,50,90 --scheme k-batch-sync,k-async,k-batch-async
   gcsim sweep --n 60 --s 0..5 --parts 8 --scheme crc,partial-crc \\
       --load-model scaled
+  gcsim sweep --n 40 --scheme polynomial,entangled --p 1..4 --q 2,4,8 --m 2 \\
+      --load-model scaled    # every split whose threshold is at most n
   gcsim sweep --n 16,32,64 --s 0..3 --scheme uncoded,frc --load-model scaled \\
       --dist replay:path=data/trace-llm-64w.csv --time-unit ms"
 )]
@@ -88,7 +90,8 @@ pub struct GridArgs {
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub s: Option<IntList>,
 
-    /// Message splits for comm-efficient, e.g. 1..10.
+    /// Message splits for comm-efficient, e.g. 1..10; for entangled, the
+    /// inner splits m (each combined with every --p and --q).
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub m: Option<IntList>,
 
@@ -113,6 +116,16 @@ pub struct GridArgs {
     /// 4..20: L >= s+1, of which L-s-1 are the worker's own.
     #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub parts: Option<IntList>,
+
+    /// Row blocks p of A for polynomial and entangled, or matdot's inner
+    /// split, e.g. 1..4: a sweep runs every combination of --p, --q (and
+    /// --m for entangled) and skips those whose threshold exceeds n.
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
+    pub p: Option<IntList>,
+
+    /// Column blocks q of B for polynomial and entangled, e.g. 1..4.
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
+    pub q: Option<IntList>,
 
     /// A user's encoding matrix for the scheme custom (see `gcsim run --help`);
     /// with --s, custom waits for the fastest n-s and is inexact.
@@ -147,6 +160,8 @@ impl GridArgs {
             speculate_after: self.speculate.speculate_after,
             speculate_factor: self.speculate.speculate_factor,
             parts: self.parts.clone(),
+            p: self.p.clone(),
+            q: self.q.clone(),
         }
     }
 
@@ -166,6 +181,8 @@ impl GridArgs {
         config.speculate_after = self.speculate.speculate_after.map(|v| v.to_string());
         config.speculate_factor = self.speculate.speculate_factor.map(|v| v.to_string());
         config.parts = self.parts.as_ref().map(|l| l.text.clone());
+        config.p = self.p.as_ref().map(|l| l.text.clone());
+        config.q = self.q.as_ref().map(|l| l.text.clone());
         config.code = self.code.as_ref().map(|p| p.display().to_string());
     }
 }

@@ -227,6 +227,11 @@ impl TryFrom<TrainArgs> for TrainJob {
         if let Some(path) = &args.plot {
             check_destination(path)?;
         }
+        if let Some(k) = grid.kinds(custom.is_some()).into_iter().find(|k| k.is_matmul()) {
+            anyhow::bail!(
+                "--scheme {k} codes a matrix product C = A*B, not a gradient: train does not run it (use run, sweep or plan for its time, codes for its real code)"
+            );
+        }
         let Expanded { schemes, skipped } = grid.expand(n, custom.as_ref().map(|m| m.shape()))?;
         for s in &skipped {
             note!("note: skipped {s}");

@@ -15,8 +15,13 @@ pub fn gaussian(rows: usize, cols: usize, seed: u64) -> DMatrix<f64> {
 }
 
 /// The Vandermonde nodes: midpoints of n equal cells of [−1, 1].
-fn node(i: usize, n: usize) -> f64 {
+pub(super) fn node(i: usize, n: usize) -> f64 {
     -1.0 + (2 * i + 1) as f64 / n as f64
+}
+
+/// The Chebyshev nodes of the first kind: cos((2i+1)π/(2n)), i < n.
+pub(super) fn chebyshev_node(i: usize, n: usize) -> f64 {
+    ((2 * i + 1) as f64 * std::f64::consts::PI / (2 * n) as f64).cos()
 }
 
 /// Fractional repetition: worker i sums the partitions of its group i / (s+1).
@@ -57,6 +62,7 @@ fn generator(r: usize, n: usize, generator: Generator, seed: u64) -> DMatrix<f64
     match generator {
         Generator::Gaussian => gaussian(r, n, seed),
         Generator::Vandermonde => DMatrix::from_fn(r, n, |t, i| node(i, n).powi(t as i32)),
+        Generator::Chebyshev => DMatrix::from_fn(r, n, |t, i| chebyshev_node(i, n).powi(t as i32)),
     }
 }
 

@@ -135,7 +135,7 @@ fn exhaustive(n: usize, s: usize) -> impl Iterator<Item = Vec<usize>> {
 }
 
 /// A uniform random j-subset of 0..n, sorted (partial Fisher–Yates).
-fn random_subset(rng: &mut impl Rng, n: usize, j: usize) -> Vec<usize> {
+pub(super) fn random_subset(rng: &mut impl Rng, n: usize, j: usize) -> Vec<usize> {
     let mut perm: Vec<usize> = (0..n).collect();
     for q in 0..j {
         let r = rng.random_range(q..n);
@@ -189,7 +189,7 @@ impl PatternTally {
     }
 }
 
-fn median(values: &mut [f64]) -> f64 {
+pub(super) fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     let len = values.len();
     match len {

@@ -74,6 +74,7 @@ pub mod custom;
 mod decode;
 pub mod export;
 mod fast;
+pub mod matmul;
 mod prefix;
 
 use nalgebra::DMatrix;
@@ -107,9 +108,13 @@ pub enum Generator {
     /// Powers of the nodes x_i = −1 + (2i+1)/n: the classic polynomial code,
     /// ill conditioned as n grows.
     Vandermonde,
+    /// Powers of the Chebyshev nodes x_i = cos((2i+1)π/(2n)): the same
+    /// monomial code at nodes clustered towards ±1, whose condition number
+    /// grows more slowly with n (still exponentially).
+    Chebyshev,
 }
 
-crate::comm::named!(Generator, "generator", [Gaussian => "gaussian", Vandermonde => "vandermonde"]);
+crate::comm::named!(Generator, "generator", [Gaussian => "gaussian", Vandermonde => "vandermonde", Chebyshev => "chebyshev"]);
 
 /// Why a code cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -137,6 +142,15 @@ pub enum CodeError {
         "{scheme} sends uncoded results and has no encoding matrix; codes builds uncoded, ignore, frc, crc, comm-efficient, mds and approx-regular"
     )]
     NotACode {
+        /// The scheme.
+        scheme: SchemeKind,
+    },
+    /// A matrix-multiplication code: its real code is [`matmul::MatmulCode`],
+    /// and the simulation decodes it at its threshold.
+    #[error(
+        "{scheme} is a matrix-multiplication code, decoded at its threshold k (--decoder rank does not apply); check its real code with gcsim codes --scheme {scheme}"
+    )]
+    Matmul {
         /// The scheme.
         scheme: SchemeKind,
     },
@@ -179,6 +193,9 @@ impl CodeError {
             | SchemeKind::MultiMessage
             | SchemeKind::KAsync
             | SchemeKind::KBatchAsync => Some(CodeError::NotACode { scheme: kind }),
+            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
+                Some(CodeError::Matmul { scheme: kind })
+            }
             SchemeKind::PartialFrc => Some(CodeError::PartOf {
                 scheme: kind,
                 code: SchemeKind::Frc,

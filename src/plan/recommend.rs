@@ -32,6 +32,9 @@ impl PlanRow {
             | SchemeKind::PartialFrc
             | SchemeKind::PartialCrc => self.s == 0,
             SchemeKind::Mds | SchemeKind::KBatchSync => self.k == self.n,
+            // k = n with a split: every worker awaited (polynomial pq = n,
+            // matdot 2p - 1 = n), which is not uncoded's load.
+            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => false,
             SchemeKind::ApproxRegular
             | SchemeKind::Custom
             | SchemeKind::Timeout
@@ -46,6 +49,14 @@ impl PlanRow {
         match self.scheme {
             SchemeKind::Uncoded => "uncoded".to_string(),
             SchemeKind::Mds => format!("mds k={}", self.k),
+            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => match self.split {
+                Some(crate::scheme::Split { p, q, m }) => match self.scheme {
+                    SchemeKind::Polynomial => format!("polynomial p={p} q={q} (k={})", self.k),
+                    SchemeKind::MatDot => format!("matdot p={m} (k={})", self.k),
+                    _ => format!("entangled p={p} m={m} q={q} (k={})", self.k),
+                },
+                None => format!("{} k={}", self.scheme, self.k),
+            },
             SchemeKind::CommEfficient => format!("comm-efficient s={} m={}", self.s, self.m.unwrap_or(1)),
             SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
                 format!("{} K={}", self.scheme, self.k)

@@ -85,6 +85,38 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
                         })
                     })
                     .collect(),
+                // One split per product t = pq (p the largest divisor of t
+                // up to √t), by falling load, then by rising k.
+                SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
+                    let root_divisor = |t: usize| (1..=t).filter(|d| t.is_multiple_of(*d) && d * d <= t).max().unwrap();
+                    let mut splits: Vec<(usize, usize, Params)> = Vec::new();
+                    for t in 1..=n {
+                        let p = root_divisor(t);
+                        for m in 1..=n {
+                            let params = match kind {
+                                SchemeKind::Polynomial if m == 1 => Params {
+                                    p: Some(p),
+                                    q: Some(t / p),
+                                    ..Params::default()
+                                },
+                                SchemeKind::MatDot if t == 1 => Params {
+                                    p: Some(m),
+                                    ..Params::default()
+                                },
+                                SchemeKind::Entangled if m >= 2 => Params {
+                                    p: Some(p),
+                                    q: Some(t / p),
+                                    m: Some(m),
+                                    ..Params::default()
+                                },
+                                _ => continue,
+                            };
+                            splits.push((t * m, t * m + m - 1, params));
+                        }
+                    }
+                    splits.sort_by_key(|&(work, k, _)| (work, k));
+                    splits.into_iter().map(|(_, _, p)| p).collect()
+                }
                 _ => (0..n).map(with_s).collect(),
             };
             out.extend(
@@ -173,6 +205,7 @@ fn objectives_parse() {
         message: 1.0,
         method: "exact",
         parts: None,
+        split: None,
         timeout: None,
         iterations_per_hour: None,
         run_hours: None,
@@ -204,6 +237,7 @@ fn row(scheme: SchemeKind, s: usize, k: usize, load: f64, mean: f64) -> PlanRow 
         message: 1.0,
         method: "exact",
         parts: None,
+        split: None,
         timeout: None,
         iterations_per_hour: None,
         run_hours: None,

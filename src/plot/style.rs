@@ -127,6 +127,9 @@ pub fn scheme_style(kind: SchemeKind) -> SchemeStyle {
         SchemeKind::KBatchAsync => (GREEN, Square),
         SchemeKind::PartialFrc => (VERMILLION, Square),
         SchemeKind::PartialCrc => (ORANGE, Circle),
+        SchemeKind::Polynomial => (VERMILLION, Diamond),
+        SchemeKind::MatDot => (PURPLE, Square),
+        SchemeKind::Entangled => (SKY_BLUE, Diamond),
     };
     SchemeStyle { color, marker }
 }

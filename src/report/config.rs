@@ -54,6 +54,12 @@ pub struct RunConfig {
     /// `--parts` as given, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parts: Option<String>,
+    /// `--p` as given, if any (polynomial, matdot, entangled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<String>,
+    /// `--q` as given, if any (polynomial, entangled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub q: Option<String>,
     /// Monte Carlo trials per configuration.
     pub trials: u64,
     /// Master seed; trial t draws from its own stream of it.
@@ -127,6 +133,8 @@ impl RunConfig {
             ("speculate-after", &self.speculate_after),
             ("speculate-factor", &self.speculate_factor),
             ("parts", &self.parts),
+            ("p", &self.p),
+            ("q", &self.q),
         ] {
             if let Some(v) = v {
                 f.push((k, v.clone()));

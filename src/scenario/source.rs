@@ -70,6 +70,8 @@ macro_rules! grid_keys {
             speculate_after: $t.speculate_after,
             speculate_factor: $t.speculate_factor,
             parts: &$t.parts,
+            p: &$t.p,
+            q: &$t.q,
         }
     };
 }
@@ -94,6 +96,8 @@ pub(super) struct GridKeys<'a> {
     pub(super) speculate_after: Option<f64>,
     pub(super) speculate_factor: Option<f64>,
     pub(super) parts: &'a Option<Spanned<ListValue>>,
+    pub(super) p: &'a Option<Spanned<ListValue>>,
+    pub(super) q: &'a Option<Spanned<ListValue>>,
 }
 
 /// The configurations of a table.
@@ -300,6 +304,8 @@ impl Source<'_> {
             speculate_after: keys.speculate_after,
             speculate_factor: keys.speculate_factor,
             parts: self.list("parts", keys.parts)?,
+            p: self.list("p", keys.p)?,
+            q: self.list("q", keys.q)?,
         };
         match sweep::expand(n, &kinds, &ranges) {
             Ok(expanded) => Ok(Grid {
@@ -309,7 +315,7 @@ impl Source<'_> {
             }),
             Err(e) => {
                 // Point at the values at fault where they are the cause.
-                let values = [keys.s, keys.m, keys.k, keys.d, keys.parts]
+                let values = [keys.s, keys.m, keys.k, keys.d, keys.parts, keys.p, keys.q]
                     .into_iter()
                     .flatten()
                     .next();

@@ -54,6 +54,8 @@ pub(super) struct TrainFile {
     speculate_after: Option<f64>,
     speculate_factor: Option<f64>,
     parts: Option<Spanned<ListValue>>,
+    p: Option<Spanned<ListValue>>,
+    q: Option<Spanned<ListValue>>,
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,

@@ -56,11 +56,21 @@ pub enum SchemeKind {
     PartialFrc,
     /// Partial stragglers with crc's placement (Tandon et al. 2017, §5).
     PartialCrc,
+    /// Polynomial code for C = A·B (Yu, Maddah-Ali & Avestimehr 2017): A in
+    /// p row blocks, B in q column blocks; any pq workers suffice.
+    Polynomial,
+    /// MatDot code for C = A·B (Dutta et al. 2019): the inner dimension in
+    /// p blocks; any 2p − 1 workers suffice, each sending a full-size C.
+    #[serde(rename = "matdot")]
+    MatDot,
+    /// Entangled polynomial code for C = A·B (Yu, Maddah-Ali & Avestimehr
+    /// 2020): A in p × m blocks, B in m × q; any pmq + m − 1 suffice.
+    Entangled,
 }
 
 impl SchemeKind {
     /// Every scheme, in the order `--help` lists them.
-    pub const ALL: [SchemeKind; 16] = [
+    pub const ALL: [SchemeKind; 19] = [
         SchemeKind::Uncoded,
         SchemeKind::Ignore,
         SchemeKind::Frc,
@@ -77,11 +87,25 @@ impl SchemeKind {
         SchemeKind::KBatchAsync,
         SchemeKind::PartialFrc,
         SchemeKind::PartialCrc,
+        SchemeKind::Polynomial,
+        SchemeKind::MatDot,
+        SchemeKind::Entangled,
     ];
+
+    /// The coded matrix-matrix multiplication codes (polynomial, matdot,
+    /// entangled): k-of-n rules whose load and message follow the split.
+    pub const MATMUL: [SchemeKind; 3] = [SchemeKind::Polynomial, SchemeKind::MatDot, SchemeKind::Entangled];
+
+    /// Whether the scheme codes a matrix-matrix product (see [`Self::MATMUL`]).
+    pub fn is_matmul(self) -> bool {
+        Self::MATMUL.contains(&self)
+    }
 
     /// Whether the scheme encodes only linear computations (a matrix-vector
     /// product: MDS coding of X·w, Lee et al. 2017), so that it cannot
     /// encode the gradient of a nonlinear model such as a neural network.
+    /// The matmul codes are not counted here: they code a matrix product,
+    /// not a gradient, and `plan` searches them only when named.
     pub fn is_linear_only(self) -> bool {
         matches!(self, SchemeKind::Mds)
     }
@@ -105,6 +129,9 @@ impl SchemeKind {
             SchemeKind::KBatchAsync => "k-batch-async",
             SchemeKind::PartialFrc => "partial-frc",
             SchemeKind::PartialCrc => "partial-crc",
+            SchemeKind::Polynomial => "polynomial",
+            SchemeKind::MatDot => "matdot",
+            SchemeKind::Entangled => "entangled",
         }
     }
 }

@@ -29,6 +29,10 @@ struct SchemeRecord {
     speculate_factor: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     parts: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    p: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    q: Option<usize>,
 }
 
 /// A study as recorded: every field, laws and load models in their
@@ -103,6 +107,8 @@ impl Serialize for Study {
                         speculate_after: p.speculate_after,
                         speculate_factor: p.speculate_factor,
                         parts: p.parts,
+                        p: p.p,
+                        q: p.q,
                     }
                 })
                 .collect(),
@@ -170,6 +176,8 @@ impl<'de> Deserialize<'de> for Study {
                         speculate_after: s.speculate_after,
                         speculate_factor: s.speculate_factor,
                         parts: s.parts,
+                        p: s.p,
+                        q: s.q,
                     },
                 ),
             })

@@ -192,7 +192,9 @@ fn scheme_parameters() {
         (&["run", "--n", "10", "--scheme", "mds"], &["mds needs --k", "--k 80"]),
         (
             &["run", "--n", "10", "--scheme", "crc", "--s", "1", "--m", "2"],
-            &["--m applies only to --scheme comm-efficient, not to --scheme crc"],
+            &[
+                "--m applies only to --scheme comm-efficient (message split) and entangled (inner split), not to --scheme crc",
+            ],
         ),
         (
             &["run", "--n", "10", "--scheme", "ignore", "--s", "1", "--k", "2"],

@@ -22,6 +22,7 @@ mod fit;
 mod fit_load;
 mod flags_act;
 mod groups;
+mod matmul;
 mod partial;
 mod persistence;
 mod plan;

@@ -548,18 +548,48 @@ fn overlay(
     })
 }
 
+/// The style keys of a figure table (or of a [[train]] table's `plot`).
+struct StyleKeys<'a> {
+    size: Option<&'a Spanned<String>>,
+    dpi: Option<&'a Spanned<u64>>,
+    font_size: Option<&'a Spanned<f64>>,
+    title: Option<bool>,
+    log_y: Option<bool>,
+    /// Where an error without a key of its own points: the figure's file.
+    file: std::ops::Range<usize>,
+}
+
+impl FigureFile {
+    fn style_keys(&self) -> StyleKeys<'_> {
+        StyleKeys {
+            size: self.size.as_ref(),
+            dpi: self.dpi.as_ref(),
+            font_size: self.font_size.as_ref(),
+            title: self.title,
+            log_y: self.log_y,
+            file: self.file.span(),
+        }
+    }
+}
+
 /// The style keys of a figure (`size`, `dpi`, `font_size`, `title`,
 /// `log_y`), each error naming its key.
 fn figure_style(src: &Source, f: &FigureFile, file: &str) -> Result<FigureStyle, ScenarioError> {
+    style_of(src, &f.style_keys(), file)
+}
+
+/// A figure's style from its keys, each error naming its key; `file` is
+/// the figure's file name (a `dpi` only sets a PNG's pixels).
+fn style_of(src: &Source, f: &StyleKeys, file: &str) -> Result<FigureStyle, ScenarioError> {
     let default = FigureStyle::default();
-    let size = match &f.size {
+    let size = match f.size {
         None => default.size(),
         Some(s) => match s.get_ref().parse::<FigureSize>() {
             Ok(size) => size,
             Err(e) => return src.err(Some(s.span()), format!("key `size`: {e}")),
         },
     };
-    let dpi = match &f.dpi {
+    let dpi = match f.dpi {
         None => default.dpi(),
         Some(d) if FigureFormat::of(Path::new(file)) != Some(FigureFormat::Png) => {
             return src.err(
@@ -572,16 +602,16 @@ fn figure_style(src: &Source, f: &FigureFile, file: &str) -> Result<FigureStyle,
     FigureStyle::new(
         size,
         dpi,
-        f.font_size.as_ref().map_or(default.font_pt(), |s| *s.get_ref()),
+        f.font_size.map_or(default.font_pt(), |s| *s.get_ref()),
         f.title.unwrap_or(true),
         f.log_y.unwrap_or(false),
     )
     .or_else(|e| {
         let span = match e {
-            StyleError::FontSize(_) => f.font_size.as_ref().map(|s| s.span()),
-            _ => f.dpi.as_ref().map(|d| d.span()),
+            StyleError::FontSize(_) => f.font_size.map(|s| s.span()),
+            _ => f.dpi.map(|d| d.span()),
         };
-        src.err(span.or(Some(f.file.span())), format!("key `{}`: {e}", e.key()))
+        src.err(span.or(Some(f.file.clone())), format!("key `{}`: {e}", e.key()))
     })
 }
 

@@ -11,7 +11,6 @@ use clap::Args;
 
 use gcsim::export::markup::markup_cells;
 use gcsim::export::{self, Export, Format};
-use gcsim::plot::FigureStyle;
 use gcsim::plot::sweep::overlay_chart;
 use gcsim::report::{self, Report};
 use gcsim::scenario::page::{Page, Section};
@@ -278,7 +277,7 @@ impl ScenarioJob {
         written.push(curves);
         if let Some(file) = &tr.plot {
             let options = FigureOptions {
-                style: FigureStyle::default(),
+                style: tr.style,
                 data: Some(self.dir.join(figure_data_file(file))),
             };
             draw_chart(&loss_chart(&report, &trained), &self.dir.join(file), &options)?;

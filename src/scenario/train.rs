@@ -23,9 +23,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::source::{Source, Taken, cluster_keys, grid_keys};
-use super::{ListValue, ScenarioError, ScenarioFile, TimesValue, result_file};
+use super::{ListValue, ScenarioError, ScenarioFile, StyleKeys, TimesValue, result_file, style_of};
 use crate::export::Format;
 use crate::param::{Param, keys};
+use crate::plot::FigureStyle;
 use crate::study::Study;
 use crate::train::data::{DataError, DataSource};
 use crate::train::problem::Problem;
@@ -78,6 +79,11 @@ pub(super) struct TrainFile {
     target_loss: Option<Spanned<f64>>,
     target_metric: Option<Spanned<f64>>,
     plot: Option<Spanned<String>>,
+    size: Option<Spanned<String>>,
+    dpi: Option<Spanned<u64>>,
+    font_size: Option<Spanned<f64>>,
+    title: Option<bool>,
+    log_y: Option<bool>,
 }
 
 /// One validated [[train]] table: its study (the repeats are its trials),
@@ -98,6 +104,9 @@ pub struct ScenarioTrain {
     pub config: TrainConfig,
     /// The loss-against-time figure's file name, if any.
     pub plot: Option<String>,
+    /// Its size, dpi, font size, heading and y scale (`size`, `dpi`,
+    /// `font_size`, `title`, `log_y`).
+    pub style: FigureStyle,
 }
 
 impl ScenarioTrain {
@@ -266,14 +275,36 @@ pub(super) fn train(
         src.claim(taken, &result_file(&label, format), &owner, "label", tr.label.span())?;
     }
     src.claim(taken, &curves_file(&label), &owner, "label", tr.label.span())?;
-    let plot = match &tr.plot {
+    let (plot, style) = match &tr.plot {
         Some(p) => {
             let name = src.figure_file("plot", p)?;
             src.claim(taken, &name, &owner, "plot", p.span())?;
             src.claim(taken, &super::figure_data_file(&name), &owner, "plot", p.span())?;
-            Some(name)
+            let keys = StyleKeys {
+                size: tr.size.as_ref(),
+                dpi: tr.dpi.as_ref(),
+                font_size: tr.font_size.as_ref(),
+                title: tr.title,
+                log_y: tr.log_y,
+                file: p.span(),
+            };
+            let style = style_of(src, &keys, &name)?;
+            (Some(name), style)
         }
-        None => None,
+        None => {
+            let given = [
+                tr.size.as_ref().map(|s| ("size", s.span())),
+                tr.dpi.as_ref().map(|d| ("dpi", d.span())),
+                tr.font_size.as_ref().map(|f| ("font_size", f.span())),
+            ];
+            if let Some((key, span)) = given.into_iter().flatten().next() {
+                return src.err(
+                    Some(span),
+                    format!("{owner}: key `{key}` styles the figure `plot`, which this table does not draw"),
+                );
+            }
+            (None, FigureStyle::default())
+        }
     };
     let mut config = TrainConfig::new("scenario", &study, &recipe, &setup, targets, &keys);
     config.study = Some(format!("{}/{label}", file.name.get_ref()));
@@ -285,5 +316,6 @@ pub(super) fn train(
         targets,
         config,
         plot,
+        style,
     })
 }

@@ -303,3 +303,57 @@ fn the_shipped_time_to_accuracy_scenario_reads() {
         assert_eq!(t.plot.as_deref(), Some(format!("{}-loss.png", t.label).as_str()));
     }
 }
+
+/// A [[train]] table's `plot` takes the figure keys of a [[study]] figure:
+/// `size` (inches), `font_size`, `title`, `log_y` and, for a PNG, `dpi`.
+#[test]
+fn a_train_plot_takes_the_figure_style_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let styled = MIXED.replace(
+        "plot = \"tta.png\"",
+        "plot = \"tta.svg\"\nsize = \"5x3\"\nfont_size = 8\ntitle = false",
+    );
+    run(dir.path(), "s.toml", &styled, dir.path(), &[]);
+    let svg = std::fs::read_to_string(dir.path().join("out/mixed/tta.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let root = doc.root_element();
+    assert_eq!(
+        (root.attribute("width"), root.attribute("height")),
+        (Some("5in"), Some("3in"))
+    );
+    let plain = MIXED.replace("plot = \"tta.png\"", "plot = \"tta.svg\"");
+    run(dir.path(), "p.toml", &plain, dir.path(), &[]);
+    let plain = std::fs::read_to_string(dir.path().join("out/mixed/tta.svg")).unwrap();
+    // The heading is drawn only without `title = false`.
+    assert!(
+        plain.contains("Training loss") && !svg.contains("Training loss"),
+        "heading"
+    );
+    for (text, message) in [
+        (
+            MIXED.replace("plot = \"tta.png\"", "plot = \"tta.svg\"\ndpi = 300"),
+            "key `dpi`: sets the pixels of a PNG; `tta.svg` is a vector figure",
+        ),
+        (
+            MIXED.replace("plot = \"tta.png\"", "size = \"5x3\""),
+            "key `size` styles the figure `plot`, which this table does not draw",
+        ),
+        (
+            MIXED.replace("plot = \"tta.png\"", "plot = \"tta.png\"\nsize = \"5\""),
+            "key `size`: `5` is not WxH",
+        ),
+    ] {
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, text).unwrap();
+        let out = gcsim()
+            .arg("scenario")
+            .arg(&path)
+            .arg("--out-dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(message), "{message}: {stderr}");
+    }
+}

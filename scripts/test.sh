@@ -6,5 +6,5 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
 cargo test --release --locked "$@" || status=$?
-scripts/python-tests.sh || { [ "$status" = 0 ] && status=$?; }
+scripts/python-tests.sh || { rc=$?; [ "$status" != 0 ] || status=$rc; }
 exit "$status"

@@ -161,6 +161,19 @@ impl TryFrom<Command> for Config {
 }
 
 impl Config {
+    /// Where the report goes, for the commands the Python module runs
+    /// (`run`, `sweep`, `plan`, `train`), which may send it to memory (see
+    /// [`output::Output::memory`]); `None` for the others.
+    #[allow(dead_code, reason = "the Python module's, which compiles these modules too")]
+    pub fn output_mut(&mut self) -> Option<&mut output::Output> {
+        match self {
+            Config::Job(job) => Some(&mut job.output),
+            Config::Plan(job) => Some(&mut job.output),
+            Config::Train(job) => Some(&mut job.output),
+            _ => None,
+        }
+    }
+
     /// Does the work and writes the results.
     pub fn execute(self) -> Result<Status> {
         match self {

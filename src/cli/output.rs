@@ -12,6 +12,7 @@ pub use atomic::{AtomicFile, check, probe, write_atomically};
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
@@ -29,7 +30,14 @@ pub struct Output {
     pub file: Option<Destination>,
     /// The columns of the table and the CSV (`--columns`); all if `None`.
     pub columns: Option<Columns>,
+    /// A buffer that takes the result in place of the file and stdout:
+    /// how a front end other than the command line (the Python module)
+    /// receives it in memory. `None` on the command line.
+    pub memory: Option<Memory>,
 }
+
+/// The bytes a report was written as, shared with whoever reads them.
+pub type Memory = Arc<Mutex<Vec<u8>>>;
 
 impl Output {
     /// The format and destination of `--format` and `--out`: the format from
@@ -46,6 +54,7 @@ impl Output {
                 format: format.unwrap_or(default),
                 file: None,
                 columns: None,
+                memory: None,
             });
         };
         let format = match format.or_else(|| Format::from_extension(path)) {
@@ -59,6 +68,7 @@ impl Output {
             format,
             file: Some(Destination::new(path)?),
             columns: None,
+            memory: None,
         })
     }
 
@@ -83,6 +93,11 @@ impl Output {
     /// stdout when stdout is a terminal), or to stdout, which a reader may
     /// have closed (see [`Stdout`]). Returns the file written, if any.
     pub fn write<R: Export + ?Sized>(&self, report: &R) -> Result<Option<&Path>> {
+        if let Some(memory) = &self.memory {
+            let mut bytes = memory.lock().unwrap_or_else(|e| e.into_inner());
+            export::write_selected(report, self.format, self.columns.as_ref(), &mut *bytes)?;
+            return Ok(None);
+        }
         match &self.file {
             Some(dest) => {
                 let columns = self.columns.as_ref();

@@ -168,7 +168,7 @@ pub struct PlanJob {
     req: PlanRequest,
     config: PlanConfig,
     top: usize,
-    output: Output,
+    pub(crate) output: Output,
     engine: Engine,
 }
 

@@ -3,11 +3,22 @@
 //! and during the first second, so quick runs print nothing.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use gcsim::engine::Progress;
+
+/// Set by a front end that runs commands inside a longer-lived process (the
+/// Python module, on KeyboardInterrupt) to stop the run under way; the
+/// command line leaves it unset and ends on a signal instead.
+pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+/// What a run stopped by [`INTERRUPT`] unwinds with, from the next chunk
+/// done: its partial results are dropped with it.
+#[derive(Debug)]
+pub struct Interrupted;
 
 /// Shows trials (or other steps) done, rate and ETA on stderr.
 pub struct Bar {
@@ -57,6 +68,11 @@ impl Progress for Bar {
     }
 
     fn advance(&self, trials: u64) {
+        if INTERRUPT.load(Ordering::Relaxed) {
+            // `resume_unwind` skips the panic hook: nothing is printed, and
+            // rayon carries the unwind to the thread that started the run.
+            std::panic::resume_unwind(Box::new(Interrupted));
+        }
         if let Some(bar) = &self.bar {
             if bar.is_hidden() && self.started.elapsed() > Duration::from_secs(1) {
                 bar.set_draw_target(ProgressDrawTarget::stderr());

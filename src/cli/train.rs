@@ -187,7 +187,7 @@ pub struct TrainJob {
     setup: Setup,
     targets: Targets,
     config: TrainConfig,
-    output: Output,
+    pub(crate) output: Output,
     curves: Option<PathBuf>,
     plot: Option<PathBuf>,
     figure: FigureOptions,

@@ -23,6 +23,11 @@
 //! metric = "mean"
 //! studies = ["crc", "crc-fixed"]          # [[study]] labels, at least two
 //!
+//! [[plan]]                                # a `gcsim plan` search (plan.rs)
+//! label = "pick"                          # files: <label>.csv, <label>.json
+//! schemes = ["uncoded", "frc", "crc"]
+//! objective = "p99"                       # any flag of `gcsim plan`, with underscores
+//!
 //! [[train]]                               # gradient descent on the timeline (train.rs)
 //! label = "tta"                           # files: <label>.csv, .json, -curves.csv
 //! schemes = ["uncoded", "frc", "crc"]
@@ -52,9 +57,11 @@ use crate::study::Study;
 use crate::sweep::Ranges;
 
 pub mod page;
+mod plan;
 mod source;
 mod train;
 
+pub use plan::ScenarioPlan;
 use source::{Source, Taken, cluster_keys, grid_keys};
 pub use train::ScenarioTrain;
 use train::TrainFile;
@@ -174,6 +181,7 @@ struct ScenarioFile {
     study: Option<Spanned<Vec<StudyFile>>>,
     train: Option<Spanned<Vec<TrainFile>>>,
     figure: Option<Vec<FigureFile>>,
+    plan: Option<Vec<Spanned<toml::Table>>>,
 }
 
 /// A figure of a study: where it goes (relative to the scenario's directory),
@@ -264,6 +272,8 @@ pub struct Scenario {
     pub trains: Vec<ScenarioTrain>,
     /// The `[[figure]]` overlays, drawn once their studies have run.
     pub overlays: Vec<Overlay>,
+    /// The `[[plan]]` searches, in file order; they run after the trains.
+    pub plans: Vec<ScenarioPlan>,
 }
 
 /// A file-name-safe identifier.
@@ -327,13 +337,15 @@ impl Scenario {
             );
         }
         let studies = file.study.as_ref().map_or(0, |s| s.get_ref().len());
-        if studies + file.train.as_ref().map_or(0, |t| t.get_ref().len()) == 0 {
+        let plans = file.plan.as_ref().map_or(0, Vec::len);
+        if studies + file.train.as_ref().map_or(0, |t| t.get_ref().len()) + plans == 0 {
             let span = file.study.as_ref().map(|s| s.span());
             return src.err(
                 span.or(file.train.as_ref().map(|t| t.span())),
-                "the scenario needs at least one [[study]] or [[train]]",
+                "the scenario needs at least one [[study]], [[train]] or [[plan]]",
             );
         }
+        let trials_flag = trials;
         let trials = match (trials, &file.trials) {
             (Some(t), _) => t,
             (None, Some(t)) => *t.get_ref(),
@@ -352,12 +364,24 @@ impl Scenario {
         for f in file.figure.iter().flatten() {
             overlays.push(overlay(&src, f, &studies, &mut taken)?);
         }
+        let mut plans = Vec::new();
+        if let Some(tables) = &file.plan {
+            let top: toml::Table = toml::from_str(src.text).map_err(|e| ScenarioError {
+                file: path.to_path_buf(),
+                line: None,
+                message: e.message().to_string(),
+            })?;
+            for table in tables {
+                plans.push(plan::plan(&src, &top, table, trials_flag, &mut taken)?);
+            }
+        }
         Ok(Scenario {
             name: file.name.into_inner(),
             description: file.description,
             studies,
             trains,
             overlays,
+            plans,
         })
     }
 }

@@ -116,9 +116,10 @@ pub struct PlanArgs {
 
 /// The ranked configurations and what produced them.
 #[derive(Serialize)]
-struct PlanReport {
+pub(crate) struct PlanReport {
     config: PlanConfig,
-    recommendation: Option<String>,
+    /// The plan's advice in a sentence, where some configuration qualifies.
+    pub(crate) recommendation: Option<String>,
     rows: Vec<PlanRow>,
     /// Rows shown in the table.
     #[serde(skip)]
@@ -370,6 +371,25 @@ impl PlanJob {
     /// Plans and writes the ranking; a request no configuration satisfies is
     /// a [`UsageError`](super::UsageError).
     pub fn execute(self) -> Result<Status> {
+        let (report, output) = self.search()?;
+        let written = output.write(&report)?;
+        if written.is_some() || output.format != Format::Table {
+            for warning in &report.config.warnings {
+                eprintln!("warning: {warning}");
+            }
+        }
+        if let Some(path) = written {
+            note!("wrote {} rows to {}", report.rows.len(), path.display());
+        }
+        if let (Format::Csv, Some(r)) = (output.format, &report.recommendation) {
+            note!("{r}");
+        }
+        Ok(Status::Success)
+    }
+
+    /// Runs the search: the ranked rows with their recommendation, and
+    /// where they were to go.
+    pub(crate) fn search(self) -> Result<(PlanReport, Output)> {
         let quiet = self.engine.quiet;
         let rows = self
             .engine
@@ -387,19 +407,7 @@ impl PlanJob {
             rows,
             top: self.top,
         };
-        let written = self.output.write(&report)?;
-        if written.is_some() || self.output.format != Format::Table {
-            for warning in &report.config.warnings {
-                eprintln!("warning: {warning}");
-            }
-        }
-        if let Some(path) = written {
-            note!("wrote {} rows to {}", report.rows.len(), path.display());
-        }
-        if let (Format::Csv, Some(r)) = (self.output.format, &report.recommendation) {
-            note!("{r}");
-        }
-        Ok(Status::Success)
+        Ok((report, self.output))
     }
 }
 

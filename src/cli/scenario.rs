@@ -7,14 +7,14 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::Args;
+use clap::{Args, Parser};
 
 use gcsim::export::markup::markup_cells;
 use gcsim::export::{self, Export, Format};
 use gcsim::plot::sweep::overlay_chart;
 use gcsim::report::{self, Report};
 use gcsim::scenario::page::{Page, Section};
-use gcsim::scenario::{Scenario, ScenarioStudy, ScenarioTrain, figure_data_file};
+use gcsim::scenario::{Scenario, ScenarioPlan, ScenarioStudy, ScenarioTrain, figure_data_file};
 use gcsim::train::report::{loss_chart, write_curves};
 
 use super::common::{MIN_TRACE_STEPS, short_trace_warning};
@@ -81,6 +81,41 @@ pub struct ScenarioJob {
     /// With `--report`: the page's heading parts, the sections added as
     /// the studies run.
     report: Option<Page>,
+    /// The [[plan]] tables' labels and jobs, checked before anything runs.
+    plans: Vec<(String, super::plan::PlanJob)>,
+}
+
+/// A [[plan]] table's job: its flags parsed by `gcsim plan`'s own parser,
+/// an error placed on the table's line.
+fn plan_job(file: &std::path::Path, plan: &ScenarioPlan, args: &ScenarioArgs) -> Result<super::plan::PlanJob> {
+    let at = |message: &str| {
+        super::UsageError(format!(
+            "{}:{}: plan `{}` (its keys are `gcsim plan`'s flags): {message}",
+            file.display(),
+            plan.line,
+            plan.label
+        ))
+    };
+    let mut argv: Vec<String> = vec!["gcsim".into(), "plan".into()];
+    argv.extend(plan.args.iter().cloned());
+    if args.quiet {
+        argv.push("--quiet".into());
+    }
+    if let Some(threads) = args.threads {
+        argv.extend(["--threads".into(), threads.to_string()]);
+    }
+    let command = match super::Cli::try_parse_from(&argv) {
+        Ok(cli) => cli.command,
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            return Err(at(first.strip_prefix("error: ").unwrap_or(first)).into());
+        }
+    };
+    let super::Command::Plan(plan_args) = command else {
+        unreachable!("the argv starts with `plan`")
+    };
+    super::plan::PlanJob::try_from(*plan_args).map_err(|e| at(&super::flags::render(&e)).into())
 }
 
 impl TryFrom<ScenarioArgs> for ScenarioJob {
@@ -101,6 +136,13 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
             .chain(overlays)
         {
             output::check("--out-dir", &dir.join(file))?;
+        }
+        let mut plans = Vec::new();
+        for plan in &scenario.plans {
+            plans.push((plan.label.clone(), plan_job(&args.file, plan, &args)?));
+            for file in plan.outputs() {
+                output::check("--out-dir", &dir.join(file))?;
+            }
         }
         let report = if args.report {
             for file in REPORT_FILES {
@@ -135,6 +177,7 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
                 quiet: args.quiet,
             },
             report,
+            plans,
         })
     }
 }
@@ -203,6 +246,9 @@ impl ScenarioJob {
         for tr in &trains {
             self.train(tr, &mut stdout)?;
         }
+        for (label, job) in std::mem::take(&mut self.plans) {
+            self.plan(&label, job, &mut stdout)?;
+        }
         if let Some(page) = &self.report {
             let markdown = self.dir.join(REPORT_FILES[0]);
             write_atomically(&markdown, |out| page.write_markdown(out))?;
@@ -243,10 +289,34 @@ impl ScenarioJob {
                 let labels: Vec<&str> = charts.iter().map(|c| c.0).collect();
                 page.sections.push(Section {
                     label: format!("{} ({})", spec.file, labels.join(", ")),
+                    notes: Vec::new(),
                     cells: Vec::new(),
                     figures: vec![spec.file.clone()],
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// Runs a [[plan]] search, writes its results, prints its table and
+    /// puts its recommendation on the page.
+    fn plan(&mut self, label: &str, job: super::plan::PlanJob, stdout: &mut Stdout) -> Result<()> {
+        let (report, _) = job.search()?;
+        let mut written = Vec::new();
+        for format in ScenarioPlan::RESULT_FORMATS {
+            let path = self.dir.join(result_file_of(label, format));
+            write_atomically(&path, |f| export::write(&report, format, f))?;
+            written.push(path);
+        }
+        export::write(&report, Format::Table, stdout)?;
+        wrote(stdout, &written)?;
+        if let Some(page) = &mut self.report {
+            page.sections.push(Section {
+                label: label.to_string(),
+                notes: report.recommendation.iter().cloned().collect(),
+                cells: markup_cells(&report, None, report.digits())?,
+                figures: Vec::new(),
+            });
         }
         Ok(())
     }
@@ -292,6 +362,7 @@ impl ScenarioJob {
         if let Some(page) = &mut self.report {
             page.sections.push(Section {
                 label: label.to_string(),
+                notes: Vec::new(),
                 cells: markup_cells(report, None, report.digits())?,
                 figures,
             });
@@ -305,4 +376,9 @@ fn wrote(stdout: &mut Stdout, written: &[PathBuf]) -> Result<()> {
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     writeln!(stdout, "# wrote {}\n", names.join(", "))?;
     Ok(())
+}
+
+/// `<label>.<format>`, as a scenario names its result files.
+fn result_file_of(label: &str, format: Format) -> String {
+    format!("{label}.{format}")
 }

@@ -13,6 +13,8 @@ use crate::export::markup::write_markdown;
 pub struct Section {
     /// The study's label.
     pub label: String,
+    /// Sentences above its table (a plan's recommendation).
+    pub notes: Vec<String>,
     /// Its table: the CSV's header and rows, as a table shows them.
     pub cells: Vec<Vec<String>>,
     /// Its figures, file names relative to the page.
@@ -50,6 +52,9 @@ impl Page {
         writeln!(out, "```toml\n{}\n```\n", self.config.trim_end())?;
         for section in &self.sections {
             writeln!(out, "## {}\n", section.label)?;
+            for note in &section.notes {
+                writeln!(out, "**{note}**\n")?;
+            }
             write_markdown(&section.cells, out)?;
             for figure in &section.figures {
                 writeln!(out, "\n![{0}]({0})", figure)?;
@@ -77,6 +82,9 @@ impl Page {
         writeln!(out, "<pre><code>{}</code></pre>", escape(self.config.trim_end()))?;
         for section in &self.sections {
             writeln!(out, "<h2>{}</h2>", escape(&section.label))?;
+            for note in &section.notes {
+                writeln!(out, "<p><strong>{}</strong></p>", escape(note))?;
+            }
             write_html_table(&section.cells, out)?;
             for figure in &section.figures {
                 let name = escape(figure);

@@ -370,10 +370,17 @@ impl Source<'_> {
             );
         }
         if let Some((_, other)) = taken.labels.iter().find(|(l, _)| l == name) {
-            let users = match (*other, kind) {
-                ("study", "study") => "two studies",
-                ("train", "train") => "two trains",
-                _ => "a study and a train",
+            let plural = |k: &str| {
+                if k == "study" {
+                    "studies".to_string()
+                } else {
+                    format!("{k}s")
+                }
+            };
+            let users = if *other == kind {
+                format!("two {}", plural(kind))
+            } else {
+                format!("a {other} and a {kind}")
             };
             return self.err(
                 Some(label.span()),

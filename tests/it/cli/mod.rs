@@ -33,6 +33,7 @@ mod markup;
 mod output;
 mod overlay;
 mod report;
+mod scenario_plan;
 mod shell;
 mod signals;
 mod special_files;

@@ -22,8 +22,9 @@
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::figures::{StyleKeys, style_of};
 use super::source::{Source, Taken, cluster_keys, grid_keys};
-use super::{ListValue, ScenarioError, ScenarioFile, StyleKeys, TimesValue, result_file, style_of};
+use super::{ListValue, ScenarioError, ScenarioFile, TimesValue, result_file};
 use crate::export::Format;
 use crate::param::{Param, keys};
 use crate::plot::FigureStyle;

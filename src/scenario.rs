@@ -304,7 +304,7 @@ impl Scenario {
         })?;
         if text.trim().is_empty() {
             return Err(fail(
-                "the scenario is empty; it needs at least name, n and one [[study]] or [[train]]".into(),
+                "the scenario is empty; it needs at least name, n and one [[study]], [[train]] or [[plan]]".into(),
             ));
         }
         Self::from_str(path, &text, trials)

@@ -444,7 +444,7 @@ fn scenario_files() {
         ("broken.toml", &["broken.toml:2:"]),
         (
             "no-study.toml",
-            &["no-study.toml: the scenario needs at least one [[study]] or [[train]]"],
+            &["no-study.toml: the scenario needs at least one [[study]], [[train]] or [[plan]]"],
         ),
         (
             "bad-dist.toml",

@@ -18,6 +18,24 @@ fn stdout_of(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The error of `gcsim scenario` on a file holding `text` (written into
+/// `dir`): a usage error (status 2) on one line, before anything ran.
+fn scenario_error(dir: &std::path::Path, text: &str) -> String {
+    let file = dir.join("s.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = gcsim()
+        .arg("scenario")
+        .arg(&file)
+        .arg("--out-dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    stderr
+}
+
 /// The output columns of `run --format csv`: the scheme, its statistics and
 /// analytic values, then the communication model's columns, which were
 /// appended and must never be reordered (scripts read columns by position).

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::gcsim;
+use super::{gcsim, scenario_error};
 
 const TWO_STUDIES: &str = r#"
 name = "overlay"
@@ -134,34 +134,16 @@ fn overlay_errors_name_the_key() {
         ),
     ];
     for (overlay, message) in cases {
-        let file = dir.path().join("s.toml");
-        std::fs::write(&file, format!("{TWO_STUDIES}{overlay}")).unwrap();
-        let out = gcsim()
-            .arg("scenario")
-            .arg(&file)
-            .arg("--out-dir")
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let stderr = scenario_error(dir.path(), &format!("{TWO_STUDIES}{overlay}"));
         assert!(stderr.contains(message), "{message}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     }
     let study_figure = TWO_STUDIES.replace(
         "load_model = \"fixed\"\n",
         "load_model = \"fixed\"\nfigures = [{ file = \"f.png\", studies = [\"scaled\"] }]\n",
     );
-    let file = dir.path().join("s.toml");
-    std::fs::write(&file, study_figure).unwrap();
-    gcsim()
-        .arg("scenario")
-        .arg(&file)
-        .arg("--out-dir")
-        .arg(dir.path())
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains(
-            "key `studies`: a study's figure draws that study",
-        ));
+    let stderr = scenario_error(dir.path(), &study_figure);
+    assert!(
+        stderr.contains("key `studies`: a study's figure draws that study"),
+        "{stderr}"
+    );
 }

@@ -1,7 +1,7 @@
 //! `[[plan]]` tables: `gcsim plan` rerun from a scenario file, with the
 //! command line's own flags, and its recommendation on the report page.
 
-use super::{gcsim, stdout_of};
+use super::{gcsim, scenario_error, stdout_of};
 
 const SCENARIO: &str = r#"name = "planned"
 n = 20
@@ -117,19 +117,8 @@ fn plan_table_errors_name_the_file_line_and_flag() {
         ),
     ];
     for (text, message) in cases {
-        let file = dir.path().join("s.toml");
-        std::fs::write(&file, text).unwrap();
-        let out = gcsim()
-            .arg("scenario")
-            .arg(&file)
-            .arg("--out-dir")
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let stderr = scenario_error(dir.path(), &text);
         assert!(stderr.contains(message), "{message}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
         // Nothing ran: no study wrote its results.
         assert!(!dir.path().join("planned/sweep.csv").exists());
     }

@@ -107,6 +107,40 @@ pub struct ShardId {
     pub count: u64,
 }
 
+impl ShardId {
+    /// The shard of this task of a Slurm job array (`sbatch --array=1-20`):
+    /// index `SLURM_ARRAY_TASK_ID` − `SLURM_ARRAY_TASK_MIN` + 1 of
+    /// `SLURM_ARRAY_TASK_COUNT`, from `var` (the environment). The array's
+    /// indices must be consecutive (`--array=0-19` or `1-20`, no step, no
+    /// list), so that every task is one shard and every shard one task.
+    pub fn from_slurm(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let get = |name: &str| -> Result<u64, String> {
+            let value = var(name).ok_or_else(|| {
+                format!("`slurm` takes the shard from {name}, which is not set: run it in a task of `sbatch --array=1-K`, or give I/K")
+            })?;
+            value
+                .trim()
+                .parse()
+                .map_err(|_| format!("`slurm`: {name} is `{value}`, not a whole number"))
+        };
+        let (id, count, min, max) = (
+            get("SLURM_ARRAY_TASK_ID")?,
+            get("SLURM_ARRAY_TASK_COUNT")?,
+            get("SLURM_ARRAY_TASK_MIN")?,
+            get("SLURM_ARRAY_TASK_MAX")?,
+        );
+        if count == 0 || max < min || max - min + 1 != count || !(min..=max).contains(&id) {
+            return Err(format!(
+                "`slurm`: the job array has {count} tasks with indices {min} to {max}; give it consecutive indices (e.g. --array=1-{count}), one task per shard"
+            ));
+        }
+        Ok(Self {
+            index: id - min + 1,
+            count,
+        })
+    }
+}
+
 /// The power sums of one block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockSums {

@@ -262,7 +262,9 @@ pub struct CommonArgs {
 
     /// Run only the I-th of K disjoint parts of the trials and write a
     /// partial result to --out; `gcsim merge` combines the K files into the
-    /// output of a single run, byte for byte. Example: --shard 3/10 --out part3.json
+    /// output of a single run, byte for byte. `slurm` takes I and K from a
+    /// Slurm job array's task (SLURM_ARRAY_TASK_ID, _MIN, _MAX, _COUNT;
+    /// `sbatch --array=1-20`). Example: --shard 3/10 --out part3.json
     #[arg(long, value_name = "I/K", value_parser = parse_shard, allow_hyphen_values = true)]
     pub shard: Option<ShardId>,
 
@@ -471,9 +473,13 @@ impl CommonArgs {
     }
 }
 
-/// `I/K`, 1 ≤ I ≤ K: the I-th of K shards.
+/// `I/K`, 1 ≤ I ≤ K: the I-th of K shards; `slurm`: this task's shard of
+/// a Slurm job array (see [`ShardId::from_slurm`]).
 fn parse_shard(s: &str) -> Result<ShardId, String> {
-    let accepted = "accepted: I/K with 1 <= I <= K, e.g. 3/10";
+    if s == "slurm" {
+        return ShardId::from_slurm(|name| std::env::var(name).ok());
+    }
+    let accepted = "accepted: I/K with 1 <= I <= K, e.g. 3/10, or slurm (a task of a Slurm job array)";
     let (i, k) = s
         .split_once('/')
         .ok_or_else(|| format!("`{s}` is not I/K; {accepted}"))?;

@@ -31,10 +31,14 @@ Examples:
   gcsim sweep --n 100 --s 0..50 --trials 100000000 --shard 1/4 \\
       --out part1.json                                  # ... 4/4
   gcsim merge part*.json --out result.csv
-  gcsim merge part*.json --plot speedup.png"
+  gcsim merge parts/ --plot speedup.png           # every .json file in parts/
+
+In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]
 pub struct MergeArgs {
-    /// The shard files written by `--shard I/K --out FILE`.
+    /// The shard files written by `--shard I/K --out FILE`; a directory
+    /// stands for every `.json` file in it (for arrays of thousands of
+    /// shards, beyond the shell's argument limit).
     #[arg(value_name = "FILES", required = true)]
     pub files: Vec<PathBuf>,
 
@@ -78,6 +82,33 @@ pub struct MergeArgs {
     pub quiet: bool,
 }
 
+/// The files to merge: each path given, a directory as its `.json` files
+/// in name order.
+fn shard_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in given {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let entries =
+            std::fs::read_dir(path).with_context(|| format!("{}: cannot list the directory", path.display()))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        if found.is_empty() {
+            bail!(
+                "{}: a directory given to merge must hold the shards' .json files; it has none",
+                path.display()
+            );
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}
+
 /// Shard files read and checked to be one run, with where the result goes.
 pub struct MergeJob {
     study: Study,
@@ -93,7 +124,7 @@ impl TryFrom<MergeArgs> for MergeJob {
 
     fn try_from(args: MergeArgs) -> Result<Self> {
         let mut files = Vec::new();
-        for path in &args.files {
+        for path in &shard_files(&args.files)? {
             let name = path.display().to_string();
             let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the shard"))?;
             files.push((name.clone(), ShardFile::parse(&name, &text)?));

@@ -62,12 +62,33 @@ pub enum MergeError {
     /// The same shard twice (1-based index, as in `--shard I/K`).
     #[error("shard {0}/{1} is given twice")]
     Duplicate(u64, u64),
-    /// A shard is absent (1-based index).
-    #[error("shard {0}/{1} is missing (give all {1} shard files)")]
-    Missing(u64, u64),
+    /// Shards are absent (1-based indices, ascending).
+    #[error("{text} missing (give all {count} shard files)", text = missing(.0, *.1), count = .1)]
+    Missing(Vec<u64>, u64),
     /// A shard's contents do not fit the study (1-based index).
     #[error("shard {0}/{1} does not fit the study: {2}")]
     Inconsistent(u64, u64, String),
+}
+
+/// `shard 3/20 is` or `shards 3, 7 and 12-15 of 20 are`: the absent
+/// indices, runs of consecutive ones as ranges.
+fn missing(indices: &[u64], count: u64) -> String {
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for &i in indices {
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == i => run.1 = i,
+            _ => runs.push((i, i)),
+        }
+    }
+    let text: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .collect();
+    match text.as_slice() {
+        [one] if indices.len() == 1 => format!("shard {one}/{count} is"),
+        [init @ .., last] if !init.is_empty() => format!("shards {} and {last} of {count} are", init.join(", ")),
+        _ => format!("shards {} of {count} are", text.join(", ")),
+    }
 }
 
 /// Merges the parts of every shard of `study` into the outcome a single run
@@ -92,8 +113,9 @@ pub fn merge_shards(study: &Study, parts: &[ShardPart], progress: &dyn Progress)
             return Err(MergeError::Duplicate(p.index + 1, count));
         }
     }
-    if let Some(i) = seen.iter().position(|s| !s) {
-        return Err(MergeError::Missing(i as u64 + 1, count));
+    let absent: Vec<u64> = (1..=count).filter(|&i| !seen[i as usize - 1]).collect();
+    if !absent.is_empty() {
+        return Err(MergeError::Missing(absent, count));
     }
     let plan = TrialPlan::new(study);
     let run = Started::new(&plan, study, &Options::default(), progress);
@@ -163,4 +185,20 @@ pub fn merge_shards(study: &Study, parts: &[ShardPart], progress: &dyn Progress)
     let outcome = run.finish(totals, progress);
     progress.finish();
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_shards_are_named_as_runs() {
+        let say = |v: &[u64]| MergeError::Missing(v.to_vec(), 20).to_string();
+        assert_eq!(say(&[3]), "shard 3/20 is missing (give all 20 shard files)");
+        assert_eq!(say(&[3, 4]), "shards 3-4 of 20 are missing (give all 20 shard files)");
+        assert_eq!(
+            say(&[3, 7, 12, 13, 14, 15]),
+            "shards 3, 7 and 12-15 of 20 are missing (give all 20 shard files)"
+        );
+    }
 }

@@ -299,3 +299,77 @@ fn a_shards_custom_matrix_is_checked() {
     let ragged = serde_json::json!([[1.0, 0.0, 0.0], [0.0, 1.0], [0.0, 0.0, 1.0]]);
     merge_refused(&[&edited(&file, true, rows(ragged))], expected);
 }
+
+/// `--shard slurm` in the three tasks of a job array `--array=0-2` (as
+/// sbatch sets the variables), merged from their directory: the single
+/// run's bytes. Outside an array, or in one with a step, it is refused;
+/// shards missing from a merge are all named.
+#[test]
+fn slurm_array_tasks_are_the_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).unwrap();
+    let args = [
+        "sweep", "--n", "16", "--s", "0..3", "--trials", "2200000", "--seed", "5", "-q",
+    ];
+    for id in 0..3 {
+        gcsim()
+            .args(args)
+            .args(["--shard", "slurm", "--out"])
+            .arg(parts.join(format!("part-{id}.json")))
+            .env("SLURM_ARRAY_TASK_ID", id.to_string())
+            .env("SLURM_ARRAY_TASK_MIN", "0")
+            .env("SLURM_ARRAY_TASK_MAX", "2")
+            .env("SLURM_ARRAY_TASK_COUNT", "3")
+            .assert()
+            .success();
+    }
+    let single = output(&[&args[..], &["--format", "csv"]].concat());
+    assert_eq!(merged(std::slice::from_ref(&parts), "csv"), single);
+    // Task 1 of 0-2 is shard 2/3: alone, shards 1 and 3 are missing.
+    merge_refused(
+        &[&parts.join("part-1.json")],
+        "shards 1 and 3 of 3 are missing (give all 3 shard files)",
+    );
+    let run = |vars: &[(&str, &str)]| {
+        let mut cmd = gcsim();
+        cmd.args(args)
+            .args(["--shard", "slurm", "--out"])
+            .arg(dir.path().join("x.json"));
+        for var in [
+            "SLURM_ARRAY_TASK_ID",
+            "SLURM_ARRAY_TASK_MIN",
+            "SLURM_ARRAY_TASK_MAX",
+            "SLURM_ARRAY_TASK_COUNT",
+        ] {
+            cmd.env_remove(var);
+        }
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        cmd.assert().code(2)
+    };
+    run(&[]).stderr(predicate::str::contains(
+        "`slurm` takes the shard from SLURM_ARRAY_TASK_ID, which is not set",
+    ));
+    // --array=1-5:2 runs tasks 1, 3, 5: not one task per shard.
+    let stepped = [
+        ("SLURM_ARRAY_TASK_ID", "3"),
+        ("SLURM_ARRAY_TASK_MIN", "1"),
+        ("SLURM_ARRAY_TASK_MAX", "5"),
+        ("SLURM_ARRAY_TASK_COUNT", "3"),
+    ];
+    run(&stepped).stderr(predicate::str::contains(
+        "the job array has 3 tasks with indices 1 to 5; give it consecutive indices (e.g. --array=1-3)",
+    ));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    gcsim()
+        .arg("merge")
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a directory given to merge must hold the shards' .json files",
+        ));
+}

@@ -348,3 +348,40 @@ pub fn same_run(files: &[(String, ShardFile)]) -> Result<(Study, &RunConfig), Sh
     }
     Ok((first.study.clone(), &first.config))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: u64, min: u64, max: u64, count: u64) -> Result<ShardId, String> {
+        ShardId::from_slurm(|name| {
+            Some(match name {
+                "SLURM_ARRAY_TASK_ID" => id,
+                "SLURM_ARRAY_TASK_MIN" => min,
+                "SLURM_ARRAY_TASK_MAX" => max,
+                "SLURM_ARRAY_TASK_COUNT" => count,
+                _ => return None,
+            })
+            .map(|v| v.to_string())
+        })
+    }
+
+    #[test]
+    fn slurm_tasks_number_the_shards_from_one() {
+        let id = |index, count| Ok(ShardId { index, count });
+        assert_eq!(task(5, 1, 20, 20), id(5, 20));
+        assert_eq!(task(1, 1, 20, 20), id(1, 20));
+        assert_eq!(task(0, 0, 19, 20), id(1, 20));
+        assert_eq!(task(19, 0, 19, 20), id(20, 20));
+        assert_eq!(task(107, 100, 109, 10), id(8, 10));
+        assert!(task(21, 1, 20, 20).is_err());
+        assert!(task(3, 1, 5, 3).unwrap_err().contains("consecutive indices"));
+        assert!(
+            ShardId::from_slurm(|_| None)
+                .unwrap_err()
+                .contains("SLURM_ARRAY_TASK_ID, which is not set")
+        );
+        let bad = ShardId::from_slurm(|_| Some("x".into())).unwrap_err();
+        assert!(bad.contains("SLURM_ARRAY_TASK_ID is `x`, not a whole number"), "{bad}");
+    }
+}

@@ -81,8 +81,8 @@ pub struct ScenarioJob {
     /// With `--report`: the page's heading parts, the sections added as
     /// the studies run.
     report: Option<Page>,
-    /// The [[plan]] tables' labels and jobs, checked before anything runs.
-    plans: Vec<(String, super::plan::PlanJob)>,
+    /// The [[plan]] tables and their jobs, checked before anything runs.
+    plans: Vec<(ScenarioPlan, super::plan::PlanJob)>,
 }
 
 /// A [[plan]] table's job: its flags parsed by `gcsim plan`'s own parser,
@@ -139,7 +139,7 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
         }
         let mut plans = Vec::new();
         for plan in &scenario.plans {
-            plans.push((plan.label.clone(), plan_job(&args.file, plan, &args)?));
+            plans.push((plan.clone(), plan_job(&args.file, plan, &args)?));
             for file in plan.outputs() {
                 output::check("--out-dir", &dir.join(file))?;
             }
@@ -246,8 +246,8 @@ impl ScenarioJob {
         for tr in &trains {
             self.train(tr, &mut stdout)?;
         }
-        for (label, job) in std::mem::take(&mut self.plans) {
-            self.plan(&label, job, &mut stdout)?;
+        for (plan, job) in std::mem::take(&mut self.plans) {
+            self.plan(&plan, job, &mut stdout)?;
         }
         if let Some(page) = &self.report {
             let markdown = self.dir.join(REPORT_FILES[0]);
@@ -300,11 +300,11 @@ impl ScenarioJob {
 
     /// Runs a [[plan]] search, writes its results, prints its table and
     /// puts its recommendation on the page.
-    fn plan(&mut self, label: &str, job: super::plan::PlanJob, stdout: &mut Stdout) -> Result<()> {
+    fn plan(&mut self, plan: &ScenarioPlan, job: super::plan::PlanJob, stdout: &mut Stdout) -> Result<()> {
         let (report, _) = job.search()?;
         let mut written = Vec::new();
         for format in ScenarioPlan::RESULT_FORMATS {
-            let path = self.dir.join(result_file_of(label, format));
+            let path = self.dir.join(plan.result_file(format));
             write_atomically(&path, |f| export::write(&report, format, f))?;
             written.push(path);
         }
@@ -312,7 +312,7 @@ impl ScenarioJob {
         wrote(stdout, &written)?;
         if let Some(page) = &mut self.report {
             page.sections.push(Section {
-                label: label.to_string(),
+                label: plan.label.clone(),
                 notes: report.recommendation.iter().cloned().collect(),
                 cells: markup_cells(&report, None, report.digits())?,
                 figures: Vec::new(),
@@ -376,9 +376,4 @@ fn wrote(stdout: &mut Stdout, written: &[PathBuf]) -> Result<()> {
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     writeln!(stdout, "# wrote {}\n", names.join(", "))?;
     Ok(())
-}
-
-/// `<label>.<format>`, as a scenario names its result files.
-fn result_file_of(label: &str, format: Format) -> String {
-    format!("{label}.{format}")
 }

@@ -305,7 +305,7 @@ mod tests {
             "comm_time -1 is out of range; accepted: a number from 0 to 1e100 (rescale the time unit for values outside)"
         );
         assert_eq!(
-            bad.describe(&|p| if p == Param::CommTime { "--comm-time" } else { "?" }),
+            bad.describe(&|p| if p == Param::CommTime { "--comm-time" } else { "?" }.to_string()),
             "--comm-time -1 is out of range; accepted: a number from 0 to 1e100 (rescale the time unit for values outside)"
         );
         let law = Dist::exp(1.0).unwrap();

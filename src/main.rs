@@ -2,6 +2,9 @@
 
 mod cli;
 
+/// The binary names arguments by their flags (`--load-model`).
+const SPELLING: cli::flags::Spelling = cli::flags::Spelling::Flags;
+
 use std::io;
 use std::process::ExitCode;
 

@@ -85,6 +85,18 @@ pub enum Param {
     TargetLoss,
     /// The test metric to reach.
     TargetMetric,
+    /// The cluster size a plan's work per worker is counted at.
+    RefN,
+    /// The most work a plan lets one worker do, in uncoded shares.
+    MaxLoad,
+    /// What a plan ranks by.
+    Objective,
+    /// The price of a GPU-hour.
+    GpuHourPrice,
+    /// Iterations of one training run, for its cost.
+    IterationsPerRun,
+    /// The time unit of the worker-time law.
+    TimeUnit,
 }
 
 impl Param {
@@ -128,6 +140,12 @@ impl Param {
             Param::Repeats => "repeats",
             Param::TargetLoss => "target_loss",
             Param::TargetMetric => "target_metric",
+            Param::RefN => "ref_n",
+            Param::MaxLoad => "max_load",
+            Param::Objective => "objective",
+            Param::GpuHourPrice => "gpu_hour_price",
+            Param::IterationsPerRun => "iterations_per_run",
+            Param::TimeUnit => "time_unit",
         }
     }
 }
@@ -139,7 +157,7 @@ impl fmt::Display for Param {
 }
 
 /// How a front end spells a parameter.
-pub type Naming<'a> = &'a dyn Fn(Param) -> &'static str;
+pub type Naming<'a> = &'a dyn Fn(Param) -> String;
 
 /// An error whose message names parameters: `describe` renders it with a
 /// front end's names; `Display` renders it with the library's keys.
@@ -149,8 +167,8 @@ pub trait Described {
 }
 
 /// The library's own spelling: the key.
-pub fn keys(p: Param) -> &'static str {
-    p.key()
+pub fn keys(p: Param) -> String {
+    p.key().to_string()
 }
 
 /// `text` on one line: control characters (a newline in a value the user

@@ -16,94 +16,18 @@
 //! under `fixed` nothing changes (the straggling does not depend on the work).
 
 use serde::Serialize;
-use thiserror::Error;
 
 use crate::comm::Comm;
 use crate::comm::Decoder;
 use crate::engine::bootstrap::replicate_trials;
 use crate::engine::{Options, Outcome, Summary};
 use crate::load::LoadModel;
-use crate::param::{Described, Naming};
 use crate::scheme::{Params, Scheme, SchemeKind};
-use crate::study::{MAX_CONFIGS, MAX_TOTAL_DRAWS, Study, StudyError, Workers};
-
-/// Why a plan cannot be made.
-#[derive(Debug, Error)]
-pub enum PlanError {
-    /// `--ref-n` with a load model it does not apply to.
-    #[error(
-        "--ref-n rescales the work per worker, which --load-model additive counts in whole units; use scaled, affine or fixed"
-    )]
-    RefNAdditive,
-    /// `--objective cost` without what a run's cost needs.
-    #[error(
-        "--objective cost ranks by the GPU-hours of a run (times --gpu-hour-price): give --iterations-per-run N and the time unit (--time-unit s|ms|us; a trace is in seconds)"
-    )]
-    CostNeedsRun,
-    /// No candidate passes the constraints.
-    #[error(
-        "no configuration at n={n} has load at most --max-load {max_load}; the smallest is {} (uncoded{})",
-        crate::dist::plain(*smallest),
-        if *smallest == 1.0 { "" } else { ", counted in shares of the --ref-n cluster" }
-    )]
-    NoCandidate {
-        /// The cluster size.
-        n: usize,
-        /// The bound.
-        max_load: f64,
-        /// Uncoded's load at n: N0/n.
-        smallest: f64,
-    },
-    /// The whole request is too large, found before any of it is evaluated.
-    #[error(
-        "--n {sizes} gives more than the limit of {MAX_PLAN_CONFIGS} candidate configurations in all (passed at n={n}); narrow --n, --scheme or --max-load"
-    )]
-    TooManyCandidates {
-        /// The cluster sizes requested.
-        sizes: String,
-        /// The cluster size at which the count passed the limit.
-        n: usize,
-    },
-    /// Too many candidates at one cluster size.
-    #[error(
-        "n={n} gives more than the limit of {MAX_CONFIGS} candidate configurations at one cluster size; narrow --scheme or --max-load"
-    )]
-    TooManyAtN {
-        /// The cluster size.
-        n: usize,
-    },
-    /// The simulations of all cluster sizes together would run for days.
-    #[error(
-        "simulating every cluster size of --n {sizes} takes {draws} worker draws ({trials} trials each), more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower --trials or narrow --n"
-    )]
-    TooMuchWork {
-        /// The cluster sizes requested.
-        sizes: String,
-        /// Total draws over the simulated cluster sizes.
-        draws: u128,
-        /// Trials per cluster size.
-        trials: u64,
-    },
-    /// Workers whose times cannot be rescaled by N0/n.
-    #[error("--ref-n: the workers' times scaled by N0/n: {0}")]
-    Rescale(#[from] crate::workers::WorkersError),
-    /// A study that cannot run.
-    #[error(transparent)]
-    Study(#[from] StudyError),
-}
+use crate::study::{MAX_CONFIGS, MAX_TOTAL_DRAWS, Study, Workers};
 
 /// Most candidate configurations one plan evaluates, over all cluster sizes
 /// (each size is also bounded by [`crate::study::MAX_CONFIGS`]).
 pub const MAX_PLAN_CONFIGS: usize = 1_000_000;
-
-impl Described for PlanError {
-    fn describe(&self, name: Naming) -> String {
-        match self {
-            PlanError::Study(e) => e.describe(name),
-            other => other.to_string(),
-        }
-    }
-}
 
 /// What to plan.
 #[derive(Debug, Clone)]
@@ -577,9 +501,11 @@ fn objective_of(objective: &Objective, s: &Summary) -> (f64, Option<(f64, f64)>)
 }
 
 mod bootstrap;
+mod error;
 mod objective;
 mod recommend;
 use bootstrap::{data_variance, widened};
+pub use error::PlanError;
 pub use objective::Objective;
 use objective::cost_columns;
 pub use recommend::recommendation;

@@ -291,7 +291,7 @@ impl Scheme {
                     return Err(bad_value(
                         Param::Timeout,
                         t,
-                        "a finite number >= 0, in the time unit (--time-unit)",
+                        "a finite number >= 0, in the time unit of the workers' times",
                     ));
                 }
                 Ok(Self {
@@ -370,7 +370,7 @@ impl Scheme {
                         what: format!("s={s}, L={parts}"),
                         n,
                         rule: "L must be at least s+1",
-                        hint: format!("with s={s}, --parts can be {}..{MAX_PARTS}", s + 1),
+                        hint: format!("with s={s}, L can be {}..{MAX_PARTS}", s + 1),
                     });
                 }
                 if kind == SchemeKind::PartialFrc {

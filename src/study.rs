@@ -115,9 +115,9 @@ impl Study {
         // approx-regular's error is simulated with its matrix under either
         // decoder (a custom code's matrix is the user's, checked with it).
         for s in study.schemes.iter().filter(|s| s.kind() == SchemeKind::ApproxRegular) {
-            Code::new(s, seed).map_err(|e| StudyError::ApproxCode {
+            Code::new(s, seed).map_err(|reason| StudyError::ApproxCode {
                 scheme: s.to_string(),
-                reason: e.to_string(),
+                reason,
             })?;
         }
         let per_trial = study.draws_per_trial();
@@ -221,9 +221,7 @@ impl Study {
         let customs = self.schemes.iter().filter(|s| s.kind() == SchemeKind::Custom);
         match &self.custom {
             None if customs.clone().next().is_some() => {
-                return Err(StudyError::CustomMatrix(
-                    "the custom scheme needs its matrix: give --code FILE".into(),
-                ));
+                return Err(StudyError::NoCustomMatrix);
             }
             Some(m) if customs.clone().next().is_none() => {
                 return Err(StudyError::CustomMatrix(format!(
@@ -255,7 +253,7 @@ impl Study {
             (Decoder::Threshold, None) => Ok(()),
             (Decoder::Rank, _) => {
                 for s in self.schemes.iter().chain(std::iter::once(&self.baseline())) {
-                    self.code(s).map_err(|e| StudyError::Code(e.to_string()))?;
+                    self.code(s).map_err(StudyError::Code)?;
                 }
                 Ok(())
             }

@@ -84,7 +84,7 @@ pub enum WorkersError {
     EmptyClass(String),
     /// Correlated groups within one class.
     #[error(
-        "`{0}`: group, p_group and group_slowdown apply to the whole cluster, not to a class; give them with one --dist law (a class may have p_slow, slowdown and persist)"
+        "`{0}`: group, p_group and group_slowdown apply to the whole cluster, not to a class; give them in one law for the whole cluster instead of classes (a class may have p_slow, slowdown and persist)"
     )]
     GroupInClass(String),
 }

@@ -3,15 +3,17 @@
 //!
 //! Keyword arguments become the argv the command line takes (`load_model=
 //! "scaled"` is `--load-model scaled`: a keyword is the flag, dashes as
-//! underscores),
-//! which the command line's own parser and validation (`cli::Cli`, then
-//! `cli::Config::try_from`) turn into a job; the job writes its JSON report
-//! into a buffer instead of stdout. So every flag works, the numbers are the
-//! binary's, and an error is the binary's message with each flag written as
-//! its keyword. The job runs on its own thread with the GIL released; the
-//! calling thread wakes every [`POLL`] to let Python handle signals, and on
-//! KeyboardInterrupt stops the job at its next chunk of trials
-//! (`cli::progress::INTERRUPT`).
+//! underscores), which the command line's own parser and validation
+//! (`cli::Cli`, then `cli::Config::try_from`) turn into a job; the job writes
+//! its JSON report into a buffer instead of stdout. So every flag works and
+//! the numbers are the binary's. Errors are the binary's messages with each
+//! argument named by its keyword: the command line's code is compiled here
+//! with [`SPELLING`] keywords, so its [`cli::flags::Flag`]s and the library's
+//! parameters are written as keywords when a message is made, and each value
+//! is checked by its own argument's parser first ([`check_values`]). The job
+//! runs on its own thread with the GIL released; the calling thread wakes
+//! every [`POLL`] to let Python handle signals, and on KeyboardInterrupt
+//! stops the job at its next chunk of trials (`cli::progress::INTERRUPT`).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
@@ -29,6 +31,9 @@ use pyo3::types::{PyBool, PyDict, PyList, PyString};
 #[allow(dead_code, unused_imports)]
 #[path = "../../src/cli/mod.rs"]
 mod cli;
+
+/// The module names arguments by their keywords (`load_model`).
+const SPELLING: cli::flags::Spelling = cli::flags::Spelling::Keywords;
 
 use cli::output::Memory;
 use cli::progress::{INTERRUPT, Interrupted};
@@ -65,7 +70,7 @@ fn call(py: Python<'_>, command: &str, options: &Bound<'_, PyDict>) -> PyResult<
         .output_mut()
         .expect("every command of COMMANDS writes one report")
         .memory = Some(memory.clone());
-    run(py, config, &cmd)?;
+    run(py, config)?;
     let bytes = std::mem::take(&mut *memory.lock().unwrap_or_else(|e| e.into_inner()));
     String::from_utf8(bytes).map_err(|e| PyRuntimeError::new_err(format!("the report is not UTF-8: {e}")))
 }
@@ -119,15 +124,13 @@ fn argv(cmd: &clap::Command, options: &Bound<'_, PyDict>) -> PyResult<Vec<String
                 value.repr()?
             )));
         };
-        if matches!(arg.get_action(), ArgAction::Append) {
-            for v in values {
-                argv.push(flag.clone());
-                argv.push(v);
-            }
+        let words: Vec<String> = if matches!(arg.get_action(), ArgAction::Append) {
+            values.into_iter().flat_map(|v| [flag.clone(), v]).collect()
         } else {
-            argv.push(flag);
-            argv.push(values.join(","));
-        }
+            vec![flag, values.join(",")]
+        };
+        check_values(arg, &key, &words)?;
+        argv.extend(words);
     }
     argv.extend(["--format".to_string(), "json".to_string()]);
     Ok(argv)
@@ -163,28 +166,53 @@ fn find_arg<'c>(cmd: &'c clap::Command, key: &str) -> PyResult<&'c clap::Arg> {
 }
 
 /// The validated command of `argv`, or ValueError with the command line's
-/// message.
+/// message (its arguments written as keywords: the module compiles the
+/// command line with `SPELLING` keywords).
 fn parse(cmd: &clap::Command, argv: &[String]) -> PyResult<Config> {
-    let parsed = cli::Cli::try_parse_from(argv).map_err(|e| PyValueError::new_err(clap_message(cmd, &e)))?;
-    Config::try_from(parsed.command).map_err(|e| PyValueError::new_err(keywords(cmd, &cli::flags::render(&e))))
+    let parsed = cli::Cli::try_parse_from(argv).map_err(|e| {
+        // The values were checked one by one (`check_values`); what is
+        // left is a combination, which clap's kind describes.
+        PyValueError::new_err(format!("invalid arguments to gcsim.{}: {}", cmd.get_name(), e.kind()))
+    })?;
+    Config::try_from(parsed.command).map_err(|e| PyValueError::new_err(cli::flags::render(&e)))
 }
 
-/// clap's error as one line: its message, the accepted values and any
-/// `tip:`, without the usage lines, flags written as keywords.
-fn clap_message(cmd: &clap::Command, err: &clap::Error) -> String {
-    let text = err.render().to_string();
-    let mut lines = text.lines();
-    let first = lines.next().unwrap_or_default();
-    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    let details = lines
-        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-        .map(str::trim)
-        .filter(|l| !l.is_empty());
-    for detail in details {
-        message.push(' ');
-        message.push_str(detail);
+/// Checks the values given for `arg` (the argv words after its flag) with
+/// the argument's own parser, in a command that has only it, so that a bad
+/// value is reported by the keyword `key` that gave it.
+fn check_values(arg: &clap::Arg, key: &str, words: &[String]) -> PyResult<()> {
+    let alone = clap::Command::new("gcsim").arg(arg.clone());
+    let argv = std::iter::once("gcsim".to_string()).chain(words.iter().cloned());
+    match alone.try_get_matches_from(argv) {
+        Ok(_) => Ok(()),
+        Err(err) => Err(PyValueError::new_err(value_message(key, &err))),
     }
-    keywords(cmd, &gcsim::param::one_line(&message))
+}
+
+/// clap's error about one value as one line, written from its parts: the
+/// value, the keyword, the parser's reason or the accepted values, and the
+/// nearest accepted value.
+fn value_message(key: &str, err: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let text = |kind| match err.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.join("', '")),
+        _ => None,
+    };
+    let Some(value) = text(ContextKind::InvalidValue) else {
+        return format!("invalid value for '{key}': {}", err.kind());
+    };
+    let mut message = format!("invalid value '{value}' for '{key}'");
+    if let Some(reason) = std::error::Error::source(err) {
+        message.push_str(&format!(": {reason}"));
+    }
+    if let Some(ContextValue::Strings(valid)) = err.get(ContextKind::ValidValue) {
+        message.push_str(&format!(" [possible values: {}]", valid.join(", ")));
+    }
+    if let Some(near) = text(ContextKind::SuggestedValue) {
+        message.push_str(&format!(" tip: a similar value exists: '{near}'"));
+    }
+    gcsim::param::one_line(&message)
 }
 
 /// The keyword of `arg`: its flag with dashes as underscores (`--load-model`
@@ -193,49 +221,11 @@ fn keyword(arg: &clap::Arg) -> Option<String> {
     arg.get_long().map(|long| long.replace('-', "_"))
 }
 
-/// `text` with each flag of `cmd` (`--load-model`, and clap's `'--load-model
-/// <MODEL>'`) written as its keyword (`load_model`): the flags come from
-/// clap's table of the command's arguments, so only whole flags the command
-/// has are renamed.
-fn keywords(cmd: &clap::Command, text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("--") {
-        let (before, from) = rest.split_at(at);
-        out.push_str(before);
-        let boundary = !out.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        let name_len = from[2..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-            .unwrap_or(from.len() - 2);
-        let name = &from[2..2 + name_len];
-        let arg = cmd.get_arguments().find(|a| a.get_long() == Some(name));
-        match arg.filter(|_| boundary && !name.is_empty()) {
-            Some(arg) => {
-                out.push_str(&keyword(arg).expect("found by its flag"));
-                rest = &from[2 + name_len..];
-                // clap's `--trials <N>` (and `<N>...`): the keyword alone.
-                for value in arg.get_value_names().into_iter().flatten() {
-                    let shown = format!(" <{value}>");
-                    if let Some(after) = rest.strip_prefix(shown.as_str()) {
-                        rest = after.strip_prefix("...").unwrap_or(after);
-                    }
-                }
-            }
-            None => {
-                out.push_str("--");
-                rest = &from[2..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Executes `config` on a thread of its own while this thread, the GIL
 /// released, waits in steps of [`POLL`] and lets Python handle signals in
 /// between; a KeyboardInterrupt (or any exception a signal handler raises)
 /// stops the job at its next chunk and is raised once the job has unwound.
-fn run(py: Python<'_>, config: Config, cmd: &clap::Command) -> PyResult<()> {
+fn run(py: Python<'_>, config: Config) -> PyResult<()> {
     let (done, finished) = mpsc::channel::<()>();
     // The receiver crosses to the GIL-free closure by reference.
     let finished = std::sync::Mutex::new(finished);
@@ -260,7 +250,7 @@ fn run(py: Python<'_>, config: Config, cmd: &clap::Command) -> PyResult<()> {
         Ok(Ok(Ok(Status::Success))) => Ok(()),
         Ok(Ok(Ok(Status::ChecksFailed))) => Err(PyRuntimeError::new_err("a check failed")),
         Ok(Ok(Err(err))) => {
-            let message = keywords(cmd, &cli::flags::render(&err));
+            let message = cli::flags::render(&err);
             if err.chain().any(|e| e.is::<UsageError>()) {
                 Err(PyValueError::new_err(message))
             } else {

@@ -151,10 +151,22 @@ def keywords(message):
         (dict(n=10, scheme="crx", s=1), ["run", "--n", "10", "--scheme", "crx", "--s", "1"]),
         (dict(n=100, s=20), ["run", "--n", "100", "--s", "20"]),
         (dict(n=100, analytic=True, decoder="rank"), ["sweep", "--n", "100", "--analytic", "--decoder", "rank"]),
+        (dict(n=[100, 200], plot="x.svg"), ["sweep", "--n", "100,200", "--plot", "x.svg"]),
+        (dict(n=10, scheme="custom"), ["run", "--n", "10", "--scheme", "custom"]),
+        (dict(n=5000, scheme="crc", s=1, decoder="rank"), ["run", "--n", "5000", "--scheme", "crc", "--s", "1", "--decoder", "rank"]),
+        (dict(n=10, scheme="crc", s=1, generator="vandermonde"), ["run", "--n", "10", "--scheme", "crc", "--s", "1", "--generator", "vandermonde"]),
+        (dict(n=10, scheme="timeout", timeout=-1), ["run", "--n", "10", "--scheme", "timeout", "--timeout", "-1"]),
+        (dict(n=10, max_load=0.5), ["plan", "--n", "10", "--max-load", "0.5"]),
+        (dict(n=10, objective="cost"), ["plan", "--n", "10", "--objective", "cost"]),
+        (dict(n=10, load_model="additive", ref_n=20), ["plan", "--n", "10", "--load-model", "additive", "--ref-n", "20"]),
+        (dict(n=10, max_load=1.0, ref_n=20), ["plan", "--n", "10", "--max-load", "1", "--ref-n", "20"]),
+        (dict(n=10, scheme="timeout"), ["plan", "--n", "10", "--scheme", "timeout"]),
+        (dict(n=10, gpu_hour_price=2), ["sweep", "--n", "10", "--gpu-hour-price", "2"]),
+        (dict(n=10, trace_bootstrap=5), ["sweep", "--n", "10", "--trace-bootstrap", "5"]),
     ],
 )
 def test_bad_arguments_raise_the_binarys_message(kwargs, argv):
-    command = gcsim.run if argv[0] == "run" else gcsim.sweep
+    command = {"run": gcsim.run, "sweep": gcsim.sweep, "plan": gcsim.plan}[argv[0]]
     with pytest.raises(ValueError) as raised:
         command(**kwargs)
     message = str(raised.value)

@@ -17,6 +17,10 @@ use gcsim::study::{MAX_TOTAL_DRAWS, Study};
 use gcsim::units::TimeUnit;
 use gcsim::workers::{self, Workers};
 
+use super::flags::{
+    ANALYTIC, COLUMNS, DECODER, DIST, FORMAT, GPU_HOUR_PRICE, ITERATIONS_PER_RUN, N, OUT, SHARD, SHUFFLE_PLACEMENT,
+    TIME_UNIT, TRACE_BOOTSTRAP, TRIALS, WORKERS,
+};
 use super::job::Engine;
 use super::output::{FormatArg, Output};
 
@@ -157,13 +161,13 @@ impl CostArgs {
     /// The cost model, checked against the time unit of the study.
     pub fn model(&self, unit: Option<TimeUnit>) -> Result<gcsim::units::CostModel> {
         if let Some(p) = self.gpu_hour_price.filter(|p| !(p.is_finite() && *p >= 0.0)) {
-            bail!("--gpu-hour-price {p} is out of range; accepted: a finite number >= 0");
+            bail!("{GPU_HOUR_PRICE} {p} is out of range; accepted: a finite number >= 0");
         }
         if self.gpu_hour_price.is_some() && self.iterations_per_run.is_none() {
-            bail!("--gpu-hour-price prices a run: give --iterations-per-run N, the iterations of one run");
+            bail!("{GPU_HOUR_PRICE} prices a run: give {ITERATIONS_PER_RUN} N, the iterations of one run");
         }
         if self.iterations_per_run == Some(0) {
-            bail!("--iterations-per-run 0 is out of range; accepted: a whole number >= 1");
+            bail!("{ITERATIONS_PER_RUN} 0 is out of range; accepted: a whole number >= 1");
         }
         let model = gcsim::units::CostModel {
             iterations_per_run: self.iterations_per_run,
@@ -173,7 +177,7 @@ impl CostArgs {
         };
         if model.needs_time_unit() && unit.is_none() {
             bail!(
-                "--iterations-per-run counts hours, which needs the time unit of --dist: give --time-unit s, ms or us (a trace is in seconds)"
+                "{ITERATIONS_PER_RUN} counts hours, which needs the time unit of {DIST}: give {TIME_UNIT} s, ms or us (a trace is in seconds)"
             );
         }
         Ok(model)
@@ -303,10 +307,10 @@ impl ClusterArgs {
     pub fn population(&self, n: Option<usize>) -> Result<(usize, Workers)> {
         if self.classes.is_empty() {
             if self.shuffle_placement {
-                bail!("--shuffle-placement places --workers classes; give --workers COUNT:DIST");
+                bail!("{SHUFFLE_PLACEMENT} places {WORKERS} classes; give {WORKERS} COUNT:DIST");
             }
             let Some(n) = n else {
-                bail!("give --n N (the number of workers), or the cluster as --workers COUNT:DIST ...");
+                bail!("give {N} N (the number of workers), or the cluster as {WORKERS} COUNT:DIST ...");
             };
             let workers = (self.dist.clone()).unwrap_or_else(|| Workers::Iid(Dist::exp(1.0).expect("valid")));
             // A trace is in seconds: in another --time-unit its times are converted.
@@ -317,11 +321,11 @@ impl ClusterArgs {
             return Ok((n, workers));
         }
         if self.dist.is_some() {
-            bail!("--workers and --dist do not go together: each class names its law (--workers COUNT:DIST)");
+            bail!("{WORKERS} and {DIST} do not go together: each class names its law ({WORKERS} COUNT:DIST)");
         }
         let total: usize = self.classes.iter().map(|c| c.0).sum();
         if let Some(n) = n.filter(|&n| n != total) {
-            bail!("--n {n} but the --workers classes add up to {total} workers; drop --n or make them agree");
+            bail!("{N} {n} but the {WORKERS} classes add up to {total} workers; drop {N} or make them agree");
         }
         Ok((
             total,
@@ -373,7 +377,7 @@ impl CommonArgs {
     pub fn check_counts(&self) -> Result<()> {
         if self.analytic && self.cluster.decoder == Decoder::Rank {
             bail!(
-                "--analytic and --decoder rank do not go together: --analytic gives the recovery rule's exact law, and the rank decoder is simulated"
+                "{ANALYTIC} and {DECODER} rank do not go together: {ANALYTIC} gives the recovery rule's exact law, and the rank decoder is simulated"
             );
         }
         Ok(())
@@ -389,9 +393,15 @@ impl CommonArgs {
         }
         bootstrap::replicates(self.trace_bootstrap, workers, self.analytic).map_err(|e| {
             anyhow::anyhow!(match e {
-                ReplicatesError::NoTrace => "--trace-bootstrap resamples a trace's recorded steps: it needs --dist trace:path=FILE or replay:path=FILE",
-                ReplicatesError::One => "--trace-bootstrap 1 estimates no spread; accepted: 0 (off) or a whole number >= 2",
-                ReplicatesError::Analytic => "--trace-bootstrap widens Monte Carlo intervals, and --analytic has none: drop one of them",
+                ReplicatesError::NoTrace => format!(
+                    "{TRACE_BOOTSTRAP} resamples a trace's recorded steps: it needs {DIST} trace:path=FILE or replay:path=FILE"
+                ),
+                ReplicatesError::One => {
+                    format!("{TRACE_BOOTSTRAP} 1 estimates no spread; accepted: 0 (off) or a whole number >= 2")
+                }
+                ReplicatesError::Analytic => format!(
+                    "{TRACE_BOOTSTRAP} widens Monte Carlo intervals, and {ANALYTIC} has none: drop one of them"
+                ),
             })
         })
     }
@@ -415,7 +425,7 @@ impl CommonArgs {
         let draws = gcsim::engine::bootstrap::total_draws(study, replicates);
         if draws > u128::from(MAX_TOTAL_DRAWS) {
             bail!(
-                "--trace-bootstrap {replicates}: the run and its {replicates} replicates of {} trials take {draws} worker draws, more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower --trace-bootstrap or --trials",
+                "{TRACE_BOOTSTRAP} {replicates}: the run and its {replicates} replicates of {} trials take {draws} worker draws, more than the limit of {MAX_TOTAL_DRAWS} (about a day on two cores); lower {TRACE_BOOTSTRAP} or {TRIALS}",
                 replicate_trials(self.trials)
             );
         }
@@ -436,21 +446,21 @@ impl CommonArgs {
         if let Some(shard) = self.shard {
             if self.out.is_none() {
                 bail!(
-                    "--shard {}/{} writes a partial result file: give --out FILE",
+                    "{SHARD} {}/{} writes a partial result file: give {OUT} FILE",
                     shard.index,
                     shard.count
                 );
             }
             if self.analytic {
-                bail!("--shard and --analytic do not go together: --analytic runs no trials");
+                bail!("{SHARD} and {ANALYTIC} do not go together: {ANALYTIC} runs no trials");
             }
             if !self.columns.is_empty() {
-                bail!("--shard writes a partial result with every column: give --columns to gcsim merge");
+                bail!("{SHARD} writes a partial result with every column: give {COLUMNS} to gcsim merge");
             }
             let blocks = self.trials.div_ceil(gcsim::engine::CHUNK * gcsim::engine::BLOCK_CHUNKS);
             if shard.count > blocks {
                 bail!(
-                    "--shard {}/{}: {} trials make {blocks} block{} of 2^20 trials and each shard runs whole blocks: give K <= {blocks} (or more --trials)",
+                    "{SHARD} {}/{}: {} trials make {blocks} block{} of 2^20 trials and each shard runs whole blocks: give K <= {blocks} (or more {TRIALS})",
                     shard.index,
                     shard.count,
                     self.trials,
@@ -458,12 +468,12 @@ impl CommonArgs {
                 );
             }
             if let Some(f) = self.format.map(|f| f.0).filter(|&f| f != Format::Json) {
-                bail!("--shard writes its partial result as JSON: drop --format {f} (or give --format json)");
+                bail!("{SHARD} writes its partial result as JSON: drop {FORMAT} {f} (or give {FORMAT} json)");
             }
             let out = self.out.as_deref().expect("checked above");
             if out.extension().is_some_and(|e| !e.eq_ignore_ascii_case("json")) {
                 bail!(
-                    "--shard writes its partial result as JSON: give --out a .json file (not {})",
+                    "{SHARD} writes its partial result as JSON: give {OUT} a .json file (not {})",
                     out.display()
                 );
             }

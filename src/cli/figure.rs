@@ -18,6 +18,7 @@ use gcsim::plot::{FigureFormat, FigureSize, FigureStyle, LineChart, PlotError};
 use gcsim::report::{Row, RunConfig};
 use gcsim::study::Study;
 
+use super::flags::{DPI, FONT_SIZE, Flag, LOG_Y, NO_TITLE, PLOT, PLOT_DATA, PLOT_SIZE};
 use super::notes::note;
 use super::output::{AtomicFile, check, write_atomically};
 
@@ -95,18 +96,18 @@ impl PlotArgs {
     /// Checks the flags against `--plot` (`plot`) and `--log-y` (`log_y`):
     /// each needs a figure, `--dpi` a PNG; `--plot-data` must be a
     /// writable .csv file that no other flag of `others` (such as `--out`) names.
-    pub fn options(&self, plot: Option<&Path>, log_y: bool, others: &[(&str, Option<&Path>)]) -> Result<FigureOptions> {
+    pub fn options(&self, plot: Option<&Path>, log_y: bool, others: &[(Flag, Option<&Path>)]) -> Result<FigureOptions> {
         let given = [
-            (self.plot_data.is_some(), "--plot-data"),
-            (self.plot_size.is_some(), "--plot-size"),
-            (self.dpi.is_some(), "--dpi"),
-            (self.font_size.is_some(), "--font-size"),
-            (self.no_title, "--no-title"),
-            (log_y, "--log-y"),
+            (self.plot_data.is_some(), PLOT_DATA),
+            (self.plot_size.is_some(), PLOT_SIZE),
+            (self.dpi.is_some(), DPI),
+            (self.font_size.is_some(), FONT_SIZE),
+            (self.no_title, NO_TITLE),
+            (log_y, LOG_Y),
         ];
         let Some(plot) = plot else {
             if let Some((_, flag)) = given.iter().find(|g| g.0) {
-                bail!("{flag} shapes a figure: give --plot FILE too");
+                bail!("{flag} shapes a figure: give {PLOT} FILE too");
             }
             return Ok(FigureOptions::default());
         };
@@ -114,7 +115,7 @@ impl PlotArgs {
             && format != FigureFormat::Png
         {
             bail!(
-                "--dpi {dpi} sets the pixels of a PNG; --plot {} is a vector figure, sized by --plot-size",
+                "{DPI} {dpi} sets the pixels of a PNG; {PLOT} {} is a vector figure, sized by {PLOT_SIZE}",
                 plot.display()
             );
         }
@@ -128,7 +129,7 @@ impl PlotArgs {
         )
         .map_err(|e| match e {
             StyleError::Pixels { dpi, size, w, h } => anyhow::anyhow!(
-                "--dpi {dpi} with --plot-size {size} makes a {w}x{h}-pixel PNG, more than {} pixels; lower either",
+                "{DPI} {dpi} with {PLOT_SIZE} {size} makes a {w}x{h}-pixel PNG, more than {} pixels; lower either",
                 FigureStyle::MAX_PIXELS
             ),
             // The parsers keep --dpi and --font-size in range.
@@ -137,7 +138,7 @@ impl PlotArgs {
         if let Some(data) = &self.plot_data {
             if let Some((flag, _)) = others.iter().find(|o| o.1 == Some(data.as_path())) {
                 bail!(
-                    "{flag} and --plot-data both name {}; give each its own file",
+                    "{flag} and {PLOT_DATA} both name {}; give each its own file",
                     data.display()
                 );
             }
@@ -155,17 +156,17 @@ fn check_data_destination(data: &Path, plot: &Path) -> Result<()> {
     let ext = data.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     if ext.as_deref() != Some("csv") {
         bail!(
-            "--plot-data {}: the series are written as CSV; give a .csv file",
+            "{PLOT_DATA} {}: the series are written as CSV; give a .csv file",
             data.display()
         );
     }
     if data == plot {
         bail!(
-            "--plot-data {}: is also the --plot file; give each its own",
+            "{PLOT_DATA} {}: is also the {PLOT} file; give each its own",
             data.display()
         );
     }
-    check("--plot-data", data)
+    check(PLOT_DATA, data)
 }
 
 /// Which figure a command draws.
@@ -203,7 +204,7 @@ impl Figure {
     pub fn draw(&self, study: &Study, config: &RunConfig, rows: &[Row], outcome: Option<&Outcome>) -> Result<()> {
         let chart = match self.kind {
             FigureKind::Sweep(metric) => sweep_chart_of(study, config, rows, metric)
-                .with_context(|| format!("--plot {}", self.path.display()))?,
+                .with_context(|| format!("{PLOT} {}", self.path.display()))?,
             FigureKind::Survival => survival_chart(config, &survival_curves(study, outcome)),
         };
         draw_chart(&chart, &self.path, &self.options)
@@ -240,7 +241,7 @@ pub fn file_name(path: &Path) -> String {
 
 /// Writes plotted rows to `path` atomically.
 pub fn write_data(path: &Path, rows: &[PlotRow]) -> Result<()> {
-    write_atomically(path, |out| write_rows(rows, out)).with_context(|| format!("--plot-data {}", path.display()))?;
+    write_atomically(path, |out| write_rows(rows, out)).with_context(|| format!("{PLOT_DATA} {}", path.display()))?;
     note!("wrote plotted series {}", path.display());
     Ok(())
 }
@@ -250,20 +251,20 @@ pub fn write_data(path: &Path, rows: &[PlotRow]) -> Result<()> {
 pub fn check_destination(path: &Path) -> Result<()> {
     if FigureFormat::of(path).is_none() {
         bail!(
-            "--plot {}: the figure must be a {} file",
+            "{PLOT} {}: the figure must be a {} file",
             path.display(),
             FigureFormat::ACCEPTED
         );
     }
-    check("--plot", path)
+    check(PLOT, path)
 }
 
 /// Draws a figure with `draw` into a temporary file beside `path`, renamed
 /// into place when complete.
 pub fn draw_atomically(path: &Path, draw: impl FnOnce(&Path) -> Result<(), PlotError>) -> Result<()> {
-    let file = AtomicFile::create(path).with_context(|| format!("--plot {}", path.display()))?;
+    let file = AtomicFile::create(path).with_context(|| format!("{PLOT} {}", path.display()))?;
     draw(file.temp_path())?;
-    file.commit().with_context(|| format!("--plot {}", path.display()))?;
+    file.commit().with_context(|| format!("{PLOT} {}", path.display()))?;
     note!("wrote figure {}", path.display());
     Ok(())
 }

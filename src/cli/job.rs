@@ -11,6 +11,7 @@ use gcsim::shard::{ShardFile, ShardId};
 use gcsim::study::Study;
 
 use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
+use super::flags::{ANALYTIC, DIST, ITERATIONS, LOAD_MODEL, OUT};
 use super::notes::note;
 use super::output::Output;
 use super::progress::Bar;
@@ -52,7 +53,7 @@ pub fn evaluate(
 ) -> Result<(Vec<Row>, Option<Outcome>)> {
     if analytic && study.iterations() > 1 {
         return Err(UsageError(format!(
-            "--analytic: the total of --iterations {} iterations has no exact law here (its exact mean, {} times one iteration's, is in analytic_mean of a simulated run); run without --analytic, or with --iterations 1",
+            "{ANALYTIC}: the total of {ITERATIONS} {} iterations has no exact law here (its exact mean, {} times one iteration's, is in analytic_mean of a simulated run); run without {ANALYTIC}, or with {ITERATIONS} 1",
             study.iterations(),
             study.iterations()
         ))
@@ -72,19 +73,19 @@ pub fn evaluate(
                 )
             } else {
                 format!(
-                    "under --load-model {} with --dist {}",
+                    "under {LOAD_MODEL} {} with {DIST} {}",
                     study.load_model(),
                     study.workers()
                 )
             };
             return Err(UsageError(format!(
-                "--analytic: no exact law for {} {cause}; run without --analytic to simulate",
+                "{ANALYTIC}: no exact law for {} {cause}; run without {ANALYTIC} to simulate",
                 missing.join(", "),
             ))
             .into());
         }
         if !missing.is_empty() {
-            let note = format!("{} (no exact law; run without --analytic)", missing.join("; "));
+            let note = format!("{} (no exact law; run without {ANALYTIC})", missing.join("; "));
             note!("note: skipped {note}");
             config.skipped.push(note);
         }
@@ -199,7 +200,7 @@ impl Job {
             .pool()?
             .install(|| gcsim::shard::runs::simulate_shard(&self.study, shard.index - 1, shard.count, &bar));
         let file = ShardFile::new(&self.study, &self.config, &part);
-        let dest = self.output.file.context("a shard needs --out")?;
+        let dest = self.output.file.with_context(|| format!("a shard needs {OUT}"))?;
         dest.write(|out| serde_json::to_writer(out, &file).map_err(io::Error::other))?;
         note!(
             "wrote shard {}/{} ({} of {} blocks of 2^20 trials) to {}; combine all {} with gcsim merge",

@@ -134,9 +134,11 @@ impl TryFrom<MergeArgs> for MergeJob {
         let parts = files.iter().map(|(_, f)| f.part()).collect();
         let output = Output::resolve(args.format, args.out.as_deref())?
             .with_columns_and::<gcsim::report::Row>(&args.columns, &config.costs.columns(config.time_unit))?;
-        let options = args
-            .figure
-            .options(args.plot.as_deref(), args.log_y, &[("--out", args.out.as_deref())])?;
+        let options = args.figure.options(
+            args.plot.as_deref(),
+            args.log_y,
+            &[(super::flags::OUT, args.out.as_deref())],
+        )?;
         let figure = match args.plot {
             Some(p) if config.command == "run" => bail!(
                 "--plot {}: a merged run has no survival curve; plot a sweep",

@@ -27,6 +27,7 @@ use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 
+use flags::{CODE, N};
 use gcsim::report::RunConfig;
 use gcsim::scheme::SchemeKind;
 use gcsim::study::Study;
@@ -443,7 +444,7 @@ pub fn custom_code(
         && n != m.b.nrows()
     {
         anyhow::bail!(
-            "--code {} has {} rows (workers) but --n is {n}; give the matching --n or none",
+            "{CODE} {} has {} rows (workers) but {N} is {n}; give the matching {N} or none",
             path.display(),
             m.b.nrows()
         );

@@ -19,6 +19,7 @@ use clap::ValueEnum;
 use clap::builder::{PossibleValue, TypedValueParser};
 use serde::Serialize;
 
+use super::flags::{COLUMNS, FORMAT, OUT};
 use gcsim::export::{self, Columns, Export, Format, column_names};
 
 /// Where and how results go, validated before any work starts.
@@ -60,7 +61,7 @@ impl Output {
         let format = match format.or_else(|| Format::from_extension(path)) {
             Some(f) => f,
             None => bail!(
-                "--out {}: cannot tell the format from the extension; use .csv, .json, .txt, .md or .tex, or give --format",
+                "{OUT} {}: cannot tell the format from the extension; use .csv, .json, .txt, .md or .tex, or give {FORMAT}",
                 path.display()
             ),
         };
@@ -84,7 +85,7 @@ impl Output {
         if !given.is_empty() {
             let mut accepted = column_names::<T>();
             accepted.extend(extra.iter().map(|c| c.to_string()));
-            self.columns = Some(Columns::new(given, &accepted).context("--columns")?);
+            self.columns = Some(Columns::new(given, &accepted).context(COLUMNS)?);
         }
         Ok(self)
     }
@@ -125,7 +126,7 @@ pub struct Destination {
 
 impl Destination {
     fn new(path: &Path) -> Result<Self> {
-        check("--out", path)?;
+        check(OUT, path)?;
         Ok(Self {
             path: path.to_path_buf(),
         })

@@ -16,6 +16,7 @@ use gcsim::study::MAX_DRAWS_PER_TRIAL;
 use gcsim::units::{self, CostModel, TimeUnit};
 
 use super::common::CommonArgs;
+use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARTS, REF_N, SCHEME, SHARD, TIMEOUT, WORKERS};
 use super::job::Engine;
 use super::notes::note;
 use super::output::Output;
@@ -180,17 +181,17 @@ impl TryFrom<PlanArgs> for PlanJob {
         let common = &args.common;
         common.check_counts()?;
         if common.shard.is_some() || common.analytic {
-            bail!("plan chooses exact values itself and runs in one process: drop --shard and --analytic");
+            bail!("plan chooses exact values itself and runs in one process: drop {SHARD} and {ANALYTIC}");
         }
         let max_load = args.max_load;
         if max_load.is_nan() || max_load < 1.0 {
             bail!(
-                "--max-load {max_load} is out of range; accepted: a number >= 1 (uncoded has load 1), or inf for no bound"
+                "{MAX_LOAD} {max_load} is out of range; accepted: a number >= 1 (uncoded has load 1), or inf for no bound"
             );
         }
         if let Some(r) = args.ref_n.filter(|&r| r == 0 || r as u64 > MAX_DRAWS_PER_TRIAL) {
             bail!(
-                "--ref-n {r} is out of range; accepted: a cluster size, a whole number from 1 to {MAX_DRAWS_PER_TRIAL}"
+                "{REF_N} {r} is out of range; accepted: a cluster size, a whole number from 1 to {MAX_DRAWS_PER_TRIAL}"
             );
         }
         let load_model = common.cluster.load_model_or("scaled")?;
@@ -220,13 +221,13 @@ impl TryFrom<PlanArgs> for PlanJob {
         let time_unit = common.cluster.time_unit_of(&workers);
         let ns = match ns_given {
             Some(v) if !common.cluster.classes.is_empty() && v != [n0] => {
-                bail!("--workers fixes n={n0}; give one --n or none")
+                bail!("{WORKERS} fixes n={n0}; give one {N} or none")
             }
             Some(v) => v,
             None => vec![n0],
         };
         if let Some(&bad) = ns.iter().find(|&&n| n == 0) {
-            bail!("--n {bad} is out of range; accepted: whole numbers >= 1");
+            bail!("{N} {bad} is out of range; accepted: whole numbers >= 1");
         }
         warnings.extend(ns.iter().filter_map(|&n| workers.resample_note(n)));
         let trace_bootstrap = common.trace_bootstrap(&workers, &mut warnings)?;
@@ -240,7 +241,7 @@ impl TryFrom<PlanArgs> for PlanJob {
         }
         if let Some(k) = args.scheme.iter().find(|k| k.is_linear_only() && !args.linear) {
             bail!(
-                "--scheme {k} encodes only linear computations (the matrix-vector product X·w; Lee et al. 2017) and cannot encode the gradient of a nonlinear model: add --linear if the model's gradient is a matrix-vector product, else drop {k}"
+                "{SCHEME} {k} encodes only linear computations (the matrix-vector product X·w; Lee et al. 2017) and cannot encode the gradient of a nonlinear model: add {LINEAR} if the model's gradient is a matrix-vector product, else drop {k}"
             );
         }
         let schemes: Vec<SchemeKind> = if args.scheme.is_empty() {
@@ -273,8 +274,8 @@ impl TryFrom<PlanArgs> for PlanJob {
             args.scheme.clone()
         };
         let timeouts = match (&args.timeout, schemes.contains(&SchemeKind::Timeout)) {
-            (Some(_), false) => bail!("--timeout applies only to --scheme timeout, which is not in --scheme"),
-            (None, true) => bail!("--scheme timeout needs --timeout, the deadlines to try (e.g. --timeout 1.5,2,3)"),
+            (Some(_), false) => bail!("{TIMEOUT} applies only to {SCHEME} timeout, which is not in {SCHEME}"),
+            (None, true) => bail!("{SCHEME} timeout needs {TIMEOUT}, the deadlines to try (e.g. {TIMEOUT} 1.5,2,3)"),
             (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
         };
         if let Some(k) = schemes
@@ -282,27 +283,27 @@ impl TryFrom<PlanArgs> for PlanJob {
             .find(|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))
         {
             bail!(
-                "plan ranks schemes by time alone and does not search --scheme {k}, whose value trades time against the gradient's error; compare it with gcsim sweep, which reports approx_error"
+                "plan ranks schemes by time alone and does not search {SCHEME} {k}, whose value trades time against the gradient's error; compare it with gcsim sweep, which reports approx_error"
             );
         }
         if args.m.is_some() && !schemes.contains(&SchemeKind::CommEfficient) {
-            bail!("--m applies only to --scheme comm-efficient, which is not in --scheme");
+            bail!("{M} applies only to {SCHEME} comm-efficient, which is not in {SCHEME}");
         }
         let m = args
             .m
             .clone()
             .unwrap_or_else(|| range::parse("1").expect("a valid list"));
         if m.values.contains(&0) {
-            bail!("--m 0 is out of range; accepted: whole numbers >= 1");
+            bail!("{M} 0 is out of range; accepted: whole numbers >= 1");
         }
         let partial = schemes.iter().find(|k| gcsim::sweep::READS_PARTS.contains(k));
         let parts = match (&args.parts, partial) {
             (Some(_), None) => {
-                bail!("--parts applies only to --scheme partial-frc and partial-crc, neither of which is in --scheme")
+                bail!("{PARTS} applies only to {SCHEME} partial-frc and partial-crc, neither of which is in {SCHEME}")
             }
-            (None, Some(k)) => bail!("--scheme {k} needs --parts (e.g. --parts 10, or 4,8,16)"),
+            (None, Some(k)) => bail!("{SCHEME} {k} needs {PARTS} (e.g. {PARTS} 10, or 4,8,16)"),
             (Some(l), _) if l.values.iter().any(|&v| v == 0 || v > gcsim::scheme::MAX_PARTS) => bail!(
-                "--parts {} is out of range; accepted: whole numbers from 1 to {}",
+                "{PARTS} {} is out of range; accepted: whole numbers from 1 to {}",
                 l.text,
                 gcsim::scheme::MAX_PARTS
             ),

@@ -9,6 +9,7 @@ use gcsim::study::Study;
 
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind};
+use super::flags::{CODE, D, K, M, N, OUT, P, PARTS, PLOT, Q, SCHEME, SPECULATE_AFTER, SPECULATE_FACTOR, TIMEOUT};
 use super::job::Job;
 use super::{parse_count, parse_workers, run_config};
 
@@ -113,51 +114,51 @@ impl TryFrom<RunArgs> for Job {
         let custom = super::custom_code(args.code.as_deref(), args.n)?;
         let (n, workers) = common.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
         if n == 0 {
-            anyhow::bail!("--n 0 is out of range; accepted: a whole number >= 1");
+            anyhow::bail!("{N} 0 is out of range; accepted: a whole number >= 1");
         }
         let kind: SchemeKind = match (args.scheme, &custom) {
             (Some(s), _) => s,
             (None, Some(_)) => SchemeKind::Custom,
-            (None, None) => anyhow::bail!("give --scheme SCHEME (or --code FILE for a user's code)"),
+            (None, None) => anyhow::bail!("give {SCHEME} SCHEME (or {CODE} FILE for a user's code)"),
         };
         // As in `sweep`: a parameter the scheme does not read is a mistake, not a no-op.
         if args.m.is_some() && !matches!(kind, SchemeKind::CommEfficient | SchemeKind::Entangled) {
             anyhow::bail!(
-                "--m applies only to --scheme comm-efficient (message split) and entangled (inner split), not to --scheme {kind}"
+                "{M} applies only to {SCHEME} comm-efficient (message split) and entangled (inner split), not to {SCHEME} {kind}"
             );
         }
         if args.p.is_some() && !kind.is_matmul() {
-            anyhow::bail!("--p applies only to --scheme polynomial, matdot and entangled, not to --scheme {kind}");
+            anyhow::bail!("{P} applies only to {SCHEME} polynomial, matdot and entangled, not to {SCHEME} {kind}");
         }
         if args.q.is_some() && !matches!(kind, SchemeKind::Polynomial | SchemeKind::Entangled) {
-            anyhow::bail!("--q applies only to --scheme polynomial and entangled, not to --scheme {kind}");
+            anyhow::bail!("{Q} applies only to {SCHEME} polynomial and entangled, not to {SCHEME} {kind}");
         }
         for (given, flag, reader) in [
             (
                 args.speculate.speculate_after.is_some(),
-                "--speculate-after",
+                SPECULATE_AFTER,
                 SchemeKind::Speculative,
             ),
             (
                 args.speculate.speculate_factor.is_some(),
-                "--speculate-factor",
+                SPECULATE_FACTOR,
                 SchemeKind::Speculative,
             ),
-            (args.d.is_some(), "--d", SchemeKind::ApproxRegular),
-            (custom.is_some(), "--code", SchemeKind::Custom),
-            (args.timeout.is_some(), "--timeout", SchemeKind::Timeout),
+            (args.d.is_some(), D, SchemeKind::ApproxRegular),
+            (custom.is_some(), CODE, SchemeKind::Custom),
+            (args.timeout.is_some(), TIMEOUT, SchemeKind::Timeout),
         ] {
             if given && kind != reader {
-                anyhow::bail!("{flag} applies only to --scheme {reader}, not to --scheme {kind}");
+                anyhow::bail!("{flag} applies only to {SCHEME} {reader}, not to {SCHEME} {kind}");
             }
         }
         if args.k.is_some() && !gcsim::sweep::READS_K.contains(&kind) {
             anyhow::bail!(
-                "--k applies only to --scheme mds, k-batch-sync, k-async and k-batch-async, not to --scheme {kind}"
+                "{K} applies only to {SCHEME} mds, k-batch-sync, k-async and k-batch-async, not to {SCHEME} {kind}"
             );
         }
         if args.parts.is_some() && !gcsim::sweep::READS_PARTS.contains(&kind) {
-            anyhow::bail!("--parts applies only to --scheme partial-frc and partial-crc, not to --scheme {kind}");
+            anyhow::bail!("{PARTS} applies only to {SCHEME} partial-frc and partial-crc, not to {SCHEME} {kind}");
         }
         let params = Params {
             s: args.s,
@@ -201,13 +202,13 @@ impl TryFrom<RunArgs> for Job {
             .with_columns_and::<gcsim::report::Row>(&common.columns, &config.costs.columns(config.time_unit))?;
         let options = args
             .figure
-            .options(args.plot.as_deref(), false, &[("--out", common.out.as_deref())])?;
+            .options(args.plot.as_deref(), false, &[(OUT, common.out.as_deref())])?;
         let figure = args
             .plot
             .map(|p| Figure::new(p, FigureKind::Survival, options))
             .transpose()?;
         if figure.is_some() && common.shard.is_some() {
-            bail!("--plot needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
+            bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES {PLOT} FILE)");
         }
         Ok(Job {
             study,

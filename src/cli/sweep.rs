@@ -9,6 +9,7 @@ use gcsim::study::Study;
 
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind, metric_parser};
+use super::flags::{CODE, N, OUT, PLOT, SHARD, WORKERS};
 use super::job::Job;
 use super::run_config;
 use gcsim::range::{self, IntList};
@@ -202,27 +203,27 @@ impl TryFrom<SweepArgs> for Job {
         let grid = &args.grid;
         let ns: Vec<usize> = args.n.as_ref().map_or(Vec::new(), |l| l.values.clone());
         if let Some(&bad) = ns.iter().find(|&&n| n == 0) {
-            bail!("--n {bad} is out of range; accepted: a whole number >= 1");
+            bail!("{N} {bad} is out of range; accepted: a whole number >= 1");
         }
         let several = ns.len() > 1;
         if several {
             if grid.code.is_some() {
-                bail!("--code fixes n (its rows): give one --n");
+                bail!("{CODE} fixes n (its rows): give one {N}");
             }
             if !common.cluster.classes.is_empty() {
-                bail!("--workers fixes n (the classes' total): give one --n or none");
+                bail!("{WORKERS} fixes n (the classes' total): give one {N} or none");
             }
             if common.shard.is_some() {
-                bail!("--shard runs one cluster size: give one --n per sharded run");
+                bail!("{SHARD} runs one cluster size: give one {N} per sharded run");
             }
             if args.plot.is_some() {
-                bail!("--plot draws one cluster size: give one --n, or plot each");
+                bail!("{PLOT} draws one cluster size: give one {N}, or plot each");
             }
         }
         let custom = grid.custom(ns.first().copied())?;
         let (n, workers) = common.population(ns.first().copied().or(custom.as_ref().map(|m| m.b.nrows())))?;
         if n == 0 {
-            bail!("--n 0 is out of range; accepted: a whole number >= 1");
+            bail!("{N} 0 is out of range; accepted: a whole number >= 1");
         }
         let kinds = grid.kinds(custom.is_some());
         let study_at = |n: usize, custom| -> Result<(Study, Vec<String>)> {
@@ -272,17 +273,17 @@ impl TryFrom<SweepArgs> for Job {
         if args.plot.is_some() {
             let deadlines = grid.timeout.as_ref().map_or(0, |l| l.values.len());
             gcsim::plot::sweep::axes_of(kinds.iter().copied(), deadlines)
-                .map_err(|e| anyhow::anyhow!("--plot: {e}"))?;
+                .map_err(|e| anyhow::anyhow!("{PLOT}: {e}"))?;
         }
         let options = args
             .figure
-            .options(args.plot.as_deref(), args.log_y, &[("--out", common.out.as_deref())])?;
+            .options(args.plot.as_deref(), args.log_y, &[(OUT, common.out.as_deref())])?;
         let figure = args
             .plot
             .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric), options))
             .transpose()?;
         if figure.is_some() && common.shard.is_some() {
-            bail!("--plot needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
+            bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES {PLOT} FILE)");
         }
         Ok(Job {
             study,

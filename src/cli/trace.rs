@@ -142,7 +142,7 @@ impl TryFrom<TraceArgs> for TraceJob {
         let output = Output::resolve(args.format, args.out.as_deref())?;
         let figure = args
             .figure
-            .options(args.plot.as_deref(), false, &[("--out", args.out.as_deref())])?;
+            .options(args.plot.as_deref(), false, &[(super::flags::OUT, args.out.as_deref())])?;
         if let Some(plot) = &args.plot {
             check_destination(plot)?;
         }

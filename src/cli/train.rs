@@ -20,7 +20,8 @@ use gcsim::train::summary::{self, Targets};
 
 use super::common::ClusterArgs;
 use super::figure::{FigureOptions, PlotArgs, check_destination, draw_chart};
-use super::flags::flag;
+use super::flags::named;
+use super::flags::{CURVES, OUT, PLOT, SCHEME};
 use super::job::Engine;
 use super::notes::note;
 use super::output::{self, Output, write_atomically};
@@ -206,7 +207,7 @@ impl TryFrom<TrainArgs> for TrainJob {
         let targets = Targets::new(args.target_loss, args.target_metric)?;
         let output = Output::resolve(args.format, args.out.as_deref())?
             .with_columns::<gcsim::train::summary::TrainRow>(&args.columns)?;
-        let files = [("--out", &args.out), ("--curves", &args.curves), ("--plot", &args.plot)];
+        let files = [(OUT, &args.out), (CURVES, &args.curves), (PLOT, &args.plot)];
         for (i, (a, x)) in files.iter().enumerate() {
             for (b, y) in &files[i + 1..] {
                 if let (Some(x), Some(y)) = (x, y)
@@ -217,19 +218,19 @@ impl TryFrom<TrainArgs> for TrainJob {
             }
         }
         if let Some(path) = &args.curves {
-            output::check("--curves", path)?;
+            output::check(CURVES, path)?;
         }
         let figure = args.figure.options(
             args.plot.as_deref(),
             false,
-            &[("--out", args.out.as_deref()), ("--curves", args.curves.as_deref())],
+            &[(OUT, args.out.as_deref()), (CURVES, args.curves.as_deref())],
         )?;
         if let Some(path) = &args.plot {
             check_destination(path)?;
         }
         if let Some(k) = grid.kinds(custom.is_some()).into_iter().find(|k| k.is_matmul()) {
             anyhow::bail!(
-                "--scheme {k} codes a matrix product C = A*B, not a gradient: train does not run it (use run, sweep or plan for its time, codes for its real code)"
+                "{SCHEME} {k} codes a matrix product C = A*B, not a gradient: train does not run it (use run, sweep or plan for its time, codes for its real code)"
             );
         }
         let Expanded { schemes, skipped } = grid.expand(n, custom.as_ref().map(|m| m.shape()))?;
@@ -253,7 +254,7 @@ impl TryFrom<TrainArgs> for TrainJob {
             seed: args.seed,
         };
         let setup = Setup::prepare(&recipe)?;
-        let mut config = TrainConfig::new("train", &study, &recipe, &setup, targets, &flag);
+        let mut config = TrainConfig::new("train", &study, &recipe, &setup, targets, &named);
         config.time_unit = cluster.time_unit_of(study.workers());
         // Every configuration's partitions and codes, checked before any work.
         Trainer::new(&study, &setup)?;
@@ -283,7 +284,7 @@ impl TrainJob {
             &self.targets,
             self.config,
             self.engine,
-            ("", flag(Param::Step)),
+            ("", &named(Param::Step)),
         )?;
         let problem = self.setup.problem;
         if let Some(path) = self.output.write(&report)? {

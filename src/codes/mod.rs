@@ -80,6 +80,7 @@ mod prefix;
 use nalgebra::DMatrix;
 use thiserror::Error;
 
+use crate::param::{Described, Naming, Param, keys};
 use crate::scheme::{Scheme, SchemeKind};
 
 pub use decode::Decoding;
@@ -118,9 +119,9 @@ crate::comm::named!(Generator, "generator", [Gaussian => "gaussian", Vandermonde
 
 /// Why a code cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{}", self.describe(&keys))]
 pub enum CodeError {
     /// A generator was asked of a scheme whose construction has none.
-    #[error("--generator {generator} does not apply to {scheme}; only comm-efficient and mds take a generator")]
     NoGenerator {
         /// The scheme.
         scheme: SchemeKind,
@@ -128,34 +129,25 @@ pub enum CodeError {
         generator: &'static str,
     },
     /// n above [`MAX_CODE_N`].
-    #[error("--n {n} is too large to build a dense encoding matrix; accepted: 1..{max}", max = MAX_CODE_N)]
     TooLarge {
         /// The number of workers.
         n: usize,
     },
     /// A custom scheme asked of a constructor: its matrix is the user's
     /// (see [`Code::custom`]).
-    #[error("custom codes are read from --code FILE, not constructed")]
     Custom,
     /// A strategy whose results are sent uncoded: its timeline is not a code.
-    #[error(
-        "{scheme} sends uncoded results and has no encoding matrix; codes builds uncoded, ignore, frc, crc, comm-efficient, mds and approx-regular"
-    )]
     NotACode {
         /// The scheme.
         scheme: SchemeKind,
     },
     /// A matrix-multiplication code: its real code is [`matmul::MatmulCode`],
     /// and the simulation decodes it at its threshold.
-    #[error(
-        "{scheme} is a matrix-multiplication code, decoded at its threshold k (--decoder rank does not apply); check its real code with gcsim codes --scheme {scheme}"
-    )]
     Matmul {
         /// The scheme.
         scheme: SchemeKind,
     },
     /// A partial-straggler code, whose coded part is frc's or crc's code.
-    #[error("{scheme}'s coded part is {code}'s code at the same s; check it with codes --scheme {code}")]
     PartOf {
         /// The scheme.
         scheme: SchemeKind,
@@ -164,7 +156,6 @@ pub enum CodeError {
     },
     /// A random draw produced a singular system (probability zero in exact
     /// arithmetic); another seed avoids it.
-    #[error("the {scheme} construction drew a singular system at seed {seed}; try another --seed")]
     Singular {
         /// The scheme.
         scheme: SchemeKind,
@@ -180,6 +171,38 @@ pub struct Code {
     generator: Option<Generator>,
     b: DMatrix<f64>,
     target: DMatrix<f64>,
+}
+
+impl Described for CodeError {
+    fn describe(&self, name: Naming) -> String {
+        match self {
+            CodeError::NoGenerator { scheme, generator } => format!(
+                "{} {generator} does not apply to {scheme}; only comm-efficient and mds take a generator",
+                name(Param::Generator)
+            ),
+            CodeError::TooLarge { n } => format!(
+                "{} {n} is too large to build a dense encoding matrix; accepted: 1..{MAX_CODE_N}",
+                name(Param::N)
+            ),
+            CodeError::Custom => format!("custom codes are read from {} FILE, not constructed", name(Param::Code)),
+            CodeError::NotACode { scheme } => format!(
+                "{scheme} sends uncoded results and has no encoding matrix; codes builds uncoded, ignore, frc, crc, comm-efficient, mds and approx-regular"
+            ),
+            CodeError::Matmul { scheme } => format!(
+                "{scheme} is a matrix-multiplication code, decoded at its threshold k ({} rank does not apply); check its real code with gcsim codes --scheme {scheme}",
+                name(Param::Decoder)
+            ),
+            CodeError::PartOf { scheme, code } => {
+                format!(
+                    "{scheme}'s coded part is {code}'s code at the same s; check it with gcsim codes --scheme {code}"
+                )
+            }
+            CodeError::Singular { scheme, seed } => format!(
+                "the {scheme} construction drew a singular system at seed {seed}; try another {}",
+                name(Param::Seed)
+            ),
+        }
+    }
 }
 
 impl CodeError {

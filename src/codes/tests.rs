@@ -178,12 +178,14 @@ fn seeds_fix_the_matrices() {
 }
 
 #[test]
-fn errors_name_the_flag() {
+fn errors_name_the_parameter() {
     let crc = scheme(SchemeKind::Crc, 10, 3, None);
     let err = Code::with_generator(&crc, Generator::Vandermonde, 0).unwrap_err();
-    assert!(err.to_string().starts_with("--generator vandermonde"), "{err}");
+    assert!(err.to_string().starts_with("generator vandermonde"), "{err}");
+    let flags = |p: crate::param::Param| format!("--{}", p.key());
+    assert!(err.describe(&flags).starts_with("--generator vandermonde"), "{err}");
     let big = scheme(SchemeKind::Crc, MAX_CODE_N + 1, 3, None);
-    assert!(Code::new(&big, 0).unwrap_err().to_string().starts_with("--n "));
+    assert!(Code::new(&big, 0).unwrap_err().to_string().starts_with("n "));
 }
 
 /// The random regular graphs of approx-regular: 0/1 entries, every worker

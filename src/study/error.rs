@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use super::{MAX_CONFIGS, MAX_DRAWS_PER_TRIAL, MAX_ITERATIONS, MAX_TOTAL_DRAWS};
+use crate::codes::CodeError;
 use crate::param::{Described, Naming, Param, keys};
 
 /// Why a study is not valid.
@@ -36,15 +37,17 @@ pub enum StudyError {
         n: usize,
     },
     /// A code that the rank decoder cannot build.
-    Code(String),
+    Code(CodeError),
     /// An approximate scheme whose matrix (its error is simulated with it)
     /// cannot be built.
     ApproxCode {
         /// The scheme.
         scheme: String,
         /// Why.
-        reason: String,
+        reason: CodeError,
     },
+    /// The custom scheme without its matrix.
+    NoCustomMatrix,
     /// A generator without the rank decoder, which is what it chooses for.
     GeneratorWithoutRank,
     /// A custom scheme without its matrix, or a matrix whose shape is not
@@ -93,12 +96,12 @@ impl Described for StudyError {
                 name(P::Workers),
                 name(P::N)
             ),
-            StudyError::Code(reason) => format!("{} rank: {reason}", name(P::Decoder)),
+            StudyError::Code(reason) => format!("{} rank: {}", name(P::Decoder), reason.describe(name)),
             StudyError::ApproxCode { scheme, reason } => format!(
                 "{scheme} (its approximation error is simulated with its matrix): {}",
-                // The code's own message names the flag; a scenario's key is `n`.
-                reason.replace("--n ", &format!("{} ", name(P::N)))
+                reason.describe(name)
             ),
+            StudyError::NoCustomMatrix => format!("the custom scheme needs its matrix: give {} FILE", name(P::Code)),
             StudyError::CustomMatrix(reason) => format!("{}: {reason}", name(P::Code)),
             StudyError::GeneratorWithoutRank => format!(
                 "{} chooses the code of the rank decoder: give {} rank too",

@@ -44,7 +44,7 @@ fn huge_clusters_are_errors() {
     );
     let err = Study::new(big, dist, LoadModel::Additive, vec![mds], 1, 0).unwrap_err();
     assert!(matches!(err, StudyError::TrialTooLarge { .. }), "{err}");
-    let flags = |p: Param| if p == Param::N { "--n" } else { "--other" };
+    let flags = |p: Param| if p == Param::N { "--n" } else { "--other" }.to_string();
     assert!(
         StudyError::TooManyWorkers(n)
             .describe(&flags)
@@ -202,10 +202,8 @@ fn custom_schemes_and_their_matrix_come_together() {
     let study = Study::new(4, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![custom], 10, 0).unwrap();
     // What reading a shard whose record has no matrix does.
     let err = study.with_custom(None).unwrap_err();
-    assert_eq!(
-        err,
-        StudyError::CustomMatrix("the custom scheme needs its matrix: give --code FILE".into())
-    );
+    assert_eq!(err, StudyError::NoCustomMatrix);
+    assert_eq!(err.to_string(), "the custom scheme needs its matrix: give code FILE");
 }
 
 /// A matrix without a custom scheme is refused, and so is one whose shape

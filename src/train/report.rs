@@ -99,9 +99,8 @@ impl TrainConfig {
             step_source: if recipe.step.is_some() {
                 name(Param::Step)
             } else {
-                "1/L"
-            }
-            .into(),
+                "1/L".into()
+            },
             schedule: recipe.schedule.to_string(),
             iterations: study.iterations(),
             repeats: study.trials(),

@@ -31,12 +31,7 @@ fn asynchronous_and_partial_flags() {
                 "--parts",
                 "3",
             ],
-            &[
-                "partial-crc",
-                "s=3, L=3",
-                "L must be at least s+1",
-                "--parts can be 4..",
-            ],
+            &["partial-crc", "s=3, L=3", "L must be at least s+1", "L can be 4.."],
         ),
         (
             &[
@@ -116,7 +111,7 @@ fn asynchronous_and_partial_flags() {
         ),
         (
             &["codes", "--n", "10", "--scheme", "partial-crc", "--s", "2"],
-            &["partial-crc's coded part is crc's code at the same s; check it with codes --scheme crc"],
+            &["partial-crc's coded part is crc's code at the same s; check it with gcsim codes --scheme crc"],
         ),
         (
             &["codes", "--n", "10", "--scheme", "k-async", "--k", "5"],

@@ -80,7 +80,7 @@ pub fn parent(path: &Path) -> &Path {
 /// regular file (or a new one) in an existing directory that takes new files,
 /// or a writable device or FIFO. Removes stale temporaries from the
 /// directory (see [`temps::remove_stale`]). Every error names `flag` and `path`.
-pub fn check(flag: &str, path: &Path) -> Result<()> {
+pub fn check(flag: impl std::fmt::Display, path: &Path) -> Result<()> {
     let shown = path.display();
     let target = Target::of(path).with_context(|| format!("{flag} {shown}"))?;
     match target {

@@ -30,7 +30,7 @@ use crate::stats::{MeanEstimate, Moments, QUANTILES};
 use crate::study::{Decoder, Study, Workers};
 use pass::{Counts, LogBins, Pass, PassTotals, Watch};
 pub use targets::Targets;
-pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply};
+pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply, spacings_apply};
 
 /// Trials per chunk.
 pub const CHUNK: u64 = 8192;

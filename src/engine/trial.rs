@@ -59,12 +59,14 @@ mod asynchronous;
 mod evaluate;
 mod identities;
 mod sample;
+mod spacings;
 mod strategy;
 
 use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
 pub use asynchronous::Update;
 use sample::{Carried, ClassLaws, Standard, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
+pub use spacings::spacings_apply;
 
 /// How rules are evaluated on a trial's worker times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +85,9 @@ pub enum Sampling {
     /// The order statistics directly, with ranks assigned by a random
     /// permutation when needed (see [`order_statistics_apply`]).
     OrderStatistics,
+    /// The whole sample sorted, by Rényi's spacings from the bottom, for
+    /// messages of a constant transfer time (see [`spacings_apply`]).
+    Spacings,
 }
 
 #[derive(Debug, Clone)]
@@ -297,6 +302,8 @@ impl TrialPlan {
     pub fn new(study: &Study) -> Self {
         let sampling = if order_statistics_apply(study) {
             Sampling::OrderStatistics
+        } else if spacings_apply(study) {
+            Sampling::Spacings
         } else {
             Sampling::Draws
         };
@@ -307,11 +314,16 @@ impl TrialPlan {
     ///
     /// # Panics
     /// If `sampling` is [`Sampling::OrderStatistics`] where
-    /// [`order_statistics_apply`] is false.
+    /// [`order_statistics_apply`] is false, or [`Sampling::Spacings`] where
+    /// [`spacings_apply`] is.
     pub fn with(study: &Study, path: RulePath, sampling: Sampling) -> Self {
         assert!(
-            sampling == Sampling::Draws || order_statistics_apply(study),
-            "order statistics need i.i.d. exponential-family workers under a monotone load"
+            match sampling {
+                Sampling::Draws => true,
+                Sampling::OrderStatistics => order_statistics_apply(study),
+                Sampling::Spacings => spacings_apply(study),
+            },
+            "{sampling:?} does not apply to this study (see order_statistics_apply and spacings_apply)"
         );
         let model = *study.load_model();
         let baseline = study.baseline();
@@ -559,6 +571,7 @@ impl TrialPlan {
         self.fill_transfers(seed, trial, scratch);
         match self.sampling {
             Sampling::Draws => self.run_draws(seed, trial, scratch, out),
+            Sampling::Spacings => self.run_spacings(seed, trial, scratch, out),
             Sampling::OrderStatistics => match &self.order.class_laws {
                 Some(laws) => self.run_class_order_statistics(laws, seed, trial, scratch, out),
                 None => self.run_order_statistics(seed, trial, scratch, out),

@@ -338,6 +338,20 @@ fn random_communication_on_a_shared_link() {
     );
 }
 
+/// Constant transfers and k-of-n rules: the sorted sample by spacings.
+#[test]
+fn constant_communication_on_both_links() {
+    for (file, link) in [
+        ("sweep-comm-constant-dedicated.csv", "dedicated"),
+        ("sweep-comm-constant-shared.csv", "shared"),
+    ] {
+        let mut args = vec!["sweep", "--n", "12", "--s", "0..3", "--scheme", "uncoded,crc"];
+        args.extend(["--dist", "pareto:scale=1,shape=2", "--comm-time", "0.3", "--link", link]);
+        args.extend_from_slice(&FAST);
+        check_golden(file, &gcsim(&args));
+    }
+}
+
 #[test]
 fn rank_decoder() {
     sweep_golden(

@@ -195,6 +195,21 @@ impl TrialPlan {
                     }
                 };
                 match (shared, by_worker) {
+                    // The times are the sorted sample: the queue's order,
+                    // and with the same transfer for all, arrivals in order.
+                    _ if self.sampling == Sampling::Spacings => {
+                        let c = self
+                            .delivery
+                            .comm
+                            .comm_time()
+                            .expect("spacings: a constant transfer time")
+                            * message;
+                        let mut free = f64::NEG_INFINITY;
+                        for (a, &x) in scratch.sorted.iter_mut().zip(times) {
+                            *a = if shared { free.max(finish(x)) + c } else { finish(x) + c };
+                            free = *a;
+                        }
+                    }
                     (true, false) => {
                         if !queued {
                             scratch.queue.clear();
@@ -233,7 +248,7 @@ impl TrialPlan {
                         }
                     }
                 }
-                sorted = shared;
+                sorted = shared || self.sampling == Sampling::Spacings;
                 current = Some(key);
             }
             let done = match e.rule {

@@ -142,3 +142,4 @@ mod intervals;
 mod means;
 mod percentiles;
 mod samplers;
+mod spacings;

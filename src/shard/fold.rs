@@ -23,7 +23,7 @@ use crate::stats::quantile::Tally;
 use crate::study::Study;
 
 /// The union of the shard files read so far.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Union {
     study: Study,
     config: RunConfig,
@@ -299,4 +299,53 @@ fn malformed(file: &str, reason: String) -> MergeError {
         reason: format!("\"shard\": {reason}"),
     }
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::Dist;
+    use crate::engine::{Silent, simulate};
+    use crate::load::LoadModel;
+    use crate::scheme::{Params, Scheme, SchemeKind};
+    use crate::shard::runs::simulate_shard;
+
+    /// A run's output configuration, as a shard file carries it (merge
+    /// only compares it between files).
+    fn config() -> RunConfig {
+        let text = include_str!("../../tests/fuzz-regressions/shard-n-zero.json");
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        serde_json::from_value(v["config"].clone()).unwrap()
+    }
+
+    /// Four shards of 4.2 million trials (five blocks), folded one at a
+    /// time: what the union keeps grows by each file's blocks only (its
+    /// tallies and ranges are those of one file), a partial merge of
+    /// shards 1 and 3 stands for them, and the result is the single run's.
+    #[test]
+    fn a_union_keeps_blocks_not_files() {
+        let crc = Scheme::new(SchemeKind::Crc, 8, Params { s: Some(2), ..Params::default() }).unwrap();
+        let study = Study::new(8, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![crc], 4_200_000, 5).unwrap();
+        let files: Vec<ShardFile> = (0..4)
+            .map(|i| ShardFile::new(&study, &config(), &simulate_shard(&study, i, 4, &Silent)))
+            .collect();
+        let windows = files[0].tallies.len();
+        let bins: usize = files[0].tallies.iter().map(|t| t.counts.len()).sum();
+        let partial = {
+            let mut u = Union::new("1.json", files[0].clone()).unwrap();
+            u.add("3.json", files[2].clone()).unwrap();
+            assert_eq!(u.missing(), vec![(2, 2), (4, 4)]);
+            u.into_file()
+        };
+        let mut union = Union::new("p.json", partial).unwrap();
+        for (i, name) in [(3, "4.json"), (1, "2.json")] {
+            union.add(name, files[i].clone()).unwrap();
+            assert_eq!(union.tallies.len(), windows);
+            assert_eq!(union.tallies.iter().map(|t| t.counts.len()).sum::<usize>(), bins);
+        }
+        assert_eq!(union.blocks.len(), 5);
+        assert_eq!(union.names.len(), 3);
+        assert!(union.missing().is_empty());
+        assert_eq!(union.finish(&Silent).unwrap(), simulate(&study, &Silent));
+    }
 }

@@ -80,6 +80,16 @@ pub fn is_plural(runs: &[(u64, u64)]) -> bool {
     runs.len() > 1 || runs.first().is_some_and(|r| r.0 != r.1)
 }
 
+/// Shards already held: the repeated runs, and the inputs that held them
+/// first, in index order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repeated {
+    /// Runs of 1-based indices.
+    pub shards: Vec<(u64, u64)>,
+    /// The inputs that hold them.
+    pub holders: Vec<usize>,
+}
+
 /// The shards read so far, each with the number of the input that held
 /// it: runs keyed by their first index.
 #[derive(Debug, Clone, Default)]
@@ -89,9 +99,8 @@ pub struct Held {
 
 impl Held {
     /// Records that input `by` holds `coverage`, unless some of its shards
-    /// are already held: then the repeated runs, and the inputs that held
-    /// them first, in index order.
-    pub fn take(&mut self, coverage: &Coverage, by: usize) -> Result<(), (Vec<(u64, u64)>, Vec<usize>)> {
+    /// are already held.
+    pub fn take(&mut self, coverage: &Coverage, by: usize) -> Result<(), Repeated> {
         let mut repeated = Vec::new();
         let mut holders = Vec::new();
         for &(a, b) in coverage.runs() {
@@ -113,7 +122,10 @@ impl Held {
             }
         }
         if !repeated.is_empty() {
-            return Err((repeated, holders));
+            return Err(Repeated {
+                shards: repeated,
+                holders,
+            });
         }
         for &(a, b) in coverage.runs() {
             self.runs.insert(a, (b, by));
@@ -178,8 +190,14 @@ mod tests {
         let mut held = Held::default();
         held.take(&c(&[(1, 5)]), 0).unwrap();
         held.take(&c(&[(8, 8), (10, 12)]), 1).unwrap();
-        assert_eq!(held.take(&c(&[(4, 9)]), 2), Err((vec![(4, 5), (8, 8)], vec![0, 1])));
-        assert_eq!(held.take(&c(&[(12, 20)]), 2), Err((vec![(12, 12)], vec![1])));
+        let repeated = |shards: &[(u64, u64)], holders: &[usize]| {
+            Err(Repeated {
+                shards: shards.to_vec(),
+                holders: holders.to_vec(),
+            })
+        };
+        assert_eq!(held.take(&c(&[(4, 9)]), 2), repeated(&[(4, 5), (8, 8)], &[0, 1]));
+        assert_eq!(held.take(&c(&[(12, 20)]), 2), repeated(&[(12, 12)], &[1]));
         assert_eq!(held.missing(20), vec![(6, 7), (9, 9), (13, 20)]);
         held.take(&c(&[(6, 7)]), 3).unwrap();
         assert_eq!(held.coverage(20).unwrap().runs(), &[(1, 8), (10, 12)]);

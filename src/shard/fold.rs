@@ -13,7 +13,7 @@
 //! grouped.
 
 use super::coverage::{Coverage, Held};
-use super::runs::MergeError;
+use super::runs::{MergeError, shard_blocks};
 use super::{ShardError, ShardFile};
 use crate::engine::pass::PassTotals;
 use crate::engine::{Options, Outcome, Progress, Started, TrialPlan, block_count, block_trials};
@@ -124,11 +124,7 @@ impl Union {
         let hollow = part.blocks.is_empty() && part.range.is_empty() && part.tallies.is_empty();
         let mut covered_trials = 0u64;
         if !hollow {
-            let own = coverage.runs().iter().flat_map(|&(a, b)| {
-                super::runs::shard_blocks(blocks, a - 1, coverage.count()).start
-                    ..super::runs::shard_blocks(blocks, b - 1, coverage.count()).end
-            });
-            if !part.blocks.iter().map(|b| b.0).eq(own) {
+            if !part.blocks.iter().map(|b| b.0).eq(blocks_of(&coverage, blocks)) {
                 return Err(wrong(format!(
                     "its blocks are not the ones {} runs",
                     if coverage.plural() {
@@ -179,12 +175,12 @@ impl Union {
             }
         }
         let input = self.names.len();
-        if let Err((shards, holders)) = self.held.take(&coverage, input) {
+        if let Err(repeated) = self.held.take(&coverage, input) {
             return Err(MergeError::Repeated {
                 file: name.to_string(),
-                shards,
+                shards: repeated.shards,
                 count: self.count,
-                earlier: holders.into_iter().map(|i| self.names[i].clone()).collect(),
+                earlier: repeated.holders.into_iter().map(|i| self.names[i].clone()).collect(),
             });
         }
         self.names.push(name.to_string());
@@ -292,6 +288,16 @@ impl Union {
     }
 }
 
+/// The blocks the shards of `coverage` run, in index order: shards `a` to
+/// `b` run one contiguous share of the `blocks`.
+fn blocks_of(coverage: &Coverage, blocks: u64) -> impl Iterator<Item = u64> + '_ {
+    let count = coverage.count();
+    coverage
+        .runs()
+        .iter()
+        .flat_map(move |&(a, b)| shard_blocks(blocks, a - 1, count).start..shard_blocks(blocks, b - 1, count).end)
+}
+
 /// A file whose `shard` field is not one [`ShardFile::parse`] accepts.
 fn malformed(file: &str, reason: String) -> MergeError {
     ShardError::Malformed {
@@ -324,7 +330,15 @@ mod tests {
     /// shards 1 and 3 stands for them, and the result is the single run's.
     #[test]
     fn a_union_keeps_blocks_not_files() {
-        let crc = Scheme::new(SchemeKind::Crc, 8, Params { s: Some(2), ..Params::default() }).unwrap();
+        let crc = Scheme::new(
+            SchemeKind::Crc,
+            8,
+            Params {
+                s: Some(2),
+                ..Params::default()
+            },
+        )
+        .unwrap();
         let study = Study::new(8, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![crc], 4_200_000, 5).unwrap();
         let files: Vec<ShardFile> = (0..4)
             .map(|i| ShardFile::new(&study, &config(), &simulate_shard(&study, i, 4, &Silent)))

@@ -51,7 +51,11 @@ fn partial_merges_in_any_grouping_give_the_single_run() {
     assert_eq!(merged(&[b.clone(), a.clone(), s[2].clone()], "json"), single_json);
     // Gaps inside a partial (shards 1, 3, 5), a partial of partials.
     let odd = partial(d, "odd.json", &[&s[4], &s[0], &s[2]]);
-    assert!(std::fs::read_to_string(&odd).unwrap().contains("\"indices\":[[1,1],[3,3],[5,5]]"));
+    assert!(
+        std::fs::read_to_string(&odd)
+            .unwrap()
+            .contains("\"indices\":[[1,1],[3,3],[5,5]]")
+    );
     let even = partial(d, "even.json", &[&s[3], &s[1]]);
     let all = partial(d, "all.json", &[&even, &odd]);
     assert!(std::fs::read_to_string(&all).unwrap().contains("\"indices\":[[1,5]]"));
@@ -67,11 +71,7 @@ fn partial_merges_in_any_grouping_give_the_single_run() {
     // Refused, naming the file: overlapping coverage, missing shards.
     merge_refused(
         &[&a, &s[1], &s[2], &b],
-        &format!(
-            "{}: shard 2/5 is given twice (also in {})",
-            s[1].display(),
-            a.display()
-        ),
+        &format!("{}: shard 2/5 is given twice (also in {})", s[1].display(), a.display()),
     );
     let middle = partial(d, "middle.json", &[&s[1], &s[2], &s[3]]);
     merge_refused(
@@ -98,7 +98,10 @@ fn partial_merges_in_any_grouping_give_the_single_run() {
             all.display()
         ),
     );
-    merge_refused(&[&a, &a], "shards 1-2 of 5 are given twice (the same file is given twice)");
+    merge_refused(
+        &[&a, &a],
+        "shards 1-2 of 5 are given twice (the same file is given twice)",
+    );
     merge_refused(&[&a, &b], "shard 3/5 is missing (give all 5 shard files)");
     merge_refused(&[&odd], "shards 2 and 4 of 5 are missing");
     // A partial merge may leave shards out; it says which.
@@ -109,9 +112,10 @@ fn partial_merges_in_any_grouping_give_the_single_run() {
         .arg(d.join("ab.json"))
         .assert()
         .success()
-        .stderr(predicate::str::contains("wrote the partial merge of shards 1-2 and 4-5 of 5").and(
-            predicate::str::contains("(shard 3/5 still to merge)"),
-        ));
+        .stderr(
+            predicate::str::contains("wrote the partial merge of shards 1-2 and 4-5 of 5")
+                .and(predicate::str::contains("(shard 3/5 still to merge)")),
+        );
 }
 
 /// A partial merge's file is checked as a shard's is: of the same study,
@@ -155,10 +159,15 @@ fn bad_partial_merges_are_refused_by_name() {
             bad.display()
         ),
     );
-    let bad = edited(&a, true, |v| v["shard"]["indices"] = serde_json::json!([[2, 2], [1, 1]]));
+    let bad = edited(&a, true, |v| {
+        v["shard"]["indices"] = serde_json::json!([[2, 2], [1, 1]])
+    });
     merge_refused(&[&bad], "\"shard\": shard 1 of 5: runs must ascend and not overlap");
     let bad = edited(&a, true, |v| v["shard"] = serde_json::json!({"index": 1, "count": 5}));
-    merge_refused(&[&bad], "a partial merge's file (version 5) has \"indices\" and no \"index\"");
+    merge_refused(
+        &[&bad],
+        "a partial merge's file (version 5) has \"indices\" and no \"index\"",
+    );
     let bad = edited(&a, true, |v| v["tallies"][0]["below"] = 3_000_000.into());
     merge_refused(
         &[&bad],
@@ -185,7 +194,10 @@ fn bad_partial_merges_are_refused_by_name() {
         "old.json: shard format version 6; this gcsim reads version 4 (a shard) and 5 (a partial merge)",
     );
     for (flags, expected) in [
-        (&["--partial"][..], "--partial writes a partial merge: give --out FILE.json"),
+        (
+            &["--partial"][..],
+            "--partial writes a partial merge: give --out FILE.json",
+        ),
         (
             &["--partial", "--out", "x.csv"],
             "--partial writes its partial merge as JSON: give --out a .json file (not x.csv)",

@@ -1,5 +1,7 @@
 //! `gcsim merge FILES...`: combine the partial results of `--shard I/K` runs
-//! into the output a single run gives, byte for byte.
+//! into the output a single run gives, byte for byte, reading one file at a
+//! time (see [`gcsim::shard::fold`]); with `--partial`, into one partial
+//! result that later merges extend.
 
 use std::path::PathBuf;
 
@@ -43,9 +45,10 @@ Examples:
 In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]
 pub struct MergeArgs {
-    /// The shard files written by `--shard I/K --out FILE`; a directory
-    /// stands for every `.json` file in it (for arrays of thousands of
-    /// shards, beyond the shell's argument limit).
+    /// The shard files written by `--shard I/K --out FILE`, and partial
+    /// merges written by `merge --partial`; a directory stands for every
+    /// `.json` file in it (for arrays of thousands of shards, beyond the
+    /// shell's argument limit).
     #[arg(value_name = "FILES", required = true)]
     pub files: Vec<PathBuf>,
 

@@ -1,11 +1,15 @@
 //! Shard files: the partial result of `--shard I/K`, merged by `gcsim merge`.
 //!
-//! Format (JSON, `format = "gcsim-shard"`, `version = 4`):
+//! Format (JSON, `format = "gcsim-shard"`, `version = 4` for a shard,
+//! `5` for a partial merge):
 //!
 //! ```text
 //! {
 //!   "format": "gcsim-shard", "version": 4, "gcsim": "0.1.0",
 //!   "shard": {"index": 3, "count": 10},          // 1-based index
+//!        // version 5 (`merge --partial`): the shards it is the union of,
+//!        // as ascending runs of 1-based indices:
+//!        // "shard": {"indices": [[1, 10], [12, 12]], "count": 20}
 //!   "study": {"n": 100, "workers": {"iid": "exp:rate=1"}, "load_model": "fixed",
 //!             "unit_time": null, "trials": 1000000000, "seed": 0,
 //!             "schemes": [{"scheme": "crc", "s": 0, "m": null, "k": null}, ...],
@@ -41,6 +45,8 @@
 //! kept. Blocks fold in index order and counts add, so the merged result is
 //! the single run's, byte for byte.
 
+pub mod coverage;
+pub mod fold;
 pub mod runs;
 
 use serde::{Deserialize, Serialize};
@@ -50,12 +56,15 @@ use crate::report::RunConfig;
 use crate::stats::Moments;
 use crate::stats::quantile::Tally;
 use crate::study::Study;
+use coverage::Coverage;
 use runs::ShardPart;
 
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
-/// The format version this build writes and reads.
+/// The format version of a shard's file, which this build writes and reads.
 pub const VERSION: u32 = 4;
+/// The format version of a partial merge's file (`shard` holds `indices`).
+pub const PARTIAL_VERSION: u32 = 5;
 
 /// Why a shard file cannot be used.
 #[derive(Debug, Error)]
@@ -69,7 +78,9 @@ pub enum ShardError {
         reason: String,
     },
     /// Another format version.
-    #[error("{file}: shard format version {found}; this gcsim reads version {VERSION}")]
+    #[error(
+        "{file}: shard format version {found}; this gcsim reads version {VERSION} (a shard) and {PARTIAL_VERSION} (a partial merge)"
+    )]
     Version {
         /// The file.
         file: String,
@@ -141,6 +152,20 @@ impl ShardId {
     }
 }
 
+/// Which shards a file stands for: `index` in a shard's file (version 4),
+/// `indices` in a partial merge's (version 5); see [`ShardFile::coverage`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Covers {
+    /// The shard (1-based), in version 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    /// The shards, as ascending runs `[first, last]` of 1-based indices, in version 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub indices: Option<Vec<(u64, u64)>>,
+    /// Number of shards.
+    pub count: u64,
+}
+
 /// The power sums of one block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockSums {
@@ -176,8 +201,8 @@ pub struct ShardFile {
     pub version: u32,
     /// gcsim version that wrote it.
     pub gcsim: String,
-    /// Which shard.
-    pub shard: ShardId,
+    /// Which shard, or which shards a partial merge stands for.
+    pub shard: Covers,
     /// The study, every field of it (read back through the study's validation).
     pub study: Study,
     /// The output configuration of the whole run.
@@ -195,18 +220,49 @@ pub struct ShardFile {
 impl ShardFile {
     /// The file of a finished shard.
     pub fn new(study: &Study, config: &RunConfig, part: &ShardPart) -> Self {
+        let shard = Covers {
+            index: Some(part.index + 1),
+            indices: None,
+            count: part.count,
+        };
+        Self::of(VERSION, shard, study, config, &part.blocks, &part.range, &part.tallies)
+    }
+
+    /// The file of a partial merge: the union of the shards of `coverage`,
+    /// whose blocks (in index order), ranges and tallies are given.
+    pub fn partial(
+        study: &Study,
+        config: &RunConfig,
+        coverage: &Coverage,
+        blocks: &[(u64, Vec<Moments>)],
+        range: &[(f64, f64)],
+        tallies: &[Tally],
+    ) -> Self {
+        let shard = Covers {
+            index: None,
+            indices: Some(coverage.runs().to_vec()),
+            count: coverage.count(),
+        };
+        Self::of(PARTIAL_VERSION, shard, study, config, blocks, range, tallies)
+    }
+
+    fn of(
+        version: u32,
+        shard: Covers,
+        study: &Study,
+        config: &RunConfig,
+        blocks: &[(u64, Vec<Moments>)],
+        range: &[(f64, f64)],
+        tallies: &[Tally],
+    ) -> Self {
         Self {
             format: FORMAT.into(),
-            version: VERSION,
+            version,
             gcsim: env!("CARGO_PKG_VERSION").into(),
-            shard: ShardId {
-                index: part.index + 1,
-                count: part.count,
-            },
+            shard,
             study: study.clone(),
             config: config.clone(),
-            blocks: part
-                .blocks
+            blocks: blocks
                 .iter()
                 .map(|(index, moments)| BlockSums {
                     index: *index,
@@ -219,9 +275,8 @@ impl ShardFile {
                         .collect(),
                 })
                 .collect(),
-            range: part.range.iter().map(|r| [r.0.to_bits(), r.1.to_bits()]).collect(),
-            tallies: part
-                .tallies
+            range: range.iter().map(|r| [r.0.to_bits(), r.1.to_bits()]).collect(),
+            tallies: tallies
                 .iter()
                 .map(|t| TallyRecord {
                     below: t.below,
@@ -249,8 +304,8 @@ impl ShardFile {
         format!("{:08x}", crc32fast::hash(&bytes))
     }
 
-    /// This file with its checksum filled in.
-    fn sealed(mut self) -> Self {
+    /// This file with its checksum filled in (or recomputed).
+    pub fn sealed(mut self) -> Self {
         self.checksum = self.payload_checksum();
         self
     }
@@ -275,7 +330,11 @@ impl ShardFile {
             }
         }
         let version = head.get("version");
-        if version.and_then(serde_json::Value::as_u64) != Some(u64::from(VERSION)) {
+        let read = [VERSION, PARTIAL_VERSION].map(u64::from);
+        if !version
+            .and_then(serde_json::Value::as_u64)
+            .is_some_and(|v| read.contains(&v))
+        {
             return Err(ShardError::Version {
                 file: file.to_string(),
                 found: version.map_or_else(|| "(none)".to_string(), |v| v.to_string()),
@@ -292,13 +351,33 @@ impl ShardFile {
         if shard.checksum != shard.payload_checksum() {
             return Err(ShardError::Checksum { file: file_ });
         }
+        shard
+            .coverage()
+            .map_err(|reason| malformed(format!("\"shard\": {reason}")))?;
         Ok(shard)
     }
 
-    /// The engine's view of this shard.
+    /// The shards this file stands for: `index` in version 4, `indices` in
+    /// version 5, each within 1 to `count`.
+    pub fn coverage(&self) -> Result<Coverage, String> {
+        let Covers { index, indices, count } = &self.shard;
+        match (self.version, index, indices) {
+            (VERSION, Some(i), None) => Coverage::one(*i, *count),
+            (PARTIAL_VERSION, None, Some(runs)) => Coverage::from_runs(runs.clone(), *count),
+            (VERSION, ..) => Err("a shard's file (version 4) has \"index\" and no \"indices\"".into()),
+            _ => Err("a partial merge's file (version 5) has \"indices\" and no \"index\"".into()),
+        }
+    }
+
+    /// The engine's view of this shard (of a partial merge: its first shard
+    /// is `index`; [`Self::coverage`] says which it stands for).
     pub fn part(&self) -> ShardPart {
+        let first = self
+            .shard
+            .index
+            .or_else(|| Some(self.shard.indices.as_ref()?.first()?.0));
         ShardPart {
-            index: self.shard.index.saturating_sub(1),
+            index: first.unwrap_or(0).saturating_sub(1),
             count: self.shard.count,
             blocks: self
                 .blocks
@@ -333,20 +412,6 @@ impl ShardFile {
                 .collect(),
         }
     }
-}
-
-/// Checks that shard files belong to one run, and returns its study.
-pub fn same_run(files: &[(String, ShardFile)]) -> Result<(Study, &RunConfig), ShardError> {
-    let (first_name, first) = files.first().ok_or_else(|| ShardError::Malformed {
-        file: "(none)".into(),
-        reason: "no shard files given".into(),
-    })?;
-    for (name, f) in &files[1..] {
-        if f.study != first.study || f.config != first.config {
-            return Err(ShardError::Different(first_name.clone(), name.clone()));
-        }
-    }
-    Ok((first.study.clone(), &first.config))
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! `gcsim merge FILES...`: combine the partial results of `--shard I/K` runs
-//! into the output a single run gives, byte for byte.
+//! into the output a single run gives, byte for byte, reading one file at a
+//! time (see [`gcsim::shard::fold`]); with `--partial`, into one partial
+//! result that later merges extend.
 
 use std::path::PathBuf;
 
@@ -8,10 +10,9 @@ use clap::Args;
 
 use gcsim::export::Format;
 use gcsim::plot::sweep::Metric;
-use gcsim::report::{self, RunConfig};
-use gcsim::shard::runs::ShardPart;
-use gcsim::shard::{self, ShardFile};
-use gcsim::study::Study;
+use gcsim::report;
+use gcsim::shard::ShardFile;
+use gcsim::shard::fold::Union;
 
 use super::figure::{Figure, FigureKind, metric_parser};
 use super::job::{Engine, bootstrap_note, finish_report, widen_for_trace, write_report};
@@ -25,22 +26,37 @@ use super::{Status, usage};
 #[command(
     after_help = "Every shard of the run must be given once: merge refuses shards of another
 configuration or seed, duplicated shards and missing ones. The merged output is
-the output of the same run without --shard.
+the output of the same run without --shard. Files are read one at a time, so
+the memory a merge needs does not grow with the number of shards.
+
+--partial writes the union of the shards given (any subset) as one file that
+stands for them all: a later merge takes it in place of those shards, with the
+other shards or other partial merges, and gives the same bytes.
 
 Examples:
   gcsim sweep --n 100 --s 0..50 --trials 100000000 --shard 1/4 \\
       --out part1.json                                  # ... 4/4
   gcsim merge part*.json --out result.csv
   gcsim merge parts/ --plot speedup.png           # every .json file in parts/
+  gcsim merge --partial part1.json part2.json --out done.json
+  gcsim merge --partial done.json part3.json --out done.json  # extend it
+  gcsim merge done.json part4.json --out result.csv
 
 In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]
 pub struct MergeArgs {
-    /// The shard files written by `--shard I/K --out FILE`; a directory
-    /// stands for every `.json` file in it (for arrays of thousands of
-    /// shards, beyond the shell's argument limit).
+    /// The shard files written by `--shard I/K --out FILE`, and partial
+    /// merges written by `merge --partial`; a directory stands for every
+    /// `.json` file in it (for arrays of thousands of shards, beyond the
+    /// shell's argument limit).
     #[arg(value_name = "FILES", required = true)]
     pub files: Vec<PathBuf>,
+
+    /// Write the union of the given shards (any subset of the run's) to
+    /// --out as a partial merge: a .json file that later merges take in
+    /// place of those shards. Example: --partial --out done.json
+    #[arg(long)]
+    pub partial: bool,
 
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(output::format_help))]
@@ -109,11 +125,20 @@ fn shard_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Shard files read and checked to be one run, with where the result goes.
+/// Reads and parses one shard file.
+fn read_shard(path: &std::path::Path) -> Result<(String, ShardFile)> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the shard"))?;
+    let file = ShardFile::parse(&name, &text)?;
+    Ok((name, file))
+}
+
+/// The first shard file read and checked, the others still to read, and
+/// where the result goes.
 pub struct MergeJob {
-    study: Study,
-    config: RunConfig,
-    parts: Vec<ShardPart>,
+    union: Union,
+    rest: Vec<PathBuf>,
+    partial: bool,
     output: Output,
     figure: Option<Figure>,
     engine: Engine,
@@ -123,15 +148,28 @@ impl TryFrom<MergeArgs> for MergeJob {
     type Error = anyhow::Error;
 
     fn try_from(args: MergeArgs) -> Result<Self> {
-        let mut files = Vec::new();
-        for path in &shard_files(&args.files)? {
-            let name = path.display().to_string();
-            let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the shard"))?;
-            files.push((name.clone(), ShardFile::parse(&name, &text)?));
+        let mut files = shard_files(&args.files)?.into_iter();
+        let first = files.next().context("no shard files given")?;
+        let (name, file) = read_shard(&first)?;
+        let union = Union::new(&name, file)?;
+        let config = union.config();
+        if args.partial {
+            let Some(out) = args.out.as_deref() else {
+                bail!("--partial writes a partial merge: give --out FILE.json");
+            };
+            if out.extension().is_none_or(|e| !e.eq_ignore_ascii_case("json")) {
+                bail!(
+                    "--partial writes its partial merge as JSON: give --out a .json file (not {})",
+                    out.display()
+                );
+            }
+            if let Some(f) = args.format.filter(|&f| f != Format::Json) {
+                bail!("--partial writes its partial merge as JSON: drop --format {f}");
+            }
+            if !args.columns.is_empty() || args.plot.is_some() {
+                bail!("--partial writes a partial merge, not a result: give --columns and --plot to the final merge");
+            }
         }
-        let (study, config) = shard::same_run(&files)?;
-        let config = config.clone();
-        let parts = files.iter().map(|(_, f)| f.part()).collect();
         let output = Output::resolve(args.format, args.out.as_deref())?
             .with_columns_and::<gcsim::report::Row>(&args.columns, &config.costs.columns(config.time_unit))?;
         let options = args.figure.options(
@@ -148,9 +186,9 @@ impl TryFrom<MergeArgs> for MergeJob {
             None => None,
         };
         Ok(Self {
-            study,
-            config,
-            parts,
+            union,
+            rest: files.collect(),
+            partial: args.partial,
             output,
             figure,
             engine: Engine {
@@ -162,16 +200,22 @@ impl TryFrom<MergeArgs> for MergeJob {
 }
 
 impl MergeJob {
-    /// Merges the shards (a missing or repeated shard is a
-    /// [`UsageError`](super::UsageError)), then writes the result.
+    /// Reads the other shards one at a time into the union (a file that
+    /// does not fit, a repeated or a missing shard is a
+    /// [`UsageError`](super::UsageError)), then writes the result, or the
+    /// partial merge.
     pub fn execute(self) -> Result<Status> {
-        let (study, config) = (self.study, self.config);
+        let mut union = self.union;
+        for path in &self.rest {
+            let (name, file) = read_shard(path).map_err(usage)?;
+            union.add(&name, file).map_err(usage)?;
+        }
+        if self.partial {
+            return write_partial(union, &self.output);
+        }
+        let (study, config) = (union.study().clone(), union.config().clone());
         let bar = Bar::new(self.engine.quiet, study.trials());
-        let outcome = self
-            .engine
-            .pool()?
-            .install(|| gcsim::shard::runs::merge_shards(&study, &self.parts, &bar))
-            .map_err(usage)?;
+        let outcome = self.engine.pool()?.install(|| union.finish(&bar)).map_err(usage)?;
         if outcome.passes > 1 {
             note!(
                 "note: the percentiles needed {} passes; the extra ones ran here over every trial",
@@ -191,4 +235,27 @@ impl MergeJob {
         }
         Ok(Status::Success)
     }
+}
+
+/// Writes the union's file to --out, and says which shards it covers.
+fn write_partial(union: Union, output: &Output) -> Result<Status> {
+    let missing = union.missing();
+    let file = union.into_file();
+    let dest = output.file.as_ref().context("--partial needs --out")?;
+    dest.write(|out| serde_json::to_writer(out, &file).map_err(std::io::Error::other))?;
+    let coverage = file.coverage().map_err(anyhow::Error::msg)?;
+    let still = if missing.is_empty() {
+        "none missing: merge it alone for the result".to_string()
+    } else {
+        format!(
+            "{} still to merge",
+            gcsim::shard::coverage::name_runs(&missing, coverage.count())
+        )
+    };
+    note!(
+        "wrote the partial merge of {} to {} ({still})",
+        coverage.name(),
+        dest.path().display()
+    );
+    Ok(Status::Success)
 }

@@ -148,6 +148,17 @@ pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, o
     outcome
 }
 
+/// The number of blocks of [`BLOCK_CHUNKS`] chunks (2²⁰ trials) in a run of `trials`.
+pub fn block_count(trials: u64) -> u64 {
+    trials.div_ceil(CHUNK).div_ceil(BLOCK_CHUNKS)
+}
+
+/// The number of trials in block `block` of a run of `trials`.
+pub fn block_trials(trials: u64, block: u64) -> u64 {
+    let first = |b: u64| b.saturating_mul(BLOCK_CHUNKS * CHUNK).min(trials);
+    first(block.saturating_add(1)) - first(block)
+}
+
 /// A run whose pilot is done: what every path (whole run, shard, merge) shares.
 pub(crate) struct Started<'a> {
     pub(crate) runner: Runner<'a>,
@@ -534,13 +545,7 @@ impl Runner<'_> {
 
     /// Blocks of [`BLOCK_CHUNKS`] chunks.
     pub(crate) fn blocks(&self) -> u64 {
-        self.chunks().div_ceil(BLOCK_CHUNKS)
-    }
-
-    /// The number of trials in block `block`.
-    pub(crate) fn block_trials(&self, block: u64) -> u64 {
-        let first = |b: u64| (b * BLOCK_CHUNKS * CHUNK).min(self.total);
-        first(block + 1) - first(block)
+        block_count(self.total)
     }
 
     /// One pass over the trials of `blocks`; chunks held in `stored` are

@@ -3,8 +3,8 @@
 //! for bit (the pilot is a pure function of the seed; blocks of 2²⁰ trials
 //! fold in index order; window tallies add).
 
-use crate::engine::pass::PassTotals;
-use crate::engine::{Options, Outcome, Progress, Started, TrialPlan};
+use super::coverage::{is_plural, name_runs};
+use crate::engine::{Options, Progress, Started, TrialPlan};
 use crate::stats::Moments;
 use crate::stats::quantile::Tally;
 use crate::study::Study;
@@ -53,138 +53,68 @@ pub fn simulate_shard(study: &Study, index: u64, count: u64, progress: &dyn Prog
     }
 }
 
-/// Why shards cannot be merged.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why shard files cannot be merged.
+#[derive(Debug, thiserror::Error)]
 pub enum MergeError {
+    /// A file that cannot be used, or files of different studies.
+    #[error(transparent)]
+    File(#[from] crate::shard::ShardError),
     /// Shards of different splits.
-    #[error("shards of different splits: one is of {0}, another of {1}")]
-    Counts(u64, u64),
-    /// The same shard twice (1-based index, as in `--shard I/K`).
-    #[error("shard {0}/{1} is given twice")]
-    Duplicate(u64, u64),
-    /// Shards are absent (1-based indices, ascending).
-    #[error("{text} missing (give all {count} shard files)", text = missing(.0, *.1), count = .1)]
-    Missing(Vec<u64>, u64),
-    /// A shard's contents do not fit the study (1-based index).
-    #[error("shard {0}/{1} does not fit the study: {2}")]
-    Inconsistent(u64, u64, String),
+    #[error("{first} and {file} are shards of different splits (into {count} and {found} shards)")]
+    Counts {
+        /// The first file read.
+        first: String,
+        /// The file of another split.
+        file: String,
+        /// The first file's number of shards.
+        count: u64,
+        /// This file's.
+        found: u64,
+    },
+    /// Shards given twice: in `file`, and before it in `earlier`.
+    #[error("{file}: {} given twice ({})", subject(.shards, *.count, "is", "are"), also(.file, .earlier))]
+    Repeated {
+        /// The file read last.
+        file: String,
+        /// The shards it repeats, as runs of 1-based indices.
+        shards: Vec<(u64, u64)>,
+        /// Number of shards.
+        count: u64,
+        /// The files read before that hold them.
+        earlier: Vec<String>,
+    },
+    /// Shards are absent (runs of 1-based indices, ascending).
+    #[error("{} missing (give all {count} shard files)", subject(.0, *.1, "is", "are"), count = .1)]
+    Missing(Vec<(u64, u64)>, u64),
+    /// A file's contents do not fit the study.
+    #[error("{file}: {} not fit the study: {what}", subject(.shards, *.count, "does", "do"))]
+    Inconsistent {
+        /// The file.
+        file: String,
+        /// The shards it stands for, as runs of 1-based indices.
+        shards: Vec<(u64, u64)>,
+        /// Number of shards.
+        count: u64,
+        /// What is wrong.
+        what: String,
+    },
 }
 
-/// `shard 3/20 is` or `shards 3, 7 and 12-15 of 20 are`: the absent
-/// indices, runs of consecutive ones as ranges.
-fn missing(indices: &[u64], count: u64) -> String {
-    let mut runs: Vec<(u64, u64)> = Vec::new();
-    for &i in indices {
-        match runs.last_mut() {
-            Some(run) if run.1 + 1 == i => run.1 = i,
-            _ => runs.push((i, i)),
-        }
-    }
-    let text: Vec<String> = runs
-        .iter()
-        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
-        .collect();
-    match text.as_slice() {
-        [one] if indices.len() == 1 => format!("shard {one}/{count} is"),
-        [init @ .., last] if !init.is_empty() => format!("shards {} and {last} of {count} are", init.join(", ")),
-        _ => format!("shards {} of {count} are", text.join(", ")),
-    }
+/// `shard 3/20 is` or `shards 3, 7 and 12-15 of 20 are`.
+fn subject(runs: &[(u64, u64)], count: u64, one: &str, many: &str) -> String {
+    let verb = if is_plural(runs) { many } else { one };
+    format!("{} {verb}", name_runs(runs, count))
 }
 
-/// Merges the parts of every shard of `study` into the outcome a single run
-/// gives, bit for bit: the pilot is recomputed (it is a pure function of the
-/// seed), blocks fold in index order, tallies add, and any quantile
-/// refinement pass runs here.
-pub fn merge_shards(study: &Study, parts: &[ShardPart], progress: &dyn Progress) -> Result<Outcome, MergeError> {
-    let count = parts.first().map_or(1, |p| p.count);
-    let mut seen = vec![false; count as usize];
-    for p in parts {
-        if p.count != count {
-            return Err(MergeError::Counts(count, p.count));
-        }
-        if p.index >= count {
-            return Err(MergeError::Inconsistent(
-                p.index + 1,
-                count,
-                "index out of range".into(),
-            ));
-        }
-        if std::mem::replace(&mut seen[p.index as usize], true) {
-            return Err(MergeError::Duplicate(p.index + 1, count));
-        }
+/// `also in a.json`, `also in a.json and 3 other files`, or that the
+/// file itself was given twice.
+fn also(file: &str, earlier: &[String]) -> String {
+    match earlier {
+        [one] if one == file => "the same file is given twice".into(),
+        [one] => format!("also in {one}"),
+        [first, rest @ ..] => format!("also in {first} and {} other files", rest.len()),
+        [] => "also in an earlier file".into(),
     }
-    let absent: Vec<u64> = (1..=count).filter(|&i| !seen[i as usize - 1]).collect();
-    if !absent.is_empty() {
-        return Err(MergeError::Missing(absent, count));
-    }
-    let plan = TrialPlan::new(study);
-    let run = Started::new(&plan, study, &Options::default(), progress);
-    if run.pilot_is_whole_run() {
-        let outcome = run.whole_run_outcome(progress);
-        progress.finish();
-        return Ok(outcome);
-    }
-    let pass = run.first_pass_spec();
-    let mut totals = PassTotals::new(&pass);
-    let blocks = run.runner.blocks();
-    let mut trials_of = vec![0u64; count as usize];
-    for p in parts {
-        let wrong = |what: String| MergeError::Inconsistent(p.index + 1, count, what);
-        let own: Vec<u64> = p.blocks.iter().map(|b| b.0).collect();
-        if !own.iter().copied().eq(shard_blocks(blocks, p.index, count)) {
-            return Err(wrong("its blocks are not the ones its --shard runs".into()));
-        }
-        for (b, moments) in &p.blocks {
-            if moments.len() != totals.moments.len() {
-                return Err(wrong(format!("block {b} has the wrong number of configurations")));
-            }
-            let trials = run.runner.block_trials(*b);
-            if moments.iter().any(|m| m.count() != trials || m.infinite() > trials) {
-                return Err(wrong(format!("block {b}'s counts are not its {trials} trials")));
-            }
-            trials_of[p.index as usize] += trials;
-        }
-    }
-    let mut ordered: Vec<&(u64, Vec<Moments>)> = parts.iter().flat_map(|p| &p.blocks).collect();
-    ordered.sort_by_key(|b| b.0);
-    for (_, moments) in ordered {
-        for (t, m) in totals.moments.iter_mut().zip(moments) {
-            t.merge(m);
-        }
-    }
-    for p in parts {
-        if p.range.len() != totals.range.len() || p.tallies.len() != totals.tallies.len() {
-            return Err(MergeError::Inconsistent(
-                p.index + 1,
-                count,
-                "wrong number of configurations or windows".into(),
-            ));
-        }
-        for (r, pr) in totals.range.iter_mut().zip(&p.range) {
-            *r = (r.0.min(pr.0), r.1.max(pr.1));
-        }
-        for (t, pt) in totals.tallies.iter_mut().zip(&p.tallies) {
-            if t.counts.len() != pt.counts.len() || t.bin_range.len() != pt.bin_range.len() {
-                return Err(MergeError::Inconsistent(
-                    p.index + 1,
-                    count,
-                    "a window has the wrong number of bins".into(),
-                ));
-            }
-            let held = pt.counts.iter().try_fold(pt.below, |a, &c| a.checked_add(c));
-            if held.is_none_or(|h| h > trials_of[p.index as usize]) {
-                return Err(MergeError::Inconsistent(
-                    p.index + 1,
-                    count,
-                    "a window counts more values than the shard has trials".into(),
-                ));
-            }
-            t.merge(pt);
-        }
-    }
-    let outcome = run.finish(totals, progress);
-    progress.finish();
-    Ok(outcome)
 }
 
 #[cfg(test)]
@@ -193,11 +123,11 @@ mod tests {
 
     #[test]
     fn missing_shards_are_named_as_runs() {
-        let say = |v: &[u64]| MergeError::Missing(v.to_vec(), 20).to_string();
-        assert_eq!(say(&[3]), "shard 3/20 is missing (give all 20 shard files)");
-        assert_eq!(say(&[3, 4]), "shards 3-4 of 20 are missing (give all 20 shard files)");
+        let say = |v: &[(u64, u64)]| MergeError::Missing(v.to_vec(), 20).to_string();
+        assert_eq!(say(&[(3, 3)]), "shard 3/20 is missing (give all 20 shard files)");
+        assert_eq!(say(&[(3, 4)]), "shards 3-4 of 20 are missing (give all 20 shard files)");
         assert_eq!(
-            say(&[3, 7, 12, 13, 14, 15]),
+            say(&[(3, 3), (7, 7), (12, 15)]),
             "shards 3, 7 and 12-15 of 20 are missing (give all 20 shard files)"
         );
     }

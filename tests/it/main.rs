@@ -23,6 +23,7 @@ mod fit_load;
 mod flags_act;
 mod groups;
 mod matmul;
+mod merge_partial;
 mod partial;
 mod persistence;
 mod plan;

@@ -7,7 +7,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 
 /// `gcsim merge FILES` exits 2 with `expected` on stderr.
-fn merge_refused(files: &[&PathBuf], expected: &str) {
+pub(super) fn merge_refused(files: &[&PathBuf], expected: &str) {
     gcsim()
         .arg("merge")
         .args(files)
@@ -16,11 +16,11 @@ fn merge_refused(files: &[&PathBuf], expected: &str) {
         .stderr(predicate::str::contains(expected));
 }
 
-fn gcsim() -> Command {
+pub(super) fn gcsim() -> Command {
     Command::cargo_bin("gcsim").unwrap()
 }
 
-fn output(args: &[&str]) -> Vec<u8> {
+pub(super) fn output(args: &[&str]) -> Vec<u8> {
     let out = gcsim().args(args).output().unwrap();
     assert!(
         out.status.success(),
@@ -30,7 +30,7 @@ fn output(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
-fn shard(dir: &Path, args: &[&str], i: u64, k: u64) -> PathBuf {
+pub(super) fn shard(dir: &Path, args: &[&str], i: u64, k: u64) -> PathBuf {
     let path = dir.join(format!("part-{i}-of-{k}.json"));
     let spec = format!("{i}/{k}");
     gcsim()
@@ -42,7 +42,7 @@ fn shard(dir: &Path, args: &[&str], i: u64, k: u64) -> PathBuf {
     path
 }
 
-fn merged(files: &[PathBuf], format: &str) -> Vec<u8> {
+pub(super) fn merged(files: &[PathBuf], format: &str) -> Vec<u8> {
     let out = gcsim()
         .arg("merge")
         .args(files)
@@ -185,7 +185,7 @@ fn bad_shard_sets_are_refused() {
 /// Rewrites a shard file's JSON through `edit` and, if `reseal`, recomputes
 /// its checksum as the format defines it: CRC-32 of the compact JSON with
 /// the checksum empty and keys sorted (as `serde_json::Value` writes them).
-fn edited(path: &Path, reseal: bool, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+pub(super) fn edited(path: &Path, reseal: bool, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
     let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     edit(&mut v);
     if reseal {

@@ -399,7 +399,7 @@ pub fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
 /// The study of every cluster size, with its factor N0/n: the whole request
 /// checked before any of it is evaluated. Candidates are counted as they are
 /// built, so a request far over [`MAX_PLAN_CONFIGS`] stops at the limit.
-fn studies(req: &PlanRequest) -> Result<Vec<(usize, f64, Study)>, PlanError> {
+fn studies(req: &PlanRequest) -> Result<Vec<Unit>, PlanError> {
     let sizes = || {
         let (first, last) = (
             req.ns.first().copied().unwrap_or(0),
@@ -426,14 +426,16 @@ fn studies(req: &PlanRequest) -> Result<Vec<(usize, f64, Study)>, PlanError> {
         configs += schemes.len();
         let study = study_at(req, n, factor, schemes)?;
         let exact = req.exact && req.decoder == Decoder::Threshold && study.exact_law(&study.baseline()).is_some();
+        let mut cost = study.schemes().len() as u128;
         if !exact {
             let replicates = if study.workers().is_measured() {
                 req.data_replicates as u64 * replicate_trials(req.trials)
             } else {
                 0
             };
-            draws +=
-                u128::from(study.draws_per_trial()) * u128::from(req.trials + replicates) * u128::from(req.iterations);
+            let runs = u128::from(req.trials + replicates) * u128::from(req.iterations);
+            draws += u128::from(study.draws_per_trial()) * runs;
+            cost = (u128::from(study.draws_per_trial()) + cost) * runs;
             if draws > u128::from(MAX_TOTAL_DRAWS) {
                 return Err(PlanError::TooMuchWork {
                     sizes: sizes(),
@@ -442,111 +444,63 @@ fn studies(req: &PlanRequest) -> Result<Vec<(usize, f64, Study)>, PlanError> {
                 });
             }
         }
-        out.push((n, factor, study));
+        out.push(Unit { n, factor, study, cost });
     }
     Ok(out)
+}
+
+/// One cluster size of a plan: its study, evaluated on its own (exact laws,
+/// or a simulation on its own common random numbers), so that sizes can be
+/// computed in separate processes and their rows put together unchanged.
+struct Unit {
+    n: usize,
+    factor: f64,
+    study: Study,
+    /// An estimate of the work: worker draws plus configurations, times the
+    /// trials, where the size is simulated; its configurations where exact.
+    cost: u128,
+}
+
+/// The estimated cost of each cluster size of `req`, in the order of
+/// `req.ns`, after the whole request is checked (see [`plan_units`]).
+pub fn unit_costs(req: &PlanRequest) -> Result<Vec<u128>, PlanError> {
+    Ok(studies(req)?.into_iter().map(|u| u.cost).collect())
 }
 
 /// Plans: every candidate at every n, ranked best first. `simulate` runs a
 /// study with the given options (the engine, on the caller's threads).
 pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -> Result<Vec<PlanRow>, PlanError> {
+    let units = plan_units(req, &|_| true, simulate)?;
+    Ok(rank(units.into_iter().flatten().collect(), &req.objective))
+}
+
+/// The unranked rows of each cluster size `i` of `req.ns` for which
+/// `select(i)` holds (the others empty), in the order of `req.ns`. The whole
+/// request is checked first, whatever is selected. Each size's rows depend
+/// on that size alone: [`rank`] of their concatenation is [`plan`].
+pub fn plan_units(
+    req: &PlanRequest,
+    select: &dyn Fn(usize) -> bool,
+    simulate: &dyn Fn(&Study, &Options) -> Outcome,
+) -> Result<Vec<Vec<PlanRow>>, PlanError> {
     if req.objective == Objective::Cost && (req.costs.iterations_per_run.is_none() || req.time_unit.is_none()) {
         return Err(PlanError::CostNeedsRun);
     }
-    let mut rows = Vec::new();
-    for (n, factor, study) in studies(req)? {
-        let laws: Option<Vec<_>> = if req.exact && req.decoder == Decoder::Threshold {
-            study.schemes().iter().map(|s| study.exact_law(s)).collect()
+    let mut units = Vec::new();
+    for (i, unit) in studies(req)?.into_iter().enumerate() {
+        units.push(if select(i) {
+            unit_rows(req, unit, simulate)?
         } else {
-            None
-        };
-        let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
-            rank: 0,
-            n,
-            scheme: s.kind(),
-            s: s.s(),
-            m: s.m(),
-            k: s.k(),
-            objective,
-            objective_low: ci.map(|c| c.0),
-            objective_high: ci.map(|c| c.1),
-            mean,
-            p99,
-            speedup,
-            load: s.load() * factor,
-            message: s.message(),
-            method,
-            parts: s.parts(),
-            split: s.split(),
-            timeout: s.deadline(),
-            iterations_per_hour: None,
-            run_hours: None,
-            gpu_hours: None,
-            cost: None,
-            storage_bytes: None,
-            bytes_per_iteration: None,
-        };
-        match (laws, study.exact_law(&study.baseline())) {
-            (Some(laws), Some(base)) => {
-                for (s, law) in study.schemes().iter().zip(&laws) {
-                    let objective = match req.objective {
-                        Objective::Mean | Objective::Cost => law.mean(),
-                        Objective::Quantile(q) => law.quantile(q),
-                        Objective::Deadline(t) => law.cdf(t),
-                    };
-                    let mean = law.mean();
-                    let speedup = Some(base.mean() / mean).filter(|r| r.is_finite());
-                    rows.push(row(s, objective, None, mean, law.quantile(0.99), speedup, "exact"));
-                }
-            }
-            _ => {
-                let deadline = match req.objective {
-                    Objective::Deadline(t) => Some(t),
-                    _ => None,
-                };
-                let outcome = simulate(
-                    &study,
-                    &Options {
-                        deadline,
-                        ..Options::default()
-                    },
-                );
-                // Where the exact mean is infinite the sample mean estimates
-                // nothing: it is inf, as in `run`'s rows.
-                let mean_of = |s: &Scheme, summary: &Summary| {
-                    if study.mean_is_infinite(s) {
-                        f64::INFINITY
-                    } else {
-                        summary.mean.mean
-                    }
-                };
-                let widen = data_variance(req, &study, simulate, &deadline)?;
-                let base_mean = mean_of(&study.baseline(), &outcome.baseline);
-                for (i, (s, summary)) in study.schemes().iter().zip(&outcome.configs).enumerate() {
-                    let mean = mean_of(s, summary);
-                    let (objective, ci) = match req.objective {
-                        Objective::Mean | Objective::Cost if mean.is_infinite() => (mean, None),
-                        _ => objective_of(&req.objective, summary),
-                    };
-                    let ci = match (ci, widen.as_ref()) {
-                        (Some(ci), Some(var)) => Some(widened(objective, ci, var[i], &req.objective)),
-                        (ci, _) => ci,
-                    };
-                    let speedup = Some(base_mean / mean).filter(|r| r.is_finite());
-                    rows.push(row(s, objective, ci, mean, summary.quantiles[2], speedup, "simulated"));
-                }
-            }
-        }
+            Vec::new()
+        });
     }
-    // Where uncoded is a candidate, the codes at s = 0 (or k = n) are it
-    // under another name: one row says it.
-    if req.schemes.contains(&SchemeKind::Uncoded) {
-        rows.retain(|r| r.scheme == SchemeKind::Uncoded || !r.is_uncoded());
-    }
-    for r in &mut rows {
-        cost_columns(r, req);
-    }
-    let maximise = req.objective.maximise();
+    Ok(units)
+}
+
+/// Ranks the rows of every cluster size, in the order of `req.ns`: best
+/// first by the objective (a stable sort, so ties keep that order).
+pub fn rank(mut rows: Vec<PlanRow>, objective: &Objective) -> Vec<PlanRow> {
+    let maximise = objective.maximise();
     rows.sort_by(|a, b| {
         let order = a.objective.total_cmp(&b.objective);
         let order = if maximise { order.reverse() } else { order };
@@ -558,6 +512,106 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
     });
     for (i, r) in rows.iter_mut().enumerate() {
         r.rank = i + 1;
+    }
+    rows
+}
+
+/// The rows of one cluster size, unranked, with their cost columns.
+fn unit_rows(
+    req: &PlanRequest,
+    Unit { n, factor, study, .. }: Unit,
+    simulate: &dyn Fn(&Study, &Options) -> Outcome,
+) -> Result<Vec<PlanRow>, PlanError> {
+    let mut rows = Vec::new();
+    let laws: Option<Vec<_>> = if req.exact && req.decoder == Decoder::Threshold {
+        study.schemes().iter().map(|s| study.exact_law(s)).collect()
+    } else {
+        None
+    };
+    let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
+        rank: 0,
+        n,
+        scheme: s.kind(),
+        s: s.s(),
+        m: s.m(),
+        k: s.k(),
+        objective,
+        objective_low: ci.map(|c| c.0),
+        objective_high: ci.map(|c| c.1),
+        mean,
+        p99,
+        speedup,
+        load: s.load() * factor,
+        message: s.message(),
+        method,
+        parts: s.parts(),
+        split: s.split(),
+        timeout: s.deadline(),
+        iterations_per_hour: None,
+        run_hours: None,
+        gpu_hours: None,
+        cost: None,
+        storage_bytes: None,
+        bytes_per_iteration: None,
+    };
+    match (laws, study.exact_law(&study.baseline())) {
+        (Some(laws), Some(base)) => {
+            for (s, law) in study.schemes().iter().zip(&laws) {
+                let objective = match req.objective {
+                    Objective::Mean | Objective::Cost => law.mean(),
+                    Objective::Quantile(q) => law.quantile(q),
+                    Objective::Deadline(t) => law.cdf(t),
+                };
+                let mean = law.mean();
+                let speedup = Some(base.mean() / mean).filter(|r| r.is_finite());
+                rows.push(row(s, objective, None, mean, law.quantile(0.99), speedup, "exact"));
+            }
+        }
+        _ => {
+            let deadline = match req.objective {
+                Objective::Deadline(t) => Some(t),
+                _ => None,
+            };
+            let outcome = simulate(
+                &study,
+                &Options {
+                    deadline,
+                    ..Options::default()
+                },
+            );
+            // Where the exact mean is infinite the sample mean estimates
+            // nothing: it is inf, as in `run`'s rows.
+            let mean_of = |s: &Scheme, summary: &Summary| {
+                if study.mean_is_infinite(s) {
+                    f64::INFINITY
+                } else {
+                    summary.mean.mean
+                }
+            };
+            let widen = data_variance(req, &study, simulate, &deadline)?;
+            let base_mean = mean_of(&study.baseline(), &outcome.baseline);
+            for (i, (s, summary)) in study.schemes().iter().zip(&outcome.configs).enumerate() {
+                let mean = mean_of(s, summary);
+                let (objective, ci) = match req.objective {
+                    Objective::Mean | Objective::Cost if mean.is_infinite() => (mean, None),
+                    _ => objective_of(&req.objective, summary),
+                };
+                let ci = match (ci, widen.as_ref()) {
+                    (Some(ci), Some(var)) => Some(widened(objective, ci, var[i], &req.objective)),
+                    (ci, _) => ci,
+                };
+                let speedup = Some(base_mean / mean).filter(|r| r.is_finite());
+                rows.push(row(s, objective, ci, mean, summary.quantiles[2], speedup, "simulated"));
+            }
+        }
+    }
+    // Where uncoded is a candidate, the codes at s = 0 (or k = n) are it
+    // under another name: one row says it.
+    if req.schemes.contains(&SchemeKind::Uncoded) {
+        rows.retain(|r| r.scheme == SchemeKind::Uncoded || !r.is_uncoded());
+    }
+    for r in &mut rows {
+        cost_columns(r, req);
     }
     Ok(rows)
 }
@@ -579,6 +633,7 @@ fn objective_of(objective: &Objective, s: &Summary) -> (f64, Option<(f64, f64)>)
 mod bootstrap;
 mod objective;
 mod recommend;
+pub mod shard;
 use bootstrap::{data_variance, widened};
 pub use objective::Objective;
 use objective::cost_columns;

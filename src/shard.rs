@@ -42,6 +42,7 @@
 //! the single run's, byte for byte.
 
 pub mod runs;
+pub mod units;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

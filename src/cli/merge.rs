@@ -84,7 +84,7 @@ pub struct MergeArgs {
 
 /// The files to merge: each path given, a directory as its `.json` files
 /// in name order.
-fn shard_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub(super) fn shard_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in given {
         if !path.is_dir() {

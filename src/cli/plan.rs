@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use gcsim::engine;
 use gcsim::export::{self, Digits, Export, Format};
@@ -12,6 +12,7 @@ use gcsim::load::LoadModel;
 use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
 use gcsim::range::{self, IntList};
 use gcsim::scheme::SchemeKind;
+use gcsim::shard::ShardId;
 use gcsim::study::MAX_DRAWS_PER_TRIAL;
 use gcsim::units::{self, CostModel, TimeUnit};
 
@@ -22,6 +23,8 @@ use super::output::Output;
 use super::progress::Bar;
 use super::{Status, usage};
 
+pub(crate) mod shard;
+
 /// Default of `--max-load`: a worker holds at most four uncoded shares.
 pub const DEFAULT_MAX_LOAD: f64 = 4.0;
 
@@ -29,7 +32,6 @@ pub const DEFAULT_MAX_LOAD: f64 = 4.0;
 #[derive(Debug, Clone, Args)]
 #[command(
     mut_arg("analytic", |a| a.hide(true)),
-    mut_arg("shard", |a| a.hide(true)),
     after_help = "Exact values are used where every candidate has one (i.i.d. exponential,
 shifted-exponential, Pareto, log-normal or Weibull workers, with or without
 stragglers, except additive loads with Pareto units or mixtures); otherwise all
@@ -47,7 +49,18 @@ Examples:
       --objective deadline:6.5 --max-load 4
   gcsim plan --n 40 --scheme crc,multi-message,speculative,k-batch-sync \\
       --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled \\
-      --trials 20000"
+      --trials 20000
+
+Sharded by cluster size (each n is its own study, so its rows do not change):
+--shard I/K evaluates whole sizes, largest estimated cost first, each to the
+shard with the least work so far (equal costs: n number u to shard u mod K + 1;
+shards beyond the number of sizes evaluate nothing), and writes them to --out
+FILE.json; gcsim merge of all K parts writes what the plan without --shard
+writes, for any --format and --out:
+  gcsim plan --n 16,32,64,128 --ref-n 64 --dist exp:rate=1 --simulate \\
+      --shard 1/3 --out parts/plan-1.json                    # ... 3/3
+  gcsim merge parts/ --out plan.csv
+In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]
 pub struct PlanArgs {
     /// Cluster sizes: one, a list or a range (e.g. 100, or 16,32,64, or 50..200).
@@ -126,10 +139,10 @@ pub(crate) struct PlanReport {
     top: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct PlanConfig {
-    gcsim: &'static str,
-    command: &'static str,
+    gcsim: String,
+    command: String,
     n: String,
     workers: String,
     load_model: String,
@@ -150,18 +163,22 @@ struct PlanConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     timeout: Option<String>,
     trials: u64,
-    #[serde(skip_serializing_if = "is_one")]
+    #[serde(skip_serializing_if = "is_one", default = "one")]
     iterations: u64,
     seed: u64,
     comm: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     time_unit: Option<TimeUnit>,
-    #[serde(skip_serializing_if = "CostModel::is_empty")]
+    #[serde(skip_serializing_if = "CostModel::is_empty", default)]
     costs: CostModel,
 }
 
 fn is_one(x: &u64) -> bool {
     *x == 1
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// A checked plan request, with what the output says about it and where it goes.
@@ -171,6 +188,8 @@ pub struct PlanJob {
     top: usize,
     pub(crate) output: Output,
     engine: Engine,
+    /// With `--shard I/K`: which cluster sizes to evaluate, to a partial result.
+    shard: Option<ShardId>,
 }
 
 impl TryFrom<PlanArgs> for PlanJob {
@@ -179,8 +198,8 @@ impl TryFrom<PlanArgs> for PlanJob {
     fn try_from(args: PlanArgs) -> Result<Self> {
         let common = &args.common;
         common.check_counts()?;
-        if common.shard.is_some() || common.analytic {
-            bail!("plan chooses exact values itself and runs in one process: drop --shard and --analytic");
+        if common.analytic {
+            bail!("plan chooses exact values itself: drop --analytic");
         }
         let max_load = args.max_load;
         if max_load.is_nan() || max_load < 1.0 {
@@ -330,12 +349,15 @@ impl TryFrom<PlanArgs> for PlanJob {
             costs: common.cost.model(time_unit)?,
             data_replicates: trace_bootstrap,
         };
-        let output = common
-            .output()?
-            .with_columns_and::<PlanRow>(&common.columns, &req.costs.columns(time_unit))?;
+        let output = match common.shard {
+            Some(shard) => shard::shard_output(common, shard)?,
+            None => common
+                .output()?
+                .with_columns_and::<PlanRow>(&common.columns, &req.costs.columns(time_unit))?,
+        };
         let config = PlanConfig {
-            gcsim: env!("CARGO_PKG_VERSION"),
-            command: "plan",
+            gcsim: env!("CARGO_PKG_VERSION").into(),
+            command: "plan".into(),
             n: args.n.as_ref().map_or(n0.to_string(), |l| l.text.clone()),
             workers: req.workers.to_string(),
             load_model: load_model.name().to_string(),
@@ -363,6 +385,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             top: args.top,
             output,
             engine: common.engine(),
+            shard: common.shard,
         })
     }
 }
@@ -371,22 +394,32 @@ impl PlanJob {
     /// Plans and writes the ranking; a request no configuration satisfies is
     /// a [`UsageError`](super::UsageError).
     pub fn execute(self) -> Result<Status> {
+        if let Some(shard) = self.shard {
+            return self.write_shard(shard);
+        }
         let (report, output) = self.search()?;
-        let written = output.write(&report)?;
-        if written.is_some() || output.format != Format::Table {
-            for warning in &report.config.warnings {
-                eprintln!("warning: {warning}");
-            }
-        }
-        if let Some(path) = written {
-            note!("wrote {} rows to {}", report.rows.len(), path.display());
-        }
-        if let (Format::Csv, Some(r)) = (output.format, &report.recommendation) {
-            note!("{r}");
-        }
-        Ok(Status::Success)
+        write_plan(&report, &output)
     }
+}
 
+/// Writes a ranking, its warnings and what was written.
+fn write_plan(report: &PlanReport, output: &Output) -> Result<Status> {
+    let written = output.write(report)?;
+    if written.is_some() || output.format != Format::Table {
+        for warning in &report.config.warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
+    if let Some(path) = written {
+        note!("wrote {} rows to {}", report.rows.len(), path.display());
+    }
+    if let (Format::Csv, Some(r)) = (output.format, &report.recommendation) {
+        note!("{r}");
+    }
+    Ok(Status::Success)
+}
+
+impl PlanJob {
     /// Runs the search: the ranked rows with their recommendation, and
     /// where they were to go.
     pub(crate) fn search(self) -> Result<(PlanReport, Output)> {

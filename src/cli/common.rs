@@ -475,7 +475,7 @@ impl CommonArgs {
 
 /// `I/K`, 1 ≤ I ≤ K: the I-th of K shards; `slurm`: this task's shard of
 /// a Slurm job array (see [`ShardId::from_slurm`]).
-fn parse_shard(s: &str) -> Result<ShardId, String> {
+pub(super) fn parse_shard(s: &str) -> Result<ShardId, String> {
     if s == "slurm" {
         return ShardId::from_slurm(|name| std::env::var(name).ok());
     }

@@ -294,7 +294,7 @@ impl ScenarioJob {
                 return Ok(Status::Success);
             }
             Mode::Merge(print) => {
-                records = shard::read_parts(&dir, &scenario, &print)?;
+                records = shard::read_parts(&dir, &scenario, &print).map_err(super::usage)?;
                 for r in &records {
                     stdout.write_all(r.stdout.as_bytes())?;
                 }

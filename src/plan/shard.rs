@@ -276,6 +276,9 @@ pub fn merge(files: &[(String, PlanShardFile)]) -> Result<(serde_json::Value, Ve
         return Err(UnitsError::Missing("no plan shard files given".into()).into());
     };
     for (name, f) in &files[1..] {
+        if f.shard.count != first.shard.count {
+            return Err(UnitsError::Different(first_name.clone(), name.clone(), "splits (--shard I/K)").into());
+        }
         if f.plan != first.plan || f.sizes != first.sizes || f.assignment != first.assignment {
             return Err(UnitsError::Different(first_name.clone(), name.clone(), "plans").into());
         }

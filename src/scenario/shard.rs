@@ -267,6 +267,9 @@ pub fn merge(
     }
     let mut held = Vec::new();
     for (name, f) in files {
+        if f.shard.count != files[0].1.shard.count {
+            return Err(UnitsError::Different(files[0].0.clone(), name.clone(), "splits (--shard I/K)").into());
+        }
         if f.assignment.len() != units.len() {
             return Err(ScenarioShardError::Foreign { file: name.clone() });
         }

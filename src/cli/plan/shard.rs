@@ -104,6 +104,14 @@ pub fn given(args: &MergeArgs) -> Result<bool> {
         return Ok(false);
     };
     let text = std::fs::read_to_string(first).with_context(|| format!("{}: cannot read the shard", first.display()))?;
+    if text.contains(gcsim::scenario::shard::FORMAT)
+        && serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| v["format"] == gcsim::scenario::shard::FORMAT)
+    {
+        bail!(
+            "{}: a part of a sharded scenario: merge them with gcsim scenario FILE --merge --out-dir DIR (the --out-dir the shards had)",
+            first.display()
+        );
+    }
     Ok(PlanShardFile::is_plan_shard(&text))
 }
 

@@ -33,6 +33,10 @@ Examples:
   gcsim merge part*.json --out result.csv
   gcsim merge parts/ --plot speedup.png           # every .json file in parts/
 
+Parts of `plan --shard I/K` (whole cluster sizes) are recognised by their format
+and merge to what the plan without --shard writes; a scenario's parts merge
+with `gcsim scenario FILE --merge`.
+
 In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]
 pub struct MergeArgs {

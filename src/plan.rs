@@ -22,7 +22,7 @@ use crate::comm::Decoder;
 use crate::engine::bootstrap::replicate_trials;
 use crate::engine::{Options, Outcome, Summary};
 use crate::load::LoadModel;
-use crate::scheme::{Params, Scheme, SchemeKind};
+use crate::scheme::{Scheme, SchemeKind};
 use crate::study::{MAX_CONFIGS, MAX_TOTAL_DRAWS, Study, Workers};
 
 /// Most candidate configurations one plan evaluates, over all cluster sizes
@@ -148,143 +148,6 @@ pub struct PlanRow {
     pub bytes_per_iteration: Option<f64>,
 }
 
-/// The candidates at `n` for `req`, with the factor N0/n of the work. A
-/// scheme's load grows with s (and as k falls), so each scan stops at the
-/// first candidate over `--max-load`; frc scans only the divisors of n.
-/// More than `room` candidates are not built: the count exceeds the limit.
-fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) -> Result<Vec<Scheme>, PlanError> {
-    let mut out = Vec::new();
-    let fits = |s: &Scheme| req.max_load.is_none_or(|l| s.load() * factor <= l);
-    // Adds the schemes of `params` in order of load, while they fit.
-    let scan = |out: &mut Vec<Scheme>, kind, params: &mut dyn Iterator<Item = Params>| {
-        for p in params {
-            if out.len() > room {
-                return;
-            }
-            match Scheme::new(kind, n, p) {
-                Ok(s) if fits(&s) => out.push(s),
-                Ok(_) => return,
-                Err(_) => {}
-            }
-        }
-    };
-    let with_s = |s| Params {
-        s: Some(s),
-        ..Params::default()
-    };
-    for &kind in &req.schemes {
-        match kind {
-            SchemeKind::Uncoded => scan(&mut out, kind, &mut std::iter::once(Params::default())),
-            SchemeKind::Ignore | SchemeKind::Crc | SchemeKind::MultiMessage => {
-                scan(&mut out, kind, &mut (0..n).map(with_s))
-            }
-            // Load 1 whatever K: the whole list, K = n first.
-            SchemeKind::KBatchSync => scan(&mut out, kind, &mut (0..n).map(with_s)),
-            // Each candidate a long run of updates: K = n, ⌈n/2⌉, ⌈n/4⌉, …, 1.
-            SchemeKind::KAsync | SchemeKind::KBatchAsync => {
-                let ks = std::iter::successors(Some(n), |&k| (k > 1).then(|| k.div_ceil(2)));
-                scan(
-                    &mut out,
-                    kind,
-                    &mut ks.map(|k| Params {
-                        k: Some(k),
-                        ..Params::default()
-                    }),
-                )
-            }
-            SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
-                let ss: Vec<usize> = if kind == SchemeKind::PartialFrc {
-                    divisors(n).into_iter().map(|d| d - 1).collect()
-                } else {
-                    (0..n).collect()
-                };
-                for &parts in &req.parts {
-                    scan(
-                        &mut out,
-                        kind,
-                        &mut ss.iter().map(|&s| Params {
-                            parts: Some(parts),
-                            ..with_s(s)
-                        }),
-                    );
-                }
-            }
-            // One candidate, at the defaults of --speculate-after and --speculate-factor.
-            SchemeKind::Speculative => scan(&mut out, kind, &mut std::iter::once(Params::default())),
-            SchemeKind::Frc => scan(&mut out, kind, &mut divisors(n).into_iter().map(|d| with_s(d - 1))),
-            SchemeKind::CommEfficient => {
-                for &m in &req.m {
-                    scan(
-                        &mut out,
-                        kind,
-                        &mut (0..n).map(|s| Params {
-                            m: Some(m),
-                            ..with_s(s)
-                        }),
-                    );
-                }
-            }
-            // Not searched: their value is a trade of time against the
-            // gradient's error, which one objective does not rank.
-            SchemeKind::ApproxRegular | SchemeKind::Custom => {}
-            // Load 1 at every deadline: one candidate per T.
-            SchemeKind::Timeout => scan(
-                &mut out,
-                kind,
-                &mut req.timeouts.iter().map(|&t| Params {
-                    timeout: Some(t),
-                    ..Params::default()
-                }),
-            ),
-            // One split per distinct (k, load, message): polynomial pq = t
-            // (p the largest divisor of t up to its root), matdot p,
-            // entangled pq = t with m >= 2. Scanned by rising load (falling
-            // k, as mds), then put back in order of k.
-            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
-                let start = out.len();
-                scan(&mut out, kind, &mut matmul_candidates(kind, n).into_iter());
-                out[start..].reverse();
-            }
-            SchemeKind::Mds => {
-                let start = out.len();
-                scan(
-                    &mut out,
-                    kind,
-                    &mut (1..=n).rev().map(|k| Params {
-                        k: Some(k),
-                        ..Params::default()
-                    }),
-                );
-                out[start..].reverse();
-            }
-        }
-    }
-    out.dedup();
-    if out.is_empty() {
-        return Err(PlanError::NoCandidate {
-            n,
-            max_load: req.max_load.unwrap_or(f64::INFINITY),
-            smallest: factor,
-        });
-    }
-    Ok(out)
-}
-
-/// The divisors of n, ascending.
-fn divisors(n: usize) -> Vec<usize> {
-    let (mut low, mut high) = (Vec::new(), Vec::new());
-    for d in (1..).take_while(|d| d * d <= n) {
-        if n.is_multiple_of(d) {
-            low.push(d);
-            if d * d != n {
-                high.push(n / d);
-            }
-        }
-    }
-    low.extend(high.into_iter().rev());
-    low
-}
-
 /// The study at `n` with the work rescaled by `factor` = N0/n.
 fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> Result<Study, PlanError> {
     let (workers, model) = if factor == 1.0 {
@@ -323,7 +186,7 @@ pub fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
 /// The study of every cluster size, with its factor N0/n: the whole request
 /// checked before any of it is evaluated. Candidates are counted as they are
 /// built, so a request far over [`MAX_PLAN_CONFIGS`] stops at the limit.
-fn studies(req: &PlanRequest) -> Result<Vec<(usize, f64, Study)>, PlanError> {
+fn studies(req: &PlanRequest) -> Result<Vec<Unit>, PlanError> {
     let sizes = || {
         let (first, last) = (
             req.ns.first().copied().unwrap_or(0),
@@ -350,14 +213,16 @@ fn studies(req: &PlanRequest) -> Result<Vec<(usize, f64, Study)>, PlanError> {
         configs += schemes.len();
         let study = study_at(req, n, factor, schemes)?;
         let exact = req.exact && req.decoder == Decoder::Threshold && study.exact_law(&study.baseline()).is_some();
+        let mut cost = study.schemes().len() as u128;
         if !exact {
             let replicates = if study.workers().is_measured() {
                 req.data_replicates as u64 * replicate_trials(req.trials)
             } else {
                 0
             };
-            draws +=
-                u128::from(study.draws_per_trial()) * u128::from(req.trials + replicates) * u128::from(req.iterations);
+            let runs = u128::from(req.trials + replicates) * u128::from(req.iterations);
+            draws += u128::from(study.draws_per_trial()) * runs;
+            cost = (u128::from(study.draws_per_trial()) + cost) * runs;
             if draws > u128::from(MAX_TOTAL_DRAWS) {
                 return Err(PlanError::TooMuchWork {
                     sizes: sizes(),
@@ -366,111 +231,63 @@ fn studies(req: &PlanRequest) -> Result<Vec<(usize, f64, Study)>, PlanError> {
                 });
             }
         }
-        out.push((n, factor, study));
+        out.push(Unit { n, factor, study, cost });
     }
     Ok(out)
+}
+
+/// One cluster size of a plan: its study, evaluated on its own (exact laws,
+/// or a simulation on its own common random numbers), so that sizes can be
+/// computed in separate processes and their rows put together unchanged.
+struct Unit {
+    n: usize,
+    factor: f64,
+    study: Study,
+    /// An estimate of the work: worker draws plus configurations, times the
+    /// trials, where the size is simulated; its configurations where exact.
+    cost: u128,
+}
+
+/// The estimated cost of each cluster size of `req`, in the order of
+/// `req.ns`, after the whole request is checked (see [`plan_units`]).
+pub fn unit_costs(req: &PlanRequest) -> Result<Vec<u128>, PlanError> {
+    Ok(studies(req)?.into_iter().map(|u| u.cost).collect())
 }
 
 /// Plans: every candidate at every n, ranked best first. `simulate` runs a
 /// study with the given options (the engine, on the caller's threads).
 pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -> Result<Vec<PlanRow>, PlanError> {
+    let units = plan_units(req, &|_| true, simulate)?;
+    Ok(rank(units.into_iter().flatten().collect(), &req.objective))
+}
+
+/// The unranked rows of each cluster size `i` of `req.ns` for which
+/// `select(i)` holds (the others empty), in the order of `req.ns`. The whole
+/// request is checked first, whatever is selected. Each size's rows depend
+/// on that size alone: [`rank`] of their concatenation is [`plan`].
+pub fn plan_units(
+    req: &PlanRequest,
+    select: &dyn Fn(usize) -> bool,
+    simulate: &dyn Fn(&Study, &Options) -> Outcome,
+) -> Result<Vec<Vec<PlanRow>>, PlanError> {
     if req.objective == Objective::Cost && (req.costs.iterations_per_run.is_none() || req.time_unit.is_none()) {
         return Err(PlanError::CostNeedsRun);
     }
-    let mut rows = Vec::new();
-    for (n, factor, study) in studies(req)? {
-        let laws: Option<Vec<_>> = if req.exact && req.decoder == Decoder::Threshold {
-            study.schemes().iter().map(|s| study.exact_law(s)).collect()
+    let mut units = Vec::new();
+    for (i, unit) in studies(req)?.into_iter().enumerate() {
+        units.push(if select(i) {
+            unit_rows(req, unit, simulate)?
         } else {
-            None
-        };
-        let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
-            rank: 0,
-            n,
-            scheme: s.kind(),
-            s: s.s(),
-            m: s.m(),
-            k: s.k(),
-            objective,
-            objective_low: ci.map(|c| c.0),
-            objective_high: ci.map(|c| c.1),
-            mean,
-            p99,
-            speedup,
-            load: s.load() * factor,
-            message: s.message(),
-            method,
-            parts: s.parts(),
-            split: s.split(),
-            timeout: s.deadline(),
-            iterations_per_hour: None,
-            run_hours: None,
-            gpu_hours: None,
-            cost: None,
-            storage_bytes: None,
-            bytes_per_iteration: None,
-        };
-        match (laws, study.exact_law(&study.baseline())) {
-            (Some(laws), Some(base)) => {
-                for (s, law) in study.schemes().iter().zip(&laws) {
-                    let objective = match req.objective {
-                        Objective::Mean | Objective::Cost => law.mean(),
-                        Objective::Quantile(q) => law.quantile(q),
-                        Objective::Deadline(t) => law.cdf(t),
-                    };
-                    let mean = law.mean();
-                    let speedup = Some(base.mean() / mean).filter(|r| r.is_finite());
-                    rows.push(row(s, objective, None, mean, law.quantile(0.99), speedup, "exact"));
-                }
-            }
-            _ => {
-                let deadline = match req.objective {
-                    Objective::Deadline(t) => Some(t),
-                    _ => None,
-                };
-                let outcome = simulate(
-                    &study,
-                    &Options {
-                        deadline,
-                        ..Options::default()
-                    },
-                );
-                // Where the exact mean is infinite the sample mean estimates
-                // nothing: it is inf, as in `run`'s rows.
-                let mean_of = |s: &Scheme, summary: &Summary| {
-                    if study.mean_is_infinite(s) {
-                        f64::INFINITY
-                    } else {
-                        summary.mean.mean
-                    }
-                };
-                let widen = data_variance(req, &study, simulate, &deadline)?;
-                let base_mean = mean_of(&study.baseline(), &outcome.baseline);
-                for (i, (s, summary)) in study.schemes().iter().zip(&outcome.configs).enumerate() {
-                    let mean = mean_of(s, summary);
-                    let (objective, ci) = match req.objective {
-                        Objective::Mean | Objective::Cost if mean.is_infinite() => (mean, None),
-                        _ => objective_of(&req.objective, summary),
-                    };
-                    let ci = match (ci, widen.as_ref()) {
-                        (Some(ci), Some(var)) => Some(widened(objective, ci, var[i], &req.objective)),
-                        (ci, _) => ci,
-                    };
-                    let speedup = Some(base_mean / mean).filter(|r| r.is_finite());
-                    rows.push(row(s, objective, ci, mean, summary.quantiles[2], speedup, "simulated"));
-                }
-            }
-        }
+            Vec::new()
+        });
     }
-    // Where uncoded is a candidate, the codes at s = 0 (or k = n) are it
-    // under another name: one row says it.
-    if req.schemes.contains(&SchemeKind::Uncoded) {
-        rows.retain(|r| r.scheme == SchemeKind::Uncoded || !r.is_uncoded());
-    }
-    for r in &mut rows {
-        cost_columns(r, req);
-    }
-    let maximise = req.objective.maximise();
+    Ok(units)
+}
+
+/// Ranks the rows of every cluster size, in the order of `req.ns`: best
+/// first by the objective (a stable sort, so ties keep that order).
+pub fn rank(mut rows: Vec<PlanRow>, objective: &Objective) -> Vec<PlanRow> {
+    let maximise = objective.maximise();
     rows.sort_by(|a, b| {
         let order = a.objective.total_cmp(&b.objective);
         let order = if maximise { order.reverse() } else { order };
@@ -482,6 +299,106 @@ pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -
     });
     for (i, r) in rows.iter_mut().enumerate() {
         r.rank = i + 1;
+    }
+    rows
+}
+
+/// The rows of one cluster size, unranked, with their cost columns.
+fn unit_rows(
+    req: &PlanRequest,
+    Unit { n, factor, study, .. }: Unit,
+    simulate: &dyn Fn(&Study, &Options) -> Outcome,
+) -> Result<Vec<PlanRow>, PlanError> {
+    let mut rows = Vec::new();
+    let laws: Option<Vec<_>> = if req.exact && req.decoder == Decoder::Threshold {
+        study.schemes().iter().map(|s| study.exact_law(s)).collect()
+    } else {
+        None
+    };
+    let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
+        rank: 0,
+        n,
+        scheme: s.kind(),
+        s: s.s(),
+        m: s.m(),
+        k: s.k(),
+        objective,
+        objective_low: ci.map(|c| c.0),
+        objective_high: ci.map(|c| c.1),
+        mean,
+        p99,
+        speedup,
+        load: s.load() * factor,
+        message: s.message(),
+        method,
+        parts: s.parts(),
+        split: s.split(),
+        timeout: s.deadline(),
+        iterations_per_hour: None,
+        run_hours: None,
+        gpu_hours: None,
+        cost: None,
+        storage_bytes: None,
+        bytes_per_iteration: None,
+    };
+    match (laws, study.exact_law(&study.baseline())) {
+        (Some(laws), Some(base)) => {
+            for (s, law) in study.schemes().iter().zip(&laws) {
+                let objective = match req.objective {
+                    Objective::Mean | Objective::Cost => law.mean(),
+                    Objective::Quantile(q) => law.quantile(q),
+                    Objective::Deadline(t) => law.cdf(t),
+                };
+                let mean = law.mean();
+                let speedup = Some(base.mean() / mean).filter(|r| r.is_finite());
+                rows.push(row(s, objective, None, mean, law.quantile(0.99), speedup, "exact"));
+            }
+        }
+        _ => {
+            let deadline = match req.objective {
+                Objective::Deadline(t) => Some(t),
+                _ => None,
+            };
+            let outcome = simulate(
+                &study,
+                &Options {
+                    deadline,
+                    ..Options::default()
+                },
+            );
+            // Where the exact mean is infinite the sample mean estimates
+            // nothing: it is inf, as in `run`'s rows.
+            let mean_of = |s: &Scheme, summary: &Summary| {
+                if study.mean_is_infinite(s) {
+                    f64::INFINITY
+                } else {
+                    summary.mean.mean
+                }
+            };
+            let widen = data_variance(req, &study, simulate, &deadline)?;
+            let base_mean = mean_of(&study.baseline(), &outcome.baseline);
+            for (i, (s, summary)) in study.schemes().iter().zip(&outcome.configs).enumerate() {
+                let mean = mean_of(s, summary);
+                let (objective, ci) = match req.objective {
+                    Objective::Mean | Objective::Cost if mean.is_infinite() => (mean, None),
+                    _ => objective_of(&req.objective, summary),
+                };
+                let ci = match (ci, widen.as_ref()) {
+                    (Some(ci), Some(var)) => Some(widened(objective, ci, var[i], &req.objective)),
+                    (ci, _) => ci,
+                };
+                let speedup = Some(base_mean / mean).filter(|r| r.is_finite());
+                rows.push(row(s, objective, ci, mean, summary.quantiles[2], speedup, "simulated"));
+            }
+        }
+    }
+    // Where uncoded is a candidate, the codes at s = 0 (or k = n) are it
+    // under another name: one row says it.
+    if req.schemes.contains(&SchemeKind::Uncoded) {
+        rows.retain(|r| r.scheme == SchemeKind::Uncoded || !r.is_uncoded());
+    }
+    for r in &mut rows {
+        cost_columns(r, req);
     }
     Ok(rows)
 }
@@ -504,14 +421,16 @@ mod bootstrap;
 mod error;
 mod objective;
 mod recommend;
+pub mod shard;
 use bootstrap::{data_variance, widened};
 pub use error::PlanError;
 pub use objective::Objective;
 use objective::cost_columns;
 pub use recommend::recommendation;
 
+mod candidates;
 mod matmul;
-use matmul::matmul_candidates;
+use candidates::candidates;
 
 #[cfg(test)]
 mod tests;

@@ -59,6 +59,7 @@ use crate::sweep::Ranges;
 mod figures;
 pub mod page;
 mod plan;
+pub mod shard;
 mod source;
 mod train;
 

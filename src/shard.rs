@@ -48,6 +48,7 @@
 pub mod coverage;
 pub mod fold;
 pub mod runs;
+pub mod units;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -297,11 +298,7 @@ impl ShardFile {
             checksum: String::new(),
             ..self.clone()
         };
-        // Through a `Value`, whose keys are sorted: a canonical form that
-        // does not depend on the order in which fields are written.
-        let value = serde_json::to_value(&bare).expect("a shard file serialises");
-        let bytes = serde_json::to_vec(&value).expect("a JSON value serialises");
-        format!("{:08x}", crc32fast::hash(&bytes))
+        units::checksum(&bare)
     }
 
     /// This file with its checksum filled in (or recomputed).

@@ -444,18 +444,8 @@ impl CommonArgs {
     /// shard always writes its partial result to --out, as JSON.
     pub fn output(&self) -> Result<Output> {
         if let Some(shard) = self.shard {
-            if self.out.is_none() {
-                bail!(
-                    "{SHARD} {}/{} writes a partial result file: give {OUT} FILE",
-                    shard.index,
-                    shard.count
-                );
-            }
             if self.analytic {
                 bail!("{SHARD} and {ANALYTIC} do not go together: {ANALYTIC} runs no trials");
-            }
-            if !self.columns.is_empty() {
-                bail!("{SHARD} writes a partial result with every column: give {COLUMNS} to gcsim merge");
             }
             let blocks = self.trials.div_ceil(gcsim::engine::CHUNK * gcsim::engine::BLOCK_CHUNKS);
             if shard.count > blocks {
@@ -467,25 +457,40 @@ impl CommonArgs {
                     if blocks == 1 { "" } else { "s" }
                 );
             }
-            if let Some(f) = self.format.map(|f| f.0).filter(|&f| f != Format::Json) {
-                bail!("{SHARD} writes its partial result as JSON: drop {FORMAT} {f} (or give {FORMAT} json)");
-            }
-            let out = self.out.as_deref().expect("checked above");
-            if out.extension().is_some_and(|e| !e.eq_ignore_ascii_case("json")) {
-                bail!(
-                    "{SHARD} writes its partial result as JSON: give {OUT} a .json file (not {})",
-                    out.display()
-                );
-            }
-            return Output::resolve(Some(Format::Json), self.out.as_deref());
+            return self.shard_output(shard);
         }
         Output::resolve(self.format.map(|f| f.0), self.out.as_deref())
+    }
+
+    /// The output of shard `shard`'s partial result (of a run, a sweep or a
+    /// plan): JSON, every column, to --out.
+    pub fn shard_output(&self, shard: ShardId) -> Result<Output> {
+        let Some(out) = self.out.as_deref() else {
+            bail!(
+                "{SHARD} {}/{} writes a partial result file: give {OUT} FILE.json",
+                shard.index,
+                shard.count
+            );
+        };
+        if !self.columns.is_empty() {
+            bail!("{SHARD} writes a partial result with every column: give {COLUMNS} to gcsim merge");
+        }
+        if let Some(f) = self.format.map(|f| f.0).filter(|&f| f != Format::Json) {
+            bail!("{SHARD} writes its partial result as JSON: drop {FORMAT} {f} (or give {FORMAT} json)");
+        }
+        if out.extension().is_some_and(|e| !e.eq_ignore_ascii_case("json")) {
+            bail!(
+                "{SHARD} writes its partial result as JSON: give {OUT} a .json file (not {})",
+                out.display()
+            );
+        }
+        Output::resolve(Some(Format::Json), Some(out))
     }
 }
 
 /// `I/K`, 1 ≤ I ≤ K: the I-th of K shards; `slurm`: this task's shard of
 /// a Slurm job array (see [`ShardId::from_slurm`]).
-fn parse_shard(s: &str) -> Result<ShardId, String> {
+pub(super) fn parse_shard(s: &str) -> Result<ShardId, String> {
     if s == "slurm" {
         return ShardId::from_slurm(|name| std::env::var(name).ok());
     }

@@ -42,6 +42,10 @@ Examples:
   gcsim merge --partial done.json part3.json --out done.json  # extend it
   gcsim merge done.json part4.json --out result.csv
 
+Parts of `plan --shard I/K` (whole cluster sizes) are recognised by their format
+and merge to what the plan without --shard writes; a scenario's parts merge
+with `gcsim scenario FILE --merge`.
+
 In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]
 pub struct MergeArgs {
@@ -100,7 +104,7 @@ pub struct MergeArgs {
 
 /// The files to merge: each path given, a directory as its `.json` files
 /// in name order.
-fn shard_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub(super) fn shard_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in given {
         if !path.is_dir() {

@@ -120,6 +120,8 @@ pub enum Config {
     Scenario(Box<scenario::ScenarioJob>),
     /// `merge`.
     Merge(Box<merge::MergeJob>),
+    /// `merge` of `plan --shard` parts.
+    PlanMerge(Box<plan::shard::PlanMergeJob>),
     /// `plan`.
     Plan(Box<plan::PlanJob>),
     /// `codes`.
@@ -148,7 +150,12 @@ impl TryFrom<Command> for Config {
             Command::Sweep(args) => (*args).try_into().map(|j| Config::Job(Box::new(j))),
             Command::Verify(args) => args.try_into().map(Config::Verify),
             Command::Scenario(args) => args.try_into().map(|j| Config::Scenario(Box::new(j))),
-            Command::Merge(args) => args.try_into().map(|j| Config::Merge(Box::new(j))),
+            // Dispatched on the first file's `format`.
+            Command::Merge(args) => match plan::shard::given(&args) {
+                Ok(true) => args.try_into().map(|j| Config::PlanMerge(Box::new(j))),
+                Ok(false) => args.try_into().map(|j| Config::Merge(Box::new(j))),
+                Err(e) => Err(e),
+            },
             Command::Plan(args) => (*args).try_into().map(|j| Config::Plan(Box::new(j))),
             Command::Codes(args) => args.try_into().map(|j| Config::Codes(Box::new(j))),
             Command::Fit(args) => args.try_into().map(|j| Config::Fit(Box::new(j))),
@@ -182,6 +189,7 @@ impl Config {
             Config::Verify(job) => job.execute(),
             Config::Scenario(job) => job.execute(),
             Config::Merge(job) => job.execute(),
+            Config::PlanMerge(job) => job.execute(),
             Config::Plan(job) => job.execute(),
             Config::Codes(job) => job.execute(),
             Config::Fit(job) => job.execute(),

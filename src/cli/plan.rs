@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use anyhow::{Result, bail};
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use gcsim::engine;
 use gcsim::export::{self, Digits, Export, Format};
@@ -12,16 +12,21 @@ use gcsim::load::LoadModel;
 use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
 use gcsim::range::{self, IntList};
 use gcsim::scheme::SchemeKind;
+use gcsim::shard::ShardId;
 use gcsim::study::MAX_DRAWS_PER_TRIAL;
-use gcsim::units::{self, CostModel, TimeUnit};
+use gcsim::units::{CostModel, TimeUnit};
 
 use super::common::CommonArgs;
-use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARTS, REF_N, SCHEME, SHARD, TIMEOUT, WORKERS};
+use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARTS, REF_N, SCHEME, TIMEOUT, WORKERS};
 use super::job::Engine;
 use super::notes::note;
 use super::output::Output;
 use super::progress::Bar;
 use super::{Status, usage};
+
+pub(crate) mod shard;
+mod table;
+use table::{table, table_footer, table_header};
 
 /// Default of `--max-load`: a worker holds at most four uncoded shares.
 pub const DEFAULT_MAX_LOAD: f64 = 4.0;
@@ -30,7 +35,9 @@ pub const DEFAULT_MAX_LOAD: f64 = 4.0;
 #[derive(Debug, Clone, Args)]
 #[command(
     mut_arg("analytic", |a| a.hide(true)),
-    mut_arg("shard", |a| a.hide(true)),
+    mut_arg("shard", |a| a.help(
+        "Evaluate only the I-th of K parts of the cluster sizes (whole sizes, see below) and write a partial result to --out FILE.json; gcsim merge combines the K files into this plan's output, byte for byte. `slurm` takes I and K from a Slurm job array's task. Example: --shard 2/4 --out part2.json"
+    )),
     after_help = "Exact values are used where every candidate has one (i.i.d. exponential,
 shifted-exponential, Pareto, log-normal or Weibull workers, with or without
 stragglers, except additive loads with Pareto units or mixtures); otherwise all
@@ -48,7 +55,19 @@ Examples:
       --objective deadline:6.5 --max-load 4
   gcsim plan --n 40 --scheme crc,multi-message,speculative,k-batch-sync \\
       --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled \\
-      --trials 20000"
+      --trials 20000
+
+Sharded by cluster size (each n is its own study, so its rows do not change):
+--shard I/K evaluates whole sizes, largest estimated cost first, each to the
+shard with the least work so far (equal costs: size u of --n, from 0, to shard
+u mod K + 1;
+shards beyond the number of sizes evaluate nothing), and writes them to --out
+FILE.json; gcsim merge of all K parts writes what the plan without --shard
+writes, for any --format and --out:
+  gcsim plan --n 16,32,64,128 --ref-n 64 --dist exp:rate=1 --simulate \\
+      --shard 1/3 --out parts/plan-1.json                    # ... 3/3
+  gcsim merge parts/ --out plan.csv
+In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]
 pub struct PlanArgs {
     /// Cluster sizes: one, a list or a range (e.g. 100, or 16,32,64, or 50..200).
@@ -127,10 +146,10 @@ pub(crate) struct PlanReport {
     top: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct PlanConfig {
-    gcsim: &'static str,
-    command: &'static str,
+    gcsim: String,
+    command: String,
     n: String,
     workers: String,
     load_model: String,
@@ -151,18 +170,22 @@ struct PlanConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     timeout: Option<String>,
     trials: u64,
-    #[serde(skip_serializing_if = "is_one")]
+    #[serde(skip_serializing_if = "is_one", default = "one")]
     iterations: u64,
     seed: u64,
     comm: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     time_unit: Option<TimeUnit>,
-    #[serde(skip_serializing_if = "CostModel::is_empty")]
+    #[serde(skip_serializing_if = "CostModel::is_empty", default)]
     costs: CostModel,
 }
 
 fn is_one(x: &u64) -> bool {
     *x == 1
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// A checked plan request, with what the output says about it and where it goes.
@@ -172,6 +195,8 @@ pub struct PlanJob {
     top: usize,
     pub(crate) output: Output,
     engine: Engine,
+    /// With `--shard I/K`: which cluster sizes to evaluate, to a partial result.
+    shard: Option<ShardId>,
 }
 
 impl TryFrom<PlanArgs> for PlanJob {
@@ -180,8 +205,8 @@ impl TryFrom<PlanArgs> for PlanJob {
     fn try_from(args: PlanArgs) -> Result<Self> {
         let common = &args.common;
         common.check_counts()?;
-        if common.shard.is_some() || common.analytic {
-            bail!("plan chooses exact values itself and runs in one process: drop {SHARD} and {ANALYTIC}");
+        if common.analytic {
+            bail!("plan chooses exact values itself: drop {ANALYTIC}");
         }
         let max_load = args.max_load;
         if max_load.is_nan() || max_load < 1.0 {
@@ -331,12 +356,15 @@ impl TryFrom<PlanArgs> for PlanJob {
             costs: common.cost.model(time_unit)?,
             data_replicates: trace_bootstrap,
         };
-        let output = common
-            .output()?
-            .with_columns_and::<PlanRow>(&common.columns, &req.costs.columns(time_unit))?;
+        let output = match common.shard {
+            Some(shard) => common.shard_output(shard)?,
+            None => common
+                .output()?
+                .with_columns_and::<PlanRow>(&common.columns, &req.costs.columns(time_unit))?,
+        };
         let config = PlanConfig {
-            gcsim: env!("CARGO_PKG_VERSION"),
-            command: "plan",
+            gcsim: env!("CARGO_PKG_VERSION").into(),
+            command: "plan".into(),
             n: args.n.as_ref().map_or(n0.to_string(), |l| l.text.clone()),
             workers: req.workers.to_string(),
             load_model: load_model.name().to_string(),
@@ -364,6 +392,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             top: args.top,
             output,
             engine: common.engine(),
+            shard: common.shard,
         })
     }
 }
@@ -372,22 +401,32 @@ impl PlanJob {
     /// Plans and writes the ranking; a request no configuration satisfies is
     /// a [`UsageError`](super::UsageError).
     pub fn execute(self) -> Result<Status> {
+        if let Some(shard) = self.shard {
+            return self.write_shard(shard);
+        }
         let (report, output) = self.search()?;
-        let written = output.write(&report)?;
-        if written.is_some() || output.format != Format::Table {
-            for warning in &report.config.warnings {
-                eprintln!("warning: {warning}");
-            }
-        }
-        if let Some(path) = written {
-            note!("wrote {} rows to {}", report.rows.len(), path.display());
-        }
-        if let (Format::Csv, Some(r)) = (output.format, &report.recommendation) {
-            note!("{r}");
-        }
-        Ok(Status::Success)
+        write_plan(&report, &output)
     }
+}
 
+/// Writes a ranking, its warnings and what was written.
+fn write_plan(report: &PlanReport, output: &Output) -> Result<Status> {
+    let written = output.write(report)?;
+    if written.is_some() || output.format != Format::Table {
+        for warning in &report.config.warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
+    if let Some(path) = written {
+        note!("wrote {} rows to {}", report.rows.len(), path.display());
+    }
+    if let (Format::Csv, Some(r)) = (output.format, &report.recommendation) {
+        note!("{r}");
+    }
+    Ok(Status::Success)
+}
+
+impl PlanJob {
     /// Runs the search: the ranked rows with their recommendation, and
     /// where they were to go.
     pub(crate) fn search(self) -> Result<(PlanReport, Output)> {
@@ -435,154 +474,4 @@ impl Export for PlanReport {
     fn digits(&self) -> &'static Digits {
         &Digits::PLAN
     }
-}
-
-fn short(x: Option<f64>) -> String {
-    export::short_cell(x, &Digits::PLAN)
-}
-
-/// The `#` lines above the table: what was planned, the units.
-fn table_header(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
-    let c = &report.config;
-    writeln!(
-        out,
-        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}{}{}  trials={}  seed={}",
-        c.n,
-        c.workers,
-        c.load_model,
-        c.unit_time.map_or(String::new(), |u| format!("  unit-time={u}")),
-        c.objective,
-        c.ref_n.map_or(String::new(), |r| format!("  ref-n={r}")),
-        c.max_load.map_or(String::new(), |l| format!("  max-load={l}")),
-        if c.comm == gcsim::comm::Comm::default().to_string() {
-            String::new()
-        } else {
-            format!("  comm={}", c.comm)
-        },
-        if c.iterations > 1 {
-            format!("  iterations={}", c.iterations)
-        } else {
-            String::new()
-        },
-        c.trials,
-        c.seed
-    )?;
-    writeln!(
-        out,
-        "# load: data each worker stores and processes, in units of the uncoded share; {}",
-        units::sentence(c.time_unit)
-    )?;
-    for note in &c.notes {
-        writeln!(out, "# note: {note}")?;
-    }
-    for warning in &c.warnings {
-        writeln!(out, "# warning: {warning}")?;
-    }
-    if c.iterations > 1 {
-        writeln!(
-            out,
-            "# each trial is {} consecutive iterations: times are their total",
-            c.iterations
-        )?;
-    }
-    Ok(())
-}
-
-/// After the table: how many rows it left out, and the recommendation.
-fn table_footer(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
-    let top = report.top;
-    if report.rows.len() > top {
-        writeln!(
-            out,
-            "# {} more rows (--top, or --format csv for all)",
-            report.rows.len() - top
-        )?;
-    }
-    if let Some(r) = &report.recommendation {
-        writeln!(out, "{r}")?;
-    }
-    Ok(())
-}
-
-fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> {
-    table_header(report, out)?;
-    let top = report.top;
-    let header = [
-        "rank",
-        "n",
-        "scheme",
-        "s",
-        "m",
-        "k",
-        "objective",
-        "ci95",
-        "mean",
-        "p99",
-        "speedup",
-        "load",
-        "message",
-        "method",
-    ];
-    let parts = report.rows.iter().take(top).any(|r| r.parts.is_some());
-    let deadlines = report.rows.iter().take(top).any(|r| r.timeout.is_some());
-    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-    if parts {
-        cells[0].push("parts".into());
-    }
-    if deadlines {
-        cells[0].push("timeout".into());
-    }
-    // The cost view's columns, where its flags gave them.
-    type Cell = fn(&PlanRow) -> Option<String>;
-    let cost_columns: [(&str, Cell); 6] = [
-        ("iter/h", |r| r.iterations_per_hour.map(|x| short(Some(x)))),
-        ("run_h", |r| r.run_hours.map(|x| short(Some(x)))),
-        ("gpu_h", |r| r.gpu_hours.map(|x| short(Some(x)))),
-        ("cost", |r| r.cost.map(|x| format!("{x:.2}"))),
-        ("storage", |r| r.storage_bytes.map(units::format_bytes)),
-        ("sent/iter", |r| r.bytes_per_iteration.map(units::format_bytes)),
-    ];
-    let cost_columns: Vec<(&str, Cell)> = cost_columns
-        .into_iter()
-        .filter(|(_, cell)| report.rows.iter().take(top).any(|r| cell(r).is_some()))
-        .collect();
-    cells[0].extend(cost_columns.iter().map(|(name, _)| name.to_string()));
-    for r in report.rows.iter().take(top) {
-        let ci = match (r.objective_low, r.objective_high) {
-            (Some(a), Some(b)) => format!("[{}, {}]", short(Some(a)), short(Some(b))),
-            _ => "-".into(),
-        };
-        cells.push(vec![
-            r.rank.to_string(),
-            r.n.to_string(),
-            r.scheme.to_string(),
-            r.s.to_string(),
-            r.m.map_or("-".into(), |m| m.to_string()),
-            r.k.to_string(),
-            short(Some(r.objective)),
-            ci,
-            short(Some(r.mean)),
-            short(Some(r.p99)),
-            short(r.speedup),
-            short(Some(r.load)),
-            short(Some(r.message)),
-            r.method.to_string(),
-        ]);
-        if parts {
-            let cell = r.parts.map_or("-".into(), |l| l.to_string());
-            cells.last_mut().expect("just pushed").push(cell);
-        }
-        if deadlines {
-            let cell = r.timeout.map_or("-".into(), |t| short(Some(t)));
-            cells.last_mut().expect("just pushed").push(cell);
-        }
-        for (_, cell) in &cost_columns {
-            cells
-                .last_mut()
-                .expect("just pushed")
-                .push(cell(r).unwrap_or_else(|| "-".into()));
-        }
-    }
-    export::write_aligned(&cells, 0, out)?;
-    table_footer(report, out)
 }

@@ -4,7 +4,7 @@
 //! it all beside them (`README.md`, `index.html`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
@@ -14,7 +14,10 @@ use gcsim::export::{self, Export, Format};
 use gcsim::plot::sweep::overlay_chart;
 use gcsim::report::{self, Report};
 use gcsim::scenario::page::{Page, Section};
+use gcsim::scenario::shard::{Item, ItemRecord};
 use gcsim::scenario::{Scenario, ScenarioPlan, ScenarioStudy, ScenarioTrain, figure_data_file};
+use gcsim::shard::ShardId;
+use gcsim::shard::units::assign;
 use gcsim::train::report::{loss_chart, write_curves};
 
 use super::common::{MIN_TRACE_STEPS, short_trace_warning};
@@ -38,7 +41,18 @@ Examples:
   gcsim scenario scenarios/stragglers-100gpu.toml --trials 20000 \\
       --out-dir /tmp/out
   gcsim scenario scenarios/time-to-accuracy.toml
-  gcsim scenario scenarios/comm-tradeoff.toml --report")]
+  gcsim scenario scenarios/comm-tradeoff.toml --report
+
+Sharded by table (each study, train and plan runs whole, as without --shard, so
+its files are the same): --shard I/K runs every K-th unit from the I-th (a unit:
+a [[study]] with the studies its [[figure]] overlays join it to, a [[train]], or
+a [[plan]]), writes their files into <out-dir>/<name>/ and a partial result to
+<out-dir>/<name>-shards/part-I-of-K.json. --merge, with the same FILE, --out-dir
+and --trials, checks that all K parts are there, prints every table in file order
+and writes the --report: the whole run's files and output, byte for byte.
+  gcsim scenario s.toml --out-dir out --shard 1/2    # and --shard 2/2
+  gcsim scenario s.toml --out-dir out --merge --report
+In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/).")]
 pub struct ScenarioArgs {
     /// The scenario file.
     #[arg(value_name = "FILE")]
@@ -68,7 +82,19 @@ pub struct ScenarioArgs {
     /// same, figures embedded).
     #[arg(long)]
     pub report: bool,
+
+    /// Run shard I of K of the scenario's tables (or `slurm`: this task of
+    /// a job array), into --out-dir, for --merge. Example: --shard 2/4
+    #[arg(long, value_name = "I/K", value_parser = super::common::parse_shard, allow_hyphen_values = true)]
+    pub shard: Option<ShardId>,
+
+    /// Put together the --shard parts in --out-dir: print every table and
+    /// write the --report, as the scenario without --shard does.
+    #[arg(long, conflicts_with = "shard")]
+    pub merge: bool,
 }
+
+mod shard;
 
 /// The files `--report` writes.
 const REPORT_FILES: [&str; 2] = ["README.md", "index.html"];
@@ -83,6 +109,18 @@ pub struct ScenarioJob {
     report: Option<Page>,
     /// The [[plan]] tables and their jobs, checked before anything runs.
     plans: Vec<(ScenarioPlan, super::plan::PlanJob)>,
+    /// Whole, a shard of it, or the merge of the shards.
+    mode: Mode,
+}
+
+/// What a scenario command does.
+enum Mode {
+    /// Run every table.
+    Whole,
+    /// Run this shard's units, record them with the scenario's fingerprint.
+    Shard(ShardId, String),
+    /// Put the parts together (the scenario's fingerprint).
+    Merge(String),
 }
 
 /// A [[plan]] table's job: its flags parsed by `gcsim plan`'s own parser,
@@ -144,12 +182,22 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
                 output::check("--out-dir", &dir.join(file))?;
             }
         }
+        let text = std::fs::read_to_string(&args.file)
+            .with_context(|| format!("{}: cannot read the scenario file", args.file.display()))?;
+        let print = gcsim::scenario::shard::fingerprint(&text, args.trials);
+        let mode = match (args.shard, args.merge) {
+            (Some(_), _) if args.report => anyhow::bail!(
+                "--report is written by the merge of the shards: drop it here and give it to gcsim scenario FILE --merge"
+            ),
+            (Some(shard), _) => Mode::Shard(shard, print),
+            (None, true) => Mode::Merge(print),
+            (None, false) => Mode::Whole,
+        };
         let report = if args.report {
             for file in REPORT_FILES {
                 output::check("--report", &dir.join(file))?;
             }
-            let config = std::fs::read_to_string(&args.file)
-                .with_context(|| format!("{}: cannot read the scenario file", args.file.display()))?;
+            let config = text;
             let mut command = format!(
                 "gcsim scenario {} --out-dir {}",
                 args.file.display(),
@@ -178,129 +226,212 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
             },
             report,
             plans,
+            mode,
         })
     }
 }
 
 impl ScenarioJob {
-    /// Runs every study in file order. A closed stdout (`| head`) stops
-    /// the printing, not the files.
-    pub fn execute(mut self) -> Result<Status> {
+    /// Runs every table in file order (with `--shard`, its units' tables;
+    /// with `--merge`, none: their records come from the parts). A closed
+    /// stdout (`| head`) stops the printing, not the files.
+    pub fn execute(self) -> Result<Status> {
+        let ScenarioJob {
+            scenario,
+            dir,
+            engine,
+            mut report,
+            plans,
+            mode,
+        } = self;
         let mut stdout = Stdout::lock();
-        if let Some(d) = &self.scenario.description {
-            writeln!(stdout, "# {}: {d}", self.scenario.name)?;
+        if let Some(d) = &scenario.description {
+            writeln!(stdout, "# {}: {d}", scenario.name)?;
         }
-        let studies = std::mem::take(&mut self.scenario.studies);
-        // Each study's report, for the overlays drawn after them.
-        let mut reports: Vec<Report> = Vec::with_capacity(studies.len());
-        for st in &studies {
-            let mut config = run_config("scenario", &st.study, st.kinds.clone());
-            config.study = Some(format!("{}/{}", self.scenario.name, st.label));
-            config.s = st.ranges.s.as_ref().map(|l| l.text.clone());
-            config.m = st.ranges.m.as_ref().map(|l| l.text.clone());
-            config.k = st.ranges.k.as_ref().map(|l| l.text.clone());
-            config.d = st.ranges.d.as_ref().map(|l| l.text.clone());
-            config.timeout = st.ranges.timeout.as_ref().map(|l| l.text.clone());
-            config.speculate_after = st.ranges.speculate_after.map(|v| v.to_string());
-            config.speculate_factor = st.ranges.speculate_factor.map(|v| v.to_string());
-            config.parts = st.ranges.parts.as_ref().map(|l| l.text.clone());
-            config.p = st.ranges.p.as_ref().map(|l| l.text.clone());
-            config.q = st.ranges.q.as_ref().map(|l| l.text.clone());
-            config.skipped = st.skipped.clone();
-            config.trace_bootstrap = st.trace_bootstrap;
-            if let Some(steps) = st.study.workers().recorded_steps().filter(|&s| s < MIN_TRACE_STEPS) {
-                config.warnings.push(short_trace_warning(steps));
+        let units = scenario.units();
+        let selected: Vec<Item> = match &mode {
+            Mode::Whole => scenario.items(),
+            Mode::Shard(shard, _) => {
+                let assignment = assign(&vec![1; units.len()], shard.count);
+                let mine: Vec<&Item> = units
+                    .iter()
+                    .zip(&assignment)
+                    .filter(|(_, s)| **s + 1 == shard.index)
+                    .flat_map(|(items, _)| items)
+                    .collect();
+                scenario.items().into_iter().filter(|i| mine.contains(&i)).collect()
             }
-            bootstrap_note(&st.study, &config);
-            for note in &config.skipped {
-                note!("note: {}: skipped {note}", st.label);
-            }
-            let (rows, outcome) = evaluate(&st.study, &mut config, st.analytic, false, self.engine)?;
-            config.warnings.extend(report::infinite_mean_warnings(&rows));
-            let report = Report { rows, config };
-            let mut written = Vec::new();
-            for format in ScenarioStudy::RESULT_FORMATS {
-                let path = self.dir.join(st.result_file(format));
-                write_atomically(&path, |f| export::write(&report, format, f))?;
-                written.push(path);
-            }
-            for spec in &st.figures {
-                let figure = Figure {
-                    path: self.dir.join(&spec.file),
-                    kind: FigureKind::Sweep(spec.metric),
-                    options: FigureOptions {
-                        style: spec.style,
-                        data: Some(self.dir.join(figure_data_file(&spec.file))),
-                    },
-                };
-                figure.draw(&st.study, &report.config, &report.rows, outcome.as_ref())?;
-            }
-            export::write(&report, Format::Table, &mut stdout)?;
-            wrote(&mut stdout, &written)?;
-            let figures = st.figures.iter().map(|f| f.file.clone()).collect();
-            self.add_section(&st.label, &report, figures)?;
-            reports.push(report);
+            Mode::Merge(_) => Vec::new(),
+        };
+        let mut tables = Tables {
+            scenario: &scenario,
+            dir: &dir,
+            engine,
+            sections: report.is_some() || matches!(mode, Mode::Shard(..)),
+            reports: vec![None; scenario.studies.len()],
+            plans: plans.into_iter().map(|(_, job)| Some(job)).collect(),
+        };
+        let mut records = Vec::with_capacity(selected.len());
+        for item in selected {
+            let mut out = Vec::new();
+            let sections = tables.run(item, &mut out)?;
+            stdout.write_all(&out)?;
+            let stdout = String::from_utf8(out).context("a table's text is not UTF-8")?;
+            records.push(ItemRecord { item, stdout, sections });
         }
-        self.overlays(&studies, &reports, &mut stdout)?;
-        let trains = std::mem::take(&mut self.scenario.trains);
-        for tr in &trains {
-            self.train(tr, &mut stdout)?;
+        match mode {
+            Mode::Whole => {}
+            Mode::Shard(shard, print) => {
+                let assignment = assign(&vec![1; units.len()], shard.count);
+                let held = records.len();
+                shard::write_part(&dir, &scenario, shard, print, assignment, records)?;
+                note!(
+                    "wrote {held} of the scenario's {} tables; combine all {} shards with gcsim scenario FILE --merge",
+                    scenario.items().len(),
+                    shard.count
+                );
+                stdout.flush()?;
+                return Ok(Status::Success);
+            }
+            Mode::Merge(print) => {
+                records = shard::read_parts(&dir, &scenario, &print).map_err(super::usage)?;
+                for r in &records {
+                    stdout.write_all(r.stdout.as_bytes())?;
+                }
+            }
         }
-        for (plan, job) in std::mem::take(&mut self.plans) {
-            self.plan(&plan, job, &mut stdout)?;
-        }
-        if let Some(page) = &self.report {
-            let markdown = self.dir.join(REPORT_FILES[0]);
+        if let Some(page) = &mut report {
+            page.sections = records.into_iter().flat_map(|r| r.sections).collect();
+            let markdown = dir.join(REPORT_FILES[0]);
             write_atomically(&markdown, |out| page.write_markdown(out))?;
-            let html = self.dir.join(REPORT_FILES[1]);
-            write_atomically(&html, |out| page.write_html(&self.dir, out))?;
+            let html = dir.join(REPORT_FILES[1]);
+            write_atomically(&html, |out| page.write_html(&dir, out))?;
             wrote(&mut stdout, &[markdown, html])?;
         }
         stdout.flush()?;
         Ok(Status::Success)
     }
+}
 
-    /// Draws each [[figure]] overlay from its studies' rows.
-    fn overlays(&mut self, studies: &[ScenarioStudy], reports: &[Report], stdout: &mut Stdout) -> Result<()> {
-        let overlays = std::mem::take(&mut self.scenario.overlays);
-        for overlay in &overlays {
-            let spec = &overlay.figure;
-            let charts = overlay
-                .studies
-                .iter()
-                .map(|&i| {
-                    let (st, report) = (&studies[i], &reports[i]);
-                    Ok((
-                        st.label.as_str(),
-                        sweep_chart_of(&st.study, &report.config, &report.rows, spec.metric)?,
-                    ))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let path = self.dir.join(&spec.file);
-            let chart = overlay_chart(&charts).with_context(|| format!("[[figure]] {}", spec.file))?;
-            let data = self.dir.join(figure_data_file(&spec.file));
-            let options = FigureOptions {
-                style: spec.style,
-                data: Some(data.clone()),
-            };
-            draw_chart(&chart, &path, &options)?;
-            wrote(stdout, &[path, data])?;
-            if let Some(page) = &mut self.report {
-                let labels: Vec<&str> = charts.iter().map(|c| c.0).collect();
-                page.sections.push(Section {
-                    label: format!("{} ({})", spec.file, labels.join(", ")),
-                    notes: Vec::new(),
-                    cells: Vec::new(),
-                    figures: vec![spec.file.clone()],
-                });
+/// What runs a scenario's tables: each writes its files and returns its
+/// sections of the report page (where wanted), its text to `out`.
+struct Tables<'a> {
+    scenario: &'a Scenario,
+    dir: &'a Path,
+    engine: Engine,
+    /// Whether to make the report's sections.
+    sections: bool,
+    /// Each study's report once run, for the overlays drawn after them.
+    reports: Vec<Option<Report>>,
+    /// The [[plan]] tables' jobs, each taken when it runs.
+    plans: Vec<Option<super::plan::PlanJob>>,
+}
+
+impl Tables<'_> {
+    fn run(&mut self, item: Item, out: &mut dyn Write) -> Result<Vec<Section>> {
+        match item {
+            Item::Study(i) => self.study(i, out),
+            Item::Figure(j) => self.overlay(j, out),
+            Item::Train(t) => self.train(&self.scenario.trains[t], out),
+            Item::Plan(p) => {
+                let job = self.plans[p].take().context("each plan runs once")?;
+                self.plan(&self.scenario.plans[p], job, out)
             }
         }
-        Ok(())
+    }
+
+    /// Runs a [[study]], writes its results and figures, and prints its table.
+    fn study(&mut self, i: usize, out: &mut dyn Write) -> Result<Vec<Section>> {
+        let (st, dir) = (&self.scenario.studies[i], self.dir);
+        let mut config = run_config("scenario", &st.study, st.kinds.clone());
+        config.study = Some(format!("{}/{}", self.scenario.name, st.label));
+        config.s = st.ranges.s.as_ref().map(|l| l.text.clone());
+        config.m = st.ranges.m.as_ref().map(|l| l.text.clone());
+        config.k = st.ranges.k.as_ref().map(|l| l.text.clone());
+        config.d = st.ranges.d.as_ref().map(|l| l.text.clone());
+        config.timeout = st.ranges.timeout.as_ref().map(|l| l.text.clone());
+        config.speculate_after = st.ranges.speculate_after.map(|v| v.to_string());
+        config.speculate_factor = st.ranges.speculate_factor.map(|v| v.to_string());
+        config.parts = st.ranges.parts.as_ref().map(|l| l.text.clone());
+        config.p = st.ranges.p.as_ref().map(|l| l.text.clone());
+        config.q = st.ranges.q.as_ref().map(|l| l.text.clone());
+        config.skipped = st.skipped.clone();
+        config.trace_bootstrap = st.trace_bootstrap;
+        if let Some(steps) = st.study.workers().recorded_steps().filter(|&s| s < MIN_TRACE_STEPS) {
+            config.warnings.push(short_trace_warning(steps));
+        }
+        bootstrap_note(&st.study, &config);
+        for note in &config.skipped {
+            note!("note: {}: skipped {note}", st.label);
+        }
+        let (rows, outcome) = evaluate(&st.study, &mut config, st.analytic, false, self.engine)?;
+        config.warnings.extend(report::infinite_mean_warnings(&rows));
+        let report = Report { rows, config };
+        let mut written = Vec::new();
+        for format in ScenarioStudy::RESULT_FORMATS {
+            let path = dir.join(st.result_file(format));
+            write_atomically(&path, |f| export::write(&report, format, f))?;
+            written.push(path);
+        }
+        for spec in &st.figures {
+            let figure = Figure {
+                path: dir.join(&spec.file),
+                kind: FigureKind::Sweep(spec.metric),
+                options: FigureOptions {
+                    style: spec.style,
+                    data: Some(dir.join(figure_data_file(&spec.file))),
+                },
+            };
+            figure.draw(&st.study, &report.config, &report.rows, outcome.as_ref())?;
+        }
+        export::write(&report, Format::Table, out)?;
+        wrote(out, &written)?;
+        let figures = st.figures.iter().map(|f| f.file.clone()).collect();
+        let sections = self.section(&st.label, &report, figures)?;
+        self.reports[i] = Some(report);
+        Ok(sections)
+    }
+
+    /// Draws a [[figure]] overlay from its studies' rows.
+    fn overlay(&mut self, j: usize, out: &mut dyn Write) -> Result<Vec<Section>> {
+        let overlay = &self.scenario.overlays[j];
+        let spec = &overlay.figure;
+        let charts = overlay
+            .studies
+            .iter()
+            .map(|&i| {
+                let st = &self.scenario.studies[i];
+                let report = self.reports[i].as_ref().context("an overlay's studies run before it")?;
+                Ok((
+                    st.label.as_str(),
+                    sweep_chart_of(&st.study, &report.config, &report.rows, spec.metric)?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let path = self.dir.join(&spec.file);
+        let chart = overlay_chart(&charts).with_context(|| format!("[[figure]] {}", spec.file))?;
+        let data = self.dir.join(figure_data_file(&spec.file));
+        let options = FigureOptions {
+            style: spec.style,
+            data: Some(data.clone()),
+        };
+        draw_chart(&chart, &path, &options)?;
+        wrote(out, &[path, data])?;
+        if !self.sections {
+            return Ok(Vec::new());
+        }
+        let labels: Vec<&str> = charts.iter().map(|c| c.0).collect();
+        Ok(vec![Section {
+            label: format!("{} ({})", spec.file, labels.join(", ")),
+            notes: Vec::new(),
+            cells: Vec::new(),
+            figures: vec![spec.file.clone()],
+        }])
     }
 
     /// Runs a [[plan]] search, writes its results, prints its table and
     /// puts its recommendation on the page.
-    fn plan(&mut self, plan: &ScenarioPlan, job: super::plan::PlanJob, stdout: &mut Stdout) -> Result<()> {
+    fn plan(&self, plan: &ScenarioPlan, job: super::plan::PlanJob, out: &mut dyn Write) -> Result<Vec<Section>> {
         let (report, _) = job.search()?;
         let mut written = Vec::new();
         for format in ScenarioPlan::RESULT_FORMATS {
@@ -308,22 +439,22 @@ impl ScenarioJob {
             write_atomically(&path, |f| export::write(&report, format, f))?;
             written.push(path);
         }
-        export::write(&report, Format::Table, stdout)?;
-        wrote(stdout, &written)?;
-        if let Some(page) = &mut self.report {
-            page.sections.push(Section {
-                label: plan.label.clone(),
-                notes: report.recommendation.iter().cloned().collect(),
-                cells: markup_cells(&report, None, report.digits())?,
-                figures: Vec::new(),
-            });
+        export::write(&report, Format::Table, out)?;
+        wrote(out, &written)?;
+        if !self.sections {
+            return Ok(Vec::new());
         }
-        Ok(())
+        Ok(vec![Section {
+            label: plan.label.clone(),
+            notes: report.recommendation.iter().cloned().collect(),
+            cells: markup_cells(&report, None, report.digits())?,
+            figures: Vec::new(),
+        }])
     }
 
     /// Trains a [[train]] table's configurations, writes its results,
     /// curves and figure, and prints its table.
-    fn train(&mut self, tr: &ScenarioTrain, stdout: &mut Stdout) -> Result<()> {
+    fn train(&self, tr: &ScenarioTrain, out: &mut dyn Write) -> Result<Vec<Section>> {
         for note in &tr.skipped {
             note!("note: {}: skipped {note}", tr.label);
         }
@@ -352,27 +483,27 @@ impl ScenarioJob {
             };
             draw_chart(&loss_chart(&report, &trained), &self.dir.join(file), &options)?;
         }
-        export::write(&report, Format::Table, stdout)?;
-        wrote(stdout, &written)?;
-        self.add_section(&tr.label, &report, tr.plot.iter().cloned().collect())
+        export::write(&report, Format::Table, out)?;
+        wrote(out, &written)?;
+        self.section(&tr.label, &report, tr.plot.iter().cloned().collect())
     }
 
-    /// With `--report`: a study's table and figures on the page.
-    fn add_section<R: Export>(&mut self, label: &str, report: &R, figures: Vec<String>) -> Result<()> {
-        if let Some(page) = &mut self.report {
-            page.sections.push(Section {
-                label: label.to_string(),
-                notes: Vec::new(),
-                cells: markup_cells(report, None, report.digits())?,
-                figures,
-            });
+    /// A table's section of the report page, where wanted.
+    fn section<R: Export>(&self, label: &str, report: &R, figures: Vec<String>) -> Result<Vec<Section>> {
+        if !self.sections {
+            return Ok(Vec::new());
         }
-        Ok(())
+        Ok(vec![Section {
+            label: label.to_string(),
+            notes: Vec::new(),
+            cells: markup_cells(report, None, report.digits())?,
+            figures,
+        }])
     }
 }
 
 /// The `# wrote` line after a table.
-fn wrote(stdout: &mut Stdout, written: &[PathBuf]) -> Result<()> {
+fn wrote(stdout: &mut dyn Write, written: &[PathBuf]) -> Result<()> {
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     writeln!(stdout, "# wrote {}\n", names.join(", "))?;
     Ok(())

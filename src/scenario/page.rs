@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::export::markup::write_markdown;
 
 /// One study's part of the page.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Section {
     /// The study's label.
     pub label: String,

@@ -564,7 +564,10 @@ fn messages_name_the_right_cause() {
         ));
     let help = gcsim().args(["plan", "--help"]).output().unwrap().stdout;
     let help = String::from_utf8(help).unwrap();
-    assert!(!help.contains("--analytic") && !help.contains("--shard"), "{help}");
+    assert!(
+        !help.contains("--analytic") && help.contains("parts of the cluster sizes"),
+        "{help}"
+    );
     let help = String::from_utf8(gcsim().args(["run", "--help"]).output().unwrap().stdout).unwrap();
     assert!(help.contains("--analytic") && help.contains("--shard"));
     assert!(help.contains("not trace: or replay:"));

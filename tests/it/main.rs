@@ -12,6 +12,7 @@ mod codes;
 mod comm;
 mod comm_random;
 mod common;
+mod config_shard;
 mod custom_codes;
 mod decoder;
 mod errors;

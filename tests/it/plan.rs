@@ -222,8 +222,16 @@ fn cli_plan_recommends_and_rejects_bad_input() {
             "--workers fixes n=10",
         ),
         (
-            &["plan", "--n", "10", "--shard", "1/2", "--out", "x.json"],
-            "drop --shard and --analytic",
+            &["plan", "--n", "10", "--analytic"],
+            "plan chooses exact values itself: drop --analytic",
+        ),
+        (
+            &["plan", "--n", "10", "--shard", "1/2"],
+            "--shard 1/2 writes a partial result file: give --out FILE.json",
+        ),
+        (
+            &["plan", "--n", "10", "--shard", "1/2", "--out", "x.csv"],
+            "give --out a .json file (not x.csv)",
         ),
     ];
     for (args, expected) in cases {

@@ -6,8 +6,10 @@
 # directory, given to every Slurm command by SLURM_CONF: /etc/slurm is not
 # touched), submits scripts/slurm/submit.sh's job array of K shards of a
 # TRIALS-trial sweep and its merge, waits, and checks the merged CSV and
-# JSON against the single-machine run byte for byte. Defaults: 10^8 trials
-# in 20 shards (minutes on two cores). Not part of scripts/test.sh.
+# JSON against the single-machine run byte for byte; then the same for a
+# plan in 3 shards (by cluster size) and for a scenario in 2 shards (by
+# table) with its report. Defaults: 10^8 trials in 20 shards (minutes on
+# two cores). Not part of scripts/test.sh.
 set -euo pipefail
 trials=${1:-100000000}
 k=${2:-20}
@@ -84,14 +86,20 @@ for _ in $(seq 60); do
 done
 sinfo
 
+# Waits until the queue is empty, and says how long it took.
+drain() {
+  local start
+  start=$(date +%s)
+  while squeue -h | grep -q .; do sleep 5; done
+  echo "test-slurm: the queue is empty after $(( $(date +%s) - start )) s"
+}
+
 echo "test-slurm: $trials trials in $k shards, in $work"
 cd "$work"
 args=(sweep --n 100 --s 0..50 --trials "$trials" --seed 7)
 GCSIM="$gcsim" GCSIM_WORK="$work" "$root/scripts/slurm/submit.sh" "$k" "${args[@]}" | tee submitted.txt
 merge_job="$(awk '{print $NF}' submitted.txt)"
-start=$(date +%s)
-while squeue -h | grep -q .; do sleep 5; done
-echo "test-slurm: the queue is empty after $(( $(date +%s) - start )) s"
+drain
 state="$(sacct -n -j "$merge_job" -o State 2>/dev/null | head -1 | tr -d ' ' || true)"
 [ -s "$work/result.csv" ] || { echo "test-slurm: no result.csv (merge job $merge_job $state); logs in $work" >&2; tail -n 20 "$work"/gcsim-*.log >&2 || true; exit 1; }
 
@@ -100,3 +108,29 @@ state="$(sacct -n -j "$merge_job" -o State 2>/dev/null | head -1 | tr -d ' ' || 
 cmp single.csv result.csv
 cmp single.json result.json
 echo "test-slurm: $(ls parts | wc -l) shards merged; result.csv and result.json equal the single run byte for byte"
+
+# A plan sharded by cluster size (each shard whole sizes), by the same
+# recipe, against the single plan.
+mkdir -p "$work/plan"
+plan=(plan --n 16,32,64,128 --ref-n 64 --dist exp:rate=1,p_slow=0.05,slowdown=8 --simulate --trials 200000 --seed 7)
+GCSIM="$gcsim" GCSIM_WORK="$work/plan" "$root/scripts/slurm/submit.sh" 3 "${plan[@]}"
+drain
+"$gcsim" "${plan[@]}" --quiet --format csv > plan/single.csv
+"$gcsim" "${plan[@]}" --quiet --format json > plan/single.json
+cmp plan/single.csv plan/result.csv
+cmp plan/single.json plan/result.json
+echo "test-slurm: a plan in 3 shards merged; result.csv and result.json equal the single plan byte for byte"
+
+# A scenario sharded by table, its merge and report, against the single
+# run with the same --out-dir (the report quotes the command), moved aside.
+scenario="$root/scenarios/stragglers-100gpu.toml"
+out="$work/scenario/out"
+mkdir -p "$work/scenario"
+"$gcsim" scenario "$scenario" --out-dir "$out" --trials 20000 --report --quiet > /dev/null
+name="$(ls "$out")"
+mv "$out" "$work/scenario/single"
+(cd "$work/scenario" && GCSIM="$gcsim" GCSIM_WORK="$work/scenario" \
+  "$root/scripts/slurm/submit-scenario.sh" 2 "$scenario" --out-dir "$out" --trials 20000)
+drain
+diff -r "$work/scenario/single/$name" "$out/$name"
+echo "test-slurm: scenario $name in 2 shards merged; its $(ls "$out/$name" | wc -l) files equal the single run's byte for byte"

@@ -165,6 +165,8 @@ pub const NO_TITLE: Flag = Flag("no-title");
 pub const LOG_Y: Flag = Flag("log-y");
 /// This process's share of the trials.
 pub const SHARD: Flag = Flag("shard");
+/// A merge into one partial result.
+pub const PARTIAL: Flag = Flag("partial");
 /// Exact values instead of simulation.
 pub const ANALYTIC: Flag = Flag("analytic");
 /// A linear model's gradient (the schemes for linear computations).
@@ -231,6 +233,7 @@ const ALL: &[Flag] = &[
     NO_TITLE,
     LOG_Y,
     SHARD,
+    PARTIAL,
     ANALYTIC,
     LINEAR,
     CURVES,

@@ -190,6 +190,8 @@ fn plan_parts_that_do_not_make_one_plan_are_refused() {
     );
     let e = refused(gcsim().arg("merge").arg(&parts).args(["--plot", "x.png"]));
     assert!(e.contains("a plan has no figure"), "{e}");
+    let e = refused(gcsim().args(["merge", "--partial", "--out", "p.json"]).arg(&parts));
+    assert!(e.contains("--partial merges the trial shards of run and sweep"), "{e}");
 }
 
 /// Three studies (two drawn together by an overlay), a train and a plan:

@@ -11,7 +11,7 @@ use gcsim::shard::ShardId;
 use gcsim::shard::units::assign;
 
 use super::super::Status;
-use super::super::flags::PLOT;
+use super::super::flags::{PARTIAL, PLOT};
 use super::super::merge::{MergeArgs, shard_files};
 use super::super::notes::note;
 use super::super::output::Output;
@@ -102,6 +102,11 @@ impl TryFrom<MergeArgs> for PlanMergeJob {
     fn try_from(args: MergeArgs) -> Result<Self> {
         if let Some(p) = &args.plot {
             bail!("{PLOT} {}: a plan has no figure; drop {PLOT}", p.display());
+        }
+        if args.partial {
+            bail!(
+                "{PARTIAL} merges the trial shards of run and sweep; a plan's parts hold finished rows: merge them all at once"
+            );
         }
         let mut files = Vec::new();
         for path in &shard_files(&args.files)? {

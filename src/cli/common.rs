@@ -18,8 +18,8 @@ use gcsim::units::TimeUnit;
 use gcsim::workers::{self, Workers};
 
 use super::flags::{
-    ANALYTIC, COLUMNS, DECODER, DIST, FORMAT, GPU_HOUR_PRICE, ITERATIONS_PER_RUN, N, OUT, SHARD, SHUFFLE_PLACEMENT,
-    TIME_UNIT, TRACE_BOOTSTRAP, TRIALS, WORKERS,
+    ANALYTIC, DECODER, DIST, FORMAT, GPU_HOUR_PRICE, ITERATIONS_PER_RUN, N, OUT, SHARD, SHUFFLE_PLACEMENT, TIME_UNIT,
+    TRACE_BOOTSTRAP, TRIALS, WORKERS,
 };
 use super::job::Engine;
 use super::output::{FormatArg, Output};
@@ -473,7 +473,7 @@ impl CommonArgs {
             );
         };
         if !self.columns.is_empty() {
-            bail!("{SHARD} writes a partial result with every column: give {COLUMNS} to gcsim merge");
+            bail!("{SHARD} writes a partial result with every column: give --columns to gcsim merge");
         }
         if let Some(f) = self.format.map(|f| f.0).filter(|&f| f != Format::Json) {
             bail!("{SHARD} writes its partial result as JSON: drop {FORMAT} {f} (or give {FORMAT} json)");

@@ -208,7 +208,7 @@ impl TryFrom<RunArgs> for Job {
             .map(|p| Figure::new(p, FigureKind::Survival, options))
             .transpose()?;
         if figure.is_some() && common.shard.is_some() {
-            bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES {PLOT} FILE)");
+            bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
         }
         Ok(Job {
             study,

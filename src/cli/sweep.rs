@@ -283,7 +283,7 @@ impl TryFrom<SweepArgs> for Job {
             .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric), options))
             .transpose()?;
         if figure.is_some() && common.shard.is_some() {
-            bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES {PLOT} FILE)");
+            bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
         }
         Ok(Job {
             study,

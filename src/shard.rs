@@ -59,6 +59,7 @@ use crate::stats::quantile::Tally;
 use crate::study::Study;
 use coverage::Coverage;
 use runs::ShardPart;
+use units::Sealed;
 
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
@@ -218,6 +219,12 @@ pub struct ShardFile {
     pub checksum: String,
 }
 
+impl Sealed for ShardFile {
+    fn checksum_mut(&mut self) -> &mut String {
+        &mut self.checksum
+    }
+}
+
 impl ShardFile {
     /// The file of a finished shard.
     pub fn new(study: &Study, config: &RunConfig, part: &ShardPart) -> Self {
@@ -292,21 +299,6 @@ impl ShardFile {
         .sealed()
     }
 
-    /// The CRC-32 of the compact JSON, keys sorted, with the checksum empty.
-    fn payload_checksum(&self) -> String {
-        let bare = Self {
-            checksum: String::new(),
-            ..self.clone()
-        };
-        units::checksum(&bare)
-    }
-
-    /// This file with its checksum filled in (or recomputed).
-    pub fn sealed(mut self) -> Self {
-        self.checksum = self.payload_checksum();
-        self
-    }
-
     /// Reads a shard file's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self, ShardError> {
         let malformed = |reason: String| ShardError::Malformed {
@@ -345,7 +337,7 @@ impl ShardFile {
                 found: shard.gcsim,
             });
         }
-        if shard.checksum != shard.payload_checksum() {
+        if shard.checksum != shard.clone().sealed().checksum {
             return Err(ShardError::Checksum { file: file_ });
         }
         shard

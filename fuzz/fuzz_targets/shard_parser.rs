@@ -15,6 +15,7 @@ use std::sync::Once;
 use gcsim::engine::Silent;
 use gcsim::shard::ShardFile;
 use gcsim::shard::fold::Union;
+use gcsim::shard::units::Sealed;
 use libfuzzer_sys::fuzz_target;
 
 /// Trials × workers up to which a merge (which recomputes the pilot) runs.

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::PlanRow;
 use crate::scheme::{SchemeKind, Split};
 use crate::shard::ShardId;
-use crate::shard::units::{UnitsError, check_cover, checksum, read_part};
+use crate::shard::units::{PartFault, Sealed, UnitsError, check_cover, read_part};
 
 /// The format name in every plan shard file.
 pub const FORMAT: &str = "gcsim-plan-shard";
@@ -185,6 +185,12 @@ pub enum PlanShardError {
     Units(#[from] UnitsError),
 }
 
+impl Sealed for PlanShardFile {
+    fn checksum_mut(&mut self) -> &mut String {
+        &mut self.checksum
+    }
+}
+
 impl PlanShardFile {
     /// The file of shard `shard` of a plan of `sizes`, assigned as
     /// `assignment`, holding the rows of its own sizes (`units[i]`: the rows
@@ -205,7 +211,7 @@ impl PlanShardFile {
                 rows: rows.iter().map(RowRecord::from).collect(),
             })
             .collect();
-        let mut file = Self {
+        Self {
             format: FORMAT.into(),
             version: VERSION,
             gcsim: env!("CARGO_PKG_VERSION").into(),
@@ -215,9 +221,8 @@ impl PlanShardFile {
             assignment: assignment.to_vec(),
             units,
             checksum: String::new(),
-        };
-        file.checksum = checksum(&file);
-        file
+        }
+        .sealed()
     }
 
     /// Whether `text` is a file of this format (by its `format` field alone).
@@ -233,14 +238,10 @@ impl PlanShardFile {
             file: file.to_string(),
             reason: crate::param::one_line(&reason),
         };
-        let part: Self = read_part(text, FORMAT, VERSION).map_err(malformed)?;
-        let sealed = Self {
-            checksum: String::new(),
-            ..part.clone()
-        };
-        if part.checksum != checksum(&sealed) {
-            return Err(PlanShardError::Checksum { file: file.to_string() });
-        }
+        let part: Self = read_part(text, FORMAT, VERSION).map_err(|fault| match fault {
+            PartFault::Malformed(reason) => malformed(reason),
+            PartFault::Checksum => PlanShardError::Checksum { file: file.to_string() },
+        })?;
         if part.assignment.len() != part.sizes.len()
             || part.units.iter().any(|u| u.rows.iter().any(|r| r.row().is_none()))
         {

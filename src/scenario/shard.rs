@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::Scenario;
 use super::page::Section;
 use crate::shard::ShardId;
-use crate::shard::units::{UnitsError, check_cover, checksum, read_part};
+use crate::shard::units::{PartFault, Sealed, UnitsError, check_cover, checksum, read_part};
 
 /// The format name in every scenario shard file.
 pub const FORMAT: &str = "gcsim-scenario-shard";
@@ -200,10 +200,16 @@ pub enum ScenarioShardError {
     Units(#[from] UnitsError),
 }
 
+impl Sealed for ScenarioShardFile {
+    fn checksum_mut(&mut self) -> &mut String {
+        &mut self.checksum
+    }
+}
+
 impl ScenarioShardFile {
     /// The file of shard `shard`, with the records of the tables it ran.
     pub fn new(shard: ShardId, scenario: String, assignment: Vec<u64>, items: Vec<ItemRecord>) -> Self {
-        let mut file = Self {
+        Self {
             format: FORMAT.into(),
             version: VERSION,
             gcsim: env!("CARGO_PKG_VERSION").into(),
@@ -212,9 +218,8 @@ impl ScenarioShardFile {
             assignment,
             items,
             checksum: String::new(),
-        };
-        file.checksum = checksum(&file);
-        file
+        }
+        .sealed()
     }
 
     /// Reads a scenario shard file's text; `file` names it in errors.
@@ -223,14 +228,10 @@ impl ScenarioShardFile {
             file: file.to_string(),
             reason: crate::param::one_line(&reason),
         };
-        let part: Self = read_part(text, FORMAT, VERSION).map_err(malformed)?;
-        let bare = Self {
-            checksum: String::new(),
-            ..part.clone()
-        };
-        if part.checksum != checksum(&bare) {
-            return Err(ScenarioShardError::Checksum { file: file.to_string() });
-        }
+        let part: Self = read_part(text, FORMAT, VERSION).map_err(|fault| match fault {
+            PartFault::Malformed(reason) => malformed(reason),
+            PartFault::Checksum => ScenarioShardError::Checksum { file: file.to_string() },
+        })?;
         Ok(part)
     }
 }

@@ -47,27 +47,58 @@ pub fn checksum<T: Serialize>(value: &T) -> String {
 
 /// A part of format `format` and version `version`, read from `text`: the
 /// head first, so that a file of another kind, version or gcsim release is
-/// named as such rather than by its first unexpected field. The error is
-/// the reason, on one line; the caller names the file and checks the
-/// checksum.
-pub fn read_part<T: serde::de::DeserializeOwned>(text: &str, format: &str, version: u32) -> Result<T, String> {
-    let head: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+/// named as such rather than by its first unexpected field; then its
+/// checksum. The caller names the file.
+pub fn read_part<T: Sealed>(text: &str, format: &str, version: u32) -> Result<T, PartFault> {
+    let malformed = |reason: String| PartFault::Malformed(crate::param::one_line(&reason));
+    let head: serde_json::Value = serde_json::from_str(text).map_err(|e| malformed(format!("not JSON ({e})")))?;
     match head.get("format").and_then(serde_json::Value::as_str) {
         Some(f) if f == format => {}
-        Some(other) => return Err(format!("format is `{other}`, not `{format}`")),
-        None => return Err(format!("no \"format\": \"{format}\"")),
+        Some(other) => return Err(malformed(format!("format is `{other}`, not `{format}`"))),
+        None => return Err(malformed(format!("no \"format\": \"{format}\""))),
     }
     if head.get("version").and_then(serde_json::Value::as_u64) != Some(u64::from(version)) {
-        return Err(format!("another format version; this gcsim reads version {version}"));
+        return Err(malformed(format!(
+            "another format version; this gcsim reads version {version}"
+        )));
     }
     let gcsim = head.get("gcsim").and_then(serde_json::Value::as_str).unwrap_or("?");
     if gcsim != env!("CARGO_PKG_VERSION") {
-        return Err(format!(
+        return Err(malformed(format!(
             "written by gcsim {gcsim}; merge with the gcsim that wrote it ({} here)",
             env!("CARGO_PKG_VERSION")
-        ));
+        )));
     }
-    serde_json::from_str(text).map_err(|e| crate::param::one_line(&e.to_string()))
+    let part: T = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+    let mut bare = part.clone();
+    let given = std::mem::take(bare.checksum_mut());
+    if given != checksum(&bare) {
+        return Err(PartFault::Checksum);
+    }
+    Ok(part)
+}
+
+/// A partial-result file that carries the checksum of the rest of it.
+pub trait Sealed: Serialize + serde::de::DeserializeOwned + Clone {
+    /// The checksum field.
+    fn checksum_mut(&mut self) -> &mut String;
+
+    /// This file with its checksum computed (over the file with it empty).
+    fn sealed(mut self) -> Self {
+        self.checksum_mut().clear();
+        let sum = checksum(&self);
+        *self.checksum_mut() = sum;
+        self
+    }
+}
+
+/// Why a part cannot be read (the caller names the file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartFault {
+    /// Not a part of this format, version or release, or not its fields.
+    Malformed(String),
+    /// The checksum does not match the contents.
+    Checksum,
 }
 
 /// Why the parts of a sharded command do not make one whole.

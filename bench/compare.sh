@@ -25,7 +25,10 @@
 #   classes      n draws, 50 of exp(1) and 50 of exp(0.5)
 #   replay       one uniform step index and a copy of its 64 times
 #   bootstrap    n uniform indices into the 2752 recorded times
-#   frc          n = 100 000 exp(1) draws
+#   frc          n = 100 000 exp(1) draws (one per worker; gcsim draws the
+#                top 1024 order statistics and takes every group rule from
+#                the largest by its quantile transform, so it goes far
+#                below its floor)
 #   rank         n = 50 exp(1) draws: the decodings (SVDs) are not draws,
 #                so this floor is far below the job
 #   timeout      n exp(1) draws

@@ -1,6 +1,6 @@
 //! Small numeric kernels of a trial: a Fisher–Yates shuffle, the placement
-//! of worker classes, a running sum in four chains, −ln(1 − e^l), and the
-//! merge of sorted runs.
+//! of worker classes, a running sum in four chains, −ln(1 − e^l), frc's
+//! group rule from the maximum, and the merge of sorted runs.
 
 use rand::RngExt;
 
@@ -38,6 +38,29 @@ pub(super) fn neg_ln_one_minus_exp(l: f64) -> f64 {
     } else {
         -(-l.exp()).ln_1p()
     }
+}
+
+/// The maximum over groups of `size` i.i.d. standard exponentials of the
+/// group's minimum (frc's completion in standard units), as the increasing
+/// function of the maximum `e` of all n that has the same quantile.
+///
+/// A group's minimum is exponential with rate `size`, so with m = n/size
+/// groups P(max ≤ v) = (1 − e^(−size·v))^m, and the maximum of all n is at
+/// most e with probability p^n, p = 1 − e^(−e). Equating the two, with
+/// m·size = n, gives 1 − e^(−size·v) = p^size: v = −ln(1 − p^size)/size,
+/// taken through −ln p to keep its precision at both ends (p near 1 in the
+/// tail, p small for small n). This is the exact law of the group rule for
+/// i.i.d. workers (a quantile transform of the maximum, whose law is
+/// exactly p^n), drawn at no cost and without a permutation of the workers
+/// (n draws); configurations are coupled through the maximum, comonotone
+/// with the uncoded time, instead of through the same workers.
+#[inline]
+pub(super) fn max_of_group_minima(e: f64, size: usize) -> f64 {
+    if size == 1 {
+        return e;
+    }
+    let r = size as f64;
+    neg_ln_one_minus_exp(-r * neg_ln_one_minus_exp(-e)) / r
 }
 
 /// In-place running sum, as four independent chains over the quarters of
@@ -139,6 +162,47 @@ pub(super) fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
 
 #[cfg(test)]
 mod tests {
+    use super::max_of_group_minima;
+
+    /// The transform keeps the quantile: (1 − e^(−r·v))^(n/r) = (1 − e^(−e))^n,
+    /// i.e. (1/r)·ln(1 − e^(−r·v)) = ln(1 − e^(−e)), to a few ulps, from small
+    /// maxima (p small) to far in the tail (p within 1e-17 of 1), where the
+    /// plain formula −ln(1 − (1 − e^(−e))^r)/r returns 0 or loses every digit.
+    #[test]
+    fn the_group_maximum_has_the_maximums_quantile() {
+        for e in [1e-3, 0.05, 0.7, 1.0, 3.0, 11.5, 25.0, 40.0, 300.0] {
+            // ln(1 − e^(−x)), by expm1 for small x and ln_1p for large
+            // (Mächler 2012, "Accurately computing log(1 − exp(−|a|))").
+            let ln_p = |x: f64| {
+                if x < 0.5 {
+                    (-(-x).exp_m1()).ln()
+                } else {
+                    (-(-x).exp()).ln_1p()
+                }
+            };
+            for r in [2usize, 3, 10, 100, 1000] {
+                if r as f64 * ln_p(e) < -700.0 {
+                    // p^r underflows: v would be below the smallest double
+                    // (a maximum of n ≥ r workers is never this small).
+                    continue;
+                }
+                let v = max_of_group_minima(e, r);
+                let (lhs, rhs) = (ln_p(r as f64 * v) / r as f64, ln_p(e));
+                assert!(
+                    (lhs - rhs).abs() <= 1e-12 * rhs.abs(),
+                    "e {e} r {r}: v {v}, {lhs} vs {rhs}"
+                );
+                // Each group's minimum is at most the maximum of all, so
+                // the group rule's law lies below the maximum's.
+                assert!(v > 0.0 && v < e, "e {e} r {r}: v {v}");
+            }
+            assert_eq!(max_of_group_minima(e, 1), e);
+        }
+        // Far in the tail, v = (e − ln r)/r + O(e^(−e)).
+        let v = max_of_group_minima(40.0, 10);
+        assert!((v - (40.0 - 10f64.ln()) / 10.0).abs() < 1e-15, "{v}");
+    }
+
     #[test]
     fn merging_runs_sorts_them() {
         let runs: [&[f64]; 4] = [&[0.5, 1.0, 1.0, 7.0], &[], &[0.1, 1.0, 2.0, 2.0, 9.0, 10.0], &[3.0]];

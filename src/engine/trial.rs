@@ -14,10 +14,14 @@
 //!   representation (David & Nagaraja 2003, §2.5) gives the sorted standard
 //!   exponentials directly, E_(j) = Σ_{i≤j} Z_i/(n−i+1) with Z_i i.i.d.
 //!   Exp(1), in O(n) and without a sort; where a rule needs to know which
-//!   worker finished (frc's groups, the event walk), ranks are assigned to
-//!   workers by a uniformly random permutation, which is independent of the
-//!   values for i.i.d. workers. Both paths give the same joint law of the
-//!   worker times; the tests check it.
+//!   worker finished (the event walk), ranks are assigned to workers by a
+//!   uniformly random permutation, which is independent of the values for
+//!   i.i.d. workers. Both paths give the same joint law of the worker
+//!   times; the tests check it. frc's groups need no permutation there:
+//!   the maximum over groups of the group minimum has a closed-form law, and
+//!   is drawn as the quantile transform of the top order statistic E_(n)
+//!   (see `max_of_group_minima`), exact in law for each configuration and
+//!   comonotone with the uncoded time.
 //!
 //! Only the top [`top_block`]`(n)` order statistics (about half the workers)
 //! are drawn in every trial, because a configuration that tolerates s
@@ -25,8 +29,8 @@
 //! k₀ = n − B + 1, is −ln W for W = 1 − U_(k₀) ~ Beta(B, k₀) (uniform order
 //! statistics, David & Nagaraja §2.3), drawn as a ratio of two Gamma
 //! variates; the rest follow by Rényi spacings, E_(j+1) = E_(j) + Z/(n−j)
-//! (memorylessness). Order statistics below k₀ (deep tolerances, frc's large
-//! groups, the event walk) are drawn on demand, top down: given U_(k+1), the
+//! (memorylessness). Order statistics below k₀ (deep tolerances, the event
+//! walk) are drawn on demand, top down: given U_(k+1), the
 //! k lower uniforms are i.i.d. on (0, U_(k+1)), so
 //! ln U_(k) = ln U_(k+1) − Z/k, and E_(k) = −ln(1 − U_(k)). Every trial draws
 //! the same variates in the same order (the top block, then as deep as it is
@@ -62,7 +66,7 @@ mod sample;
 mod spacings;
 mod strategy;
 
-use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
+use super::kernels::{max_of_group_minima, merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
 pub use asynchronous::Update;
 use sample::{Carried, ClassLaws, Standard, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
@@ -163,10 +167,6 @@ pub struct Scratch {
     group_table: Vec<f64>,
     /// The completion time of each frc group size.
     group_times: Vec<f64>,
-    /// Range minima of the worker ranks (order-statistic path).
-    group_table_ranks: Vec<u32>,
-    /// The completion rank of each frc group size (order-statistic path).
-    group_ranks: Vec<u32>,
     /// Per class, the next time of its shuffled run to deal to a worker.
     class_next: Vec<usize>,
     /// The stream of draws beyond the trial's first (see [`strategy`]).
@@ -520,8 +520,6 @@ impl TrialPlan {
             merge: Vec::with_capacity(2 * self.n + 4),
             group_table: Vec::new(),
             group_times: Vec::new(),
-            group_table_ranks: Vec::new(),
-            group_ranks: Vec::new(),
             class_next: Vec::new(),
             extra: None,
             messages: Vec::new(),

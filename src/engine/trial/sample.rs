@@ -167,7 +167,7 @@ impl TrialPlan {
         let mut rng = trial_rng(seed, trial);
         let mut lower = self.draw_top(&mut rng, scratch);
         let group = &self.load_groups[0];
-        if self.path == RulePath::Events || !group.group_sizes.is_empty() {
+        if self.path == RulePath::Events {
             // A uniformly random permutation, on the trial's rank stream.
             let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
             for (i, r) in scratch.worker_rank.iter_mut().enumerate() {
@@ -194,23 +194,17 @@ impl TrialPlan {
                 *o = scratch.sorted[r as usize];
             }
         }
-        if !group.group_sizes.is_empty() {
-            fast::groups_all(
-                &scratch.worker_rank,
-                &group.group_sizes,
-                &mut scratch.group_table_ranks,
-                &mut scratch.group_ranks,
-            );
-        }
+        let maximum = scratch.sorted[self.n - 1];
         for e in &self.order.other_evals {
-            let rank = match e.rule {
-                Rule::KOfN(k) => k - 1,
-                Rule::Groups { .. } => scratch.group_ranks[e.group] as usize,
+            out[e.slot] = match e.rule {
+                Rule::KOfN(k) => {
+                    if k - 1 < lower {
+                        self.reach(k - 1, &mut rng, scratch, &mut lower);
+                    }
+                    self.order_statistic(k - 1, scratch, lower)
+                }
+                Rule::Groups { size } => max_of_group_minima(maximum, size),
             };
-            if rank < lower {
-                self.reach(rank, &mut rng, scratch, &mut lower);
-            }
-            out[e.slot] = self.order_statistic(rank, scratch, lower);
         }
         // One loop per law, each law's transform inlined.
         match &self.order.standard {

@@ -1,7 +1,9 @@
 //! The paired 95% intervals of `speedup` and `p99_speedup` cover the exact
 //! speedups at their nominal rate: 400 independent runs (seeds 0..400) of
 //! n = 6 exponential workers under the fixed load, where the exact values
-//! are harmonic numbers (means) and binomial tails (p99s).
+//! are harmonic numbers (means) and binomial tails (p99s). crc pairs with
+//! the uncoded time through the same workers' order statistics, frc through
+//! the maximum's quantile (a different coupling, so a different pairing).
 //!
 //! Each run's coverage is a Bernoulli(0.95) draw, so the count over 400 runs
 //! has mean 380 and standard error √(400 · 0.95 · 0.05) = 4.36; it must lie
@@ -20,8 +22,13 @@ use super::{harmonic, iteration_cdf, scheme, worker_cdf};
 
 const RUNS: u64 = 400;
 const N: usize = 6;
-/// Tolerances of the straggler codes of the study.
-const TOLERANCES: [usize; 2] = [1, 3];
+/// The straggler codes of the study: crc and frc at two tolerances each.
+const CODES: [(SchemeKind, usize); 4] = [
+    (SchemeKind::Crc, 1),
+    (SchemeKind::Crc, 3),
+    (SchemeKind::Frc, 1),
+    (SchemeKind::Frc, 2),
+];
 
 /// The t in [0, hi] at which a continuous increasing `cdf` reaches `q`, by bisection.
 fn invert(cdf: impl Fn(f64) -> f64, q: f64, hi: f64) -> f64 {
@@ -34,9 +41,9 @@ fn invert(cdf: impl Fn(f64) -> f64, q: f64, hi: f64) -> f64 {
 }
 
 fn study(trials: u64, seed: u64) -> Study {
-    let schemes = TOLERANCES
+    let schemes = CODES
         .iter()
-        .map(|&s| scheme(SchemeKind::Crc, N, Some(s), None, None))
+        .map(|&(kind, s)| scheme(kind, N, Some(s), None, None))
         .collect();
     Study::new(N, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, trials, seed).unwrap()
 }
@@ -44,19 +51,25 @@ fn study(trials: u64, seed: u64) -> Study {
 /// Coverage counts over the runs, per tolerance: (speedup, p99 speedup).
 fn coverage(trials: u64) -> Vec<(u64, u64)> {
     let dist = Dist::exp(1.0).unwrap();
-    let p99 = |s: usize| {
-        let code = scheme(SchemeKind::Crc, N, Some(s), None, None);
+    let p99 = |kind, s: usize| {
+        let code = scheme(kind, N, Some(s), None, None);
         invert(
             iteration_cdf(&code, worker_cdf(&dist, LoadModel::Fixed, 1.0)),
             0.99,
             100.0,
         )
     };
-    let exact: Vec<(f64, f64)> = TOLERANCES
+    let exact: Vec<(f64, f64)> = CODES
         .iter()
-        .map(|&s| (harmonic(N) / (harmonic(N) - harmonic(s)), p99(0) / p99(s)))
+        .map(|&(kind, s)| {
+            let mean = match kind {
+                SchemeKind::Frc => harmonic(N / (s + 1)) / (s + 1) as f64,
+                _ => harmonic(N) - harmonic(s),
+            };
+            (harmonic(N) / mean, p99(SchemeKind::Crc, 0) / p99(kind, s))
+        })
         .collect();
-    let mut counts = vec![(0, 0); TOLERANCES.len()];
+    let mut counts = vec![(0, 0); CODES.len()];
     for seed in 0..RUNS {
         let study = study(trials, seed);
         let rows = report::rows(&study, &engine::simulate(&study, &Silent));
@@ -70,12 +83,12 @@ fn coverage(trials: u64) -> Vec<(u64, u64)> {
 }
 
 fn check(trials: u64) {
-    for (s, (mean, p99)) in TOLERANCES.iter().zip(coverage(trials)) {
+    for ((kind, s), (mean, p99)) in CODES.iter().zip(coverage(trials)) {
         for (what, covered) in [("speedup", mean), ("p99_speedup", p99)] {
-            eprintln!("{what} of crc s={s} at {trials} trials: covered in {covered} of {RUNS} runs");
+            eprintln!("{what} of {kind} s={s} at {trials} trials: covered in {covered} of {RUNS} runs");
             assert!(
                 (365..=395).contains(&covered),
-                "{what} of crc s={s} at {trials} trials: covered in {covered} of {RUNS} runs"
+                "{what} of {kind} s={s} at {trials} trials: covered in {covered} of {RUNS} runs"
             );
         }
     }
@@ -108,7 +121,8 @@ fn the_pairing_without_a_pilot_is_the_pilots() {
     assert_ne!(one_chunk.pairing, short.pairing);
     for p in &long.pairing {
         let (mean, p99) = (p.mean.unwrap(), p.p99.unwrap());
-        assert!(mean > 0.0 && mean < 1.0 && p99 > 0.0 && p99 < 1.0, "{p:?}");
+        // frc's p99 indicators coincide with the uncoded one's (1).
+        assert!(mean > 0.0 && mean < 1.0 && p99 > 0.0 && p99 <= 1.0, "{p:?}");
     }
 }
 
@@ -137,7 +151,11 @@ fn the_pairing_is_the_exact_correlation() {
         )
     };
     let gu = g_of(0.99, N);
-    for (&s, pairing) in TOLERANCES.iter().zip(&out.pairing) {
+    for (&(kind, s), pairing) in CODES.iter().zip(&out.pairing) {
+        if kind == SchemeKind::Frc {
+            frc_pairing(s + 1, pairing.mean.unwrap(), pairing.p99.unwrap());
+            continue;
+        }
         let k = N - s;
         let var = |k: usize| (1..=k).map(|j| ((N - j + 1) as f64).powi(-2)).sum::<f64>();
         let mean = (var(k) / var(N)).sqrt();
@@ -159,6 +177,43 @@ fn the_pairing_is_the_exact_correlation() {
             "crc s={s}: p99 correlation {q}, exact {p99} ± {tol_p99}"
         );
     }
+}
+
+/// frc's pairing with the uncoded time, groups of `r`: its time is the
+/// maximum's quantile transform f(M) = −ln(1 − (1 − e^(−M))^r)/r, so the two
+/// p99 indicators coincide (correlation 1) and the means' correlation is
+/// corr(f(M), M) under M's density n(1 − e^(−x))^(n−1)e^(−x), integrated
+/// here by Simpson's rule on [0, 60] (tail below 1e-24). Tolerances as in
+/// [`the_pairing_is_the_exact_correlation`].
+fn frc_pairing(r: usize, mean: f64, p99: f64) {
+    let f = |x: f64| -(-(r as f64 * (-(-x).exp()).ln_1p()).exp_m1()).ln() / r as f64;
+    let density = |x: f64| N as f64 * (1.0 - (-x).exp()).powi(N as i32 - 1) * (-x).exp();
+    let steps = 60_000;
+    let h = 60.0 / steps as f64;
+    let mut m = [0.0; 5]; // E[M], E[M²], E[f], E[f²], E[M f]
+    for i in 0..=steps {
+        let x = i as f64 * h;
+        let w = h / 3.0
+            * if i == 0 || i == steps {
+                1.0
+            } else if i % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            };
+        let (d, y) = (density(x) * w, f(x));
+        for (acc, v) in m.iter_mut().zip([x, x * x, y, y * y, x * y]) {
+            *acc += d * v;
+        }
+    }
+    let exact = (m[4] - m[0] * m[2]) / ((m[1] - m[0] * m[0]) * (m[3] - m[2] * m[2])).sqrt();
+    assert!(exact > 0.8 && exact < 1.0, "frc r={r}: exact correlation {exact}");
+    let tol = 4.5 * (1.0 - exact * exact) / 256.0;
+    assert!(
+        (mean - exact).abs() < tol,
+        "frc r={r}: mean correlation {mean}, exact {exact}"
+    );
+    assert!((p99 - 1.0).abs() < 1e-3, "frc r={r}: p99 correlation {p99}, exact 1");
 }
 
 fn binomial(n: usize, k: usize) -> f64 {

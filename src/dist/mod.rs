@@ -25,8 +25,10 @@
 //! the theory share one definition of every law (the rand_distr template:
 //! private fields, `new` returning `Result`).
 
+mod normal;
 mod parse;
 
+pub use normal::normal_of_exponential;
 pub use parse::DistError;
 pub(crate) use parse::plain;
 

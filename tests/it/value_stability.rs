@@ -263,15 +263,15 @@ fn order_statistics_trace_bootstrap() {
     );
 }
 
-// The draw-and-sort path: one draw per worker.
-
 #[test]
-fn draws_lognormal() {
+fn order_statistics_lognormal() {
     sweep_golden(
         "sweep-lognormal.csv",
         &["--n", "12", "--dist", "lognormal:mu=0,sigma=0.5"],
     );
 }
+
+// The draw-and-sort path: one draw per worker.
 
 #[test]
 fn draws_straggler_mixture() {

@@ -29,12 +29,12 @@ pub fn needs_identities(study: &Study) -> bool {
 
 /// Whether `study`'s worker times can be drawn as order statistics: i.i.d.
 /// workers whose law is an increasing function of a standard exponential
-/// (`Standard`: exponential, shifted-exponential, Pareto and Weibull laws
-/// without a straggler mixture, and the bootstrap from a trace) under a
-/// monotone load, with the threshold decoder and no transfer times; or a
-/// heterogeneous cluster whose every class is such a law (each class's
-/// order statistics, merged). Log-normal laws and mixtures take the draw
-/// path, and so do studies with a deadline (which reads the first and the
+/// (`Standard`: exponential, shifted-exponential, Pareto, log-normal and
+/// Weibull laws without a straggler mixture, and the bootstrap from a
+/// trace) under a monotone load, with the threshold decoder and no transfer
+/// times; or a heterogeneous cluster whose every class is such a law (each
+/// class's order statistics, merged). Mixtures take the draw path, and so
+/// do studies with a deadline (which reads the first and the
 /// last finish after the load model, not one order statistic) or a
 /// strategy's timeline (which needs each worker's draw and more).
 pub fn order_statistics_apply(study: &Study) -> bool {
@@ -103,6 +103,9 @@ pub(super) enum Standard {
     Pareto { scale: f64, inv_shape: f64 },
     /// λ·E^(1/k).
     Weibull { scale: f64, inv_shape: f64 },
+    /// e^(μ + σ·Φ⁻¹(1 − e^(−E))), Φ⁻¹ by Wichura's AS 241 in E directly
+    /// (see [`crate::dist::normal_of_exponential`]).
+    LogNormal { mu: f64, sigma: f64 },
     /// The bootstrap from a trace: its ⌊M·U⌋-th smallest value (0-based) for
     /// U = 1 − e^(−E), uniform on [0, 1): each of the M values with
     /// probability 1/M.
@@ -128,7 +131,7 @@ impl Standard {
                         scale,
                         inv_shape: 1.0 / shape,
                     }),
-                    Base::LogNormal { .. } => None,
+                    Base::LogNormal { mu, sigma } => Some(Self::LogNormal { mu, sigma }),
                 }
             }
             Workers::Trace(trace) => {
@@ -147,6 +150,7 @@ impl Standard {
             Self::ShiftedExp { shift, inv_rate } => shift + e * inv_rate,
             Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
             Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
+            Self::LogNormal { mu, sigma } => (mu + sigma * crate::dist::normal_of_exponential(e)).exp(),
             Self::Empirical(sorted) => {
                 let m = sorted.len();
                 let u = -(-e).exp_m1();
@@ -212,6 +216,7 @@ impl TrialPlan {
             Standard::ShiftedExp { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Pareto { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Weibull { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
+            Standard::LogNormal { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Empirical(_) => self.apply_loads(out, |e| self.order.standard.apply(e)),
         }
     }

@@ -177,7 +177,9 @@ fn lognormal_and_weibull_by_integration() {
     .enumerate()
     {
         let study = Study::new(n, dist, LoadModel::Fixed, schemes.clone(), 10, 0).unwrap();
-        assert_eq!(engine::order_statistics_apply(&study), i == 1, "{dist}");
+        // Log-normal by order statistics (Φ⁻¹ of the exponential ones), the
+        // mixture by draws.
+        assert_eq!(engine::order_statistics_apply(&study), i <= 1, "{dist}");
         check_all(
             n,
             dist,

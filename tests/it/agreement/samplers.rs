@@ -268,8 +268,8 @@ fn thread_count_does_not_change_results() {
 /// Order-statistic sampling and one-draw-per-worker sampling give the same
 /// distribution of every configuration's iteration time: two-sample
 /// Kolmogorov–Smirnov on 20 000 trials each, at the 0.1% level
-/// (√(n/2)·D < 1.95), for exponential, shifted-exponential, Pareto and
-/// Weibull laws, the bootstrap from a trace (where the test is
+/// (√(n/2)·D < 1.95), for exponential, shifted-exponential, Pareto,
+/// Weibull and log-normal laws, the bootstrap from a trace (where the test is
 /// conservative: the law has atoms) and heterogeneous clusters in order and
 /// shuffled, under fixed, scaled and affine loads, with k-of-n and frc
 /// rules.
@@ -283,7 +283,7 @@ fn order_statistics_and_draws_agree_in_distribution() {
         scheme(SchemeKind::Frc, n, Some(1), None, None),
         scheme(SchemeKind::Mds, n, None, None, Some(2)),
     ];
-    assert_eq!(order_statistics_against_draws(n, schemes, 100), 7 * 3 * 6);
+    assert_eq!(order_statistics_against_draws(n, schemes, 100), 8 * 3 * 6);
     // Past the top block (n = 100 draws the top 51 and the rest on demand).
     let n = 100;
     let schemes = vec![
@@ -293,7 +293,7 @@ fn order_statistics_and_draws_agree_in_distribution() {
         scheme(SchemeKind::Frc, n, Some(19), None, None),
         scheme(SchemeKind::Frc, n, Some(49), None, None),
     ];
-    assert_eq!(order_statistics_against_draws(n, schemes, 200), 7 * 3 * 6);
+    assert_eq!(order_statistics_against_draws(n, schemes, 200), 8 * 3 * 6);
 }
 
 /// The KS checks of [`order_statistics_and_draws_agree_in_distribution`]
@@ -305,6 +305,7 @@ fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> 
         Workers::Iid(Dist::shifted_exp(1.0, 1.0).unwrap()),
         Workers::Iid(Dist::pareto(1.0, 2.5).unwrap()),
         Workers::Iid(Dist::weibull(1.0, 1.5).unwrap()),
+        Workers::Iid(Dist::lognormal(0.5, 0.8).unwrap()),
         Workers::Trace(Arc::new(trace.unwrap())),
         // Heterogeneous clusters: each class by order statistics, merged.
         Workers::Classes {

@@ -45,6 +45,7 @@ fn spacings_and_draws_agree_in_distribution() {
         Workers::Iid(Dist::shifted_exp(1.0, 1.0).unwrap()),
         Workers::Iid(Dist::pareto(1.0, 2.5).unwrap()),
         Workers::Iid(Dist::weibull(1.0, 1.5).unwrap()),
+        Workers::Iid(Dist::lognormal(0.5, 0.8).unwrap()),
         Workers::Trace(Arc::new(trace.unwrap())),
     ];
     let trials = 20_000u64;
@@ -89,7 +90,7 @@ fn spacings_and_draws_agree_in_distribution() {
             }
         }
     }
-    assert_eq!(checks, 5 * 3 * 2 * 6);
+    assert_eq!(checks, 6 * 3 * 2 * 6);
 }
 
 /// Spacings are for constant transfers and k-of-n rules only: random
@@ -113,7 +114,9 @@ fn spacings_only_where_they_apply() {
     let frc = vec![scheme(SchemeKind::Frc, n, Some(2), None, None)];
     assert!(!engine::spacings_apply(&study(exp(), frc, constant)));
     let lognormal = Workers::Iid(Dist::lognormal(0.0, 1.0).unwrap());
-    assert!(!engine::spacings_apply(&study(lognormal, crc.clone(), constant)));
+    assert!(engine::spacings_apply(&study(lognormal, crc.clone(), constant)));
+    let mixture = Workers::Iid(Dist::exp(1.0).unwrap().with_stragglers(0.1, 5.0).unwrap());
+    assert!(!engine::spacings_apply(&study(mixture, crc.clone(), constant)));
     let classes = Workers::Classes {
         classes: vec![(6, Dist::exp(1.0).unwrap()), (6, Dist::exp(0.5).unwrap())],
         shuffle: false,

@@ -38,6 +38,23 @@ def k_of_n(sorted_times, k):
     return sorted_times[:, np.asarray(k) - 1]
 
 
+def crc_sweep(default_trials, draw, draws_per_trial=None, n=100, s_max=50):
+    """The crc sweep s = 0..s_max on n workers from `draw(rng, c, n)`, a
+    c x n matrix of one chunk's arrival times: each row sorted once and the
+    order statistic k = n - s read for every s (crc decodes from any n - s
+    workers; Tandon et al. 2017); prints the summary."""
+    trials, _, rng = arguments(default_trials)
+    s = np.arange(0, s_max + 1)
+    k = n - s
+    times = []
+    for c in chunks(trials, draws_per_trial or n):
+        x = draw(rng, c, n)
+        x.sort(axis=1)
+        times.append(k_of_n(x, k))
+    times = np.concatenate(times)
+    write("crc", n, s, k, times, uncoded=times[:, 0])
+
+
 def write(scheme, n, s, k, times, uncoded, extra=None):
     """Prints one row per configuration: column j of `times` (trials x
     configurations) is scheme[j] (one name or one per column) at tolerance

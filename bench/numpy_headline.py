@@ -8,19 +8,6 @@ row for s = 0..50 (crc decodes from any n - s workers; Tandon et al. 2017).
 
 usage: python3 bench/numpy_headline.py [trials] [seed]
 """
-import numpy as np
+from numpy_common import crc_sweep
 
-from numpy_common import arguments, chunks, k_of_n, write
-
-trials, seed, rng = arguments(1_000_000)
-n = 100
-s = np.arange(0, 51)
-k = n - s
-
-times = []
-for c in chunks(trials, n):
-    x = rng.exponential(1.0, size=(c, n))
-    x.sort(axis=1)
-    times.append(k_of_n(x, k))
-times = np.concatenate(times)
-write("crc", n, s, k, times, uncoded=times[:, 0])
+crc_sweep(1_000_000, lambda rng, c, n: rng.exponential(1.0, size=(c, n)))

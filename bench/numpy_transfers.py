@@ -9,20 +9,14 @@ tolerance s completes at the (n-s)-th smallest arrival.
 
 usage: python3 bench/numpy_transfers.py [trials] [seed]
 """
-import numpy as np
+from numpy_common import crc_sweep
 
-from numpy_common import arguments, chunks, k_of_n, write
 
-trials, seed, rng = arguments(100_000)
-n = 100
-s = np.arange(0, 51)
-k = n - s
-
-times = []
-for c in chunks(trials, 2 * n):
+def arrivals(rng, c, n):
+    """Each worker's finish time plus its message's transfer time."""
     a = rng.exponential(1.0, size=(c, n))
     a += rng.exponential(0.5, size=(c, n))
-    a.sort(axis=1)
-    times.append(k_of_n(a, k))
-times = np.concatenate(times)
-write("crc", n, s, k, times, uncoded=times[:, 0])
+    return a
+
+
+crc_sweep(100_000, arrivals, draws_per_trial=200)

@@ -21,6 +21,7 @@ pub mod heterogeneity;
 pub mod hmm;
 pub mod import;
 pub mod stats;
+pub(crate) mod table;
 mod unit;
 
 #[cfg(test)]
@@ -121,13 +122,10 @@ impl Trace {
             line,
             reason,
         };
-        // Spreadsheet programs start their CSV with a UTF-8 byte-order mark.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-        let Some((h, header)) = lines.next() else {
+        let Some(table) = table::Table::new(text) else {
             return Err(TraceError::Empty { file: file.to_string() });
         };
-        let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+        let (header, columns) = (table.header, table.columns.clone());
         let col = |name: &str| columns.iter().position(|c| *c == name);
         let time_columns: Vec<(usize, TimeUnit)> = columns
             .iter()
@@ -143,7 +141,7 @@ impl Trace {
                 "lacks a column"
             };
             return Err(line_err(
-                h + 1,
+                table.header_line,
                 format!(
                     "the header `{header}` {problem}; it needs step, worker and one time column: {}",
                     TimeUnit::accepted_columns()
@@ -153,15 +151,8 @@ impl Trace {
         let time_name = columns[ci_time];
         let mut by_step: BTreeMap<u64, BTreeMap<u64, f64>> = BTreeMap::new();
         let mut rows = 0;
-        for (i, l) in lines {
-            let line = i + 1;
-            let cells: Vec<&str> = l.split(',').map(str::trim).collect();
-            if cells.len() != columns.len() {
-                return Err(line_err(
-                    line,
-                    format!("{} fields, the header has {}", cells.len(), columns.len()),
-                ));
-            }
+        for row in table {
+            let (line, cells) = row.map_err(|(line, reason)| line_err(line, reason))?;
             let int = |c: usize, name: &str| {
                 cells[c]
                     .parse::<u64>()

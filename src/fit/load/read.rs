@@ -17,6 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::LoadFitError;
+use crate::trace::table::Table;
 use crate::units::TimeUnit;
 
 /// Times measured at two or more loads, grouped by load and step.
@@ -88,13 +89,10 @@ impl LoadTrace {
             line,
             reason,
         };
-        // Spreadsheet programs start their CSV with a UTF-8 byte-order mark.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-        let Some((h, header)) = lines.next() else {
+        let Some(table) = Table::new(text) else {
             return Err(LoadFitError::Empty { file: file.to_string() });
         };
-        let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+        let (header, columns) = (table.header, table.columns.clone());
         // The time column may name its unit (`time_ms`), as in a plain trace.
         let unit = columns.iter().find_map(|c| TimeUnit::of_time_column(c));
         let index: Vec<usize> = COLUMNS
@@ -106,7 +104,7 @@ impl LoadTrace {
             .collect();
         let (&[ci_step, ci_worker, ci_time, ci_load], Some(unit)) = (index.as_slice(), unit) else {
             return Err(line_err(
-                h + 1,
+                table.header_line,
                 format!(
                     "the header `{header}` lacks a column; a trace with loads needs step, worker, time and load, the time as {}",
                     TimeUnit::accepted_columns()
@@ -116,15 +114,8 @@ impl LoadTrace {
         // Load (by its bits: positive floats order as their bits) → step → worker → time.
         let mut by_load: BTreeMap<u64, BTreeMap<u64, BTreeMap<u64, f64>>> = BTreeMap::new();
         let mut workers = std::collections::BTreeSet::new();
-        for (i, l) in lines {
-            let line = i + 1;
-            let cells: Vec<&str> = l.split(',').map(str::trim).collect();
-            if cells.len() != columns.len() {
-                return Err(line_err(
-                    line,
-                    format!("{} fields, the header has {}", cells.len(), columns.len()),
-                ));
-            }
+        for row in table {
+            let (line, cells) = row.map_err(|(line, reason)| line_err(line, reason))?;
             let whole = |c: usize, name: &str| {
                 cells[c]
                     .parse::<u64>()

@@ -85,6 +85,32 @@ pub struct Update<'a> {
     pub gradients: &'a [(usize, u64)],
 }
 
+/// The updates a timeline has applied so far and when the last was: what
+/// the next [`Update`] reports.
+#[derive(Debug, Default)]
+struct Applied {
+    updates: u64,
+    last: f64,
+}
+
+impl Applied {
+    /// Announces the update at `at` from `gradients` to `update`; if the
+    /// timeline goes on (`update` returns true), counts it as applied.
+    fn announce(&mut self, at: f64, gradients: &[(usize, u64)], update: impl FnOnce(Update) -> bool) -> bool {
+        let go_on = update(Update {
+            index: self.updates,
+            at,
+            previous: self.last,
+            gradients,
+        });
+        if go_on {
+            self.updates += 1;
+            self.last = at;
+        }
+        go_on
+    }
+}
+
 impl TrialPlan {
     /// One update interval of `strategy` after its warm-up (see
     /// [`Strategy::Async`]), on the trial's first draws; the recorded
@@ -146,7 +172,7 @@ impl TrialPlan {
         scratch.version.resize(n, 0);
         let mut pending = std::mem::take(&mut scratch.pending);
         pending.clear();
-        let (mut updates, mut last) = (0u64, 0.0);
+        let mut applied = Applied::default();
         let mut queue_free = f64::NEG_INFINITY;
         // K-batch-async without transfers replaces each tick it handles by
         // the worker's next: one sift of the heap instead of a pop and a push.
@@ -182,21 +208,13 @@ impl TrialPlan {
             if let Some(v) = arrival {
                 pending.push((w, v));
                 if pending.len() == k {
-                    let done = Update {
-                        index: updates,
-                        at: t,
-                        previous: last,
-                        gradients: &pending,
-                    };
-                    if !update(self, scratch, done) {
+                    if !applied.announce(t, &pending, |done| update(self, scratch, done)) {
                         break;
                     }
-                    updates += 1;
-                    last = t;
                     // K-async: the update's workers restart on the new model.
                     if !batch {
                         for &(p, _) in &pending {
-                            self.start(p, t, updates, &mut ticks, scratch);
+                            self.start(p, t, applied.updates, &mut ticks, scratch);
                         }
                     }
                     pending.clear();
@@ -204,12 +222,12 @@ impl TrialPlan {
             }
             if replace {
                 // The next mini-batch, on the current model, in the place of this tick.
-                scratch.version[w] = updates;
+                scratch.version[w] = applied.updates;
                 let at = t + self.fresh(w, scratch);
                 *ticks.peek_mut().expect("the tick handled is queued") = Tick::computed(at, w);
             } else if batch && tick.arrives.is_none() {
                 // K-batch-async: the next mini-batch, on the current model.
-                self.start(w, t, updates, &mut ticks, scratch);
+                self.start(w, t, applied.updates, &mut ticks, scratch);
             }
         }
         scratch.ticks = ticks;
@@ -249,7 +267,7 @@ impl TrialPlan {
         scratch.version.clear();
         scratch.version.resize(n, 0);
         let mut pending = std::mem::take(&mut scratch.pending);
-        let (mut updates, mut last) = (0u64, 0.0);
+        let mut applied = Applied::default();
         loop {
             pending.clear();
             pending.extend(sorted[..k].iter().map(|&p| {
@@ -257,20 +275,12 @@ impl TrialPlan {
                 (w, scratch.version[w])
             }));
             let t = Tick::unpack(sorted[k - 1]).at;
-            let done = Update {
-                index: updates,
-                at: t,
-                previous: last,
-                gradients: &pending,
-            };
-            if !update(self, scratch, done) {
+            if !applied.announce(t, &pending, |done| update(self, scratch, done)) {
                 break;
             }
-            updates += 1;
-            last = t;
             restarted.clear();
             for &(w, _) in &pending {
-                scratch.version[w] = updates;
+                scratch.version[w] = applied.updates;
                 restarted.push(Tick::computed(t + self.fresh(w, scratch), w).0);
             }
             let time = |p: &Packed| (p.0 >> 64) as u64;

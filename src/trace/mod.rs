@@ -21,7 +21,6 @@ pub mod heterogeneity;
 pub mod hmm;
 pub mod import;
 pub mod stats;
-pub(crate) mod table;
 mod unit;
 
 #[cfg(test)]
@@ -122,7 +121,7 @@ impl Trace {
             line,
             reason,
         };
-        let Some(table) = table::Table::new(text) else {
+        let Some(table) = crate::table::Table::new(text) else {
             return Err(TraceError::Empty { file: file.to_string() });
         };
         let (header, columns) = (table.header, table.columns.clone());

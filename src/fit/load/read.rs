@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::LoadFitError;
-use crate::trace::table::Table;
+use crate::table::Table;
 use crate::units::TimeUnit;
 
 /// Times measured at two or more loads, grouped by load and step.

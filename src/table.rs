@@ -1,6 +1,7 @@
-//! The comma-separated text both trace readers take: a header naming the
-//! columns, then one row per line, blank lines skipped, and a UTF-8
-//! byte-order mark (which spreadsheet programs write first) ignored.
+//! The comma-separated text both trace readers (`trace`, `fit::load`)
+//! take: a header naming the columns, then one row per line, blank lines
+//! skipped, and a UTF-8 byte-order mark (which spreadsheet programs write
+//! first) ignored.
 
 /// A table's header and its rows, each split on commas and trimmed.
 pub(crate) struct Table<'a> {

@@ -481,11 +481,35 @@ impl Runner<'_> {
     /// [`BATCH`] trials at a time (the last batch may be shorter),
     /// column-major: `(values, count)` with slot j's values, in trial order,
     /// at `values[j·count..(j+1)·count]`.
+    ///
+    /// Where trials are costly ([`TrialPlan::decodes_by_rank`]) the chunk's
+    /// trials run in parallel, one task per trial, so that a run of one
+    /// chunk uses every core; each trial's values depend on its index alone
+    /// and are laid out in trial order, so the batches are the same bytes.
     fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut batch: impl FnMut(&[f64], usize)) {
         let slots = self.plan.slots();
+        let trials = self.trials_of(chunk);
+        if self.plan.decodes_by_rank() {
+            // Trial by trial: `by_trial[i·slots..(i+1)·slots]` is trial start + i's.
+            let mut by_trial = vec![0.0; trials.clone().count() * slots];
+            by_trial.par_chunks_mut(slots).enumerate().for_each_init(
+                || self.plan.scratch(),
+                |scratch, (i, out)| self.plan.run(self.seed, trials.start + i as u64, scratch, out),
+            );
+            let mut values = vec![0.0; BATCH * slots];
+            for trials in by_trial.chunks(BATCH * slots) {
+                let count = trials.len() / slots;
+                for (i, out) in trials.chunks_exact(slots).enumerate() {
+                    for (j, &v) in out.iter().enumerate() {
+                        values[j * count + i] = v;
+                    }
+                }
+                batch(&values[..count * slots], count);
+            }
+            return;
+        }
         let mut values = vec![0.0; BATCH * slots];
         let mut out = vec![0.0; slots];
-        let trials = self.trials_of(chunk);
         let mut t = trials.start;
         while t < trials.end {
             let count = (trials.end - t).min(BATCH as u64) as usize;

@@ -1,3 +1,6 @@
+// Longer than 600 lines because the run's stages (pilot, passes,
+// refinement) and the runner that simulates chunks share private state.
+
 //! The Monte Carlo engine: trials in fixed-size chunks on all cores.
 //!
 //! Trials are split into chunks of [`CHUNK`]. Chunks run in parallel; their
@@ -481,46 +484,37 @@ impl Runner<'_> {
     /// [`BATCH`] trials at a time (the last batch may be shorter),
     /// column-major: `(values, count)` with slot j's values, in trial order,
     /// at `values[j·count..(j+1)·count]`.
-    ///
-    /// Where trials are costly ([`TrialPlan::decodes_by_rank`]) the chunk's
-    /// trials run in parallel, one task per trial, so that a run of one
-    /// chunk uses every core; each trial's values depend on its index alone
-    /// and are laid out in trial order, so the batches are the same bytes.
+    /// Where trials are costly ([`TrialPlan::decodes_by_rank`]) a batch's trials
+    /// run in parallel, so that one chunk uses every core (same bytes: a
+    /// trial's values depend on its index alone).
     fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut batch: impl FnMut(&[f64], usize)) {
         let slots = self.plan.slots();
+        // Trial-major (trial t + i's values at `by_trial[i·slots..]`), then slot-major.
+        let (mut by_trial, mut values) = (vec![0.0; BATCH * slots], vec![0.0; BATCH * slots]);
         let trials = self.trials_of(chunk);
-        if self.plan.decodes_by_rank() {
-            // Trial by trial: `by_trial[i·slots..(i+1)·slots]` is trial start + i's.
-            let mut by_trial = vec![0.0; trials.clone().count() * slots];
-            by_trial.par_chunks_mut(slots).enumerate().for_each_init(
-                || self.plan.scratch(),
-                |scratch, (i, out)| self.plan.run(self.seed, trials.start + i as u64, scratch, out),
-            );
-            let mut values = vec![0.0; BATCH * slots];
-            for trials in by_trial.chunks(BATCH * slots) {
-                let count = trials.len() / slots;
-                for (i, out) in trials.chunks_exact(slots).enumerate() {
-                    for (j, &v) in out.iter().enumerate() {
-                        values[j * count + i] = v;
-                    }
-                }
-                batch(&values[..count * slots], count);
-            }
-            return;
-        }
-        let mut values = vec![0.0; BATCH * slots];
-        let mut out = vec![0.0; slots];
         let mut t = trials.start;
         while t < trials.end {
             let count = (trials.end - t).min(BATCH as u64) as usize;
-            for i in 0..count {
-                self.plan.run(self.seed, t, scratch, &mut out);
+            let rows = &mut by_trial[..count * slots];
+            let run = |scratch: &mut Scratch, (i, out): (usize, &mut [f64])| {
+                self.plan.run(self.seed, t + i as u64, scratch, out)
+            };
+            if self.plan.decodes_by_rank() {
+                rows.par_chunks_mut(slots)
+                    .enumerate()
+                    .for_each_init(|| self.plan.scratch(), run);
+            } else {
+                rows.chunks_exact_mut(slots)
+                    .enumerate()
+                    .for_each(|row| run(scratch, row));
+            }
+            for (i, out) in by_trial[..count * slots].chunks_exact(slots).enumerate() {
                 for (j, &v) in out.iter().enumerate() {
                     values[j * count + i] = v;
                 }
-                t += 1;
             }
             batch(&values[..count * slots], count);
+            t += count as u64;
         }
     }
 

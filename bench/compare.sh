@@ -26,8 +26,10 @@
 #   replay       one uniform step index and a copy of its 64 times
 #   bootstrap    n uniform indices into the 2752 recorded times
 #   frc          n = 100 000 exp(1) draws
-#   rank         n = 50 exp(1) draws: the decodings (SVDs) are not draws,
-#                so this floor is far below the job
+#   rank         n = 50 exp(1) draws: the decodings (a Gram-Schmidt pass
+#                per configuration, and an SVD where the pass cannot
+#                certify its verdict) are not draws, so this floor is far
+#                below the job
 #   timeout      n exp(1) draws
 #   speculative  n + 25: each worker's task and a fresh draw for each of the
 #                n - ceil(0.75 n) = 25 copies (F = 1: every late task gets one)

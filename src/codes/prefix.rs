@@ -338,7 +338,7 @@ fn subtract(row: &mut [f64], basis: &[f64], coefficients: &[f64]) {
 
 /// Σ a_i·b_i, in four interleaved partial sums (which the compiler can
 /// keep in vector registers; one running sum would serialise the adds).
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut acc = [0.0; 4];
     let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
     let tail: f64 = a4.remainder().iter().zip(b4.remainder()).map(|(x, y)| x * y).sum();

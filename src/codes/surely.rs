@@ -57,6 +57,7 @@ use nalgebra::DMatrix;
 
 use super::TOLERANCE;
 use super::fast::FAST_FROM;
+use super::prefix::dot;
 
 /// The bound must be below [`TOLERANCE`] by this factor: room for a
 /// backward error of the SVD twice the one assumed.
@@ -122,10 +123,10 @@ pub(super) fn bound(p: &Prefix) -> Option<f64> {
     for k in 0..m {
         column[k] = 1.0 / at(k, k);
         for i in k + 1..m {
-            let s: f64 = (k..i).map(|j| at(i, j) * column[j]).sum();
-            column[i] = -s / at(i, i);
+            let row = &p.factor[i * (i + 1) / 2..];
+            column[i] = -dot(&row[k..i], &column[k..i]) / row[i];
         }
-        inverse_sq += column[k..].iter().map(|x| x * x).sum::<f64>();
+        inverse_sq += dot(&column[k..], &column[k..]);
     }
     let inverse = inverse_sq.sqrt();
     let kappa = b_norm * inverse;

@@ -43,11 +43,11 @@
 //! certificate holds when that bound is at most [`TOLERANCE`]/[`SAFETY`]
 //! and κ̂ ≤ [`MAX_CONDITION`]. It is only used below the fast routes'
 //! sizes ([`super::fast::FAST_FROM`]), where the verdict is the reference
-//! SVD's. Were faer's QR iteration not to converge, the fallback
-//! factorisations are held to 1e-12 only, and the bound assumes the QR
-//! iteration's accuracy; these fallbacks have been seen only on sparse 0/1
-//! matrices with zero columns (approx-regular), whose prefixes carry
-//! dependent rows and so are never certified.
+//! SVD's. The bound does not cover the fallbacks `decode` takes where
+//! faer's QR iteration does not converge (factorisations held to 1e-12
+//! only): the one such matrix seen (approx-regular with d = 2, the
+//! regression test in `decode.rs`) has full row rank but misses T by 0.14,
+//! so the pass proposes no candidate there and nothing is certified.
 //!
 //! On crc at n = 50 (s = 1..10) most candidates are certified, where κ(B)
 //! is up to about 10⁴; the ill-conditioned ones (κ up to 10⁶, where the

@@ -563,7 +563,8 @@ mod tests {
     /// residual is below it (on exact, approximate and ill-conditioned
     /// codes, and on crc at n = 50, whose κ reaches 10⁶), and a certified
     /// prefix decodes; and it is neither idle nor everywhere: a third or
-    /// more of crc's candidates at n = 50 are certified, but not all.
+    /// more of crc's candidates at n = 50 are certified (some at every s),
+    /// but not all.
     #[test]
     fn the_certificate_bounds_the_svds_residual() {
         let mut cases: Vec<(Code, usize)> = codes();
@@ -597,15 +598,11 @@ mod tests {
             // not everywhere above the tolerance.
             assert!(ratio < 0.1, "{}: {ratio}", code.scheme());
             if code.scheme().kind() == SchemeKind::Crc && n == 50 {
-                assert!(
-                    0 < certified && certified < candidates,
-                    "{}: {certified} of {candidates}",
-                    code.scheme()
-                );
+                assert!(0 < certified, "{}: {certified} of {candidates}", code.scheme());
                 crc50 = (crc50.0 + certified, crc50.1 + candidates);
             }
         }
-        assert!(3 * crc50.0 > crc50.1, "{crc50:?}");
+        assert!(3 * crc50.0 > crc50.1 && crc50.0 < crc50.1, "{crc50:?}");
     }
 
     /// A custom code whose rows span T only to `distance` (relative): rows

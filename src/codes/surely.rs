@@ -18,8 +18,13 @@
 //!   taken here as (m + c)^{5/2}·ε; while that times κ̂ is at most 1/4,
 //!   σ_min(B) ≥ (√(3/4) − 1/4)/‖L⁻¹‖ ≥ 1/(2‖L⁻¹‖_F), so κ(B) ≤ 2κ̂.
 //! - The minimum-norm decoding A* = T·B⁺ (B·B⁺ = I) equals a + (T − a·B)·B⁺,
-//!   so ‖A*‖ ≤ ā = ‖a‖ + 2·δ̄·‖T‖·‖L⁻¹‖_F; κ_A = ā·‖B‖_F/‖T‖ is the
+//!   so ‖A*‖ ≤ ā = ‖a‖ + 2·δ̄·‖T‖·‖L⁻¹‖_F; κ_A = ā·‖B‖/‖T‖ is the
 //!   amplification that matters below (often well under κ(B)).
+//!
+//! Throughout, ‖B‖ without a subscript is min(‖B‖_F, √(‖B‖₁·‖B‖_∞)),
+//! computed (times 1.01 for its rounding): both bound ‖B‖₂ and ‖|B|‖₂, which
+//! are what the error terms need (Higham 2002, §6.3); the second is the
+//! smaller on sparse rows such as crc's.
 //!
 //! The SVD is backward stable: Û, V̂ lie within η of orthonormal U, V with
 //! U·Σ̂·Vᵀ = B + E, ‖E‖ ≤ η‖B‖ (LAPACK Users' Guide §4.9: η = p(m, c)·ε for
@@ -154,8 +159,18 @@ pub(super) fn bound(p: &Prefix) -> Option<f64> {
     }
     let a_norm = a_sq.sqrt();
     let rho = miss_sq.sqrt() / t_norm;
-    let distance = rho * 1.01 + gamma(m + 1) * (1.0 + a_norm * b_norm / t_norm);
-    let amplification = (a_norm + 2.0 * distance * t_norm * inverse) * b_norm / t_norm;
+    // ‖B‖₂ and ‖|B|‖₂ are at most ‖B‖_F and √(‖B‖₁·‖B‖_∞) (the same for |B|).
+    let mut column_sums = vec![0.0; c];
+    let mut row_max = 0.0f64;
+    for &w in p.rows {
+        let row = p.encoding.row(w);
+        row_max = row_max.max(row.iter().map(|x| x.abs()).sum());
+        column_sums.iter_mut().zip(row.iter()).for_each(|(s, x)| *s += x.abs());
+    }
+    let column_max = column_sums.iter().copied().fold(0.0, f64::max);
+    let b_two = b_norm.min((column_max * row_max).sqrt() * 1.01);
+    let distance = rho * 1.01 + gamma(m + 1) * (1.0 + a_norm * b_two / t_norm);
+    let amplification = (a_norm + 2.0 * distance * t_norm * inverse) * b_two / t_norm;
     let eta = svd_allowance(m, c);
     Some(
         1.01 * (distance

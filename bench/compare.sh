@@ -29,8 +29,10 @@
 #                top 1024 order statistics and takes every group rule from
 #                the largest by its quantile transform, so it goes far
 #                below its floor)
-#   rank         n = 50 exp(1) draws: the decodings (SVDs) are not draws,
-#                so this floor is far below the job
+#   rank         n = 50 exp(1) draws: the decodings (a Gram-Schmidt pass
+#                per configuration, and an SVD where the pass cannot
+#                certify its verdict) are not draws, so this floor is far
+#                below the job
 #   timeout      n exp(1) draws
 #   speculative  n + 25: each worker's task and a fresh draw for each of the
 #                n - ceil(0.75 n) = 25 copies (F = 1: every late task gets one)

@@ -76,6 +76,7 @@ pub mod export;
 mod fast;
 pub mod matmul;
 mod prefix;
+mod surely;
 
 use nalgebra::DMatrix;
 use thiserror::Error;

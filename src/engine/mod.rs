@@ -1,3 +1,6 @@
+// Longer than 600 lines because the run's stages (pilot, passes,
+// refinement) and the runner that simulates chunks share private state.
+
 //! The Monte Carlo engine: trials in fixed-size chunks on all cores.
 //!
 //! Trials are split into chunks of [`CHUNK`]. Chunks run in parallel; their
@@ -481,22 +484,37 @@ impl Runner<'_> {
     /// [`BATCH`] trials at a time (the last batch may be shorter),
     /// column-major: `(values, count)` with slot j's values, in trial order,
     /// at `values[j·count..(j+1)·count]`.
+    /// Where trials are costly ([`TrialPlan::decodes_by_rank`]) a batch's trials
+    /// run in parallel, so that one chunk uses every core (same bytes: a
+    /// trial's values depend on its index alone).
     fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut batch: impl FnMut(&[f64], usize)) {
         let slots = self.plan.slots();
-        let mut values = vec![0.0; BATCH * slots];
-        let mut out = vec![0.0; slots];
+        // Trial-major (trial t + i's values at `by_trial[i·slots..]`), then slot-major.
+        let (mut by_trial, mut values) = (vec![0.0; BATCH * slots], vec![0.0; BATCH * slots]);
         let trials = self.trials_of(chunk);
         let mut t = trials.start;
         while t < trials.end {
             let count = (trials.end - t).min(BATCH as u64) as usize;
-            for i in 0..count {
-                self.plan.run(self.seed, t, scratch, &mut out);
+            let rows = &mut by_trial[..count * slots];
+            let run = |scratch: &mut Scratch, (i, out): (usize, &mut [f64])| {
+                self.plan.run(self.seed, t + i as u64, scratch, out)
+            };
+            if self.plan.decodes_by_rank() {
+                rows.par_chunks_mut(slots)
+                    .enumerate()
+                    .for_each_init(|| self.plan.scratch(), run);
+            } else {
+                rows.chunks_exact_mut(slots)
+                    .enumerate()
+                    .for_each(|row| run(scratch, row));
+            }
+            for (i, out) in by_trial[..count * slots].chunks_exact(slots).enumerate() {
                 for (j, &v) in out.iter().enumerate() {
                     values[j * count + i] = v;
                 }
-                t += 1;
             }
             batch(&values[..count * slots], count);
+            t += count as u64;
         }
     }
 

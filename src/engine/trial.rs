@@ -485,6 +485,17 @@ impl TrialPlan {
         self.slots
     }
 
+    /// Whether some slot decodes with its code's SVD rank rule
+    /// (`--decoder rank`): a trial then costs a Gram–Schmidt pass (and
+    /// sometimes an SVD) per such slot, tens of microseconds or more, enough
+    /// for the engine to spread one chunk's trials over every core.
+    pub fn decodes_by_rank(&self) -> bool {
+        self.delivery
+            .codes
+            .as_ref()
+            .is_some_and(|c| c.iter().any(Option::is_some))
+    }
+
     /// Trial `trial`'s transfer times, where messages take time. They come
     /// from a stream of their own, so that the worker times are those of the
     /// same trial without communication.

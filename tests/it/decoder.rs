@@ -225,3 +225,43 @@ fn arrivals_sum_additive_units_as_the_draw_path_does() {
         }
     }
 }
+
+/// Trials that decode by rank run in parallel within a chunk
+/// (`Runner::run_chunk`): a run over two chunks gives the same bytes on one
+/// and on two threads.
+#[test]
+fn rank_runs_are_the_same_bytes_on_any_thread_count() {
+    let run = |threads: &str| {
+        Command::cargo_bin("gcsim")
+            .unwrap()
+            .args([
+                "sweep",
+                "--n",
+                "6",
+                "--s",
+                "0..2",
+                "--scheme",
+                "crc",
+                "--decoder",
+                "rank",
+            ])
+            .args([
+                "--trials",
+                "9000",
+                "--seed",
+                "3",
+                "--format",
+                "csv",
+                "--threads",
+                threads,
+            ])
+            .output()
+            .unwrap()
+    };
+    let (one, two) = (run("1"), run("2"));
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    assert_eq!(
+        String::from_utf8(one.stdout).unwrap(),
+        String::from_utf8(two.stdout).unwrap()
+    );
+}

@@ -56,6 +56,7 @@ use crate::codes::Code;
 use crate::study::{Decoder, Study, Workers};
 
 mod asynchronous;
+mod empirical;
 mod evaluate;
 mod identities;
 mod sample;
@@ -64,6 +65,7 @@ mod strategy;
 
 use super::kernels::{merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
 pub use asynchronous::Update;
+use empirical::Empirical;
 use sample::{Carried, ClassLaws, Standard, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 pub use spacings::spacings_apply;

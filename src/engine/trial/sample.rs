@@ -105,8 +105,8 @@ pub(super) enum Standard {
     Weibull { scale: f64, inv_shape: f64 },
     /// The bootstrap from a trace: its ⌊M·U⌋-th smallest value (0-based) for
     /// U = 1 − e^(−E), uniform on [0, 1): each of the M values with
-    /// probability 1/M.
-    Empirical(Arc<Vec<f64>>),
+    /// probability 1/M (see [`Empirical`]).
+    Empirical(Arc<Empirical>),
 }
 
 impl Standard {
@@ -134,7 +134,7 @@ impl Standard {
             Workers::Trace(trace) => {
                 let mut sorted = trace.all().to_vec();
                 sorted.sort_unstable_by(f64::total_cmp);
-                Some(Self::Empirical(Arc::new(sorted)))
+                Some(Self::Empirical(Arc::new(Empirical::new(sorted))))
             }
             Workers::Iid(_) | Workers::Classes { .. } | Workers::Replay(_) => None,
         }
@@ -147,11 +147,7 @@ impl Standard {
             Self::ShiftedExp { shift, inv_rate } => shift + e * inv_rate,
             Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
             Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
-            Self::Empirical(sorted) => {
-                let m = sorted.len();
-                let u = -(-e).exp_m1();
-                sorted[((u * m as f64) as usize).min(m - 1)]
-            }
+            Self::Empirical(table) => table.apply(e),
         }
     }
 }
@@ -218,7 +214,7 @@ impl TrialPlan {
             Standard::ShiftedExp { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Pareto { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Weibull { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::Empirical(_) => self.apply_loads(out, |e| self.order.standard.apply(e)),
+            Standard::Empirical(table) => self.apply_loads(out, |e| table.apply(e)),
         }
     }
 

@@ -259,25 +259,42 @@ impl Counts {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn add_batch_avx2(&mut self, pass: &Pass, batch: &[f64], count: usize) {
-        self.add_batch_portable(pass, batch, count);
+        self.trials += count as u64;
+        for (j, col) in batch.chunks_exact(count).enumerate() {
+            self.add_column::<true>(pass, j, col);
+        }
     }
 
-    #[inline(always)]
     fn add_batch_portable(&mut self, pass: &Pass, batch: &[f64], count: usize) {
         self.trials += count as u64;
         for (j, col) in batch.chunks_exact(count).enumerate() {
-            self.add_column(pass, j, col);
+            self.add_column::<false>(pass, j, col);
         }
     }
 
     /// Counts one slot's values: its power sums and range with its first
-    /// group of windows, then each further group in a sweep of its own.
+    /// group of windows, then each further group in a sweep of its own;
+    /// with `AVX2`, by the sweep written in AVX2 instructions.
     #[inline(always)]
-    fn add_column(&mut self, pass: &Pass, j: usize, col: &[f64]) {
+    fn add_column<const AVX2: bool>(&mut self, pass: &Pass, j: usize, col: &[f64]) {
         let groups = &pass.groups[pass.slot_groups[j]..pass.slot_groups[j + 1]];
-        self.sweep::<true>(pass, j, col, groups.first().unwrap_or(&Group::EMPTY));
-        for g in groups.iter().skip(1) {
-            self.sweep::<false>(pass, j, col, g);
+        let first = groups.first().unwrap_or(&Group::EMPTY);
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is set only by `add_batch_avx2`, which runs
+            // only where the processor has AVX2.
+            unsafe {
+                self.sweep_avx2::<true>(pass, j, col, first);
+                for g in groups.iter().skip(1) {
+                    self.sweep_avx2::<false>(pass, j, col, g);
+                }
+            }
+        }
+        if !AVX2 || cfg!(not(target_arch = "x86_64")) {
+            self.sweep::<true>(pass, j, col, first);
+            for g in groups.iter().skip(1) {
+                self.sweep::<false>(pass, j, col, g);
+            }
         }
         if let Some(bins) = &pass.survival {
             for &v in col {
@@ -294,20 +311,16 @@ impl Counts {
     #[inline(always)]
     fn sweep<const STATS: bool>(&mut self, pass: &Pass, j: usize, col: &[f64], g: &Group) {
         let r = pass.refs.get(j).copied();
-        let (mut s1, mut s2) = (self.s1[j], self.s2[j]);
-        let (mut mn, mut mx) = ([self.min[j]; 4], [self.max[j]; 4]);
-        let mut infinite = [0u64; 4];
+        let Lanes {
+            mut s1,
+            mut s2,
+            mut mn,
+            mut mx,
+            mut infinite,
+            mut below,
+        } = self.lanes(j);
         let (lo, hi) = (g.lo, g.hi);
-        // below[i][l]: lane l's values under window i's lower edge.
-        let mut below = [[0u64; 4]; 4];
-        // The values inside a window, gathered without a branch (each value
-        // is written, and the end moves past it only if it is inside) and
-        // counted after the sweep: on a trace's atoms, a tenth of the values
-        // can be inside, at random.
-        let mut pending = std::mem::take(&mut self.pending);
-        if pending.len() < col.len() {
-            pending.resize(col.len(), 0.0);
-        }
+        let mut pending = self.take_pending(col.len());
         let mut n = 0;
         let quads = col.chunks_exact(4);
         let tail = quads.remainder();
@@ -336,6 +349,68 @@ impl Counts {
                 n += inside[l] as usize;
             }
         }
+        let lanes = Lanes {
+            s1,
+            s2,
+            mn,
+            mx,
+            infinite,
+            below,
+        };
+        self.finish_sweep::<STATS>(pass, j, g, tail, lanes, pending, n);
+    }
+
+    /// Four lanes of slot `j`'s power sums and range, and no counts yet.
+    #[inline(always)]
+    fn lanes(&self, j: usize) -> Lanes {
+        Lanes {
+            s1: self.s1[j],
+            s2: self.s2[j],
+            mn: [self.min[j]; 4],
+            mx: [self.max[j]; 4],
+            infinite: [0; 4],
+            below: [[0; 4]; 4],
+        }
+    }
+
+    /// Room for `len` values inside a window: they are gathered without a
+    /// branch (each value is written, and the end moves past it only if it
+    /// is inside) and counted after the sweep, as on a trace's atoms a
+    /// tenth of the values can be inside, at random.
+    #[inline(always)]
+    fn take_pending(&mut self, len: usize) -> Vec<f64> {
+        let mut pending = std::mem::take(&mut self.pending);
+        if pending.len() < len {
+            pending.resize(len, 0.0);
+        }
+        pending
+    }
+
+    /// The end of a sweep: the `tail` of the column (under four values),
+    /// the `n` gathered values inside a window counted, and the lanes
+    /// folded into the chunk's counts.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn finish_sweep<const STATS: bool>(
+        &mut self,
+        pass: &Pass,
+        j: usize,
+        g: &Group,
+        tail: &[f64],
+        lanes: Lanes,
+        mut pending: Vec<f64>,
+        mut n: usize,
+    ) {
+        let r = pass.refs.get(j).copied();
+        let (lo, hi) = (g.lo, g.hi);
+        let Lanes {
+            mut s1,
+            mut s2,
+            mut mn,
+            mut mx,
+            mut infinite,
+            mut below,
+        } = lanes;
         for (l, &v) in tail.iter().enumerate() {
             if STATS {
                 mn[l] = if v < mn[l] { v } else { mn[l] };
@@ -390,6 +465,18 @@ impl Counts {
             }
         }
     }
+}
+
+/// A sweep's four lanes: power sums, range, infinite values, and, per
+/// window i of the group, `below[i][l]`, lane l's values under its lower
+/// edge (value i of a column goes to lane i mod 4).
+struct Lanes {
+    s1: [f64; 4],
+    s2: [f64; 4],
+    mn: [f64; 4],
+    mx: [f64; 4],
+    infinite: [u64; 4],
+    below: [[u64; 4]; 4],
 }
 
 /// A value inside a window, its bin, and how many times it came.
@@ -525,5 +612,7 @@ impl PassTotals {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(test)]
 mod tests;

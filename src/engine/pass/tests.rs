@@ -3,8 +3,9 @@
 use super::*;
 
 /// The AVX2 build of the accumulator and the portable one give the same
-/// counts and the same bits of every sum, on slots of four windows and of
-/// fewer.
+/// counts and the same bits of every sum, on slots of four windows, of
+/// fewer and of more, with and without bin ranges, on values that include
+/// window edges, +∞ and NaN.
 #[test]
 fn avx2_and_portable_accumulators_agree() {
     use rand::SeedableRng;
@@ -20,14 +21,26 @@ fn avx2_and_portable_accumulators_agree() {
         })
         .collect();
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+    let mut more = watches.clone();
+    more.extend(watches[..3].iter().map(|w| Watch { slot: 2, ..*w }));
     for pass in [
         Pass::new(&refs, watches.clone(), slots, None),
         Pass::new(&refs, watches[..5].to_vec(), slots, Some(LogBins::new(0.1, 10.0, 5))).with_deadline(Some(1.0)),
+        Pass::new(&refs, more, slots, None).with_bin_ranges(),
     ] {
         let mut a = Counts::new(&pass);
         let mut b = Counts::new(&pass);
         for count in [64, 64, 13, 1, 64] {
-            let batch: Vec<f64> = (0..count * slots).map(|_| Exp1.sample(&mut rng)).collect();
+            let batch: Vec<f64> = (0..count * slots)
+                .map(|i| match i % 31 {
+                    3 => f64::INFINITY,
+                    7 => f64::NAN,
+                    11 => 0.9,
+                    13 => 1.1,
+                    17 => 1.5,
+                    _ => Exp1.sample(&mut rng),
+                })
+                .collect();
             a.add_batch_portable(&pass, &batch, count);
             b.add_batch(&pass, &batch, count);
         }
@@ -40,6 +53,9 @@ fn avx2_and_portable_accumulators_agree() {
                 c.max.clone(),
                 c.below.clone(),
                 c.hits.clone(),
+                c.atoms.clone(),
+                c.recent.clone(),
+                c.infinite.clone(),
             )
         };
         assert_eq!(format!("{:?}", bits(&a)), format!("{:?}", bits(&b)));

@@ -320,12 +320,11 @@ impl TrialPlan {
             prefix_sum(run);
             run.iter_mut().for_each(|x| *x = law.apply(*x));
         }
-        merge_runs(
-            &scratch.class_runs,
-            &laws.starts[1..],
-            &mut scratch.sorted,
-            &mut scratch.merge,
-        );
+        let ends = &laws.starts[1..];
+        match self.order.class_top {
+            Some(need) => merge_runs_top(&scratch.class_runs, ends, need, &mut scratch.sorted, &mut scratch.merge),
+            None => merge_runs(&scratch.class_runs, ends, &mut scratch.sorted, &mut scratch.merge),
+        }
         let group = &self.load_groups[0];
         if self.path == RulePath::Events || !group.group_sizes.is_empty() {
             let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);

@@ -6,6 +6,8 @@
 
 use rayon::prelude::*;
 
+pub use log_bins::LogBins;
+
 use crate::stats::Moments;
 use crate::stats::quantile::{Tally, Window};
 
@@ -16,45 +18,6 @@ pub struct Watch {
     pub slot: usize,
     /// The window.
     pub window: Window,
-}
-
-/// Log-spaced bins over `[lo, hi)` for an empirical survival function, with
-/// one bin below and one above.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LogBins {
-    lo: f64,
-    hi: f64,
-    bins: usize,
-}
-
-impl LogBins {
-    /// `bins` log-spaced bins over `[lo, hi)`, `0 < lo < hi`.
-    pub fn new(lo: f64, hi: f64, bins: usize) -> Self {
-        assert!(lo > 0.0 && hi > lo && bins > 0, "log bins need 0 < lo < hi");
-        Self { lo, hi, bins }
-    }
-
-    /// Slots per histogram: the bins and the two overflow bins.
-    pub fn slots(&self) -> usize {
-        self.bins + 2
-    }
-
-    #[inline]
-    fn index(&self, v: f64) -> usize {
-        if v < self.lo {
-            0
-        } else if v >= self.hi {
-            self.bins + 1
-        } else {
-            let f = (v / self.lo).ln() / (self.hi / self.lo).ln();
-            1 + ((f * self.bins as f64) as usize).min(self.bins - 1)
-        }
-    }
-
-    /// The upper edge of histogram slot `i` (slot 0 ends at `lo`).
-    pub fn upper_edge(&self, i: usize) -> f64 {
-        self.lo * (self.hi / self.lo).powf(i as f64 / self.bins as f64)
-    }
 }
 
 /// What a pass counts: power sums (when `refs` is not empty), window
@@ -614,5 +577,6 @@ impl PassTotals {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod log_bins;
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,8 @@
 //! of worker classes, a running sum in four chains, −ln(1 − e^l), frc's
 //! group rule from the maximum, and the merge of sorted runs.
 
+use std::hint::{black_box, select_unpredictable};
+
 use rand::RngExt;
 
 /// Fisher–Yates: a uniformly random order of `v`, drawing `i ∈ 0..=k` for
@@ -115,12 +117,88 @@ pub(super) fn merge_runs(src: &[f64], ends: &[usize], dst: &mut [f64], pad: &mut
     }
 }
 
+/// The largest `need` values (`need` at most the total) of the ascending
+/// runs of `src` that end at `ends`, the last at `dst.len()`, ascending, in
+/// the last `need` entries of `dst`: the entries [`merge_runs`] puts
+/// there, for about `need` steps per run instead of the runs' length.
+/// `pad` is scratch space.
+pub(super) fn merge_runs_top(src: &[f64], ends: &[usize], need: usize, dst: &mut [f64], pad: &mut Vec<f64>) {
+    // A run's largest `need` values: no smaller one can be among the top.
+    let top = |lo: usize, hi: usize| &src[hi - (hi - lo).min(need)..hi];
+    pad.clear();
+    pad.resize(2 * need, 0.0);
+    let (mut cur, mut next) = pad.split_at_mut(need);
+    let first = top(0, ends.first().copied().unwrap_or(0));
+    cur[..first.len()].copy_from_slice(first);
+    let mut len = first.len();
+    for w in ends.windows(2) {
+        let run = top(w[0], w[1]);
+        let m = (len + run.len()).min(need);
+        merge_top_two(&cur[..len], run, &mut next[..m]);
+        std::mem::swap(&mut cur, &mut next);
+        len = m;
+    }
+    let n = dst.len();
+    dst[n - len..].copy_from_slice(&cur[..len]);
+}
+
+/// The largest `out.len()` values of ascending `a` and `b`, ascending, in
+/// `out`. A binary search finds how many of `a` lie below them (the merge
+/// path split, ties to `a` first), and the merge then runs from both ends
+/// of `out` at once, as in [`merge_two`]: two independent chains, the side
+/// chosen without a branch (by address, as in [`merge_two`]). Which side
+/// is exhausted is decided by index, so infinite values merge correctly.
+fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
+    if a.is_empty() || b.is_empty() {
+        let only = if a.is_empty() { b } else { a };
+        out.copy_from_slice(&only[only.len() - out.len()..]);
+        return;
+    }
+    let (la, lb, m) = (a.len(), b.len(), out.len());
+    // The t smallest are a[..i] and b[..t − i]: i counts the a[mid] that
+    // come before b[t − mid − 1] in the merged order.
+    let t = la + lb - m;
+    let (mut lo, mut hi) = (t.saturating_sub(lb), t.min(la));
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if a[mid] <= b[t - mid - 1] {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    // Front: a's next at i, b's next at j (ties to a). Back: a's last at
+    // p − 1, b's last at q − 1 (ties to b, so both halves agree).
+    let (mut i, mut j) = (lo, t - lo);
+    let (mut p, mut q) = (la, lb);
+    let front = m.div_ceil(2);
+    for k in 0..front {
+        let (x, y) = (&a[i.min(la - 1)], &b[j.min(lb - 1)]);
+        let take_a = (i < la) & ((j >= lb) | (x <= y));
+        out[k] = *black_box(select_unpredictable(take_a, x, y));
+        i += usize::from(take_a);
+        j += usize::from(!take_a);
+        let k = m - 1 - k;
+        if k >= front {
+            let (x, y) = (&a[p.max(1) - 1], &b[q.max(1) - 1]);
+            let take_a = (p >= 1) & ((q == 0) | (x > y));
+            out[k] = *black_box(select_unpredictable(take_a, x, y));
+            p -= usize::from(take_a);
+            q -= usize::from(!take_a);
+        }
+    }
+}
+
 /// Merges ascending `a` and `b`, writing the result to the last
 /// `a.len() + b.len()` entries of `pad`. The inputs are copied between
 /// −∞/+∞ sentinels, and the merge runs from both ends at once: two
-/// independent chains of load, compare and step, with the side chosen by
-/// a select (min/max), so random interleavings cost no branch
-/// mispredictions.
+/// independent chains of load, compare and step. The value taken is
+/// loaded from the index chosen by an integer select: x86-64 has no
+/// conditional move of floating-point registers, and LLVM compiles a
+/// select of two values to a branch, which random interleavings
+/// mispredict half the time. (`black_box` on the index keeps LLVM from
+/// turning the load of the selected index back into a select of the two
+/// values already loaded.)
 pub(super) fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
     let (la, lb) = (a.len(), b.len());
     let total = la + lb;
@@ -146,14 +224,14 @@ pub(super) fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
     for k in 0..front {
         let (x, y) = (inputs[i], inputs[j]);
         let take_a = (i <= a_end) & ((j > b_end) | (x <= y));
-        out[k] = if take_a { x } else { y };
+        out[k] = inputs[black_box(select_unpredictable(take_a, i, j))];
         i += usize::from(take_a);
         j += usize::from(!take_a);
         let k = total - 1 - k;
         if k >= front {
             let (x, y) = (inputs[p], inputs[q]);
             let take_a = (p >= 1) & ((q < b_start) | (x > y));
-            out[k] = if take_a { x } else { y };
+            out[k] = inputs[black_box(select_unpredictable(take_a, p, q))];
             p -= usize::from(take_a);
             q -= usize::from(!take_a);
         }
@@ -234,6 +312,51 @@ mod tests {
             let mut e: Vec<f64> = a.iter().chain(b).copied().collect();
             e.sort_by(f64::total_cmp);
             assert_eq!(&pad[pad.len() - e.len()..], &e[..], "{a:?} {b:?}");
+        }
+    }
+
+    /// The top merge gives the last entries of the full merge, for every
+    /// `need`, with empty runs, ties and infinite values.
+    #[test]
+    fn top_merge_gives_the_full_merges_top() {
+        use rand::{RngExt, SeedableRng};
+        let inf = f64::INFINITY;
+        let cases: [&[&[f64]]; 4] = [
+            &[&[0.5, 1.0, 1.0, 7.0], &[], &[0.1, 1.0, 2.0, 2.0, 9.0, 10.0], &[3.0]],
+            &[&[1.0, 2.0, inf], &[0.5, inf, inf]],
+            &[&[], &[4.0, 5.0]],
+            &[&[1.0, 3.0, 5.0, 7.0], &[2.0, 4.0, 6.0, 8.0]],
+        ];
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(4);
+        let random: Vec<Vec<Vec<f64>>> = (0..200)
+            .map(|_| {
+                (0..rng.random_range(1..4))
+                    .map(|_| {
+                        let mut r: Vec<f64> = (0..rng.random_range(0..12))
+                            .map(|_| rng.random_range(0..8) as f64)
+                            .collect();
+                        r.sort_by(f64::total_cmp);
+                        r
+                    })
+                    .collect()
+            })
+            .collect();
+        let random: Vec<Vec<&[f64]>> = random.iter().map(|c| c.iter().map(Vec::as_slice).collect()).collect();
+        for runs in cases.iter().copied().chain(random.iter().map(Vec::as_slice)) {
+            let mut src = Vec::new();
+            let mut ends = Vec::new();
+            for r in runs {
+                src.extend_from_slice(r);
+                ends.push(src.len());
+            }
+            let mut full = vec![0.0; src.len()];
+            super::merge_runs(&src, &ends, &mut full, &mut Vec::new());
+            for need in 1..=src.len() {
+                let mut dst = vec![f64::NAN; src.len()];
+                super::merge_runs_top(&src, &ends, need, &mut dst, &mut Vec::new());
+                let n = src.len();
+                assert_eq!(&dst[n - need..], &full[n - need..], "{runs:?}, need {need}");
+            }
         }
     }
 

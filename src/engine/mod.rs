@@ -598,7 +598,7 @@ impl Runner<'_> {
                     },
                 )
                 .collect();
-            block_totals.absorb_all(pass, counts);
+            block_totals.absorb_all(counts);
             block_sums.push((block, block_totals.moments.clone()));
             totals.merge(block_totals);
         }

@@ -61,14 +61,18 @@ use crate::codes::Code;
 use crate::study::{Decoder, Study, Workers};
 
 mod asynchronous;
+mod empirical;
 mod evaluate;
 mod identities;
 mod sample;
 mod spacings;
 mod strategy;
 
-use super::kernels::{max_of_group_minima, merge_runs, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle};
+use super::kernels::{
+    max_of_group_minima, merge_runs, merge_runs_top, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle,
+};
 pub use asynchronous::Update;
+use empirical::Empirical;
 use sample::{Carried, ClassLaws, Standard, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 pub use spacings::spacings_apply;
@@ -261,6 +265,9 @@ struct OrderStatisticSampler {
     top_ranks: Vec<u32>,
     /// The evaluations not covered by `top_ranks`.
     other_evals: Vec<Eval>,
+    /// Where every slot reads one order statistic of the merged classes'
+    /// times (closed forms, k-of-n rules only): how many of the largest to merge.
+    class_top: Option<usize>,
     /// The worker law as an increasing function of a standard exponential.
     standard: Standard,
     /// The classes' laws, for a heterogeneous cluster.
@@ -394,6 +401,7 @@ impl TrialPlan {
                 weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
                 top_ranks: Vec::new(),
                 other_evals: Vec::new(),
+                class_top: None,
                 split: {
                     let (top, k0) = (top_block(n), n - top_block(n) + 1);
                     (k0 > 1).then(|| {
@@ -453,6 +461,13 @@ impl TrialPlan {
             }
         }
         let top_lo = self.n - top_block(self.n);
+        let evals = || self.load_groups.iter().flat_map(|c| &c.evals);
+        let k = |e: &Eval| match e.rule {
+            Rule::KOfN(k) if e.strategy.is_none() && e.deadline.is_none() => k,
+            _ => 0,
+        };
+        let lowest_k = evals().map(k).min().unwrap_or(self.n);
+        self.order.class_top = (self.path == RulePath::Fast && lowest_k >= 1).then(|| self.n - lowest_k + 1);
         self.order.top_ranks = vec![u32::MAX; self.slots];
         self.order.other_evals.clear();
         for e in self.load_groups.iter().flat_map(|c| &c.evals) {

@@ -233,7 +233,14 @@ impl Tally {
     /// Counts a value in bin `b`, and its range where bins track one.
     #[inline]
     pub fn add(&mut self, b: usize, v: f64) {
-        self.counts[b] += 1;
+        self.add_many(b, v, 1);
+    }
+
+    /// Counts `count` copies of a value in bin `b`, and its range where
+    /// bins track one.
+    #[inline]
+    pub fn add_many(&mut self, b: usize, v: f64, count: u64) {
+        self.counts[b] += count;
         if let Some(r) = self.bin_range.get_mut(b) {
             *r = (r.0.min(v), r.1.max(v));
         }

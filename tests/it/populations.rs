@@ -397,3 +397,34 @@ fn dropped_trace_steps_are_counted_and_too_few_refused() {
         "only 4 step(s) have a time for every worker (39 dropped for a missing worker); it needs at least 5",
     ));
 }
+
+/// Classes read by k-of-n rules alone merge only the largest times their
+/// deepest rule reads: every trial's values are those of the event walk,
+/// which reads the classes' whole runs, bit for bit.
+#[test]
+fn classes_merged_from_the_top_give_the_event_walks_values() {
+    use engine::{RulePath, Sampling, TrialPlan};
+    let (fast, slow) = (Dist::exp(1.0).unwrap(), Dist::exp(0.5).unwrap());
+    let n = 40;
+    for (classes, deepest) in [
+        (vec![(20, fast), (20, slow)], 12),
+        (vec![(5, fast), (30, slow), (5, fast)], 39),
+    ] {
+        let workers = Workers::Classes {
+            classes,
+            shuffle: false,
+        };
+        let schemes = [0, 3, deepest].map(|s| scheme(SchemeKind::Crc, n, s)).to_vec();
+        let study = Study::with_workers(n, workers, LoadModel::Fixed, schemes, 1000, 7).unwrap();
+        let fast_plan = TrialPlan::with(&study, RulePath::Fast, Sampling::OrderStatistics);
+        let walk = TrialPlan::with(&study, RulePath::Events, Sampling::OrderStatistics);
+        let (mut a, mut b) = (fast_plan.scratch(), walk.scratch());
+        let (mut x, mut y) = (vec![0.0; fast_plan.slots()], vec![0.0; walk.slots()]);
+        for trial in 0..2000 {
+            fast_plan.run(7, trial, &mut a, &mut x);
+            walk.run(7, trial, &mut b, &mut y);
+            let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&x), bits(&y), "trial {trial}");
+        }
+    }
+}

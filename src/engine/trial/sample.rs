@@ -108,8 +108,8 @@ pub(super) enum Standard {
     LogNormal { mu: f64, sigma: f64 },
     /// The bootstrap from a trace: its ⌊M·U⌋-th smallest value (0-based) for
     /// U = 1 − e^(−E), uniform on [0, 1): each of the M values with
-    /// probability 1/M.
-    Empirical(Arc<Vec<f64>>),
+    /// probability 1/M (see [`Empirical`]).
+    Empirical(Arc<Empirical>),
 }
 
 impl Standard {
@@ -137,7 +137,7 @@ impl Standard {
             Workers::Trace(trace) => {
                 let mut sorted = trace.all().to_vec();
                 sorted.sort_unstable_by(f64::total_cmp);
-                Some(Self::Empirical(Arc::new(sorted)))
+                Some(Self::Empirical(Arc::new(Empirical::new(sorted))))
             }
             Workers::Iid(_) | Workers::Classes { .. } | Workers::Replay(_) => None,
         }
@@ -151,11 +151,7 @@ impl Standard {
             Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
             Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
             Self::LogNormal { mu, sigma } => (mu + sigma * crate::dist::normal_of_exponential(e)).exp(),
-            Self::Empirical(sorted) => {
-                let m = sorted.len();
-                let u = -(-e).exp_m1();
-                sorted[((u * m as f64) as usize).min(m - 1)]
-            }
+            Self::Empirical(table) => table.apply(e),
         }
     }
 }
@@ -217,7 +213,7 @@ impl TrialPlan {
             Standard::Pareto { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Weibull { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::LogNormal { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::Empirical(_) => self.apply_loads(out, |e| self.order.standard.apply(e)),
+            Standard::Empirical(table) => self.apply_loads(out, |e| table.apply(e)),
         }
     }
 
@@ -323,12 +319,11 @@ impl TrialPlan {
             prefix_sum(run);
             run.iter_mut().for_each(|x| *x = law.apply(*x));
         }
-        merge_runs(
-            &scratch.class_runs,
-            &laws.starts[1..],
-            &mut scratch.sorted,
-            &mut scratch.merge,
-        );
+        let ends = &laws.starts[1..];
+        match self.order.class_top {
+            Some(need) => merge_runs_top(&scratch.class_runs, ends, need, &mut scratch.sorted, &mut scratch.merge),
+            None => merge_runs(&scratch.class_runs, ends, &mut scratch.sorted, &mut scratch.merge),
+        }
         let group = &self.load_groups[0];
         if self.path == RulePath::Events || !group.group_sizes.is_empty() {
             let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);

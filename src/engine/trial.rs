@@ -65,6 +65,7 @@ mod empirical;
 mod evaluate;
 mod identities;
 mod sample;
+mod scratch;
 mod spacings;
 mod strategy;
 
@@ -75,6 +76,7 @@ pub use asynchronous::Update;
 use empirical::Empirical;
 use sample::{Carried, ClassLaws, Standard, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
+pub use scratch::Scratch;
 pub use spacings::spacings_apply;
 
 /// How rules are evaluated on a trial's worker times.
@@ -130,93 +132,6 @@ struct LoadGroup {
     /// The distinct group sizes of its group rules (frc), for
     /// [`fast::groups_all`].
     group_sizes: Vec<usize>,
-}
-
-/// Per-thread buffers for [`TrialPlan::run`].
-#[derive(Debug, Clone, Default)]
-pub struct Scratch {
-    /// One draw per worker (per unit of work under `additive`, unit-major).
-    draws: Vec<f64>,
-    /// The worker times of one load group, by worker.
-    times: Vec<f64>,
-    /// Sorted times: the top standard exponential order statistics, or the
-    /// merged runs of the worker classes.
-    sorted: Vec<f64>,
-    /// Below the top block, by index: a/b of the Beta split, then ln U_(k)
-    /// as the order statistics are reached top down.
-    low_order: Vec<f64>,
-    /// Each worker class's sorted run of times, then the same run shuffled
-    /// to deal to the class's workers.
-    class_runs: Vec<f64>,
-    /// Running sums of the units of work drawn so far (`additive`).
-    unit_sums: Vec<f64>,
-    /// Worker indices in the order of their times (event walk, arrivals).
-    order: Vec<usize>,
-    /// The rank of each worker's time: a uniformly random permutation.
-    worker_rank: Vec<u32>,
-    /// The class of each worker.
-    worker_class: Vec<u32>,
-    /// Each worker's full-gradient transfer time in this trial.
-    transfer: Vec<f64>,
-    /// Each worker's finish time at the evaluated load.
-    finish: Vec<f64>,
-    /// Each worker's message arrival at the master.
-    arrival: Vec<f64>,
-    /// The raw times sorted: the order of a shared link's queue.
-    queue: Vec<f64>,
-    /// The bucket sort's buffers.
-    sort: SortBuffers,
-    /// Sentinel-padded copies for merging the classes' runs.
-    merge: Vec<f64>,
-    /// Range minima of the worker times, for every frc group size at once.
-    group_table: Vec<f64>,
-    /// The completion time of each frc group size.
-    group_times: Vec<f64>,
-    /// Per class, the next time of its shuffled run to deal to a worker.
-    class_next: Vec<usize>,
-    /// The stream of draws beyond the trial's first (see [`strategy`]).
-    extra: Option<rand_xoshiro::Xoshiro256PlusPlus>,
-    /// The results of a strategy's timeline, and when each was done,
-    /// how long it takes to send and when it arrives.
-    messages: Vec<strategy::Message>,
-    msg_done: Vec<f64>,
-    msg_transfer: Vec<f64>,
-    msg_arrival: Vec<f64>,
-    /// Per task or partition, its first arrival.
-    tag_best: Vec<f64>,
-    /// Each worker's next mini-batch (k-batch-sync).
-    heap: std::collections::BinaryHeap<std::cmp::Reverse<strategy::Event>>,
-    /// The k earliest arrivals so far (k-batch-sync on dedicated links).
-    kept: std::collections::BinaryHeap<strategy::Event>,
-    /// The events of the asynchronous strategies.
-    ticks: std::collections::BinaryHeap<std::cmp::Reverse<asynchronous::Packed>>,
-    /// K-async's ticks in order, and room to merge the restarted ones in.
-    in_order: asynchronous::InOrder,
-    /// Per worker, the model version it computes on (asynchronous).
-    version: Vec<u64>,
-    /// The gradients of the pending update: sender and model version.
-    pending: Vec<(usize, u64)>,
-    /// Per slot, what its strategy counts over the trials (see [`Scratch::tally`]).
-    tally: Vec<u64>,
-    /// What a trial carries from one iteration to the next.
-    carried: Carried,
-    /// One iteration's values, where a trial runs several.
-    iteration_out: Vec<f64>,
-    /// Where it is asked for, per slot and worker (slot-major), how many of
-    /// the worker's results are in the slot's update: recorded by the
-    /// strategies whose update holds some workers' data (k-batch-sync,
-    /// k-async, k-batch-async; a worker may send several mini-batches).
-    used: Option<Vec<u32>>,
-}
-
-impl Scratch {
-    /// Per slot, what its strategy counts over the trials run with these
-    /// buffers: the copies launched (speculative), or the staleness summed
-    /// over the recorded update's K gradients (the asynchronous
-    /// strategies); 0 for the others.
-    pub fn tally(&self) -> &[u64] {
-        &self.tally
-    }
 }
 
 /// What one trial computes: the iteration time of every slot. Slots are the
@@ -521,49 +436,6 @@ impl TrialPlan {
                 Transfer::Constant(tau) => scratch.transfer.fill(tau),
                 Transfer::Random(d) => scratch.transfer.iter_mut().for_each(|c| *c = d.sample(&mut rng)),
             }
-        }
-    }
-
-    /// Fresh buffers for one thread.
-    ///
-    /// (Their tallies count over the trials run with them: see
-    /// [`Scratch::tally`].)
-    pub fn scratch(&self) -> Scratch {
-        Scratch {
-            draws: vec![0.0; self.n * self.units],
-            times: vec![0.0; self.n],
-            sorted: vec![0.0; self.n],
-            low_order: vec![0.0; self.n],
-            class_runs: vec![0.0; self.n],
-            unit_sums: vec![0.0; self.n],
-            order: Vec::with_capacity(self.n),
-            worker_rank: (0..self.n as u32).collect(),
-            worker_class: vec![0; self.n],
-            transfer: vec![0.0; self.n],
-            finish: vec![0.0; self.n],
-            arrival: vec![0.0; self.n],
-            queue: Vec::with_capacity(self.n),
-            sort: SortBuffers::default(),
-            merge: Vec::with_capacity(2 * self.n + 4),
-            group_table: Vec::new(),
-            group_times: Vec::new(),
-            class_next: Vec::new(),
-            extra: None,
-            messages: Vec::new(),
-            msg_done: Vec::new(),
-            msg_transfer: Vec::new(),
-            msg_arrival: Vec::new(),
-            tag_best: Vec::new(),
-            heap: Default::default(),
-            kept: Default::default(),
-            ticks: Default::default(),
-            in_order: Default::default(),
-            version: vec![0; self.n],
-            pending: Vec::new(),
-            tally: vec![0; self.slots],
-            carried: Carried::default(),
-            iteration_out: vec![0.0; self.slots],
-            used: None,
         }
     }
 

@@ -89,7 +89,9 @@ fn ratio(num: &[f64; 8], den: &[f64; 8], x: f64) -> f64 {
 
 /// Φ⁻¹(1 − e^(−e)) for e ≥ 0: the standard normal value with the quantile of
 /// the standard exponential value `e` (AS 241, see the module notes).
-#[inline]
+// Not inlined: in the samplers' per-law loops a large inlined body in one
+// arm of the law's match keeps the compiler from specialising the others.
+#[inline(never)]
 pub fn normal_of_exponential(e: f64) -> f64 {
     if e <= 0.0 {
         return f64::NEG_INFINITY;

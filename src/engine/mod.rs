@@ -489,28 +489,31 @@ impl Runner<'_> {
     /// trial's values depend on its index alone).
     fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut batch: impl FnMut(&[f64], usize)) {
         let slots = self.plan.slots();
-        // Trial-major (trial t + i's values at `by_trial[i·slots..]`), then slot-major.
+        // Trial-major (trial t + i's values at `by_trial[i·slots..]`) where
+        // a batch runs in parallel, then slot-major.
         let (mut by_trial, mut values) = (vec![0.0; BATCH * slots], vec![0.0; BATCH * slots]);
         let trials = self.trials_of(chunk);
         let mut t = trials.start;
         while t < trials.end {
             let count = (trials.end - t).min(BATCH as u64) as usize;
-            let rows = &mut by_trial[..count * slots];
-            let run = |scratch: &mut Scratch, (i, out): (usize, &mut [f64])| {
-                self.plan.run(self.seed, t + i as u64, scratch, out)
-            };
-            if self.plan.decodes_by_rank() {
-                rows.par_chunks_mut(slots)
-                    .enumerate()
-                    .for_each_init(|| self.plan.scratch(), run);
-            } else {
-                rows.chunks_exact_mut(slots)
-                    .enumerate()
-                    .for_each(|row| run(scratch, row));
-            }
-            for (i, out) in by_trial[..count * slots].chunks_exact(slots).enumerate() {
+            let mut place = |i: usize, out: &[f64]| {
                 for (j, &v) in out.iter().enumerate() {
                     values[j * count + i] = v;
+                }
+            };
+            if self.plan.decodes_by_rank() {
+                let rows = &mut by_trial[..count * slots];
+                rows.par_chunks_mut(slots).enumerate().for_each_init(
+                    || self.plan.scratch(),
+                    |scratch, (i, out)| self.plan.run(self.seed, t + i as u64, scratch, out),
+                );
+                rows.chunks_exact(slots).enumerate().for_each(|(i, out)| place(i, out));
+            } else {
+                // One trial at a time, each placed while its values are hot.
+                let out = &mut by_trial[..slots];
+                for i in 0..count {
+                    self.plan.run(self.seed, t + i as u64, scratch, out);
+                    place(i, out);
                 }
             }
             batch(&values[..count * slots], count);

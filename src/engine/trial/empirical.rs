@@ -109,6 +109,12 @@ impl Empirical {
         }
     }
 
+    /// [`Self::apply`], not inlined.
+    #[inline(never)]
+    pub(in crate::engine) fn apply_outlined(&self, e: f64) -> f64 {
+        self.apply(e)
+    }
+
     /// ⌊M·U⌋ for U = 1 − e^(−e), at most M − 1.
     #[inline]
     fn index_by_formula(e: f64, m: usize) -> usize {

@@ -151,7 +151,10 @@ impl Standard {
             Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
             Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
             Self::LogNormal { mu, sigma } => (mu + sigma * crate::dist::normal_of_exponential(e)).exp(),
-            Self::Empirical(table) => table.apply(e),
+            // A call: inlined, the table's body would keep the compiler from
+            // specialising the per-law loops of the other laws (the
+            // bootstrap's own loop inlines it).
+            Self::Empirical(table) => table.apply_outlined(e),
         }
     }
 }

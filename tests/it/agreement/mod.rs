@@ -129,6 +129,24 @@ fn check_all(n: usize, dist: Dist, model: LoadModel, schemes: Vec<Scheme>, exact
     }
 }
 
+/// One law of every kind the order-statistic and spacings samplers take
+/// (`Standard`): exponential, shifted-exponential, Pareto, Weibull,
+/// log-normal, and the bootstrap from the 64-worker trace.
+fn standard_laws() -> Vec<gcsim::study::Workers> {
+    use gcsim::study::Workers;
+    let trace = gcsim::trace::Trace::from_file(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/trace-llm-64w.csv"),
+    );
+    vec![
+        Workers::Iid(Dist::exp(2.0).unwrap()),
+        Workers::Iid(Dist::shifted_exp(1.0, 1.0).unwrap()),
+        Workers::Iid(Dist::pareto(1.0, 2.5).unwrap()),
+        Workers::Iid(Dist::weibull(1.0, 1.5).unwrap()),
+        Workers::Iid(Dist::lognormal(0.5, 0.8).unwrap()),
+        Workers::Trace(std::sync::Arc::new(trace.unwrap())),
+    ]
+}
+
 /// E[X_(k:n)] of Pareto(x_m, α): x_m Γ(n+1)Γ(n−k+1−1/α) / (Γ(n−k+1)Γ(n+1−1/α)).
 fn pareto_order_mean(xm: f64, alpha: f64, n: usize, k: usize) -> f64 {
     let (nf, kf) = (n as f64, k as f64);

@@ -299,14 +299,8 @@ fn order_statistics_and_draws_agree_in_distribution() {
 /// The KS checks of [`order_statistics_and_draws_agree_in_distribution`]
 /// for one worker count; returns how many were made.
 fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> usize {
-    let trace = Trace::from_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/trace-llm-64w.csv"));
-    let laws = [
-        Workers::Iid(Dist::exp(2.0).unwrap()),
-        Workers::Iid(Dist::shifted_exp(1.0, 1.0).unwrap()),
-        Workers::Iid(Dist::pareto(1.0, 2.5).unwrap()),
-        Workers::Iid(Dist::weibull(1.0, 1.5).unwrap()),
-        Workers::Iid(Dist::lognormal(0.5, 0.8).unwrap()),
-        Workers::Trace(Arc::new(trace.unwrap())),
+    let mut laws = super::standard_laws();
+    laws.extend([
         // Heterogeneous clusters: each class by order statistics, merged.
         Workers::Classes {
             classes: vec![
@@ -323,7 +317,7 @@ fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> 
             ],
             shuffle: true,
         },
-    ];
+    ]);
     let models = [
         LoadModel::Fixed,
         LoadModel::Scaled,

@@ -7,8 +7,6 @@ use gcsim::engine::{self, RulePath, Sampling, TrialPlan};
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Scheme, SchemeKind};
 use gcsim::study::{Study, Workers};
-use gcsim::trace::Trace;
-use std::sync::Arc;
 
 use super::samplers::ks_statistic;
 use super::scheme;
@@ -39,15 +37,7 @@ fn spacings_and_draws_agree_in_distribution() {
         )
         .unwrap(),
     ];
-    let trace = Trace::from_file(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/trace-llm-64w.csv"));
-    let laws = [
-        Workers::Iid(Dist::exp(2.0).unwrap()),
-        Workers::Iid(Dist::shifted_exp(1.0, 1.0).unwrap()),
-        Workers::Iid(Dist::pareto(1.0, 2.5).unwrap()),
-        Workers::Iid(Dist::weibull(1.0, 1.5).unwrap()),
-        Workers::Iid(Dist::lognormal(0.5, 0.8).unwrap()),
-        Workers::Trace(Arc::new(trace.unwrap())),
-    ];
+    let laws = super::standard_laws();
     let trials = 20_000u64;
     let mut checks = 0;
     for (i, workers) in laws.iter().enumerate() {

@@ -40,7 +40,9 @@
 #                and the K restarts after each of the W = ceil(8n/K) warm-up
 #                updates, before the recorded update
 #   additive     51 n: crc's load is s+1, so s = 50 sums 51 unit draws per
-#                worker, and lower s read the first of them
+#                worker, and lower s read the first of them (gcsim draws the
+#                51 order statistics the sweep reads and takes each load's
+#                Erlang quantile of them, so it goes below its floor)
 #   lognormal    n log-normal draws
 # The trials make each NumPy run take about 1-10 s on a 2-core machine
 # (frc: 10^4 trials); each line states them. gcsim runs on every core,

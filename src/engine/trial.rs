@@ -43,7 +43,14 @@
 //! function of one draw, so one ordering serves every configuration: the k-th
 //! order statistic of ℓ·X is ℓ times that of X, and max-of-group-minima
 //! commutes with any increasing transform. Under `additive` each distinct
-//! load gets its own worker times and its own sort.
+//! load gets its own worker times and its own sort on the draw path. With
+//! exponential units and whole loads (see [`laws::erlang_loads`]) a worker's
+//! time at load ℓ is ℓ·shift + Gamma(ℓ, μ), an increasing function of one
+//! standard exponential (its Erlang quantile,
+//! [`crate::dist::ErlangQuantile`]), so every load reads the same order
+//! statistics as under the monotone models: each configuration's law is
+//! exact, and configurations of different loads are paired through the
+//! shared order statistics instead of through shared units.
 
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma};
@@ -51,7 +58,7 @@ use rand_distr::{Distribution, Exp1, Gamma};
 use super::sort::{SortBuffers, argsort_floats, sort_floats};
 use super::timeline::{completion_by_events, fast, with_deadline};
 use crate::comm::{Comm, Transfer};
-use crate::dist::Base;
+use crate::dist::{Base, ErlangQuantile};
 use crate::load::LoadModel;
 use crate::rng::trial_rng;
 use crate::scheme::{Rule, Scheme, Strategy};
@@ -64,6 +71,7 @@ mod asynchronous;
 mod empirical;
 mod evaluate;
 mod identities;
+mod laws;
 mod sample;
 mod scratch;
 mod spacings;
@@ -74,7 +82,8 @@ use super::kernels::{
 };
 pub use asynchronous::Update;
 use empirical::Empirical;
-use sample::{Carried, ClassLaws, Standard, stateful};
+use laws::{ClassLaws, Standard};
+use sample::{Carried, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 pub use scratch::Scratch;
 pub use spacings::spacings_apply;
@@ -187,6 +196,9 @@ struct OrderStatisticSampler {
     standard: Standard,
     /// The classes' laws, for a heterogeneous cluster.
     class_laws: Option<ClassLaws>,
+    /// Under Erlang loads (see [`laws::erlang_loads`]), each slot's
+    /// quantile in units of 1/μ (one per distinct load); empty otherwise.
+    erlang: Vec<Arc<ErlangQuantile>>,
 }
 
 /// How results reach the master, and how it decodes.
@@ -214,6 +226,25 @@ fn additive_time(draws: &[f64], n: usize, i: usize, load: f64) -> f64 {
     } else {
         sum
     }
+}
+
+/// One Erlang quantile per slot for whole loads `loads`, shared between
+/// slots of the same load.
+fn erlang_quantiles(loads: &[f64]) -> Vec<Arc<ErlangQuantile>> {
+    let mut distinct: Vec<Arc<ErlangQuantile>> = Vec::new();
+    loads
+        .iter()
+        .map(|&l| {
+            let shape = l as u32;
+            match distinct.iter().find(|q| q.shape() == shape) {
+                Some(q) => q.clone(),
+                None => {
+                    distinct.push(Arc::new(ErlangQuantile::new(shape)));
+                    distinct[distinct.len() - 1].clone()
+                }
+            }
+        })
+        .collect()
 }
 
 /// Key of the transfer-time stream (XORed with the seed).
@@ -287,6 +318,11 @@ impl TrialPlan {
         }
         load_groups.sort_by(|a, b| a.load.total_cmp(&b.load));
         let n = study.n();
+        let erlang = if sampling == Sampling::OrderStatistics && model == LoadModel::Additive {
+            erlang_quantiles(&slot_loads)
+        } else {
+            Vec::new()
+        };
         let mut plan = Self {
             n,
             workers: study.workers().clone(),
@@ -326,6 +362,7 @@ impl TrialPlan {
                 },
                 standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
                 class_laws: ClassLaws::of(study.workers()),
+                erlang,
             },
             delivery: Delivery {
                 comm: *study.comm(),

@@ -3,6 +3,7 @@
 //! block first and deeper ones on demand; worker classes' runs merged). See
 //! the notes of the parent module for the formulas.
 
+use super::laws::erlang_loads;
 use super::*;
 use crate::dist::{Dist, next_state};
 
@@ -31,7 +32,8 @@ pub fn needs_identities(study: &Study) -> bool {
 /// workers whose law is an increasing function of a standard exponential
 /// (`Standard`: exponential, shifted-exponential, Pareto, log-normal and
 /// Weibull laws without a straggler mixture, and the bootstrap from a
-/// trace) under a monotone load, with the threshold decoder and no transfer
+/// trace) under a monotone load or Erlang loads (see [`erlang_loads`]),
+/// with the threshold decoder and no transfer
 /// times; or a heterogeneous cluster whose every class is such a law (each
 /// class's order statistics, merged). Mixtures take the draw path, and so
 /// do studies with a deadline (which reads the first and the
@@ -45,118 +47,11 @@ pub fn order_statistics_apply(study: &Study) -> bool {
             .all(|s| s.deadline().is_none() && s.strategy().is_none())
         && !needs_identities(study)
         && study.decoder() == Decoder::Threshold
-        && study.load_model().is_monotone()
+        && (study.load_model().is_monotone() || erlang_loads(study))
         // A shuffled placement holds for a trial's iterations; the
         // classes' order statistics place them anew in each.
         && (study.iterations() == 1 || !matches!(study.workers(), Workers::Classes { shuffle: true, .. }))
         && (Standard::of(study.workers()).is_some() || ClassLaws::of(study.workers()).is_some())
-}
-
-/// A heterogeneous cluster whose every class has a [`Standard`] law: each
-/// class's order statistics are drawn by Rényi's representation and the
-/// classes' sorted runs merged, with no sort.
-#[derive(Debug, Clone)]
-pub(super) struct ClassLaws {
-    /// `(count, law, 1/(m−i+1) for i = 1..m)` per class, in order.
-    classes: Vec<(usize, Standard, Vec<f64>)>,
-    /// Random placement per trial.
-    shuffle: bool,
-    /// Where each class's run starts in the trial's times, and n at the end.
-    starts: Vec<usize>,
-}
-
-impl ClassLaws {
-    pub(super) fn of(workers: &Workers) -> Option<Self> {
-        let Workers::Classes { classes, shuffle } = workers else {
-            return None;
-        };
-        let classes = classes
-            .iter()
-            .map(|&(m, d)| {
-                let law = Standard::of(&Workers::Iid(d))?;
-                Some((m, law, (1..=m).map(|i| 1.0 / (m - i + 1) as f64).collect()))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let starts = std::iter::once(0)
-            .chain(classes.iter().scan(0, |at, (m, _, _)| {
-                *at += m;
-                Some(*at)
-            }))
-            .collect();
-        Some(Self {
-            classes,
-            starts,
-            shuffle: *shuffle,
-        })
-    }
-}
-
-/// An i.i.d. worker law written as an increasing function g of a standard
-/// exponential E, so that g(E_(k)) is the law's k-th order statistic.
-#[derive(Debug, Clone)]
-pub(super) enum Standard {
-    /// E/μ.
-    Exp { inv_rate: f64 },
-    /// shift + E/μ.
-    ShiftedExp { shift: f64, inv_rate: f64 },
-    /// x_m·e^(E/α).
-    Pareto { scale: f64, inv_shape: f64 },
-    /// λ·E^(1/k).
-    Weibull { scale: f64, inv_shape: f64 },
-    /// e^(μ + σ·Φ⁻¹(1 − e^(−E))), Φ⁻¹ by Wichura's AS 241 in E directly
-    /// (see [`crate::dist::normal_of_exponential`]).
-    LogNormal { mu: f64, sigma: f64 },
-    /// The bootstrap from a trace: its ⌊M·U⌋-th smallest value (0-based) for
-    /// U = 1 − e^(−E), uniform on [0, 1): each of the M values with
-    /// probability 1/M (see [`Empirical`]).
-    Empirical(Arc<Empirical>),
-}
-
-impl Standard {
-    /// The representation of `workers`' law, if it has one.
-    pub(super) fn of(workers: &Workers) -> Option<Self> {
-        match workers {
-            Workers::Iid(d) if d.groups().is_none() && d.stragglers().is_none_or(|(p, f)| p == 0.0 || f == 1.0) => {
-                match d.base() {
-                    Base::Exp { rate } => Some(Self::Exp { inv_rate: 1.0 / rate }),
-                    Base::ShiftedExp { shift, rate } => Some(Self::ShiftedExp {
-                        shift,
-                        inv_rate: 1.0 / rate,
-                    }),
-                    Base::Pareto { scale, shape } => Some(Self::Pareto {
-                        scale,
-                        inv_shape: 1.0 / shape,
-                    }),
-                    Base::Weibull { scale, shape } => Some(Self::Weibull {
-                        scale,
-                        inv_shape: 1.0 / shape,
-                    }),
-                    Base::LogNormal { mu, sigma } => Some(Self::LogNormal { mu, sigma }),
-                }
-            }
-            Workers::Trace(trace) => {
-                let mut sorted = trace.all().to_vec();
-                sorted.sort_unstable_by(f64::total_cmp);
-                Some(Self::Empirical(Arc::new(Empirical::new(sorted))))
-            }
-            Workers::Iid(_) | Workers::Classes { .. } | Workers::Replay(_) => None,
-        }
-    }
-
-    #[inline(always)]
-    pub(super) fn apply(&self, e: f64) -> f64 {
-        match self {
-            Self::Exp { inv_rate } => e * inv_rate,
-            Self::ShiftedExp { shift, inv_rate } => shift + e * inv_rate,
-            Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
-            Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
-            Self::LogNormal { mu, sigma } => (mu + sigma * crate::dist::normal_of_exponential(e)).exp(),
-            // A call: inlined, the table's body would keep the compiler from
-            // specialising the per-law loops of the other laws (the
-            // bootstrap's own loop inlines it).
-            Self::Empirical(table) => table.apply_outlined(e),
-        }
-    }
 }
 
 impl TrialPlan {
@@ -169,7 +64,6 @@ impl TrialPlan {
     pub(super) fn run_order_statistics(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
         let mut rng = trial_rng(seed, trial);
         let mut lower = self.draw_top(&mut rng, scratch);
-        let group = &self.load_groups[0];
         if self.path == RulePath::Events {
             // A uniformly random permutation, on the trial's rank stream.
             let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);
@@ -178,15 +72,21 @@ impl TrialPlan {
             }
             shuffle(&mut scratch.worker_rank, &mut rank_rng);
         }
+        // Under Erlang loads the walk runs on the standard exponentials and
+        // each slot's load applies after it (the law is increasing in E).
+        let erlang = !self.order.erlang.is_empty();
         if self.path == RulePath::Events {
             self.reach(0, &mut rng, scratch, &mut lower);
             for i in 0..self.n {
                 let e = self.order_statistic(scratch.worker_rank[i] as usize, scratch, lower);
-                scratch.times[i] = self.law_of_standard(e);
+                scratch.times[i] = if erlang { e } else { self.law_of_standard(e) };
             }
-            for e in &group.evals {
+            for e in self.load_groups.iter().flat_map(|g| &g.evals) {
                 let raw = completion_by_events(e.rule, &scratch.times, &mut scratch.order);
-                out[e.slot] = self.model.apply(e.load, raw);
+                out[e.slot] = if erlang { raw } else { self.model.apply(e.load, raw) };
+            }
+            if erlang {
+                self.apply_erlang(out);
             }
             return;
         }
@@ -208,6 +108,10 @@ impl TrialPlan {
                 }
                 Rule::Groups { size } => max_of_group_minima(maximum, size),
             };
+        }
+        if erlang {
+            self.apply_erlang(out);
+            return;
         }
         // One loop per law, each law's transform inlined.
         match &self.order.standard {
@@ -233,7 +137,21 @@ impl TrialPlan {
                 .iter_mut()
                 .zip(loads)
                 .for_each(|(v, &l)| *v = unit_time * l + law(*v)),
-            LoadModel::Additive => unreachable!("order_statistics_apply needs a monotone load"),
+            LoadModel::Additive => unreachable!("Erlang loads apply in apply_erlang"),
+        }
+    }
+
+    /// `out[slot] ← ℓ·shift + Erlang_ℓ(out[slot])/μ` for every slot of load
+    /// ℓ: the sum of ℓ exponential units of rate μ shifted by `shift`, as a
+    /// function of the standard exponential in `out` (see [`erlang_loads`]).
+    fn apply_erlang(&self, out: &mut [f64]) {
+        let (shift, inv_rate) = match self.order.standard {
+            Standard::Exp { inv_rate } => (0.0, inv_rate),
+            Standard::ShiftedExp { shift, inv_rate } => (shift, inv_rate),
+            _ => unreachable!("erlang_loads needs exponential units"),
+        };
+        for ((v, quantile), &l) in out.iter_mut().zip(&self.order.erlang).zip(&self.slot_loads) {
+            *v = shift * l + quantile.at(*v) * inv_rate;
         }
     }
 

@@ -69,11 +69,17 @@ fn coverage(trials: u64) -> Vec<(u64, u64)> {
             (harmonic(N) / mean, p99(SchemeKind::Crc, 0) / p99(kind, s))
         })
         .collect();
-    let mut counts = vec![(0, 0); CODES.len()];
+    count_coverage(&exact, |seed| study(trials, seed))
+}
+
+/// How often each code's paired intervals cover `exact` (speedup, p99
+/// speedup) over the runs of `study(seed)`.
+fn count_coverage(exact: &[(f64, f64)], study: impl Fn(u64) -> Study) -> Vec<(u64, u64)> {
+    let mut counts = vec![(0, 0); exact.len()];
     for seed in 0..RUNS {
-        let study = study(trials, seed);
+        let study = study(seed);
         let rows = report::rows(&study, &engine::simulate(&study, &Silent));
-        for ((row, &(mean, p99)), count) in rows.iter().zip(&exact).zip(&mut counts) {
+        for ((row, &(mean, p99)), count) in rows.iter().zip(exact).zip(&mut counts) {
             let covers = |lo: Option<f64>, hi: Option<f64>, x: f64| u64::from(lo.unwrap() <= x && x <= hi.unwrap());
             count.0 += covers(row.speedup_ci95_low, row.speedup_ci95_high, mean);
             count.1 += covers(row.p99_speedup_ci95_low, row.p99_speedup_ci95_high, p99);
@@ -83,12 +89,16 @@ fn coverage(trials: u64) -> Vec<(u64, u64)> {
 }
 
 fn check(trials: u64) {
-    for ((kind, s), (mean, p99)) in CODES.iter().zip(coverage(trials)) {
+    check_counts(trials, "", coverage(trials));
+}
+
+fn check_counts(trials: u64, model: &str, counts: Vec<(u64, u64)>) {
+    for ((kind, s), (mean, p99)) in CODES.iter().zip(counts) {
         for (what, covered) in [("speedup", mean), ("p99_speedup", p99)] {
-            eprintln!("{what} of {kind} s={s} at {trials} trials: covered in {covered} of {RUNS} runs");
+            eprintln!("{what} of {kind} s={s}{model} at {trials} trials: covered in {covered} of {RUNS} runs");
             assert!(
                 (365..=395).contains(&covered),
-                "{what} of {kind} s={s} at {trials} trials: covered in {covered} of {RUNS} runs"
+                "{what} of {kind} s={s}{model} at {trials} trials: covered in {covered} of {RUNS} runs"
             );
         }
     }
@@ -99,6 +109,37 @@ fn check(trials: u64) {
 #[test]
 fn paired_intervals_cover_in_runs_within_the_pilot() {
     check(4000);
+}
+
+/// Whole additive loads over exponential units pair each load's Erlang
+/// quantile of the shared order statistics with the uncoded maximum (a
+/// coupling other than the draw path's shared units): the intervals still
+/// cover the exact speedups, E[X_(n)]/E[T] and the p99 ratio of Gamma
+/// binomial tails, integrated and inverted numerically.
+#[test]
+fn paired_intervals_cover_under_erlang_loads() {
+    let dist = Dist::exp(1.0).unwrap();
+    let law = |kind, s: usize| {
+        let code = scheme(kind, N, Some(s), None, None);
+        let cdf = iteration_cdf(&code, worker_cdf(&dist, LoadModel::Additive, code.load()));
+        (super::mean_from_cdf(&cdf, 0.0, 200.0), invert(&cdf, 0.99, 200.0))
+    };
+    let uncoded = law(SchemeKind::Uncoded, 0);
+    let exact: Vec<(f64, f64)> = CODES
+        .iter()
+        .map(|&(kind, s)| {
+            let (mean, p99) = law(kind, s);
+            (uncoded.0 / mean, uncoded.1 / p99)
+        })
+        .collect();
+    let schemes: Vec<_> = CODES
+        .iter()
+        .map(|&(kind, s)| scheme(kind, N, Some(s), None, None))
+        .collect();
+    let counts = count_coverage(&exact, |seed| {
+        Study::new(N, dist, LoadModel::Additive, schemes.clone(), 4000, seed).unwrap()
+    });
+    check_counts(4000, " (additive)", counts);
 }
 
 /// Longer runs: the pairing is measured on the pilot's 65 536 trials, the

@@ -207,6 +207,31 @@ fn additive_loads_are_gamma() {
     check_all(n, dist, LoadModel::Additive, schemes, vec![None; 5], 50);
 }
 
+/// Whole additive loads over exponential units are drawn as each load's
+/// Erlang quantile of the standard exponential order statistics: at n = 100
+/// the top block holds E_(50) and above, so crc with s ≥ 51 and frc's
+/// groups read values drawn on demand below it or from the maximum. Loads
+/// up to 99 units; quantiles against the Gamma binomial tail, means by
+/// integration.
+#[test]
+fn additive_loads_by_order_statistics_below_the_top_block() {
+    let n = 100;
+    let dist = Dist::exp(2.0).unwrap();
+    let mut schemes: Vec<Scheme> = [0, 1, 49, 50, 51, 75, 98]
+        .into_iter()
+        .map(|s| scheme(SchemeKind::Crc, n, Some(s), None, None))
+        .collect();
+    schemes.extend([1, 4, 24, 49].map(|s| scheme(SchemeKind::Frc, n, Some(s), None, None)));
+    schemes.push(scheme(SchemeKind::Mds, n, None, None, Some(10)));
+    let study = Study::new(n, dist, LoadModel::Additive, schemes.clone(), 10, 1).unwrap();
+    assert_eq!(
+        engine::TrialPlan::new(&study).sampling(),
+        engine::Sampling::OrderStatistics
+    );
+    let count = schemes.len();
+    check_all(n, dist, LoadModel::Additive, schemes, vec![None; count], 52);
+}
+
 /// Non-integer additive loads (mds with k ∤ n) against a brute-force
 /// simulation written another way: rand_distr's Gamma for the whole units.
 #[test]

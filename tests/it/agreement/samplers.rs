@@ -323,34 +323,41 @@ fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> 
         LoadModel::Scaled,
         LoadModel::Affine { unit_time: 0.5 },
     ];
-    let trials = 20_000u64;
     let mut checks = 0;
     for (i, workers) in laws.iter().enumerate() {
         for model in models {
             let study =
-                Study::with_workers(n, workers.clone(), model, schemes.clone(), trials, seed + i as u64).unwrap();
-            assert!(engine::order_statistics_apply(&study), "{workers}");
-            let columns = |sampling| {
-                let plan = TrialPlan::with(&study, RulePath::Fast, sampling);
-                let mut scratch = plan.scratch();
-                let mut out = vec![0.0; plan.slots()];
-                let mut cols = vec![Vec::with_capacity(trials as usize); plan.slots()];
-                for t in 0..trials {
-                    plan.run(study.seed(), t, &mut scratch, &mut out);
-                    cols.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
-                }
-                cols.iter_mut().for_each(|c| c.sort_by(f64::total_cmp));
-                cols
-            };
-            let (a, b) = (columns(Sampling::OrderStatistics), columns(Sampling::Draws));
-            for (slot, (x, y)) in a.iter().zip(&b).enumerate() {
-                let stat = ks_statistic(x, y);
-                assert!(stat < 1.95, "{workers} {model} slot {slot}: KS {stat:.3}");
-                checks += 1;
-            }
+                Study::with_workers(n, workers.clone(), model, schemes.clone(), 20_000, seed + i as u64).unwrap();
+            checks += order_statistics_against_draws_in(&study);
         }
     }
     checks
+}
+
+/// Two-sample KS of every slot of `study`, its trials by order statistics
+/// against as many by one draw per worker; returns how many were made.
+pub(super) fn order_statistics_against_draws_in(study: &Study) -> usize {
+    assert!(engine::order_statistics_apply(study), "{}", study.workers());
+    let trials = study.trials();
+    let columns = |sampling| {
+        let plan = TrialPlan::with(study, RulePath::Fast, sampling);
+        let mut scratch = plan.scratch();
+        let mut out = vec![0.0; plan.slots()];
+        let mut cols = vec![Vec::with_capacity(trials as usize); plan.slots()];
+        for t in 0..trials {
+            plan.run(study.seed(), t, &mut scratch, &mut out);
+            cols.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
+        }
+        cols.iter_mut().for_each(|c| c.sort_by(f64::total_cmp));
+        cols
+    };
+    let (a, b) = (columns(Sampling::OrderStatistics), columns(Sampling::Draws));
+    for (slot, (x, y)) in a.iter().zip(&b).enumerate() {
+        let stat = ks_statistic(x, y);
+        let (workers, model) = (study.workers(), study.load_model());
+        assert!(stat < 1.95, "{workers} {model} slot {slot}: KS {stat:.3}");
+    }
+    a.len()
 }
 
 /// √(N/2)·D, D = sup |F_x − F_y| over the pooled sample, of two sorted

@@ -22,6 +22,9 @@
 #                below its floor)
 #   shared       n exp(1) draws: the transfer time is a constant
 #   transfers    2n: each worker's time and its message's transfer time
+#                (gcsim draws the 51 order statistics the sweep reads and
+#                takes each configuration's hypoexponential arrival quantile
+#                of them, so it goes below its floor)
 #   classes      n draws, 50 of exp(1) and 50 of exp(0.5)
 #   replay       one uniform step index and a copy of its 64 times
 #   bootstrap    n uniform indices into the 2752 recorded times

@@ -25,11 +25,11 @@
 //! the theory share one definition of every law (the rand_distr template:
 //! private fields, `new` returning `Result`).
 
-mod erlang;
+mod hazard;
 mod normal;
 mod parse;
 
-pub use erlang::{ErlangQuantile, MAX_ERLANG_SHAPE};
+pub use hazard::{HazardQuantile, MAX_ERLANG_SHAPE};
 pub use normal::normal_of_exponential;
 pub use parse::DistError;
 pub(crate) use parse::plain;

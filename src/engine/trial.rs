@@ -47,7 +47,7 @@
 //! exponential units and whole loads (see [`laws::erlang_loads`]) a worker's
 //! time at load ℓ is ℓ·shift + Gamma(ℓ, μ), an increasing function of one
 //! standard exponential (its Erlang quantile,
-//! [`crate::dist::ErlangQuantile`]), so every load reads the same order
+//! [`crate::dist::HazardQuantile`]), so every load reads the same order
 //! statistics as under the monotone models: each configuration's law is
 //! exact, and configurations of different loads are paired through the
 //! shared order statistics instead of through shared units.
@@ -58,7 +58,7 @@ use rand_distr::{Distribution, Exp1, Gamma};
 use super::sort::{SortBuffers, argsort_floats, sort_floats};
 use super::timeline::{completion_by_events, fast, with_deadline};
 use crate::comm::{Comm, Transfer};
-use crate::dist::{Base, ErlangQuantile};
+use crate::dist::Base;
 use crate::load::LoadModel;
 use crate::rng::trial_rng;
 use crate::scheme::{Rule, Scheme, Strategy};
@@ -82,7 +82,7 @@ use super::kernels::{
 };
 pub use asynchronous::Update;
 use empirical::Empirical;
-use laws::{ClassLaws, Standard};
+use laws::{ClassLaws, SlotLaw, Standard};
 use sample::{Carried, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 pub use scratch::Scratch;
@@ -196,9 +196,10 @@ struct OrderStatisticSampler {
     standard: Standard,
     /// The classes' laws, for a heterogeneous cluster.
     class_laws: Option<ClassLaws>,
-    /// Under Erlang loads (see [`laws::erlang_loads`]), each slot's
-    /// quantile in units of 1/μ (one per distinct load); empty otherwise.
-    erlang: Vec<Arc<ErlangQuantile>>,
+    /// Each slot's own law, under Erlang loads (see [`laws::erlang_loads`])
+    /// or with hypoexponential arrivals (see
+    /// [`laws::hypoexponential_arrivals`]); empty otherwise.
+    slot_laws: Vec<SlotLaw>,
 }
 
 /// How results reach the master, and how it decodes.
@@ -226,25 +227,6 @@ fn additive_time(draws: &[f64], n: usize, i: usize, load: f64) -> f64 {
     } else {
         sum
     }
-}
-
-/// One Erlang quantile per slot for whole loads `loads`, shared between
-/// slots of the same load.
-fn erlang_quantiles(loads: &[f64]) -> Vec<Arc<ErlangQuantile>> {
-    let mut distinct: Vec<Arc<ErlangQuantile>> = Vec::new();
-    loads
-        .iter()
-        .map(|&l| {
-            let shape = l as u32;
-            match distinct.iter().find(|q| q.shape() == shape) {
-                Some(q) => q.clone(),
-                None => {
-                    distinct.push(Arc::new(ErlangQuantile::new(shape)));
-                    distinct[distinct.len() - 1].clone()
-                }
-            }
-        })
-        .collect()
 }
 
 /// Key of the transfer-time stream (XORed with the seed).
@@ -318,8 +300,14 @@ impl TrialPlan {
         }
         load_groups.sort_by(|a, b| a.load.total_cmp(&b.load));
         let n = study.n();
-        let erlang = if sampling == Sampling::OrderStatistics && model == LoadModel::Additive {
-            erlang_quantiles(&slot_loads)
+        let messages: Vec<f64> = study
+            .schemes()
+            .iter()
+            .map(Scheme::message)
+            .chain(std::iter::once(1.0))
+            .collect();
+        let slot_laws = if sampling == Sampling::OrderStatistics {
+            laws::slot_laws(study, &slot_loads, &messages)
         } else {
             Vec::new()
         };
@@ -362,16 +350,11 @@ impl TrialPlan {
                 },
                 standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
                 class_laws: ClassLaws::of(study.workers()),
-                erlang,
+                slot_laws,
             },
             delivery: Delivery {
                 comm: *study.comm(),
-                messages: study
-                    .schemes()
-                    .iter()
-                    .map(Scheme::message)
-                    .chain(std::iter::once(1.0))
-                    .collect(),
+                messages,
                 codes: needs_identities(study).then(|| {
                     let slots = study.schemes().iter().copied().chain(std::iter::once(study.baseline()));
                     let codes = slots.map(|s| {
@@ -467,7 +450,8 @@ impl TrialPlan {
     /// from a stream of their own, so that the worker times are those of the
     /// same trial without communication.
     fn fill_transfers(&self, seed: u64, trial: u64, scratch: &mut Scratch) {
-        if self.delivery.comm.transfers() {
+        // By order statistics the transfers are in each slot's arrival law.
+        if self.delivery.comm.transfers() && self.sampling != Sampling::OrderStatistics {
             let mut rng = trial_rng(seed ^ COMM_STREAM, trial);
             match self.delivery.comm.transfer {
                 Transfer::Constant(tau) => scratch.transfer.fill(tau),

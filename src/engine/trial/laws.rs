@@ -1,18 +1,20 @@
 //! The worker laws the order-statistic sampler writes as increasing
 //! functions of a standard exponential: one law for i.i.d. workers
 //! ([`Standard`]), one per class for a heterogeneous cluster
-//! ([`ClassLaws`]), and additive loads over exponential units
-//! ([`erlang_loads`]).
+//! ([`ClassLaws`]), and per slot where each configuration's law differs:
+//! additive loads over exponential units ([`erlang_loads`]) and exponential
+//! transfers on dedicated links ([`hypoexponential_arrivals`]).
 
 use super::*;
-use crate::dist::MAX_ERLANG_SHAPE;
+use crate::comm::Link;
+use crate::dist::{HazardQuantile, MAX_ERLANG_SHAPE};
 
 /// Whether `study`'s loads are additive over i.i.d. exponential or
 /// shifted-exponential units (no straggler mixture) and every
 /// configuration's load, the baseline's too, is a whole number of units
 /// from 1 to [`MAX_ERLANG_SHAPE`]: a worker's time at load ℓ is then
 /// ℓ·shift + Gamma(ℓ, μ), an increasing function of a standard exponential
-/// (see [`crate::dist::ErlangQuantile`]), and every configuration reads an order
+/// (see [`HazardQuantile::erlang`]), and every configuration reads an order
 /// statistic of one set of standard exponentials.
 pub(super) fn erlang_loads(study: &Study) -> bool {
     let whole = |l: f64| l.fract() == 0.0 && (1.0..=f64::from(MAX_ERLANG_SHAPE)).contains(&l);
@@ -26,6 +28,98 @@ pub(super) fn erlang_loads(study: &Study) -> bool {
             .iter()
             .chain(std::iter::once(&study.baseline()))
             .all(|s| whole(s.load()))
+}
+
+/// Whether `study`'s messages take exponential (or shifted-exponential)
+/// transfer times on dedicated links, from exponential or
+/// shifted-exponential workers under a monotone load: each arrival is then
+/// a constant plus the sum of two independent exponentials, the worker's
+/// (its mean scaled by the load under `scaled`) and the transfer's (its
+/// mean times the message size), an increasing function of one standard
+/// exponential (see [`HazardQuantile::hypoexponential`]). Arrivals are
+/// independent across workers, so a k-of-n rule reads an order statistic
+/// of them and frc's groups the largest of the group minima, as of worker
+/// times without messages.
+pub(super) fn hypoexponential_arrivals(study: &Study) -> bool {
+    let comm = study.comm();
+    let exponential = |workers: &Workers| {
+        matches!(
+            Standard::of(workers),
+            Some(Standard::Exp { .. } | Standard::ShiftedExp { .. })
+        )
+    };
+    comm.link == Link::Dedicated
+        && matches!(comm.transfer, Transfer::Random(d) if exponential(&Workers::Iid(d)))
+        && study.load_model().is_monotone()
+        && exponential(study.workers())
+        && study.schemes().iter().all(|s| s.message() > 0.0)
+}
+
+/// A slot's time as `offset + scale·quantile(E)` of a standard exponential
+/// E, where the slots' laws differ by more than the load model's map.
+#[derive(Debug, Clone)]
+pub(super) struct SlotLaw {
+    pub(super) offset: f64,
+    pub(super) scale: f64,
+    pub(super) quantile: Arc<HazardQuantile>,
+}
+
+/// Each slot's law (slots of the same law share its table) where `study`
+/// takes order statistics under Erlang loads or with hypoexponential
+/// arrivals; empty otherwise. `loads` and `messages` are per slot.
+pub(super) fn slot_laws(study: &Study, loads: &[f64], messages: &[f64]) -> Vec<SlotLaw> {
+    let units = |workers: &Workers| match Standard::of(workers) {
+        Some(Standard::Exp { inv_rate }) => Some((0.0, inv_rate)),
+        Some(Standard::ShiftedExp { shift, inv_rate }) => Some((shift, inv_rate)),
+        _ => None,
+    };
+    let Some((shift, inv_rate)) = units(study.workers()) else {
+        return Vec::new();
+    };
+    let model = *study.load_model();
+    let mut distinct: Vec<Arc<HazardQuantile>> = Vec::new();
+    let mut shared = |q: HazardQuantile| match distinct.iter().find(|d| d.is(&q)) {
+        Some(d) => d.clone(),
+        None => {
+            distinct.push(Arc::new(q));
+            distinct[distinct.len() - 1].clone()
+        }
+    };
+    if erlang_loads(study) {
+        return loads
+            .iter()
+            .map(|&l| SlotLaw {
+                offset: shift * l,
+                scale: inv_rate,
+                quantile: shared(HazardQuantile::erlang(l as u32)),
+            })
+            .collect();
+    }
+    let transfer = match study.comm().transfer {
+        Transfer::Random(d) if hypoexponential_arrivals(study) => units(&Workers::Iid(d)),
+        _ => None,
+    };
+    let Some((transfer_shift, transfer_mean)) = transfer else {
+        return Vec::new();
+    };
+    loads
+        .iter()
+        .zip(messages)
+        .map(|(&l, &message)| {
+            // The worker's exponential part after the load model, whose map
+            // is x ↦ a·x + b: its mean a/μ, and a·shift + b with the transfer's
+            // shift into the constant.
+            let scale = model.apply(l, 1.0) - model.apply(l, 0.0);
+            let worker_mean = scale * inv_rate;
+            let message_mean = message * transfer_mean;
+            let (slow, fast) = (worker_mean.max(message_mean), worker_mean.min(message_mean));
+            SlotLaw {
+                offset: model.apply(l, shift) + message * transfer_shift,
+                scale: slow,
+                quantile: shared(HazardQuantile::hypoexponential(slow / fast)),
+            }
+        })
+        .collect()
 }
 
 /// A heterogeneous cluster whose every class has a [`Standard`] law: each

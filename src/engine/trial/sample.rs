@@ -3,7 +3,7 @@
 //! block first and deeper ones on demand; worker classes' runs merged). See
 //! the notes of the parent module for the formulas.
 
-use super::laws::erlang_loads;
+use super::laws::{erlang_loads, hypoexponential_arrivals};
 use super::*;
 use crate::dist::{Dist, next_state};
 
@@ -33,14 +33,14 @@ pub fn needs_identities(study: &Study) -> bool {
 /// (`Standard`: exponential, shifted-exponential, Pareto, log-normal and
 /// Weibull laws without a straggler mixture, and the bootstrap from a
 /// trace) under a monotone load or Erlang loads (see [`erlang_loads`]),
-/// with the threshold decoder and no transfer
-/// times; or a heterogeneous cluster whose every class is such a law (each
+/// with the threshold decoder and no transfer times or hypoexponential
+/// arrivals (see [`hypoexponential_arrivals`]); or a heterogeneous cluster whose every class is such a law (each
 /// class's order statistics, merged). Mixtures take the draw path, and so
 /// do studies with a deadline (which reads the first and the
 /// last finish after the load model, not one order statistic) or a
 /// strategy's timeline (which needs each worker's draw and more).
 pub fn order_statistics_apply(study: &Study) -> bool {
-    !study.comm().transfers()
+    (!study.comm().transfers() || hypoexponential_arrivals(study))
         && study
             .schemes()
             .iter()
@@ -72,21 +72,22 @@ impl TrialPlan {
             }
             shuffle(&mut scratch.worker_rank, &mut rank_rng);
         }
-        // Under Erlang loads the walk runs on the standard exponentials and
-        // each slot's load applies after it (the law is increasing in E).
-        let erlang = !self.order.erlang.is_empty();
+        // Where each slot has its own law (Erlang loads, hypoexponential
+        // arrivals), the walk runs on the standard exponentials and each
+        // slot's law applies after it (each is increasing in E).
+        let per_slot = !self.order.slot_laws.is_empty();
         if self.path == RulePath::Events {
             self.reach(0, &mut rng, scratch, &mut lower);
             for i in 0..self.n {
                 let e = self.order_statistic(scratch.worker_rank[i] as usize, scratch, lower);
-                scratch.times[i] = if erlang { e } else { self.law_of_standard(e) };
+                scratch.times[i] = if per_slot { e } else { self.law_of_standard(e) };
             }
             for e in self.load_groups.iter().flat_map(|g| &g.evals) {
                 let raw = completion_by_events(e.rule, &scratch.times, &mut scratch.order);
-                out[e.slot] = if erlang { raw } else { self.model.apply(e.load, raw) };
+                out[e.slot] = if per_slot { raw } else { self.model.apply(e.load, raw) };
             }
-            if erlang {
-                self.apply_erlang(out);
+            if per_slot {
+                self.apply_slot_laws(out);
             }
             return;
         }
@@ -109,8 +110,8 @@ impl TrialPlan {
                 Rule::Groups { size } => max_of_group_minima(maximum, size),
             };
         }
-        if erlang {
-            self.apply_erlang(out);
+        if per_slot {
+            self.apply_slot_laws(out);
             return;
         }
         // One loop per law, each law's transform inlined.
@@ -137,21 +138,15 @@ impl TrialPlan {
                 .iter_mut()
                 .zip(loads)
                 .for_each(|(v, &l)| *v = unit_time * l + law(*v)),
-            LoadModel::Additive => unreachable!("Erlang loads apply in apply_erlang"),
+            LoadModel::Additive => unreachable!("Erlang loads apply in apply_slot_laws"),
         }
     }
 
-    /// `out[slot] ← ℓ·shift + Erlang_ℓ(out[slot])/μ` for every slot of load
-    /// ℓ: the sum of ℓ exponential units of rate μ shifted by `shift`, as a
-    /// function of the standard exponential in `out` (see [`erlang_loads`]).
-    fn apply_erlang(&self, out: &mut [f64]) {
-        let (shift, inv_rate) = match self.order.standard {
-            Standard::Exp { inv_rate } => (0.0, inv_rate),
-            Standard::ShiftedExp { shift, inv_rate } => (shift, inv_rate),
-            _ => unreachable!("erlang_loads needs exponential units"),
-        };
-        for ((v, quantile), &l) in out.iter_mut().zip(&self.order.erlang).zip(&self.slot_loads) {
-            *v = shift * l + quantile.at(*v) * inv_rate;
+    /// `out[slot] ← offset + quantile(out[slot])·scale` for every slot, by
+    /// the slot's own law (see [`super::laws::slot_laws`]).
+    fn apply_slot_laws(&self, out: &mut [f64]) {
+        for (v, law) in out.iter_mut().zip(&self.order.slot_laws) {
+            *v = law.offset + law.quantile.at(*v) * law.scale;
         }
     }
 

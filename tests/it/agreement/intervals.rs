@@ -119,9 +119,52 @@ fn paired_intervals_cover_in_runs_within_the_pilot() {
 #[test]
 fn paired_intervals_cover_under_erlang_loads() {
     let dist = Dist::exp(1.0).unwrap();
+    let counts = coverage_of_slot_laws(
+        |seed, schemes| Study::new(N, dist, LoadModel::Additive, schemes, 4000, seed).unwrap(),
+        |code| Box::new(worker_cdf(&dist, LoadModel::Additive, code.load())),
+    );
+    check_counts(4000, " (additive)", counts);
+}
+
+/// Exponential transfers on dedicated links pair each configuration's
+/// hypoexponential arrival quantile of the shared order statistics with
+/// the uncoded one: the intervals cover the exact speedups, from the
+/// arrival CDF 1 − (a e^(−t/a) − b e^(−t/b))/(a − b) (worker mean a = 1,
+/// transfer mean b = 1/2 under `fixed`).
+#[test]
+fn paired_intervals_cover_with_hypoexponential_arrivals() {
+    use gcsim::comm::{Comm, Link};
+    let comm = Comm::new(None, Some(Dist::exp(2.0).unwrap()), Link::Dedicated, 0.0).unwrap();
+    let (a, b) = (1.0, 0.5);
+    let counts = coverage_of_slot_laws(
+        |seed, schemes| {
+            Study::new(N, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, 4000, seed)
+                .unwrap()
+                .with_comm(comm)
+        },
+        |_| {
+            Box::new(move |t: f64| {
+                if t <= 0.0 {
+                    0.0
+                } else {
+                    1.0 - (a * (-t / a).exp() - b * (-t / b).exp()) / (a - b)
+                }
+            })
+        },
+    );
+    check_counts(4000, " (transfers)", counts);
+}
+
+/// Coverage counts of the codes' paired intervals over the runs of
+/// `study(seed, schemes)`, against the exact speedups of a worker (or
+/// arrival) CDF per configuration, `worker(code)`.
+fn coverage_of_slot_laws<'a>(
+    study: impl Fn(u64, Vec<gcsim::scheme::Scheme>) -> Study,
+    worker: impl Fn(&gcsim::scheme::Scheme) -> Box<dyn Fn(f64) -> f64 + 'a>,
+) -> Vec<(u64, u64)> {
     let law = |kind, s: usize| {
         let code = scheme(kind, N, Some(s), None, None);
-        let cdf = iteration_cdf(&code, worker_cdf(&dist, LoadModel::Additive, code.load()));
+        let cdf = iteration_cdf(&code, worker(&code));
         (super::mean_from_cdf(&cdf, 0.0, 200.0), invert(&cdf, 0.99, 200.0))
     };
     let uncoded = law(SchemeKind::Uncoded, 0);
@@ -136,10 +179,7 @@ fn paired_intervals_cover_under_erlang_loads() {
         .iter()
         .map(|&(kind, s)| scheme(kind, N, Some(s), None, None))
         .collect();
-    let counts = count_coverage(&exact, |seed| {
-        Study::new(N, dist, LoadModel::Additive, schemes.clone(), 4000, seed).unwrap()
-    });
-    check_counts(4000, " (additive)", counts);
+    count_coverage(&exact, |seed| study(seed, schemes.clone()))
 }
 
 /// Longer runs: the pairing is measured on the pilot's 65 536 trials, the

@@ -156,9 +156,9 @@ fn pareto_order_mean(xm: f64, alpha: f64, n: usize, k: usize) -> f64 {
     .exp()
 }
 
-mod erlang;
 mod intervals;
 mod means;
 mod percentiles;
 mod samplers;
+mod slot_laws;
 mod spacings;

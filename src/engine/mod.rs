@@ -31,7 +31,7 @@ use crate::scheme::Scheme;
 use crate::stats::quantile::{self, Tally, Verdict, Window};
 use crate::stats::{MeanEstimate, Moments, QUANTILES};
 use crate::study::{Decoder, Study, Workers};
-use pass::{Counts, LogBins, Pass, PassTotals, Watch};
+use pass::{Counts, LogBins, Pass, PassTotals, StepTable, Watch};
 pub use targets::Targets;
 pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply, spacings_apply};
 
@@ -581,6 +581,10 @@ impl Runner<'_> {
     ) -> FirstPass {
         let mut totals = PassTotals::new(pass);
         let mut block_sums = Vec::new();
+        // Where every trial's values are one step's row, chunks are counted
+        // by their trials' start steps (stored chunks too: the same trials).
+        let rows = self.plan.step_rows();
+        let table = rows.map(|r| StepTable::new(r.rows(), self.plan.slots(), pass));
         for block in blocks {
             let mut block_totals = PassTotals::new(pass);
             let chunks = block * BLOCK_CHUNKS..((block + 1) * BLOCK_CHUNKS).min(self.chunks());
@@ -590,6 +594,17 @@ impl Runner<'_> {
                     || self.plan.scratch(),
                     |scratch, c| {
                         let mut counts = Counts::new(pass);
+                        if let Some(table) = &table {
+                            let steps: Vec<u32> = self
+                                .trials_of(c)
+                                .map(|t| self.plan.start_step(self.seed, t) as u32)
+                                .collect();
+                            counts.add_steps(pass, table, &steps);
+                            if stored.get(c as usize).is_none() {
+                                progress.advance(steps.len() as u64);
+                            }
+                            return counts;
+                        }
                         match stored.get(c as usize) {
                             Some(values) => self.stored_batches(c, values, |b, count| counts.add_batch(pass, b, count)),
                             None => {

@@ -22,9 +22,23 @@ pub struct StepRows {
 }
 
 impl StepRows {
+    /// The rows `rows`, step-major, `slots` values per step.
+    ///
+    /// # Panics
+    /// If `slots` is 0 or does not divide `rows.len()`.
+    pub fn new(rows: Vec<f64>, slots: usize) -> Self {
+        assert!(slots > 0 && rows.len().is_multiple_of(slots), "whole rows of at least one slot");
+        Self { rows, slots }
+    }
+
     /// The number of steps a trial can start at.
     pub fn steps(&self) -> usize {
         self.rows.len() / self.slots
+    }
+
+    /// The number of slots of a row.
+    pub fn slots(&self) -> usize {
+        self.slots
     }
 
     /// Every step's row, step-major: step s's value of slot j at `s·slots + j`.
@@ -87,9 +101,6 @@ impl TrialPlan {
             scratch.carried.given_start = Some(step);
             self.run(0, 0, &mut scratch, row);
         }
-        Some(Arc::new(StepRows {
-            rows,
-            slots: self.slots,
-        }))
+        Some(Arc::new(StepRows::new(rows, self.slots)))
     }
 }

@@ -12,7 +12,10 @@
 //! chunk. A run no longer than the pilot keeps every value and reports exact
 //! sample quantiles. A run of at least [`LAW_WINDOWS_AFTER`] pilots whose
 //! configurations all have an exact law takes its reference values and
-//! windows from that law instead, and has no pilot.
+//! windows from that law instead, and has no pilot. Where every trial's
+//! values are one of a replayed trace's steps' rows
+//! ([`trial::StepRows`]), chunks and the pilot are counted by their
+//! trials' steps, with the same results (see `pass/steps.rs`, `pilot.rs`).
 
 pub mod approx;
 pub mod bootstrap;

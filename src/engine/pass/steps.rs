@@ -109,21 +109,13 @@ impl Counts {
     /// The counts and extremes, once per step that occurs, weighted by its
     /// trials.
     fn add_by_step(&mut self, pass: &Pass, table: &StepTable, steps: &[u32]) {
-        let mut count = vec![0u32; table.steps()];
-        let mut occurring = Vec::new();
-        for &s in steps {
-            let c = &mut count[s as usize];
-            if *c == 0 {
-                occurring.push(s as usize);
-            }
-            *c += 1;
-        }
+        let occurring = occurring(steps, table.steps());
         let slots = table.slots;
         for j in 0..slots {
             let groups = &pass.groups[pass.slot_groups[j]..pass.slot_groups[j + 1]];
             let (mut mn, mut mx) = (self.min[j], self.max[j]);
-            for &s in &occurring {
-                let (v, c) = (table.rows[s * slots + j], count[s]);
+            for &(s, c) in &occurring {
+                let v = table.rows[s * slots + j];
                 mn = if v < mn { v } else { mn };
                 mx = if v > mx { v } else { mx };
                 self.infinite[j] += u64::from(c) * u64::from(v == f64::INFINITY);
@@ -149,5 +141,47 @@ impl Counts {
             }
             (self.min[j], self.max[j]) = (mn, mx);
         }
+    }
+}
+
+/// The steps that occur among `steps` (each below `m`), with how many
+/// times each does, in no particular order: counted in a table of the `m`
+/// steps where `m` is not much more than the trials, by sorting the
+/// trials' steps where it is (a trace of many more steps than a chunk's
+/// trials).
+fn occurring(steps: &[u32], m: usize) -> Vec<(usize, u32)> {
+    let mut out = Vec::new();
+    if m <= 4 * steps.len() {
+        let mut count = vec![0u32; m];
+        for &s in steps {
+            count[s as usize] += 1;
+        }
+        out.extend(count.iter().enumerate().filter(|&(_, &c)| c > 0).map(|(s, &c)| (s, c)));
+    } else {
+        let mut sorted = steps.to_vec();
+        sorted.sort_unstable();
+        for run in sorted.chunk_by(|a, b| a == b) {
+            out.push((run[0] as usize, run.len() as u32));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::occurring;
+
+    /// Counted in a table of the steps or by sorting the trials' steps:
+    /// the same steps with the same counts.
+    #[test]
+    fn occurring_steps_by_table_and_by_sort_agree() {
+        let steps: Vec<u32> = (0..500u32).map(|i| (i * i * 7 + 3) % 97).collect();
+        let mut by_table = occurring(&steps, 97);
+        let mut by_sort = occurring(&steps, 97 * 100);
+        by_table.sort_unstable();
+        by_sort.sort_unstable();
+        assert_eq!(by_table, by_sort);
+        assert_eq!(by_sort.iter().map(|&(_, c)| c as usize).sum::<usize>(), steps.len());
+        assert!(by_sort.len() > 10);
     }
 }

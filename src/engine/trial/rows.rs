@@ -10,9 +10,10 @@
 
 use super::*;
 
-/// Most values (steps × slots) a plan keeps as step rows: 4 Mi (32 MiB);
-/// a larger trace's trials are evaluated one by one.
-const MAX_ROW_VALUES: usize = 1 << 22;
+/// Most values (steps × slots) a plan keeps as step rows: 1 Mi (8 MiB,
+/// and twice that for a pass's deviations and their squares); a larger
+/// trace's trials are evaluated one by one.
+const MAX_ROW_VALUES: usize = 1 << 20;
 
 /// Each start step's row of slot values, step-major.
 #[derive(Debug, Clone)]
@@ -27,7 +28,10 @@ impl StepRows {
     /// # Panics
     /// If `slots` is 0 or does not divide `rows.len()`.
     pub fn new(rows: Vec<f64>, slots: usize) -> Self {
-        assert!(slots > 0 && rows.len().is_multiple_of(slots), "whole rows of at least one slot");
+        assert!(
+            slots > 0 && rows.len().is_multiple_of(slots),
+            "whole rows of at least one slot"
+        );
         Self { rows, slots }
     }
 

@@ -12,13 +12,17 @@
 //! chunk. A run no longer than the pilot keeps every value and reports exact
 //! sample quantiles. A run of at least [`LAW_WINDOWS_AFTER`] pilots whose
 //! configurations all have an exact law takes its reference values and
-//! windows from that law instead, and has no pilot.
+//! windows from that law instead, and has no pilot. Where every trial's
+//! values are one of a replayed trace's steps' rows
+//! ([`trial::StepRows`]), chunks and the pilot are counted by their
+//! trials' steps, with the same results (see `pass/steps.rs`, `pilot.rs`).
 
 pub mod approx;
 pub mod bootstrap;
 mod kernels;
 pub mod pairing;
 pub mod pass;
+mod pilot;
 pub mod sort;
 mod targets;
 pub mod timeline;
@@ -31,7 +35,8 @@ use crate::scheme::Scheme;
 use crate::stats::quantile::{self, Tally, Verdict, Window};
 use crate::stats::{MeanEstimate, Moments, QUANTILES};
 use crate::study::{Decoder, Study, Workers};
-use pass::{Counts, LogBins, Pass, PassTotals, Watch};
+use pass::{Counts, LogBins, Pass, PassTotals, StepTable, Watch};
+use pilot::{Pilot, PilotColumn};
 pub use targets::Targets;
 pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply, spacings_apply};
 
@@ -165,7 +170,7 @@ pub fn block_trials(trials: u64, block: u64) -> u64 {
 /// A run whose pilot is done: what every path (whole run, shard, merge) shares.
 pub(crate) struct Started<'a> {
     pub(crate) runner: Runner<'a>,
-    pilot: Vec<Vec<f64>>,
+    pilot: Pilot,
     columns: Vec<PilotColumn>,
     refs: Vec<f64>,
     survival: Option<LogBins>,
@@ -214,12 +219,21 @@ impl<'a> Started<'a> {
         // Where every slot has them and no survival curve is asked for, the
         // pilot has nothing left to decide: the run goes straight to its pass.
         let pilot = if laws.iter().all(Option::is_some) && options.survival_points == 0 {
-            Vec::new()
+            Pilot::Values(Vec::new())
         } else {
             runner.pilot(progress)
         };
-        // Each stored batch holds a slot's values contiguously.
-        let trials = pilot.iter().map(|values| values.len() / slots).sum();
+        let trials = match &pilot {
+            // Each stored batch holds a slot's values contiguously.
+            Pilot::Values(chunks) => chunks.iter().map(|values| values.len() / slots).sum(),
+            Pilot::Steps(chunks) => chunks.iter().map(Vec::len).sum(),
+        };
+        let step_counts = match (&pilot, plan.step_rows()) {
+            (Pilot::Steps(chunks), Some(rows)) => {
+                Some((rows, pilot::step_counts(rows, chunks.iter().flatten().copied())))
+            }
+            _ => None,
+        };
         let columns: Vec<PilotColumn> = laws
             .into_par_iter()
             .enumerate()
@@ -234,13 +248,18 @@ impl<'a> Started<'a> {
                         span: (f64::NAN, f64::NAN),
                     };
                 }
-                let mut values = Vec::with_capacity(trials);
-                for (c, stored) in pilot.iter().enumerate() {
-                    runner.stored_batches(c as u64, stored, |b, count| {
-                        values.extend_from_slice(&b[j * count..(j + 1) * count]);
-                    });
-                }
-                let mut column = PilotColumn::new(values, runner.total);
+                let mut column = match &step_counts {
+                    Some((rows, counts)) => PilotColumn::of_steps(rows, j, counts, runner.total),
+                    None => {
+                        let mut values = Vec::with_capacity(trials);
+                        for (c, stored) in pilot.values().iter().enumerate() {
+                            runner.stored_batches(c as u64, stored, |b, count| {
+                                values.extend_from_slice(&b[j * count..(j + 1) * count]);
+                            });
+                        }
+                        PilotColumn::new(values, runner.total)
+                    }
+                };
                 if let Some((reference, windows)) = law {
                     // As without a pilot, so that asking for a survival
                     // curve does not change a bit of the statistics.
@@ -265,7 +284,7 @@ impl<'a> Started<'a> {
 
     /// Whether the pilot is the whole run (its sample quantiles are the run's).
     pub(crate) fn pilot_is_whole_run(&self) -> bool {
-        self.pilot.len() as u64 == self.runner.chunks()
+        self.pilot.chunks() as u64 == self.runner.chunks()
     }
 
     pub(crate) fn whole_run_outcome(&self, progress: &dyn Progress) -> Outcome {
@@ -273,7 +292,7 @@ impl<'a> Started<'a> {
             Pass::new(&self.refs, Vec::new(), self.runner.plan.slots(), self.survival).with_deadline(self.deadline);
         let totals = self
             .runner
-            .pass(&pass, &self.pilot, 0..self.runner.blocks(), progress)
+            .pass(&pass, self.pilot.values(), 0..self.runner.blocks(), progress)
             .totals;
         let summaries = self
             .columns
@@ -296,7 +315,8 @@ impl<'a> Started<'a> {
     }
 
     pub(crate) fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
-        self.runner.pass(&self.first_pass_spec(), &self.pilot, blocks, progress)
+        self.runner
+            .pass(&self.first_pass_spec(), self.pilot.values(), blocks, progress)
     }
 
     /// Resolves every quantile from the first pass's totals, running
@@ -420,51 +440,6 @@ fn survival_bins(columns: &[PilotColumn], points: usize) -> LogBins {
     LogBins::new(lo, hi, points)
 }
 
-/// What the pilot says about one slot.
-struct PilotColumn {
-    /// Reference of the power sums: the pilot median, or the exact median
-    /// where the exact law places the windows (0 if not finite).
-    reference: f64,
-    /// The sample quantiles at the [`Targets::levels`], for a run no longer
-    /// than the pilot.
-    sample_quantiles: Targets,
-    /// First-pass windows of the four quantiles.
-    windows: [Window; 4],
-    /// Smallest positive and largest finite value, for survival bins.
-    span: (f64, f64),
-}
-
-impl PilotColumn {
-    /// From the pilot's values of one slot, for a run of `total` trials;
-    /// selects the ranks it needs instead of sorting.
-    fn new(mut values: Vec<f64>, total: u64) -> Self {
-        let p = values.len();
-        let levels = Targets::levels(total);
-        let mut ranks = vec![quantile::target_index(0.5, p as u64) as usize];
-        ranks.extend(levels.iter().map(|&l| quantile::target_index(l, p as u64) as usize));
-        ranks.extend(QUANTILES.iter().flat_map(|&q| quantile::pilot_ranks(q, p)));
-        let span = values.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
-            if v > 0.0 && v.is_finite() {
-                (lo.min(v), hi.max(v))
-            } else {
-                (lo, hi)
-            }
-        });
-        let at = quantile::select_ranks(&mut values, &ranks);
-        let windows = std::array::from_fn(|i| {
-            // After the median and the targets come two pilot ranks per quantile.
-            let ranks = 1 + Targets::LEN + 2 * i;
-            quantile::window_from_pilot(at[ranks], at[ranks + 1], QUANTILES[i], p, total)
-        });
-        Self {
-            reference: Some(at[0]).filter(|m| m.is_finite()).unwrap_or(0.0),
-            sample_quantiles: Targets::from_fn(|t| at[1 + t]),
-            windows,
-            span,
-        }
-    }
-}
-
 pub(crate) struct Runner<'a> {
     plan: &'a TrialPlan,
     seed: u64,
@@ -537,8 +512,22 @@ impl Runner<'_> {
 
     /// The pilot chunks' values, one vector per chunk, in batches as
     /// [`Self::run_chunk`] lays them out.
-    fn pilot(&self, progress: &dyn Progress) -> Vec<Vec<f64>> {
-        (0..self.pilot_chunks())
+    /// Where every trial's values are one step's row, the pilot keeps its
+    /// trials' start steps instead.
+    fn pilot(&self, progress: &dyn Progress) -> Pilot {
+        if self.plan.step_rows().is_some() {
+            return Pilot::Steps(
+                (0..self.pilot_chunks())
+                    .into_par_iter()
+                    .map(|c| {
+                        let steps = self.chunk_steps(c);
+                        progress.advance(steps.len() as u64);
+                        steps
+                    })
+                    .collect(),
+            );
+        }
+        let values = (0..self.pilot_chunks())
             .into_par_iter()
             .map_init(
                 || self.plan.scratch(),
@@ -548,6 +537,15 @@ impl Runner<'_> {
                     values
                 },
             )
+            .collect();
+        Pilot::Values(values)
+    }
+
+    /// One chunk's trials' start steps, in trial order (where the plan
+    /// keeps step rows).
+    fn chunk_steps(&self, chunk: u64) -> Vec<u32> {
+        self.trials_of(chunk)
+            .map(|t| self.plan.start_step(self.seed, t) as u32)
             .collect()
     }
 
@@ -581,6 +579,10 @@ impl Runner<'_> {
     ) -> FirstPass {
         let mut totals = PassTotals::new(pass);
         let mut block_sums = Vec::new();
+        // Where every trial's values are one step's row, chunks are counted
+        // by their trials' start steps (stored chunks too: the same trials).
+        let rows = self.plan.step_rows();
+        let table = rows.map(|r| StepTable::new(r.rows(), self.plan.slots(), pass));
         for block in blocks {
             let mut block_totals = PassTotals::new(pass);
             let chunks = block * BLOCK_CHUNKS..((block + 1) * BLOCK_CHUNKS).min(self.chunks());
@@ -590,6 +592,14 @@ impl Runner<'_> {
                     || self.plan.scratch(),
                     |scratch, c| {
                         let mut counts = Counts::new(pass);
+                        if let Some(table) = &table {
+                            let steps = self.chunk_steps(c);
+                            counts.add_steps(pass, table, &steps);
+                            if stored.get(c as usize).is_none() {
+                                progress.advance(steps.len() as u64);
+                            }
+                            return counts;
+                        }
                         match stored.get(c as usize) {
                             Some(values) => self.stored_batches(c, values, |b, count| counts.add_batch(pass, b, count)),
                             None => {

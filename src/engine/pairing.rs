@@ -25,6 +25,8 @@
 
 use rayon::prelude::*;
 
+use super::pilot::{Pilot, atom_at_rank, sorted_atoms, step_counts};
+use super::trial::StepRows;
 use crate::stats::{Z95, quantile};
 
 /// Chunks of the pairing sample of a run without a pilot.
@@ -48,6 +50,17 @@ impl super::Started<'_> {
     /// on its first [`CHUNKS`] chunks simulated again (without
     /// progress).
     pub(super) fn pairing(&self) -> Vec<Pairing> {
+        if let Some(rows) = self.runner.plan.step_rows() {
+            let steps = match &self.pilot {
+                Pilot::Steps(chunks) => chunks.concat(),
+                Pilot::Values(_) => (0..CHUNKS.min(self.runner.pilot_chunks()))
+                    .into_par_iter()
+                    .map(|c| self.runner.chunk_steps(c))
+                    .collect::<Vec<_>>()
+                    .concat(),
+            };
+            return pairings_of_steps(rows, &steps);
+        }
         let again: Vec<Vec<f64>>;
         let stored = if self.pilot.is_empty() {
             again = (0..CHUNKS.min(self.runner.pilot_chunks()))
@@ -59,7 +72,7 @@ impl super::Started<'_> {
                 .collect();
             &again
         } else {
-            &self.pilot
+            self.pilot.values()
         };
         let slots = self.runner.plan.slots();
         let trials = stored.iter().map(|v| v.len() / slots).sum();
@@ -91,17 +104,54 @@ pub(crate) fn pairings(columns: &[Vec<f64>]) -> Vec<Pairing> {
         .collect()
 }
 
+/// The pairings of a sample given by its trials' start steps, where every
+/// trial's values are one step's row: the same as of the trials' columns
+/// (the sums run over the trials in order, the p99s and the indicator
+/// counts come from the number of trials at each step).
+pub(crate) fn pairings_of_steps(rows: &StepRows, steps: &[u32]) -> Vec<Pairing> {
+    let Some(baseline) = rows.slots().checked_sub(1) else {
+        return Vec::new();
+    };
+    let counts = step_counts(rows, steps.iter().copied());
+    let below_u = below_p99_of_steps(rows, baseline, &counts);
+    (0..baseline)
+        .into_par_iter()
+        .map(|j| {
+            let pairs = steps.iter().map(|&s| {
+                let row = rows.row(s as usize);
+                (row[j], row[baseline])
+            });
+            let p99 = below_u.as_ref().and_then(|u| {
+                let x = below_p99_of_steps(rows, j, &counts)?;
+                let weighted = x.iter().zip(u).zip(&counts).map(|((&a, &b), &c)| (a, b, c));
+                indicator_correlation_of(weighted, steps.len() as u64)
+            });
+            Pairing {
+                mean: correlation_of(pairs, steps.len()),
+                p99,
+            }
+        })
+        .collect()
+}
+
 /// Pearson's correlation of two equally long samples; 0 where one is
 /// constant, `None` where a value is not finite or there are fewer than two.
 fn correlation(x: &[f64], u: &[f64]) -> Option<f64> {
-    let n = x.len();
-    if n < 2 || n != u.len() || x.iter().chain(u).any(|v| !v.is_finite()) {
+    if x.len() != u.len() {
         return None;
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / n as f64;
-    let (mx, mu) = (mean(x), mean(u));
+    correlation_of(x.iter().copied().zip(u.iter().copied()), x.len())
+}
+
+/// [`correlation`] of the `n` pairs `pairs`, summed in their order.
+fn correlation_of<I: Iterator<Item = (f64, f64)> + Clone>(pairs: I, n: usize) -> Option<f64> {
+    if n < 2 || pairs.clone().any(|(a, b)| !a.is_finite() || !b.is_finite()) {
+        return None;
+    }
+    let mx = pairs.clone().map(|p| p.0).sum::<f64>() / n as f64;
+    let mu = pairs.clone().map(|p| p.1).sum::<f64>() / n as f64;
     let (mut sxx, mut suu, mut sxu) = (0.0, 0.0, 0.0);
-    for (&a, &b) in x.iter().zip(u) {
+    for (a, b) in pairs {
         let (dx, du) = (a - mx, b - mu);
         sxx += dx * dx;
         suu += du * du;
@@ -124,15 +174,38 @@ fn below_p99(v: &[f64]) -> Option<Vec<bool>> {
     Some(v.iter().map(|&t| t <= q).collect())
 }
 
+/// Per step, whether slot `slot`'s value lies at or below the sample's own
+/// p99, the sample holding `counts[s]` trials at step s; `None` for an
+/// empty sample.
+fn below_p99_of_steps(rows: &StepRows, slot: usize, counts: &[u64]) -> Option<Vec<bool>> {
+    let n = counts.iter().sum::<u64>();
+    if n == 0 {
+        return None;
+    }
+    let atoms = sorted_atoms(rows, slot, counts);
+    let q = atom_at_rank(&atoms, quantile::target_index(LEVEL, n) as usize);
+    Some((0..counts.len()).map(|s| rows.row(s)[slot] <= q).collect())
+}
+
 /// The correlation of two indicator samples; 0 where one is constant (an
 /// atom at the quantile can make every value lie at or below it).
 fn indicator_correlation(a: &[bool], b: &[bool]) -> Option<f64> {
-    let n = a.len() as f64;
-    if a.is_empty() || a.len() != b.len() {
+    if a.len() != b.len() {
         return None;
     }
-    let count = |f: &dyn Fn(usize) -> bool| (0..a.len()).filter(|&i| f(i)).count() as f64 / n;
-    let (fa, fb, fab) = (count(&|i| a[i]), count(&|i| b[i]), count(&|i| a[i] && b[i]));
+    indicator_correlation_of(a.iter().zip(b).map(|(&a, &b)| (a, b, 1)), a.len() as u64)
+}
+
+/// [`indicator_correlation`] of `n` pairs given as distinct pairs
+/// `(a, b, times)`.
+fn indicator_correlation_of<I: Iterator<Item = (bool, bool, u64)> + Clone>(pairs: I, n: u64) -> Option<f64> {
+    if n == 0 {
+        return None;
+    }
+    let count = |f: &dyn Fn(bool, bool) -> bool| {
+        pairs.clone().filter(|&(a, b, _)| f(a, b)).map(|p| p.2).sum::<u64>() as f64 / n as f64
+    };
+    let (fa, fb, fab) = (count(&|a, _| a), count(&|_, b| b), count(&|a, b| a && b));
     let spread = (fa * (1.0 - fa) * fb * (1.0 - fb)).sqrt();
     if spread == 0.0 {
         return Some(0.0);
@@ -183,6 +256,31 @@ mod tests {
         assert_eq!(indicator_correlation(&a, &b), Some(0.0));
         assert_eq!(indicator_correlation(&a, &a), Some(1.0));
         assert_eq!(indicator_correlation(&a, &[true; 4]), Some(0.0));
+    }
+
+    /// The pairings of a sample given by start steps equal those of its
+    /// trials' columns: atoms tied across steps, a slot constant at its
+    /// p99, an infinite value (no mean correlation), steps that never occur.
+    #[test]
+    fn pairings_of_steps_equal_those_of_the_columns() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(4);
+        let (slots, steps) = (4, 12);
+        let rows: Vec<f64> = (0..steps * slots)
+            .map(|i| match (i % slots, i / slots) {
+                (1, _) => 2.0,
+                (2, 7) => f64::INFINITY,
+                _ => [1.0, 1.5, 2.5, 3.0][rng.random_range(0..4)] + (i % 3) as f64 * 0.125,
+            })
+            .collect();
+        let rows = StepRows::new(rows, slots);
+        let trials: Vec<u32> = (0..3000).map(|_| rng.random_range(0..steps as u32 - 2)).collect();
+        let columns: Vec<Vec<f64>> = (0..slots)
+            .map(|j| trials.iter().map(|&s| rows.row(s as usize)[j]).collect())
+            .collect();
+        let by_steps = pairings_of_steps(&rows, &trials);
+        assert_eq!(by_steps, pairings(&columns));
+        assert!(by_steps[0].mean.is_some() && by_steps[0].p99.is_some());
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use rayon::prelude::*;
 
 pub use log_bins::LogBins;
+pub use steps::StepTable;
 
 use crate::stats::Moments;
 use crate::stats::quantile::{Tally, Window};
@@ -161,16 +162,17 @@ impl Counts {
         }
     }
 
+    /// `count` values `v` inside window `w`.
     #[inline]
-    fn hit(&mut self, pass: &Pass, w: usize, v: f64) {
+    fn hit(&mut self, pass: &Pass, w: usize, v: f64, count: u32) {
         let win = &pass.watches[w].window;
         if pass.bin_ranges {
             // Equal bits: an atom's range is its value, whatever its sign of zero.
             let r = &mut self.recent[w];
             if r[0].value.to_bits() == v.to_bits() {
-                r[0].count += 1;
+                r[0].count += count;
             } else if r[1].value.to_bits() == v.to_bits() {
-                r[1].count += 1;
+                r[1].count += count;
             } else {
                 if r[1].count > 0 {
                     self.atoms[w].push(r[1]);
@@ -179,14 +181,15 @@ impl Counts {
                 r[0] = Atom {
                     value: v,
                     bin: win.bin(v) as u32,
-                    count: 1,
+                    count,
                 };
                 let i = &mut self.inside[w];
                 *i = (i.0.min(v), i.1.max(v));
             }
             return;
         }
-        self.hits[w].push(win.bin(v) as u32);
+        let bin = win.bin(v) as u32;
+        self.hits[w].extend(std::iter::repeat_n(bin, count as usize));
         let i = &mut self.inside[w];
         *i = (i.0.min(v), i.1.max(v));
     }
@@ -424,7 +427,7 @@ impl Counts {
     fn hit_group(&mut self, pass: &Pass, g: &Group, v: f64) {
         for i in 0..4 {
             if v >= g.lo[i] && v < g.hi[i] {
-                self.hit(pass, g.watch[i], v);
+                self.hit(pass, g.watch[i], v, 1);
             }
         }
     }
@@ -578,5 +581,6 @@ impl PassTotals {
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod log_bins;
+mod steps;
 #[cfg(test)]
 mod tests;

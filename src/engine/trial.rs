@@ -72,6 +72,7 @@ mod empirical;
 mod evaluate;
 mod identities;
 mod laws;
+mod rows;
 mod sample;
 mod scratch;
 mod spacings;
@@ -83,6 +84,7 @@ use super::kernels::{
 pub use asynchronous::Update;
 use empirical::Empirical;
 use laws::{ClassLaws, SlotLaw, Standard};
+pub use rows::StepRows;
 use sample::{Carried, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 pub use scratch::Scratch;
@@ -173,6 +175,9 @@ pub struct TrialPlan {
     /// a trial's times are a whole step (n is the trace's workers): a k-of-n
     /// rule reads them instead of sorting the step in every trial.
     replay_sorted: Option<Arc<Vec<f64>>>,
+    /// Each start step's values, where a trial's values depend on its
+    /// replayed start step alone (see [`rows`]).
+    step_rows: Option<Arc<StepRows>>,
 }
 
 /// What drawing a trial's times as order statistics needs (see the module
@@ -336,6 +341,7 @@ impl TrialPlan {
                 )),
                 _ => None,
             },
+            step_rows: None,
             order: OrderStatisticSampler {
                 weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
                 top_ranks: Vec::new(),
@@ -367,6 +373,7 @@ impl TrialPlan {
             },
         };
         plan.update_sorting();
+        plan.step_rows = plan.build_step_rows();
         plan
     }
 
@@ -422,6 +429,8 @@ impl TrialPlan {
             }
         }
         self.update_sorting();
+        self.step_rows = None;
+        self.step_rows = self.build_step_rows();
         self
     }
 
@@ -468,6 +477,10 @@ impl TrialPlan {
     /// as before iterations existed; the workers' states, the placement and
     /// the replayed step carry over from one iteration to the next.
     pub fn run(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
+        if let Some(rows) = &self.step_rows {
+            out.copy_from_slice(rows.row(self.start_step(seed, trial)));
+            return;
+        }
         let t = self.iterations;
         scratch.carried.iteration = 0;
         if t == 1 {

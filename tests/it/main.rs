@@ -31,6 +31,7 @@ mod plan;
 mod populations;
 mod properties;
 mod real_units;
+mod replay_rows;
 mod scenario_train;
 mod shard;
 mod strategies;

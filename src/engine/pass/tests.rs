@@ -179,3 +179,73 @@ fn log_bins_cover_and_survival_counts_exceedances() {
         assert!((x - ex).abs() < 1e-9 && (p - ep).abs() < 1e-12, "{sf:?}");
     }
 }
+
+/// A chunk counted by its trials' start steps gives the counts of the same
+/// values batch by batch: the same bits of every power sum, the same range,
+/// infinite values, window tallies (with and without bin ranges), survival
+/// histogram and deadline count, on rows that include window edges, +∞
+/// and NaN, over a chunk whose last batch is not a multiple of four.
+#[test]
+fn counting_by_step_equals_counting_every_value() {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+    let (slots, steps) = (5, 9);
+    let atoms = [0.5, 0.9, 1.1, 1.25, 1.5, 2.0, 3.0, f64::INFINITY, f64::NAN];
+    // Rows of atoms and specials, and rows of finite values whose sums
+    // show a value added to the wrong lane.
+    let atom_rows: Vec<f64> = (0..steps * slots)
+        .map(|_| atoms[rng.random_range(0..atoms.len())])
+        .collect();
+    let finite_rows: Vec<f64> = (0..steps * slots).map(|_| rng.random_range(0.5..3.0)).collect();
+    let trials: Vec<u32> = (0..64 * 3 + 11).map(|_| rng.random_range(0..steps as u32)).collect();
+    let refs: Vec<f64> = (0..slots).map(|j| 1.0 + j as f64 * 0.1).collect();
+    let watches: Vec<Watch> = (0..slots)
+        .flat_map(|slot| {
+            [(0.9, 1.2), (1.1, 1.6), (2.0, 3.5), (0.4, 0.6), (1.0, 2.5)][..slot + 1]
+                .iter()
+                .map(move |&(lo, hi)| Watch {
+                    slot,
+                    window: Window { lo, hi, bins: 7 },
+                })
+        })
+        .collect();
+    let bins = LogBins::new(0.5, 4.0, 6);
+    let cases = [
+        (&atom_rows, &refs[..], true),
+        (&atom_rows, &refs[..], false),
+        (&atom_rows, &[][..], true),
+        (&finite_rows, &refs[..], true),
+    ];
+    for (rows, refs, bin_ranges) in cases {
+        let mut pass = Pass::new(refs, watches.clone(), slots, Some(bins)).with_deadline(Some(1.25));
+        if bin_ranges {
+            pass = pass.with_bin_ranges();
+        }
+        let mut by_value = Counts::new(&pass);
+        for batch in trials.chunks(64) {
+            let count = batch.len();
+            let mut values = vec![0.0; count * slots];
+            for (i, &s) in batch.iter().enumerate() {
+                for j in 0..slots {
+                    values[j * count + i] = rows[s as usize * slots + j];
+                }
+            }
+            by_value.add_batch(&pass, &values, count);
+        }
+        let mut by_step = Counts::new(&pass);
+        by_step.add_steps(&pass, &StepTable::new(rows, slots, &pass), &trials);
+        let sums = |c: &Counts| {
+            let f = |v: &[[f64; 4]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+            (f(&c.s1), f(&c.s2), c.trials)
+        };
+        assert_eq!(sums(&by_value), sums(&by_step));
+        let mut totals = [PassTotals::new(&pass), PassTotals::new(&pass)];
+        totals[0].absorb_all(vec![by_value]);
+        totals[1].absorb_all(vec![by_step]);
+        let [a, b] = totals;
+        assert_eq!(format!("{:?}", a.moments), format!("{:?}", b.moments));
+        assert_eq!(a.range, b.range);
+        assert_eq!(a.tallies, b.tallies, "bin ranges {bin_ranges}");
+        assert_eq!((a.histogram, a.at_most), (b.histogram, b.at_most));
+    }
+}

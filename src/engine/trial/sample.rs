@@ -361,7 +361,10 @@ impl TrialPlan {
                 // worker replaying the same recorded worker throughout.
                 let carried = &mut scratch.carried;
                 if first {
-                    carried.replay_start = rng.random_range(0..trace.steps());
+                    carried.replay_start = match carried.given_start {
+                        Some(step) => step,
+                        None => rng.random_range(0..trace.steps()),
+                    };
                     carried.replay_workers.clear();
                     if trace.workers() != n {
                         let m = trace.workers();
@@ -451,6 +454,9 @@ pub(super) struct Carried {
     /// worker where n differs from the trace's workers.
     replay_start: usize,
     replay_workers: Vec<usize>,
+    /// The start step where it is given, not drawn (to evaluate the
+    /// plan's step rows).
+    pub(super) given_start: Option<usize>,
     /// The step this iteration replays, where its n times are the step's
     /// own (n is the trace's workers), whose sorted times the plan keeps.
     pub(super) replayed_step: Option<usize>,

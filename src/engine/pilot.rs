@@ -1,0 +1,186 @@
+//! The pilot's trials and what they say about each slot.
+//!
+//! The pilot keeps its trials' values, or, where every trial's values are
+//! one start step's row ([`super::trial::StepRows`]), only its trials'
+//! start steps: a slot's order statistics are then read from the rows
+//! sorted once with the number of trials at each step, the same values as
+//! selecting them among the trials' (order statistics under
+//! [`f64::total_cmp`] are values, not positions).
+
+use super::trial::StepRows;
+use crate::stats::QUANTILES;
+use crate::stats::quantile::{self, Window};
+
+use super::Targets;
+
+/// The pilot's trials, chunk by chunk.
+pub(crate) enum Pilot {
+    /// Each chunk's values, in batches as the runner lays them out.
+    Values(Vec<Vec<f64>>),
+    /// Each chunk's trials' start steps, in trial order.
+    Steps(Vec<Vec<u32>>),
+}
+
+impl Pilot {
+    /// The number of chunks.
+    pub(crate) fn chunks(&self) -> usize {
+        match self {
+            Pilot::Values(v) => v.len(),
+            Pilot::Steps(s) => s.len(),
+        }
+    }
+
+    /// Whether the run had no pilot.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.chunks() == 0
+    }
+
+    /// The chunks whose values are stored (none where steps are).
+    pub(crate) fn values(&self) -> &[Vec<f64>] {
+        match self {
+            Pilot::Values(v) => v,
+            Pilot::Steps(_) => &[],
+        }
+    }
+}
+
+/// How many of a sample's trials start at each step.
+pub(crate) fn step_counts(rows: &StepRows, steps: impl Iterator<Item = u32>) -> Vec<u64> {
+    let mut counts = vec![0; rows.steps()];
+    for s in steps {
+        counts[s as usize] += 1;
+    }
+    counts
+}
+
+/// Slot `slot`'s values at the steps that occur, each with its count,
+/// sorted by [`f64::total_cmp`].
+pub(crate) fn sorted_atoms(rows: &StepRows, slot: usize, counts: &[u64]) -> Vec<(f64, u64)> {
+    let mut atoms: Vec<(f64, u64)> = counts
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(s, &c)| (rows.row(s)[slot], c))
+        .collect();
+    atoms.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    atoms
+}
+
+/// The value of 0-based rank `rank` among the values of `atoms` (sorted,
+/// with counts), each counted as many times as it occurs.
+pub(crate) fn atom_at_rank(atoms: &[(f64, u64)], rank: usize) -> f64 {
+    let mut below = 0;
+    for &(v, c) in atoms {
+        below += c as usize;
+        if rank < below {
+            return v;
+        }
+    }
+    panic!("rank {rank} is past the sample's {below} values")
+}
+
+/// What the pilot says about one slot.
+pub(crate) struct PilotColumn {
+    /// Reference of the power sums: the pilot median, or the exact median
+    /// where the exact law places the windows (0 if not finite).
+    pub(crate) reference: f64,
+    /// The sample quantiles at the [`Targets::levels`], for a run no longer
+    /// than the pilot.
+    pub(crate) sample_quantiles: Targets,
+    /// First-pass windows of the four quantiles.
+    pub(crate) windows: [Window; 4],
+    /// Smallest positive and largest finite value, for survival bins.
+    pub(crate) span: (f64, f64),
+}
+
+impl PilotColumn {
+    /// From the pilot's values of one slot, for a run of `total` trials;
+    /// selects the ranks it needs instead of sorting.
+    pub(crate) fn new(mut values: Vec<f64>, total: u64) -> Self {
+        let span = span(values.iter().copied());
+        Self::of_ranks(values.len(), span, total, |ranks| {
+            quantile::select_ranks(&mut values, ranks)
+        })
+    }
+
+    /// From the pilot's trials' start steps, counted by `counts`, for slot
+    /// `slot`: the same column as from the trials' values.
+    pub(crate) fn of_steps(rows: &StepRows, slot: usize, counts: &[u64], total: u64) -> Self {
+        let atoms = sorted_atoms(rows, slot, counts);
+        let p = counts.iter().sum::<u64>() as usize;
+        let span = span(atoms.iter().map(|a| a.0));
+        Self::of_ranks(p, span, total, |ranks| {
+            ranks.iter().map(|&r| atom_at_rank(&atoms, r)).collect()
+        })
+    }
+
+    /// From `p` pilot values whose positive finite span is `span`, and
+    /// `select`, which gives the values at 0-based ranks.
+    fn of_ranks(p: usize, span: (f64, f64), total: u64, select: impl FnOnce(&[usize]) -> Vec<f64>) -> Self {
+        let levels = Targets::levels(total);
+        let mut ranks = vec![quantile::target_index(0.5, p as u64) as usize];
+        ranks.extend(levels.iter().map(|&l| quantile::target_index(l, p as u64) as usize));
+        ranks.extend(QUANTILES.iter().flat_map(|&q| quantile::pilot_ranks(q, p)));
+        let at = select(&ranks);
+        let windows = std::array::from_fn(|i| {
+            // After the median and the targets come two pilot ranks per quantile.
+            let ranks = 1 + Targets::LEN + 2 * i;
+            quantile::window_from_pilot(at[ranks], at[ranks + 1], QUANTILES[i], p, total)
+        });
+        Self {
+            reference: Some(at[0]).filter(|m| m.is_finite()).unwrap_or(0.0),
+            sample_quantiles: Targets::from_fn(|t| at[1 + t]),
+            windows,
+            span,
+        }
+    }
+}
+
+/// The smallest positive and the largest finite of `values`.
+fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+        if v > 0.0 && v.is_finite() {
+            (lo.min(v), hi.max(v))
+        } else {
+            (lo, hi)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A slot's column from the pilot's start steps equals the column from
+    /// its trials' values, within a short run and a long one: values tied
+    /// across steps, zero and infinite values (outside the span), steps
+    /// that never occur.
+    #[test]
+    fn columns_of_steps_equal_columns_of_values() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(6);
+        let (slots, steps) = (3, 50);
+        let rows: Vec<f64> = (0..steps * slots)
+            .map(|i| match i / slots {
+                3 => 0.0,
+                4 => f64::INFINITY,
+                _ => 1.0 + rng.random_range(0..20) as f64 * 0.25,
+            })
+            .collect();
+        let rows = StepRows::new(rows, slots);
+        let trials: Vec<u32> = (0..20_000).map(|_| rng.random_range(0..steps as u32 - 5)).collect();
+        let counts = step_counts(&rows, trials.iter().copied());
+        for total in [20_000, 5_000_000] {
+            for j in 0..slots {
+                let values = trials.iter().map(|&s| rows.row(s as usize)[j]).collect();
+                let (a, b) = (
+                    PilotColumn::new(values, total),
+                    PilotColumn::of_steps(&rows, j, &counts, total),
+                );
+                let show =
+                    |c: &PilotColumn| format!("{} {:?} {:?} {:?}", c.reference, c.sample_quantiles, c.windows, c.span);
+                assert_eq!(show(&a), show(&b), "slot {j}, total {total}");
+            }
+        }
+    }
+}

@@ -162,9 +162,12 @@ impl Counts {
         }
     }
 
-    /// `count` values `v` inside window `w`.
+    /// `count` values `v` inside window `w`: one on the per-trial path
+    /// (`MANY` false, where the count is 1 whatever is passed and a hit is a
+    /// push), a step's trials when counting by step.
     #[inline]
-    fn hit(&mut self, pass: &Pass, w: usize, v: f64, count: u32) {
+    fn hit<const MANY: bool>(&mut self, pass: &Pass, w: usize, v: f64, count: u32) {
+        let count = if MANY { count } else { 1 };
         let win = &pass.watches[w].window;
         if pass.bin_ranges {
             // Equal bits: an atom's range is its value, whatever its sign of zero.
@@ -189,7 +192,11 @@ impl Counts {
             return;
         }
         let bin = win.bin(v) as u32;
-        self.hits[w].extend(std::iter::repeat_n(bin, count as usize));
+        if MANY {
+            self.hits[w].extend(std::iter::repeat_n(bin, count as usize));
+        } else {
+            self.hits[w].push(bin);
+        }
         let i = &mut self.inside[w];
         *i = (i.0.min(v), i.1.max(v));
     }
@@ -427,7 +434,7 @@ impl Counts {
     fn hit_group(&mut self, pass: &Pass, g: &Group, v: f64) {
         for i in 0..4 {
             if v >= g.lo[i] && v < g.hi[i] {
-                self.hit(pass, g.watch[i], v, 1);
+                self.hit::<false>(pass, g.watch[i], v, 1);
             }
         }
     }

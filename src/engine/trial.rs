@@ -477,8 +477,8 @@ impl TrialPlan {
     /// as before iterations existed; the workers' states, the placement and
     /// the replayed step carry over from one iteration to the next.
     pub fn run(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
-        if let Some(rows) = &self.step_rows {
-            out.copy_from_slice(rows.row(self.start_step(seed, trial)));
+        if self.step_rows.is_some() {
+            self.copy_step_row(seed, trial, out);
             return;
         }
         let t = self.iterations;

@@ -128,7 +128,7 @@ impl Counts {
                         if v < g.lo[i] {
                             self.below[w] += u64::from(c);
                         } else if v < g.hi[i] {
-                            self.hit(pass, w, v, c);
+                            self.hit::<true>(pass, w, v, c);
                         }
                     }
                 }

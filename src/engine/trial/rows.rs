@@ -69,6 +69,16 @@ impl TrialPlan {
         self
     }
 
+    /// Trial `trial`'s values, its start step's row. Out of line: the
+    /// accumulator counts such runs by step and seldom calls it, and the
+    /// per-trial path stays as compact as without rows.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn copy_step_row(&self, seed: u64, trial: u64, out: &mut [f64]) {
+        let rows = self.step_rows.as_ref().expect("a plan with step rows");
+        out.copy_from_slice(rows.row(self.start_step(seed, trial)));
+    }
+
     /// The step trial `trial` of seed `seed` starts at, as its first
     /// iteration draws it (the first draw of its stream), where the plan
     /// keeps step rows.

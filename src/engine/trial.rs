@@ -201,6 +201,9 @@ struct OrderStatisticSampler {
     standard: Standard,
     /// The classes' laws, for a heterogeneous cluster.
     class_laws: Option<ClassLaws>,
+    /// The slots with a deadline, and the deadline: their rule's time is
+    /// cut short after the law and the load apply.
+    deadlines: Vec<(usize, f64)>,
     /// Each slot's own law, under Erlang loads (see [`laws::erlang_loads`])
     /// or with hypoexponential arrivals (see
     /// [`laws::hypoexponential_arrivals`]); empty otherwise.
@@ -357,6 +360,7 @@ impl TrialPlan {
                 standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
                 class_laws: ClassLaws::of(study.workers()),
                 slot_laws,
+                deadlines: Vec::new(),
             },
             delivery: Delivery {
                 comm: *study.comm(),
@@ -412,7 +416,11 @@ impl TrialPlan {
         self.order.class_top = (self.path == RulePath::Fast && lowest_k >= 1).then(|| self.n - lowest_k + 1);
         self.order.top_ranks = vec![u32::MAX; self.slots];
         self.order.other_evals.clear();
+        self.order.deadlines.clear();
         for e in self.load_groups.iter().flat_map(|c| &c.evals) {
+            if let Some(t) = e.deadline {
+                self.order.deadlines.push((e.slot, t));
+            }
             match e.rule {
                 Rule::KOfN(k) if k > top_lo => self.order.top_ranks[e.slot] = (k - 1) as u32,
                 _ => self.order.other_evals.push(e.clone()),

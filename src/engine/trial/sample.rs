@@ -10,6 +10,10 @@ use crate::dist::{Dist, next_state};
 /// Key of the stream that assigns ranks to workers (XORed with the seed).
 pub(super) const RANK_STREAM: u64 = 0x4A2C_5EED_0F0F_5EED;
 
+/// Key of the stream of the fastest worker's draw below the top block, for
+/// deadlines (XORed with the seed).
+const FASTEST_STREAM: u64 = 0xFA57_E575_0F0F_5EED;
+
 /// How many of the largest order statistics every order-statistic trial
 /// draws: the top half of the workers and one more (every s ≤ n/2), at
 /// least 32 and at most 1024; the rest are drawn on demand.
@@ -35,16 +39,21 @@ pub fn needs_identities(study: &Study) -> bool {
 /// trace) under a monotone load or Erlang loads (see [`erlang_loads`]),
 /// with the threshold decoder and no transfer times or hypoexponential
 /// arrivals (see [`hypoexponential_arrivals`]); or a heterogeneous cluster whose every class is such a law (each
-/// class's order statistics, merged). Mixtures take the draw path, and so
-/// do studies with a deadline (which reads the first and the
-/// last finish after the load model, not one order statistic) or a
+/// class's order statistics, merged). A deadline, which reads the fastest
+/// worker's time besides its rule's, takes it with one law for all workers
+/// and no transfers. Mixtures take the draw path, and so do studies with a
 /// strategy's timeline (which needs each worker's draw and more).
 pub fn order_statistics_apply(study: &Study) -> bool {
+    // A deadline reads the fastest worker's time too: drawn by its own law
+    // below the top block (see `fastest_standard`), for one law shared by
+    // every slot (no per-slot laws, no classes, no transfers).
+    let deadlines_apply =
+        study.load_model().is_monotone() && !study.comm().transfers() && Standard::of(study.workers()).is_some();
     (!study.comm().transfers() || hypoexponential_arrivals(study))
         && study
             .schemes()
             .iter()
-            .all(|s| s.deadline().is_none() && s.strategy().is_none())
+            .all(|s| s.strategy().is_none() && (s.deadline().is_none() || deadlines_apply))
         && !needs_identities(study)
         && study.decoder() == Decoder::Threshold
         && (study.load_model().is_monotone() || erlang_loads(study))
@@ -89,6 +98,7 @@ impl TrialPlan {
             if per_slot {
                 self.apply_slot_laws(out);
             }
+            self.apply_deadlines(seed, trial, scratch, out);
             return;
         }
         // Each configuration's standard order statistic, by slot, then the
@@ -123,6 +133,46 @@ impl TrialPlan {
             Standard::LogNormal { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Empirical(table) => self.apply_loads(out, |e| table.apply(e)),
         }
+        self.apply_deadlines(seed, trial, scratch, out);
+    }
+
+    /// Each deadline slot's time cut short by its deadline, from its rule's
+    /// time in `out` and the fastest worker's (see
+    /// [`super::timeline::with_deadline`]).
+    fn apply_deadlines(&self, seed: u64, trial: u64, scratch: &Scratch, out: &mut [f64]) {
+        if self.order.deadlines.is_empty() {
+            return;
+        }
+        let fastest = self.law_of_standard(self.fastest_standard(seed, trial, scratch));
+        for &(slot, t) in &self.order.deadlines {
+            let first = self.model.apply(self.slot_loads[slot], fastest);
+            out[slot] = with_deadline(out[slot], t, first);
+        }
+    }
+
+    /// The smallest standard exponential E_(1) of the trial whose top block
+    /// is drawn. Where the block is every worker, it is its lowest value.
+    /// Otherwise it is drawn from a stream of its own, so that the trial's
+    /// other draws, and every other configuration's values, stay as they
+    /// are: given U_(k₀) = 1 − e^(−E_(k₀)), the lowest of the top block,
+    /// the k₀ − 1 uniforms below it are i.i.d. on (0, U_(k₀)) (David &
+    /// Nagaraja 2003, §2.5), so their minimum is U_(k₀)·(1 − V^(1/(k₀−1)))
+    /// for V uniform on (0, 1]. The pair (E_(1), E_(n)) has its exact joint
+    /// law, since both are drawn given U_(k₀) as the sample's; the lower
+    /// values that deep tolerances draw on demand are not conditioned on
+    /// this E_(1), so a deadline pairs exactly with the uncoded time, not
+    /// with those.
+    fn fastest_standard(&self, seed: u64, trial: u64, scratch: &Scratch) -> f64 {
+        if self.order.split.is_none() {
+            return scratch.sorted[0];
+        }
+        let below = self.n - top_block(self.n); // k₀ − 1
+        let lowest = -(-scratch.sorted[below]).exp_m1();
+        let mut rng = trial_rng(seed ^ FASTEST_STREAM, trial);
+        let v = 1.0 - rng.random::<f64>();
+        // 1 − V^(1/m), without the rounding of V^(1/m) near 1.
+        let fraction = -(v.ln() / below as f64).exp_m1();
+        -(-(lowest * fraction)).ln_1p()
     }
 
     /// `out[slot] ← model.apply(load of slot, law(out[slot]))` for every

@@ -1,0 +1,133 @@
+//! Deadlines (the `timeout` scheme) by order statistics: the rule's order
+//! statistic from the top block and the fastest worker's time drawn below
+//! it from a stream of its own, against one draw per worker
+//! (Kolmogorov–Smirnov), against the event walk (bits), against the exact
+//! E_(1), and where the path applies.
+
+use gcsim::dist::Dist;
+use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan};
+use gcsim::load::LoadModel;
+use gcsim::scheme::{Params, Scheme, SchemeKind};
+use gcsim::study::{Study, Workers};
+
+use super::samplers::order_statistics_against_draws_in;
+use super::scheme;
+
+fn timeout(n: usize, t: f64) -> Scheme {
+    Scheme::new(
+        SchemeKind::Timeout,
+        n,
+        Params {
+            timeout: Some(t),
+            ..Params::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Deadlines where the first arrival, the deadline and the last arrival
+/// each decide (n = 20, every order statistic in the block; n = 100, the
+/// fastest drawn below the block), beside crc, for the laws drawn by order
+/// statistics and every monotone load model: KS against the draws.
+#[test]
+fn deadlines_and_draws_agree_in_distribution() {
+    let mut checks = 0;
+    for (i, n) in [20usize, 100].into_iter().enumerate() {
+        let schemes = vec![
+            timeout(n, 0.005),
+            timeout(n, 0.3),
+            timeout(n, 3.0),
+            scheme(SchemeKind::Crc, n, Some(3), None, None),
+        ];
+        for (j, workers) in super::standard_laws().into_iter().enumerate() {
+            for (k, model) in [
+                LoadModel::Fixed,
+                LoadModel::Scaled,
+                LoadModel::Affine { unit_time: 0.2 },
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let seed = 500 + 100 * i as u64 + 10 * j as u64 + k as u64;
+                let study = Study::with_workers(n, workers.clone(), model, schemes.clone(), 20_000, seed).unwrap();
+                checks += order_statistics_against_draws_in(&study);
+            }
+        }
+    }
+    assert_eq!(checks, 2 * 6 * 3 * 5);
+}
+
+/// The fastest of n exponential(1) workers is Exp(n): a deadline far below
+/// every arrival reads it alone, so the mean is 1/n and P(T ≤ t) =
+/// 1 − e^(−nt), within 4.5 standard errors, at n = 100 and 3000 (where the
+/// top block stops at 1024 and the fastest lies 1976 values below it).
+#[test]
+fn the_fastest_worker_below_the_block_is_exact() {
+    for (n, seed) in [(100usize, 71u64), (3000, 72)] {
+        let study = Study::new(
+            n,
+            Dist::exp(1.0).unwrap(),
+            LoadModel::Fixed,
+            vec![timeout(n, 1e-12)],
+            200_000,
+            seed,
+        )
+        .unwrap();
+        assert_eq!(TrialPlan::new(&study).sampling(), Sampling::OrderStatistics);
+        let summary = &engine::simulate(&study, &Silent).configs[0];
+        let z = (summary.mean.mean - 1.0 / n as f64) / summary.mean.std_err.unwrap();
+        assert!(
+            z.abs() < super::Z,
+            "n={n}: mean {} vs {}: z = {z:.2}",
+            summary.mean.mean,
+            1.0 / n as f64
+        );
+        let cdf = |t: f64| -(-(n as f64) * t).exp_m1();
+        super::check_quantiles(&format!("fastest of {n}"), summary, &cdf);
+    }
+}
+
+/// The event walk on the order statistics, with the same fastest worker's
+/// draw, gives the fast path's bits.
+#[test]
+fn deadlines_event_path_equals_fast_path() {
+    for n in [12, 96] {
+        let schemes = vec![
+            timeout(n, 0.05),
+            timeout(n, 2.0),
+            scheme(SchemeKind::Crc, n, Some(2), None, None),
+        ];
+        let study = Study::new(n, Dist::pareto(1.0, 2.0).unwrap(), LoadModel::Scaled, schemes, 3000, 5).unwrap();
+        let plan = |path| TrialPlan::with(&study, path, Sampling::OrderStatistics);
+        let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
+        let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
+        assert_eq!(fast, events, "n={n}");
+    }
+}
+
+/// A deadline takes order statistics only with one law for every worker
+/// and slot: not with worker classes, transfer times or additive loads.
+#[test]
+fn deadlines_take_order_statistics_only_where_they_apply() {
+    use gcsim::comm::{Comm, Link};
+    let n = 12;
+    let schemes = vec![timeout(n, 1.0)];
+    let exp = Dist::exp(1.0).unwrap();
+    let sampling = |study: Study| TrialPlan::new(&study).sampling();
+    let study = |workers: Workers, model| Study::with_workers(n, workers, model, schemes.clone(), 10, 1).unwrap();
+    assert_eq!(
+        sampling(study(Workers::Iid(exp), LoadModel::Scaled)),
+        Sampling::OrderStatistics
+    );
+    let classes = Workers::Classes {
+        classes: vec![(6, exp), (6, Dist::exp(0.5).unwrap())],
+        shuffle: false,
+    };
+    assert_eq!(sampling(study(classes, LoadModel::Fixed)), Sampling::Draws);
+    assert_eq!(sampling(study(Workers::Iid(exp), LoadModel::Additive)), Sampling::Draws);
+    let comm = Comm::new(None, Some(Dist::exp(2.0).unwrap()), Link::Dedicated, 0.0).unwrap();
+    assert_eq!(
+        sampling(study(Workers::Iid(exp), LoadModel::Fixed).with_comm(comm)),
+        Sampling::Draws
+    );
+}

@@ -36,7 +36,8 @@
 #                per configuration, and an SVD where the pass cannot
 #                certify its verdict) are not draws, so this floor is far
 #                below the job
-#   timeout      n exp(1) draws
+#   timeout      n exp(1) draws (gcsim draws the top 51 order statistics and
+#                the fastest below them, so it may go below its floor)
 #   speculative  n + 25: each worker's task and a fresh draw for each of the
 #                n - ceil(0.75 n) = 25 copies (F = 1: every late task gets one)
 #   k-async      n + W K = 100 + 16 x 50 = 900: each worker's first gradient

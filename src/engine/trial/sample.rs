@@ -98,7 +98,9 @@ impl TrialPlan {
             if per_slot {
                 self.apply_slot_laws(out);
             }
-            self.apply_deadlines(seed, trial, scratch, out);
+            if !self.order.deadlines.is_empty() {
+                self.apply_deadlines(seed, trial, scratch, out);
+            }
             return;
         }
         // Each configuration's standard order statistic, by slot, then the
@@ -133,16 +135,18 @@ impl TrialPlan {
             Standard::LogNormal { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Empirical(table) => self.apply_loads(out, |e| table.apply(e)),
         }
-        self.apply_deadlines(seed, trial, scratch, out);
+        if !self.order.deadlines.is_empty() {
+            self.apply_deadlines(seed, trial, scratch, out);
+        }
     }
 
     /// Each deadline slot's time cut short by its deadline, from its rule's
     /// time in `out` and the fastest worker's (see
     /// [`super::timeline::with_deadline`]).
+    // Out of line, so that the trial's loop without deadlines is as compact
+    // as before they took this path.
+    #[inline(never)]
     fn apply_deadlines(&self, seed: u64, trial: u64, scratch: &Scratch, out: &mut [f64]) {
-        if self.order.deadlines.is_empty() {
-            return;
-        }
         let fastest = self.law_of_standard(self.fastest_standard(seed, trial, scratch));
         for &(slot, t) in &self.order.deadlines {
             let first = self.model.apply(self.slot_loads[slot], fastest);

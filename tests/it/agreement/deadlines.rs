@@ -5,12 +5,12 @@
 //! E_(1), and where the path applies.
 
 use gcsim::dist::Dist;
-use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan};
+use gcsim::engine::{self, Sampling, Silent, TrialPlan};
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
 use gcsim::study::{Study, Workers};
 
-use super::samplers::order_statistics_against_draws_in;
+use super::samplers::{order_statistics_against_draws_in, walk_equals_fast_path};
 use super::scheme;
 
 fn timeout(n: usize, t: f64) -> Scheme {
@@ -98,10 +98,7 @@ fn deadlines_event_path_equals_fast_path() {
             scheme(SchemeKind::Crc, n, Some(2), None, None),
         ];
         let study = Study::new(n, Dist::pareto(1.0, 2.0).unwrap(), LoadModel::Scaled, schemes, 3000, 5).unwrap();
-        let plan = |path| TrialPlan::with(&study, path, Sampling::OrderStatistics);
-        let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
-        let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
-        assert_eq!(fast, events, "n={n}");
+        walk_equals_fast_path(&study, Sampling::OrderStatistics, &format!("n={n}"));
     }
 }
 

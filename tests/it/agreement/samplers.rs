@@ -117,10 +117,8 @@ fn event_path_equals_fast_path_with_transfers() {
                         let study = Study::with_workers(n, workers.clone(), model, schemes.clone(), 2000, 9)
                             .unwrap()
                             .with_comm(comm);
-                        let plan = |path| TrialPlan::with(&study, path, Sampling::Draws);
-                        let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
-                        let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
-                        assert_eq!(fast, events, "n={n} {workers} {model} {comm}");
+                        let label = format!("n={n} {workers} {model} {comm}");
+                        walk_equals_fast_path(&study, Sampling::Draws, &label);
                     }
                 }
             }
@@ -147,10 +145,7 @@ fn replayed_steps_sorted_once_equal_the_walk() {
                 .unwrap()
                 .with_iterations(iterations)
                 .unwrap();
-            let plan = |path| TrialPlan::with(&study, path, Sampling::Draws);
-            let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
-            let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
-            assert_eq!(fast, events, "{model} iterations={iterations}");
+            walk_equals_fast_path(&study, Sampling::Draws, &format!("{model} iterations={iterations}"));
         }
     }
 }
@@ -332,6 +327,15 @@ fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> 
         }
     }
     checks
+}
+
+/// The event walk and the closed-form fast path give the same bits on
+/// `study` with `sampling`; `label` names the case in the failure.
+pub(super) fn walk_equals_fast_path(study: &Study, sampling: Sampling, label: &str) {
+    let plan = |path| TrialPlan::with(study, path, sampling);
+    let fast = engine::simulate_with(&plan(RulePath::Fast), study, &Silent);
+    let events = engine::simulate_with(&plan(RulePath::Events), study, &Silent);
+    assert_eq!(fast, events, "{label}");
 }
 
 /// Two-sample KS of every slot of `study`, its trials by order statistics

@@ -7,12 +7,12 @@
 
 use gcsim::comm::{Comm, Link};
 use gcsim::dist::Dist;
-use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan};
+use gcsim::engine::{self, Sampling, Silent, TrialPlan};
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Scheme, SchemeKind};
 use gcsim::study::Study;
 
-use super::samplers::order_statistics_against_draws_in;
+use super::samplers::{order_statistics_against_draws_in, walk_equals_fast_path};
 use super::scheme;
 
 /// Under Erlang loads (additive, exponential units, whole loads) the event
@@ -29,10 +29,7 @@ fn erlang_loads_event_path_equals_fast_path() {
             scheme(SchemeKind::Crc, n, Some(deep), None, None),
         ];
         let study = Study::new(n, Dist::exp(1.5).unwrap(), LoadModel::Additive, schemes, 3000, 5).unwrap();
-        let plan = |path| TrialPlan::with(&study, path, Sampling::OrderStatistics);
-        let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
-        let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
-        assert_eq!(fast, events, "n={n}");
+        walk_equals_fast_path(&study, Sampling::OrderStatistics, &format!("n={n}"));
     }
 }
 
@@ -175,10 +172,7 @@ fn hypoexponential_arrivals_event_path_equals_fast_path() {
         let study = Study::new(n, Dist::exp(1.5).unwrap(), LoadModel::Scaled, schemes, 3000, 5)
             .unwrap()
             .with_comm(comm);
-        let plan = |path| TrialPlan::with(&study, path, Sampling::OrderStatistics);
-        let fast = engine::simulate_with(&plan(RulePath::Fast), &study, &Silent);
-        let events = engine::simulate_with(&plan(RulePath::Events), &study, &Silent);
-        assert_eq!(fast, events, "n={n}");
+        walk_equals_fast_path(&study, Sampling::OrderStatistics, &format!("n={n}"));
     }
 }
 

@@ -50,7 +50,12 @@
 //! [`crate::dist::HazardQuantile`]), so every load reads the same order
 //! statistics as under the monotone models: each configuration's law is
 //! exact, and configurations of different loads are paired through the
-//! shared order statistics instead of through shared units.
+//! shared order statistics instead of through shared units. Exponential
+//! transfer times on dedicated links from exponential workers make each
+//! arrival hypoexponential, read the same way (see
+//! [`laws::hypoexponential_arrivals`]); a deadline reads the fastest
+//! worker's time, drawn below the top block from a stream of its own given
+//! the block's lowest value (see `TrialPlan::fastest_standard`).
 
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma};

@@ -19,7 +19,8 @@ use gcsim::study::{Study, Workers};
 /// checks, so a correct engine passes with probability about 1 − 10⁻⁵ each.
 const Z: f64 = 4.5;
 
-fn timeout(n: usize, t: f64) -> Scheme {
+/// The timeout scheme on n workers with deadline `t`.
+pub(crate) fn timeout(n: usize, t: f64) -> Scheme {
     Scheme::new(
         SchemeKind::Timeout,
         n,

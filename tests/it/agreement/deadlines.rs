@@ -7,23 +7,12 @@
 use gcsim::dist::Dist;
 use gcsim::engine::{self, Sampling, Silent, TrialPlan};
 use gcsim::load::LoadModel;
-use gcsim::scheme::{Params, Scheme, SchemeKind};
+use gcsim::scheme::SchemeKind;
 use gcsim::study::{Study, Workers};
 
 use super::samplers::{order_statistics_against_draws_in, walk_equals_fast_path};
 use super::scheme;
-
-fn timeout(n: usize, t: f64) -> Scheme {
-    Scheme::new(
-        SchemeKind::Timeout,
-        n,
-        Params {
-            timeout: Some(t),
-            ..Params::default()
-        },
-    )
-    .unwrap()
-}
+use crate::strategies::timeout;
 
 /// Deadlines where the first arrival, the deadline and the last arrival
 /// each decide (n = 20, every order statistic in the block; n = 100, the

@@ -38,7 +38,7 @@ use crate::study::{Decoder, Study, Workers};
 use pass::{Counts, LogBins, Pass, PassTotals, StepTable, Watch};
 use pilot::{Pilot, PilotColumn};
 pub use targets::Targets;
-pub use trial::{RulePath, Sampling, Scratch, TrialPlan, order_statistics_apply, spacings_apply};
+pub use trial::{RulePath, Sampling, Scratch, TrialPlan, bisection_apply, order_statistics_apply, spacings_apply};
 
 /// Trials per chunk.
 pub const CHUNK: u64 = 8192;
@@ -237,7 +237,9 @@ impl<'a> Started<'a> {
         let columns: Vec<PilotColumn> = laws
             .into_par_iter()
             .enumerate()
-            .map(|(j, law)| {
+            // One column buffer per thread, reused slot after slot: fresh
+            // memory for every slot's copy cost page faults than selection.
+            .map_init(Vec::new, |values: &mut Vec<f64>, (j, law)| {
                 if pilot.is_empty()
                     && let Some((reference, windows)) = law
                 {
@@ -251,7 +253,8 @@ impl<'a> Started<'a> {
                 let mut column = match &step_counts {
                     Some((rows, counts)) => PilotColumn::of_steps(rows, j, counts, runner.total),
                     None => {
-                        let mut values = Vec::with_capacity(trials);
+                        values.clear();
+                        values.reserve(trials);
                         for (c, stored) in pilot.values().iter().enumerate() {
                             runner.stored_batches(c as u64, stored, |b, count| {
                                 values.extend_from_slice(&b[j * count..(j + 1) * count]);

@@ -96,11 +96,10 @@ pub(crate) struct PilotColumn {
 impl PilotColumn {
     /// From the pilot's values of one slot, for a run of `total` trials;
     /// selects the ranks it needs instead of sorting.
-    pub(crate) fn new(mut values: Vec<f64>, total: u64) -> Self {
+    /// (Reorders `values`.)
+    pub(crate) fn new(values: &mut [f64], total: u64) -> Self {
         let span = span(values.iter().copied());
-        Self::of_ranks(values.len(), span, total, |ranks| {
-            quantile::select_ranks(&mut values, ranks)
-        })
+        Self::of_ranks(values.len(), span, total, |ranks| quantile::select_ranks(values, ranks))
     }
 
     /// From the pilot's trials' start steps, counted by `counts`, for slot
@@ -172,9 +171,9 @@ mod tests {
         let counts = step_counts(&rows, trials.iter().copied());
         for total in [20_000, 5_000_000] {
             for j in 0..slots {
-                let values = trials.iter().map(|&s| rows.row(s as usize)[j]).collect();
+                let mut values: Vec<f64> = trials.iter().map(|&s| rows.row(s as usize)[j]).collect();
                 let (a, b) = (
-                    PilotColumn::new(values, total),
+                    PilotColumn::new(&mut values, total),
                     PilotColumn::of_steps(&rows, j, &counts, total),
                 );
                 let show =

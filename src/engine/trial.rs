@@ -73,6 +73,7 @@ use crate::codes::Code;
 use crate::study::{Decoder, Study, Workers};
 
 mod asynchronous;
+mod bisection;
 mod empirical;
 mod evaluate;
 mod identities;
@@ -87,6 +88,8 @@ use super::kernels::{
     max_of_group_minima, merge_runs, merge_runs_top, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle,
 };
 pub use asynchronous::Update;
+use bisection::Bisection;
+pub use bisection::bisection_apply;
 use empirical::Empirical;
 use laws::{ClassLaws, SlotLaw, Standard};
 pub use rows::StepRows;
@@ -115,6 +118,11 @@ pub enum Sampling {
     /// The whole sample sorted, by Rényi's spacings from the bottom, for
     /// messages of a constant transfer time (see [`spacings_apply`]).
     Spacings,
+    /// For messages of a constant transfer time where every rule reads the
+    /// top block: the top block, and below it the fastest and only the
+    /// order statistics a shared link's queue cannot skip, by bisection
+    /// (see [`bisection_apply`]).
+    Bisection,
 }
 
 #[derive(Debug, Clone)]
@@ -183,6 +191,9 @@ pub struct TrialPlan {
     /// Each start step's values, where a trial's values depend on its
     /// replayed start step alone (see [`rows`]).
     step_rows: Option<Arc<StepRows>>,
+    /// The ranges below the top block and the queues, by
+    /// [`Sampling::Bisection`].
+    bisection: Option<Arc<Bisection>>,
 }
 
 /// What drawing a trial's times as order statistics needs (see the module
@@ -251,6 +262,8 @@ impl TrialPlan {
     pub fn new(study: &Study) -> Self {
         let sampling = if order_statistics_apply(study) {
             Sampling::OrderStatistics
+        } else if bisection_apply(study) {
+            Sampling::Bisection
         } else if spacings_apply(study) {
             Sampling::Spacings
         } else {
@@ -262,17 +275,19 @@ impl TrialPlan {
     /// The plan of `study` with the given rule path and sampling.
     ///
     /// # Panics
-    /// If `sampling` is [`Sampling::OrderStatistics`] where
-    /// [`order_statistics_apply`] is false, or [`Sampling::Spacings`] where
-    /// [`spacings_apply`] is.
+    /// If `sampling` is [`Sampling::OrderStatistics`],
+    /// [`Sampling::Spacings`] or [`Sampling::Bisection`] where
+    /// [`order_statistics_apply`], [`spacings_apply`] or [`bisection_apply`]
+    /// is false.
     pub fn with(study: &Study, path: RulePath, sampling: Sampling) -> Self {
         assert!(
             match sampling {
                 Sampling::Draws => true,
                 Sampling::OrderStatistics => order_statistics_apply(study),
                 Sampling::Spacings => spacings_apply(study),
+                Sampling::Bisection => bisection_apply(study),
             },
-            "{sampling:?} does not apply to this study (see order_statistics_apply and spacings_apply)"
+            "{sampling:?} does not apply to this study (see order_statistics_apply, spacings_apply and bisection_apply)"
         );
         let model = *study.load_model();
         let baseline = study.baseline();
@@ -324,7 +339,12 @@ impl TrialPlan {
         } else {
             Vec::new()
         };
+        let bisection = (sampling == Sampling::Bisection).then(|| {
+            let evals: Vec<&Eval> = load_groups.iter().flat_map(|g| &g.evals).collect();
+            Arc::new(Bisection::new(n, &evals, model, study.comm(), &messages))
+        });
         let mut plan = Self {
+            bisection,
             n,
             workers: study.workers().clone(),
             model,
@@ -472,8 +492,14 @@ impl TrialPlan {
     /// from a stream of their own, so that the worker times are those of the
     /// same trial without communication.
     fn fill_transfers(&self, seed: u64, trial: u64, scratch: &mut Scratch) {
-        // By order statistics the transfers are in each slot's arrival law.
-        if self.delivery.comm.transfers() && self.sampling != Sampling::OrderStatistics {
+        // By order statistics the transfers are in each slot's arrival law;
+        // the bisection's fast path adds the constant itself.
+        let drawn = match self.sampling {
+            Sampling::OrderStatistics => false,
+            Sampling::Bisection => self.path == RulePath::Events,
+            Sampling::Draws | Sampling::Spacings => true,
+        };
+        if self.delivery.comm.transfers() && drawn {
             let mut rng = trial_rng(seed ^ COMM_STREAM, trial);
             match self.delivery.comm.transfer {
                 Transfer::Constant(tau) => scratch.transfer.fill(tau),
@@ -516,6 +542,7 @@ impl TrialPlan {
         match self.sampling {
             Sampling::Draws => self.run_draws(seed, trial, scratch, out),
             Sampling::Spacings => self.run_spacings(seed, trial, scratch, out),
+            Sampling::Bisection => self.run_bisection(seed, trial, scratch, out),
             Sampling::OrderStatistics => match &self.order.class_laws {
                 Some(laws) => self.run_class_order_statistics(laws, seed, trial, scratch, out),
                 None => self.run_order_statistics(seed, trial, scratch, out),

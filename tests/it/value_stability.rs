@@ -352,6 +352,31 @@ fn constant_communication_on_both_links() {
     }
 }
 
+/// The same above 32 workers, every rule in the top block: the top order
+/// statistics, and below them the fastest and the ranges the shared link's
+/// queue cannot skip, by bisection.
+#[test]
+fn constant_communication_by_bisection() {
+    for (file, link) in [
+        ("sweep-comm-bisection-dedicated.csv", "dedicated"),
+        ("sweep-comm-bisection-shared.csv", "shared"),
+    ] {
+        let mut args = vec![
+            "sweep",
+            "--n",
+            "64",
+            "--s",
+            "0,1,5,20",
+            "--scheme",
+            "uncoded,crc,timeout",
+        ];
+        args.extend(["--timeout", "4", "--dist", "weibull:scale=1,shape=4"]);
+        args.extend(["--comm-time", "0.02", "--link", link]);
+        args.extend_from_slice(&FAST);
+        check_golden(file, &gcsim(&args));
+    }
+}
+
 #[test]
 fn rank_decoder() {
     sweep_golden(

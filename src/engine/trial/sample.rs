@@ -12,7 +12,7 @@ pub(super) const RANK_STREAM: u64 = 0x4A2C_5EED_0F0F_5EED;
 
 /// Key of the stream of the fastest worker's draw below the top block, for
 /// deadlines (XORed with the seed).
-const FASTEST_STREAM: u64 = 0xFA57_E575_0F0F_5EED;
+pub(super) const FASTEST_STREAM: u64 = 0xFA57_E575_0F0F_5EED;
 
 /// How many of the largest order statistics every order-statistic trial
 /// draws: the top half of the workers and one more (every s ≤ n/2), at
@@ -173,11 +173,7 @@ impl TrialPlan {
         }
         let below = self.n - top_block(self.n); // k₀ − 1
         let lowest = -(-scratch.sorted[below]).exp_m1();
-        let mut rng = trial_rng(seed ^ FASTEST_STREAM, trial);
-        let v = 1.0 - rng.random::<f64>();
-        // 1 − V^(1/m), without the rounding of V^(1/m) near 1.
-        let fraction = -(v.ln() / below as f64).exp_m1();
-        -(-(lowest * fraction)).ln_1p()
+        -(-super::bisection::fastest_uniform(seed, trial, lowest, below)).ln_1p()
     }
 
     /// `out[slot] ← model.apply(load of slot, law(out[slot]))` for every

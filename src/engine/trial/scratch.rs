@@ -10,6 +10,8 @@ pub struct Scratch {
     pub(super) draws: Vec<f64>,
     /// The worker times of one load group, by worker.
     pub(super) times: Vec<f64>,
+    /// The order statistics below the top block drawn by bisection.
+    pub(super) lower: bisection::Lower,
     /// Sorted times: the top standard exponential order statistics, or the
     /// merged runs of the worker classes.
     pub(super) sorted: Vec<f64>,
@@ -100,6 +102,7 @@ impl TrialPlan {
             draws: vec![0.0; self.n * self.units],
             times: vec![0.0; self.n],
             sorted: vec![0.0; self.n],
+            lower: Default::default(),
             low_order: vec![0.0; self.n],
             class_runs: vec![0.0; self.n],
             unit_sums: vec![0.0; self.n],

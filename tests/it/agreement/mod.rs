@@ -156,6 +156,7 @@ fn pareto_order_mean(xm: f64, alpha: f64, n: usize, k: usize) -> f64 {
     .exp()
 }
 
+mod bisection;
 mod deadlines;
 mod intervals;
 mod means;

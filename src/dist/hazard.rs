@@ -28,6 +28,16 @@
 //!   without cancellation (the rates' symmetric form (r e^(−x) −
 //!   e^(−rx))/(r − 1) loses every digit as r → 1).
 //!
+//! And one law given by its quantile in closed form, tabulated to spare the
+//! per-value cost of the closed form:
+//!
+//! - **Log-normal** of σ (and μ = 0: a scale multiplies it):
+//!   x(e) = e^(σz) with z = Φ⁻¹(1 − e^(−e)) (AS 241 in e, see
+//!   [`super::normal_of_exponential`]). With z' = e^(−e)/φ(z) (from
+//!   1 − Φ(z) = e^(−e)), computed as e^(−e + z²/2 + ln √(2π)), and
+//!   z'' = z'(z·z' − 1): x' = σz'x and x'' = σx(z'' + σz'²). Its hazard is
+//!   not monotone, but no root is taken.
+//!
 //! Newton's method costs a few series or exponentials per value. The
 //! sampler calls [`HazardQuantile::at`] instead: piecewise quintic Hermite
 //! interpolation (the value and its first two derivatives in e at the
@@ -46,6 +56,12 @@ use std::sync::OnceLock;
 /// the interpolation keeps.
 pub const MAX_ERLANG_SHAPE: u32 = 1024;
 
+/// The largest log-normal σ the table serves. The interpolation error grows
+/// as (σ·h·z')⁶ in a cell of width h ∝ e: at σ = 2 the binades from e = 4
+/// up are too wide and left to the closed form (see [`TOLERANCE`]), and
+/// with a larger σ the top order statistics of any cluster would be.
+pub const MAX_TABLE_SIGMA: f64 = 2.0;
+
 /// Binades of e the table covers: [2^LOW, 2^HIGH).
 const LOW: i32 = -8;
 const HIGH: i32 = 7;
@@ -54,6 +70,12 @@ const CELL_BITS: u32 = 5;
 const CELLS: usize = 1 << CELL_BITS;
 /// Mantissa bits below the cell index: the position within a cell.
 const FRACTION_BITS: u32 = 52 - CELL_BITS;
+/// The largest relative error of a binade's quintics at the middles of its
+/// cells: a binade beyond it is left to the root.
+const TOLERANCE: f64 = 5e-13;
+
+/// A binade's quintics, cell by cell, constant term first.
+type Cells = [[f64; 6]; CELLS];
 
 /// A law with an increasing hazard, by its cumulative hazard.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,6 +86,8 @@ enum Law {
     Erlang { shape: u32, ln_factorial: f64 },
     /// Exp(1) + Exp(r), r ≥ 1.
     Hypoexponential { ratio: f64 },
+    /// e^(σ·Φ⁻¹(1 − e^(−e))), in closed form.
+    LogNormal { sigma: f64 },
 }
 
 /// A law as a function of a standard exponential: `at(e)` is the x with
@@ -72,8 +96,10 @@ enum Law {
 pub struct HazardQuantile {
     law: Law,
     /// Per binade, per cell, the quintic's coefficients in the position
-    /// t ∈ [0, 1) within the cell, constant term first.
-    binades: Vec<OnceLock<Box<[[f64; 6]; CELLS]>>>,
+    /// t ∈ [0, 1) within the cell, constant term first; `None` for a
+    /// binade whose cells are too wide for [`TOLERANCE`], where the root
+    /// answers.
+    binades: Vec<OnceLock<Option<Box<Cells>>>>,
 }
 
 impl HazardQuantile {
@@ -115,6 +141,20 @@ impl HazardQuantile {
         Self::with(Law::Hypoexponential { ratio })
     }
 
+    /// The log-normal law of μ = 0 and `sigma`, for 0 < sigma ≤
+    /// [`MAX_TABLE_SIGMA`] (above it the table's cells are too wide for
+    /// its accuracy).
+    ///
+    /// # Panics
+    /// If `sigma` is outside that range.
+    pub fn log_normal(sigma: f64) -> Self {
+        assert!(
+            sigma > 0.0 && sigma <= MAX_TABLE_SIGMA,
+            "log-normal sigma {sigma} outside (0, {MAX_TABLE_SIGMA}]"
+        );
+        Self::with(Law::LogNormal { sigma })
+    }
+
     /// Whether `self` is the law `other` builds: the same law and parameter.
     pub fn is(&self, other: &Self) -> bool {
         self.law == other.law
@@ -136,13 +176,18 @@ impl HazardQuantile {
         let mantissa = bits & ((1 << 52) - 1);
         let cell = (mantissa >> FRACTION_BITS) as usize;
         let t = (mantissa & ((1 << FRACTION_BITS) - 1)) as f64 * (1.0 / (1u64 << FRACTION_BITS) as f64);
-        let c = &self.binade(binade)[cell];
+        let Some(cells) = self.binade(binade) else {
+            return self.root(e);
+        };
+        let c = &cells[cell];
         ((((c[5] * t + c[4]) * t + c[3]) * t + c[2]) * t + c[1]) * t + c[0]
     }
 
-    /// The cells of `binade`, built on first use.
-    fn binade(&self, binade: i32) -> &[[f64; 6]; CELLS] {
-        self.binades[(binade - LOW) as usize].get_or_init(|| {
+    /// The cells of `binade`, built on first use, if each cell's quintic
+    /// is within [`TOLERANCE`] of the root at its middle, where the error of
+    /// the interpolation, ∝ t³(1 − t)³, is largest.
+    fn binade(&self, binade: i32) -> Option<&Cells> {
+        let cells = self.binades[(binade - LOW) as usize].get_or_init(|| {
             let base = 2f64.powi(binade);
             let width = base / CELLS as f64;
             // Knots e_i = base·(1 + i/CELLS), each root started from the
@@ -152,10 +197,9 @@ impl HazardQuantile {
             let mut x = self.start(base);
             for (i, knot) in knots.iter_mut().enumerate() {
                 let e = base + i as f64 * width;
-                x = self.newton(e, x);
-                let (_, rate, slope) = self.hazard(x);
-                let curvature = -slope / (rate * rate * rate);
-                *knot = (x, width / rate, width * width * curvature);
+                let (value, slope, curvature) = self.knot(e, x);
+                x = value;
+                *knot = (x, width * slope, width * width * curvature);
             }
             let mut cells = Box::new([[0.0; 6]; CELLS]);
             for (c, w) in cells.iter_mut().zip(knots.windows(2)) {
@@ -170,12 +214,47 @@ impl HazardQuantile {
                     6.0 * d - 3.0 * m0 - 3.0 * m1 - (a0 - a1) / 2.0,
                 ];
             }
-            cells
-        })
+            let close = cells.iter().enumerate().all(|(i, c)| {
+                let middle = self.root(base + (i as f64 + 0.5) * width);
+                let t = 0.5;
+                let x = ((((c[5] * t + c[4]) * t + c[3]) * t + c[2]) * t + c[1]) * t + c[0];
+                (x - middle).abs() <= TOLERANCE * middle
+            });
+            close.then_some(cells)
+        });
+        cells.as_deref()
     }
 
-    /// The root of H(x) = e by Newton's method, to full precision.
+    /// Whether the table serves `e` (rather than the root).
+    pub fn tabulates(&self, e: f64) -> bool {
+        let binade = ((e.to_bits() >> 52) as i32) - 1023;
+        self.law != Law::Exponential && (LOW..HIGH).contains(&binade) && self.binade(binade).is_some()
+    }
+
+    /// The law's value at e, its first and its second derivative in e:
+    /// by Newton's method from `guess` (x' = 1/λ, x'' = −λ'/λ³), or in
+    /// closed form.
+    fn knot(&self, e: f64, guess: f64) -> (f64, f64, f64) {
+        if let Law::LogNormal { sigma } = self.law {
+            let z = super::normal_of_exponential(e);
+            let x = (sigma * z).exp();
+            // ln √(2π)
+            const LN_SQRT_TAU: f64 = 0.918_938_533_204_672_8;
+            let z1 = (-e + 0.5 * z * z + LN_SQRT_TAU).exp();
+            let z2 = z1 * (z * z1 - 1.0);
+            return (x, sigma * z1 * x, sigma * x * (z2 + sigma * z1 * z1));
+        }
+        let x = self.newton(e, guess);
+        let (_, rate, slope) = self.hazard(x);
+        (x, 1.0 / rate, -slope / (rate * rate * rate))
+    }
+
+    /// The root of H(x) = e by Newton's method, to full precision (the
+    /// closed form where the law has one).
     pub fn root(&self, e: f64) -> f64 {
+        if let Law::LogNormal { sigma } = self.law {
+            return (sigma * super::normal_of_exponential(e)).exp();
+        }
         if self.law == Law::Exponential || e <= 0.0 || e.is_nan() {
             return e.max(0.0);
         }
@@ -220,6 +299,8 @@ impl HazardQuantile {
                 let d = ratio - 1.0;
                 e + growth(d, e).ln_1p()
             }
+            // Not used: the closed form takes no root.
+            Law::LogNormal { .. } => self.root(e),
         }
     }
 
@@ -235,6 +316,7 @@ impl HazardQuantile {
                 let h = x - g.ln_1p();
                 (h, ratio * g / one_g, ratio * (-d * x).exp() / (one_g * one_g))
             }
+            Law::LogNormal { .. } => unreachable!("the log-normal law is tabulated from its closed form"),
         }
     }
 }
@@ -363,24 +445,98 @@ mod tests {
     /// points over every binade.
     #[test]
     fn the_table_agrees_with_the_root() {
-        for (q, _) in laws() {
-            let mut worst: f64 = 0.0;
-            let mut check = |e: f64| {
-                let (a, b) = (q.at(e), q.root(e));
-                worst = worst.max((a - b).abs() / b);
-            };
-            for binade in [LOW, 0, HIGH - 1] {
-                let base = 2f64.powi(binade);
-                for i in 0..CELLS * 40 {
-                    check(base * (1.0 + i as f64 / (CELLS * 40) as f64));
-                }
-            }
-            let mut e = 2f64.powi(LOW);
-            while e < 2f64.powi(HIGH) {
-                check(e);
-                e *= 1.0 + 1.0 / 997.0;
-            }
+        let log_normals = log_normal_sigmas().map(HazardQuantile::log_normal);
+        for q in laws().into_iter().map(|(q, _)| q).chain(log_normals) {
+            let worst = worst_table_error(&q);
             assert!(worst < 1e-12, "{:?}: worst relative error {worst:e}", q.law);
+        }
+    }
+
+    /// The table serves every binade of the Erlang and hypoexponential
+    /// laws, and of the log-normal at σ = 1 those below e = 16 (the largest
+    /// of a million workers is about 13.8 + a Gumbel variate); at σ = 2,
+    /// those below e = 4.
+    #[test]
+    fn where_the_table_serves() {
+        let binades = |q: &HazardQuantile| (LOW..HIGH).filter(|&b| q.tabulates(2f64.powi(b) * 1.5)).count();
+        for (q, _) in laws() {
+            assert_eq!(binades(&q), (HIGH - LOW) as usize, "{:?}", q.law);
+        }
+        assert_eq!(binades(&HazardQuantile::log_normal(1.0)), (4 - LOW) as usize);
+        assert_eq!(binades(&HazardQuantile::log_normal(2.0)), (2 - LOW) as usize);
+        assert!(!HazardQuantile::erlang(1).tabulates(1.0));
+        assert!(!HazardQuantile::erlang(3).tabulates(2f64.powi(HIGH)));
+    }
+
+    /// The log-normal σ of the tests, up to the table's largest.
+    fn log_normal_sigmas() -> impl Iterator<Item = f64> {
+        [0.05, 0.3, 1.0, 1.5, MAX_TABLE_SIGMA].into_iter()
+    }
+
+    /// The largest relative difference of the table from the root (or the
+    /// closed form): 40 points per cell edge to edge in three binades, and
+    /// a spread of points over every binade.
+    fn worst_table_error(q: &HazardQuantile) -> f64 {
+        let mut worst: f64 = 0.0;
+        let mut check = |e: f64| {
+            let (a, b) = (q.at(e), q.root(e));
+            worst = worst.max((a - b).abs() / b);
+        };
+        for binade in [LOW, 0, HIGH - 1] {
+            let base = 2f64.powi(binade);
+            for i in 0..CELLS * 40 {
+                check(base * (1.0 + i as f64 / (CELLS * 40) as f64));
+            }
+        }
+        let mut e = 2f64.powi(LOW);
+        while e < 2f64.powi(HIGH) {
+            check(e);
+            e *= 1.0 + 1.0 / 997.0;
+        }
+        worst
+    }
+
+    /// The log-normal closed form is the law's quantile: against
+    /// e^(σz) with z from statrs's erfc⁻¹ fed the tail probability that
+    /// keeps its digits (z = √2·erfc⁻¹(2t) for t = e^(−e) ≤ 1/2, else
+    /// −√2·erfc⁻¹(2(1 − t))), to 1e-12 relative; and its knots' derivatives
+    /// against central differences of it (step 1e-5·e; x' to 1e-6 relative,
+    /// x'' to 1e-4 of the larger of x'' and x'/e).
+    #[test]
+    fn the_log_normal_closed_form_and_its_derivatives() {
+        use statrs::function::erf::erfc_inv;
+        use std::f64::consts::SQRT_2;
+        for sigma in log_normal_sigmas() {
+            let q = HazardQuantile::log_normal(sigma);
+            for e in [0.01f64, 0.1, 0.5, 0.693, 1.0, 2.0, 5.0, 10.0, 20.0] {
+                let t = (-e).exp();
+                let z = if t <= 0.5 {
+                    SQRT_2 * erfc_inv(2.0 * t)
+                } else {
+                    -SQRT_2 * erfc_inv(-2.0 * (-e).exp_m1())
+                };
+                let expected = (sigma * z).exp();
+                let x = q.root(e);
+                assert!(
+                    (x / expected - 1.0).abs() < 1e-12,
+                    "sigma {sigma} e {e}: {x} vs {expected}"
+                );
+                let (value, d1, d2) = q.knot(e, 0.0);
+                assert_eq!(value, x);
+                let h = 1e-5 * e;
+                let (up, down) = (q.root(e + h), q.root(e - h));
+                let numeric1 = (up - down) / (2.0 * h);
+                let numeric2 = (up - 2.0 * x + down) / (h * h);
+                assert!(
+                    (d1 - numeric1).abs() <= 1e-6 * d1.abs(),
+                    "sigma {sigma} e {e}: x' {d1} vs {numeric1}"
+                );
+                let scale = d2.abs().max(d1.abs() / e);
+                assert!(
+                    (d2 - numeric2).abs() <= 1e-4 * scale,
+                    "sigma {sigma} e {e}: x'' {d2} vs {numeric2}"
+                );
+            }
         }
     }
 

@@ -29,7 +29,7 @@ mod hazard;
 mod normal;
 mod parse;
 
-pub use hazard::{HazardQuantile, MAX_ERLANG_SHAPE};
+pub use hazard::{HazardQuantile, MAX_ERLANG_SHAPE, MAX_TABLE_SIGMA};
 pub use normal::normal_of_exponential;
 pub use parse::DistError;
 pub(crate) use parse::plain;

@@ -76,7 +76,7 @@ impl super::Started<'_> {
         };
         let slots = self.runner.plan.slots();
         let trials = stored.iter().map(|v| v.len() / slots).sum();
-        let mut columns = vec![Vec::with_capacity(trials); slots];
+        let mut columns: Vec<Vec<f64>> = (0..slots).map(|_| Vec::with_capacity(trials)).collect();
         for (c, values) in stored.iter().enumerate() {
             self.runner.stored_batches(c as u64, values, |b, count| {
                 for (j, column) in columns.iter_mut().enumerate() {

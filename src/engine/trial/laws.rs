@@ -177,8 +177,13 @@ pub(super) enum Standard {
     /// λ·E^(1/k).
     Weibull { scale: f64, inv_shape: f64 },
     /// e^(μ + σ·Φ⁻¹(1 − e^(−E))), Φ⁻¹ by Wichura's AS 241 in E directly
-    /// (see [`crate::dist::normal_of_exponential`]).
+    /// (see [`crate::dist::normal_of_exponential`]), for σ above
+    /// [`crate::dist::MAX_TABLE_SIGMA`].
     LogNormal { mu: f64, sigma: f64 },
+    /// e^μ times e^(σ·Φ⁻¹(1 − e^(−E))) read from its table (see
+    /// [`HazardQuantile::log_normal`]), for σ up to
+    /// [`crate::dist::MAX_TABLE_SIGMA`].
+    LogNormalTable { scale: f64, table: Arc<HazardQuantile> },
     /// The bootstrap from a trace: its ⌊M·U⌋-th smallest value (0-based) for
     /// U = 1 − e^(−E), uniform on [0, 1): each of the M values with
     /// probability 1/M (see [`Empirical`]).
@@ -204,6 +209,12 @@ impl Standard {
                         scale,
                         inv_shape: 1.0 / shape,
                     }),
+                    Base::LogNormal { mu, sigma } if sigma <= crate::dist::MAX_TABLE_SIGMA => {
+                        Some(Self::LogNormalTable {
+                            scale: mu.exp(),
+                            table: Arc::new(HazardQuantile::log_normal(sigma)),
+                        })
+                    }
                     Base::LogNormal { mu, sigma } => Some(Self::LogNormal { mu, sigma }),
                 }
             }
@@ -224,6 +235,7 @@ impl Standard {
             Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
             Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
             Self::LogNormal { mu, sigma } => (mu + sigma * crate::dist::normal_of_exponential(e)).exp(),
+            Self::LogNormalTable { scale, table } => scale * table.at(e),
             // A call: inlined, the table's body would keep the compiler from
             // specialising the per-law loops of the other laws (the
             // bootstrap's own loop inlines it).

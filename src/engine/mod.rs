@@ -171,6 +171,9 @@ pub fn block_trials(trials: u64, block: u64) -> u64 {
 pub(crate) struct Started<'a> {
     pub(crate) runner: Runner<'a>,
     pilot: Pilot,
+    /// The pairings on the pilot's values, found with its columns (none
+    /// where it keeps steps, or has no values).
+    pilot_pairings: Option<Vec<pairing::Pairing>>,
     columns: Vec<PilotColumn>,
     refs: Vec<f64>,
     survival: Option<LogBins>,
@@ -234,49 +237,79 @@ impl<'a> Started<'a> {
             }
             _ => None,
         };
-        let columns: Vec<PilotColumn> = laws
+        // Slot j's pilot values in trial order.
+        let column_of = |j: usize, values: &mut Vec<f64>| {
+            values.clear();
+            values.reserve(trials);
+            for (c, stored) in pilot.values().iter().enumerate() {
+                runner.stored_batches(c as u64, stored, |b, count| {
+                    values.extend_from_slice(&b[j * count..(j + 1) * count]);
+                });
+            }
+        };
+        // The baseline's column and p99, for the pairings on the pilot.
+        let baseline = (!pilot.values().is_empty()).then(|| {
+            let mut u = Vec::new();
+            column_of(slots - 1, &mut u);
+            let mut kept = u.clone();
+            let (_, &mut q, _) = kept.select_nth_unstable_by(pairing::p99_rank(trials), f64::total_cmp);
+            (u, q)
+        });
+        let (columns, pairings): (Vec<PilotColumn>, Vec<Option<pairing::Pairing>>) = laws
             .into_par_iter()
             .enumerate()
-            // One column buffer per thread, reused slot after slot: fresh
-            // memory for every slot's copy cost page faults than selection.
-            .map_init(Vec::new, |values: &mut Vec<f64>, (j, law)| {
-                if pilot.is_empty()
-                    && let Some((reference, windows)) = law
-                {
-                    return PilotColumn {
-                        reference,
-                        sample_quantiles: Targets::UNKNOWN,
-                        windows,
-                        span: (f64::NAN, f64::NAN),
-                    };
-                }
-                let mut column = match &step_counts {
-                    Some((rows, counts)) => PilotColumn::of_steps(rows, j, counts, runner.total),
-                    None => {
-                        values.clear();
-                        values.reserve(trials);
-                        for (c, stored) in pilot.values().iter().enumerate() {
-                            runner.stored_batches(c as u64, stored, |b, count| {
-                                values.extend_from_slice(&b[j * count..(j + 1) * count]);
-                            });
-                        }
-                        PilotColumn::new(values, runner.total)
+            // Two column buffers per thread, reused slot after slot: fresh
+            // memory for every slot's copies costs more in page faults than
+            // the selection.
+            .map_init(
+                Default::default,
+                |(values, kept): &mut (Vec<f64>, Vec<f64>), (j, law)| {
+                    if pilot.is_empty()
+                        && let Some((reference, windows)) = law
+                    {
+                        let column = PilotColumn {
+                            reference,
+                            sample_quantiles: Targets::UNKNOWN,
+                            windows,
+                            span: (f64::NAN, f64::NAN),
+                        };
+                        return (column, None);
                     }
-                };
-                if let Some((reference, windows)) = law {
-                    // As without a pilot, so that asking for a survival
-                    // curve does not change a bit of the statistics.
-                    column.reference = reference;
-                    column.windows = windows;
-                }
-                column
-            })
-            .collect();
+                    let (mut column, pairing) = match (&step_counts, &baseline) {
+                        (Some((rows, counts)), _) => (PilotColumn::of_steps(rows, j, counts, runner.total), None),
+                        (None, Some((u, qu))) => {
+                            // The column in trial order for its pairing with the
+                            // baseline; a copy to select its ranks and its p99 in.
+                            column_of(j, values);
+                            kept.clear();
+                            kept.extend_from_slice(values);
+                            let (column, q) = PilotColumn::with_rank(kept, runner.total, pairing::p99_rank(trials));
+                            let pairing =
+                                (j + 1 < slots).then(|| pairing::pairing_of((values, Some(q)), (u, Some(*qu))));
+                            (column, pairing)
+                        }
+                        (None, None) => unreachable!("a pilot of values has a baseline column"),
+                    };
+                    if let Some((reference, windows)) = law {
+                        // As without a pilot, so that asking for a survival
+                        // curve does not change a bit of the statistics.
+                        column.reference = reference;
+                        column.windows = windows;
+                    }
+                    (column, pairing)
+                },
+            )
+            .unzip();
+        // Every configuration's pairing, where the pilot's values gave them.
+        let pilot_pairings = baseline
+            .is_some()
+            .then(|| pairings.into_iter().take(slots - 1).flatten().collect());
         let refs = columns.iter().map(|c| c.reference).collect();
         let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
         Self {
             runner,
             pilot,
+            pilot_pairings,
             columns,
             refs,
             survival,

@@ -61,19 +61,16 @@ impl super::Started<'_> {
             };
             return pairings_of_steps(rows, &steps);
         }
-        let again: Vec<Vec<f64>>;
-        let stored = if self.pilot.is_empty() {
-            again = (0..CHUNKS.min(self.runner.pilot_chunks()))
-                .into_par_iter()
-                .map_init(
-                    || self.runner.plan.scratch(),
-                    |scratch, c| self.runner.chunk_values(c, scratch),
-                )
-                .collect();
-            &again
-        } else {
-            self.pilot.values()
-        };
+        if let Some(pairings) = &self.pilot_pairings {
+            return pairings.clone();
+        }
+        let stored: Vec<Vec<f64>> = (0..CHUNKS.min(self.runner.pilot_chunks()))
+            .into_par_iter()
+            .map_init(
+                || self.runner.plan.scratch(),
+                |scratch, c| self.runner.chunk_values(c, scratch),
+            )
+            .collect();
         let slots = self.runner.plan.slots();
         let trials = stored.iter().map(|v| v.len() / slots).sum();
         let mut columns: Vec<Vec<f64>> = (0..slots).map(|_| Vec::with_capacity(trials)).collect();
@@ -94,14 +91,41 @@ pub(crate) fn pairings(columns: &[Vec<f64>]) -> Vec<Pairing> {
     let Some((baseline, configs)) = columns.split_last() else {
         return Vec::new();
     };
-    let below_u = below_p99(baseline);
-    configs
-        .par_iter()
-        .map(|x| Pairing {
-            mean: correlation(x, baseline),
-            p99: below_u.as_ref().and_then(|u| indicator_correlation(&below_p99(x)?, u)),
-        })
-        .collect()
+    let u = (baseline.as_slice(), sample_p99(baseline));
+    configs.par_iter().map(|x| pairing_of((x, sample_p99(x)), u)).collect()
+}
+
+/// The pairing of a configuration's sample `x` with the baseline's `u`
+/// (the same trials in the same order), each given with its own sample
+/// p99 ([`sample_p99`]).
+pub(crate) fn pairing_of(x: (&[f64], Option<f64>), u: (&[f64], Option<f64>)) -> Pairing {
+    let p99 = match (x.1, u.1) {
+        (Some(qx), Some(qu)) if x.0.len() == u.0.len() => {
+            let below = x.0.iter().zip(u.0).map(|(&a, &b)| (a <= qx, b <= qu, 1));
+            indicator_correlation_of(below, x.0.len() as u64)
+        }
+        _ => None,
+    };
+    Pairing {
+        mean: correlation(x.0, u.0),
+        p99,
+    }
+}
+
+/// The sample's own p99, the value of rank [`quantile::target_index`]
+/// (`None` for an empty sample).
+fn sample_p99(v: &[f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut sorted = v.to_vec();
+    let (_, &mut q, _) = sorted.select_nth_unstable_by(p99_rank(v.len()), f64::total_cmp);
+    Some(q)
+}
+
+/// The 0-based rank of the p99 among `len` values.
+pub(crate) fn p99_rank(len: usize) -> usize {
+    quantile::target_index(LEVEL, len as u64) as usize
 }
 
 /// The pairings of a sample given by its trials' start steps, where every
@@ -145,11 +169,20 @@ fn correlation(x: &[f64], u: &[f64]) -> Option<f64> {
 
 /// [`correlation`] of the `n` pairs `pairs`, summed in their order.
 fn correlation_of<I: Iterator<Item = (f64, f64)> + Clone>(pairs: I, n: usize) -> Option<f64> {
-    if n < 2 || pairs.clone().any(|(a, b)| !a.is_finite() || !b.is_finite()) {
+    if n < 2 {
         return None;
     }
-    let mx = pairs.clone().map(|p| p.0).sum::<f64>() / n as f64;
-    let mu = pairs.clone().map(|p| p.1).sum::<f64>() / n as f64;
+    // Both sums in one pass, each in the pairs' order.
+    let (mut sx, mut su, mut finite) = (0.0, 0.0, true);
+    for (a, b) in pairs.clone() {
+        finite &= a.is_finite() & b.is_finite();
+        sx += a;
+        su += b;
+    }
+    if !finite {
+        return None;
+    }
+    let (mx, mu) = (sx / n as f64, su / n as f64);
     let (mut sxx, mut suu, mut sxu) = (0.0, 0.0, 0.0);
     for (a, b) in pairs {
         let (dx, du) = (a - mx, b - mu);
@@ -161,17 +194,6 @@ fn correlation_of<I: Iterator<Item = (f64, f64)> + Clone>(pairs: I, n: usize) ->
         return Some(0.0);
     }
     Some((sxu / (sxx * suu).sqrt()).clamp(-1.0, 1.0))
-}
-
-/// Which values lie at or below the sample's own p99; `None` for an empty sample.
-fn below_p99(v: &[f64]) -> Option<Vec<bool>> {
-    if v.is_empty() {
-        return None;
-    }
-    let mut sorted = v.to_vec();
-    let rank = quantile::target_index(LEVEL, v.len() as u64) as usize;
-    let (_, &mut q, _) = sorted.select_nth_unstable_by(rank, f64::total_cmp);
-    Some(v.iter().map(|&t| t <= q).collect())
 }
 
 /// Per step, whether slot `slot`'s value lies at or below the sample's own
@@ -189,6 +211,7 @@ fn below_p99_of_steps(rows: &StepRows, slot: usize, counts: &[u64]) -> Option<Ve
 
 /// The correlation of two indicator samples; 0 where one is constant (an
 /// atom at the quantile can make every value lie at or below it).
+#[cfg(test)]
 fn indicator_correlation(a: &[bool], b: &[bool]) -> Option<f64> {
     if a.len() != b.len() {
         return None;
@@ -198,14 +221,19 @@ fn indicator_correlation(a: &[bool], b: &[bool]) -> Option<f64> {
 
 /// [`indicator_correlation`] of `n` pairs given as distinct pairs
 /// `(a, b, times)`.
-fn indicator_correlation_of<I: Iterator<Item = (bool, bool, u64)> + Clone>(pairs: I, n: u64) -> Option<f64> {
+fn indicator_correlation_of<I: Iterator<Item = (bool, bool, u64)>>(pairs: I, n: u64) -> Option<f64> {
     if n == 0 {
         return None;
     }
-    let count = |f: &dyn Fn(bool, bool) -> bool| {
-        pairs.clone().filter(|&(a, b, _)| f(a, b)).map(|p| p.2).sum::<u64>() as f64 / n as f64
-    };
-    let (fa, fb, fab) = (count(&|a, _| a), count(&|_, b| b), count(&|a, b| a && b));
+    // The three counts in one pass (integers: the order does not matter).
+    let (mut ca, mut cb, mut cab) = (0u64, 0u64, 0u64);
+    for (a, b, times) in pairs {
+        ca += u64::from(a) * times;
+        cb += u64::from(b) * times;
+        cab += u64::from(a & b) * times;
+    }
+    let share = |c: u64| c as f64 / n as f64;
+    let (fa, fb, fab) = (share(ca), share(cb), share(cab));
     let spread = (fa * (1.0 - fa) * fb * (1.0 - fb)).sqrt();
     if spread == 0.0 {
         return Some(0.0);
@@ -286,10 +314,61 @@ mod tests {
     #[test]
     fn the_p99_indicator_marks_the_lower_99_percent() {
         let v: Vec<f64> = (1..=200).rev().map(f64::from).collect();
-        let below = below_p99(&v).unwrap();
         // Rank ⌈0.99 · 200⌉ = 198: the values 1..=198.
-        assert_eq!(below.iter().filter(|&&b| b).count(), 198);
-        assert!(!below[0] && !below[1] && below[2]);
+        assert_eq!(sample_p99(&v), Some(198.0));
+        assert_eq!(sample_p99(&[]), None);
+        // Against a sample whose indicator is the same, the correlation is 1.
+        let shifted: Vec<f64> = v.iter().map(|x| x + 1000.0).collect();
+        let p = pairing_of((&v, sample_p99(&v)), (&shifted, sample_p99(&shifted)));
+        assert_eq!(p.p99, Some(1.0));
+        assert_eq!(p.mean, Some(1.0));
+    }
+
+    /// The pairings the pilot finds with its columns are those of the
+    /// pilot's trials' columns.
+    #[test]
+    fn pairings_on_the_pilot_equal_those_of_its_columns() {
+        use crate::dist::Dist;
+        use crate::engine::{Silent, TrialPlan};
+        use crate::load::LoadModel;
+        use crate::scheme::{Scheme, SchemeKind};
+        use crate::study::Study;
+        let n = 12;
+        let schemes = [1, 3].map(|s| {
+            Scheme::new(
+                SchemeKind::Crc,
+                n,
+                crate::scheme::Params {
+                    s: Some(s),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        });
+        // Transfer times: no exact law, so the run has a pilot of 3 chunks.
+        let comm = crate::comm::Comm::new(Some(0.1), None, crate::comm::Link::Shared, 0.0).unwrap();
+        let study = Study::new(
+            n,
+            Dist::pareto(1.0, 1.5).unwrap(),
+            LoadModel::Scaled,
+            schemes.to_vec(),
+            3 * 8192 + 5,
+            4,
+        )
+        .unwrap()
+        .with_comm(comm);
+        let plan = TrialPlan::new(&study);
+        let run = super::super::Started::new(&plan, &study, &Default::default(), &Silent);
+        let mut scratch = plan.scratch();
+        let mut out = vec![0.0; plan.slots()];
+        let mut columns = vec![Vec::new(); plan.slots()];
+        for t in 0..study.trials() {
+            plan.run(study.seed(), t, &mut scratch, &mut out);
+            columns.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
+        }
+        let from_pilot = run.pilot_pairings.clone().expect("a pilot of values");
+        assert_eq!(from_pilot, pairings(&columns));
+        assert!(from_pilot.iter().all(|p| p.mean.is_some() && p.p99.is_some()));
     }
 
     #[test]

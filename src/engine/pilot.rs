@@ -94,12 +94,20 @@ pub(crate) struct PilotColumn {
 }
 
 impl PilotColumn {
-    /// From the pilot's values of one slot, for a run of `total` trials;
-    /// selects the ranks it needs instead of sorting.
-    /// (Reorders `values`.)
-    pub(crate) fn new(values: &mut [f64], total: u64) -> Self {
+    /// From the pilot's values of one slot, for a run of `total` trials,
+    /// and the value of 0-based rank `rank` among them: selects the ranks
+    /// it needs instead of sorting. (Reorders `values`.)
+    pub(crate) fn with_rank(values: &mut [f64], total: u64, rank: usize) -> (Self, f64) {
         let span = span(values.iter().copied());
-        Self::of_ranks(values.len(), span, total, |ranks| quantile::select_ranks(values, ranks))
+        let mut at_rank = f64::NAN;
+        let column = Self::of_ranks(values.len(), span, total, |ranks| {
+            let mut all = ranks.to_vec();
+            all.push(rank);
+            let mut found = quantile::select_ranks(values, &all);
+            at_rank = found.pop().expect("the extra rank's value");
+            found
+        });
+        (column, at_rank)
     }
 
     /// From the pilot's trials' start steps, counted by `counts`, for slot
@@ -173,7 +181,7 @@ mod tests {
             for j in 0..slots {
                 let mut values: Vec<f64> = trials.iter().map(|&s| rows.row(s as usize)[j]).collect();
                 let (a, b) = (
-                    PilotColumn::new(&mut values, total),
+                    PilotColumn::with_rank(&mut values, total, 0).0,
                     PilotColumn::of_steps(&rows, j, &counts, total),
                 );
                 let show =

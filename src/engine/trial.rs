@@ -207,7 +207,8 @@ struct OrderStatisticSampler {
     /// (none when B = n).
     split: Option<(Gamma<f64>, Gamma<f64>)>,
     /// Per slot, the index of its order statistic where that is fixed and in
-    /// the top block (`u32::MAX` otherwise).
+    /// the top block, or with worker classes in their merged top
+    /// (`class_top`) (`u32::MAX` otherwise).
     top_ranks: Vec<u32>,
     /// The evaluations not covered by `top_ranks`.
     other_evals: Vec<Eval>,
@@ -441,6 +442,7 @@ impl TrialPlan {
         let lowest_k = evals().map(k).min().unwrap_or(self.n);
         self.order.class_top = (self.path == RulePath::Fast && lowest_k >= 1).then(|| self.n - lowest_k + 1);
         self.order.top_ranks = vec![u32::MAX; self.slots];
+        let classes = self.order.class_laws.is_some();
         self.order.other_evals.clear();
         self.order.deadlines.clear();
         for e in self.load_groups.iter().flat_map(|c| &c.evals) {
@@ -448,7 +450,10 @@ impl TrialPlan {
                 self.order.deadlines.push((e.slot, t));
             }
             match e.rule {
-                Rule::KOfN(k) if k > top_lo => self.order.top_ranks[e.slot] = (k - 1) as u32,
+                // Classes: every k-of-n rule reads the merged top directly.
+                Rule::KOfN(k) if k > top_lo || (classes && self.order.class_top.is_some()) => {
+                    self.order.top_ranks[e.slot] = (k - 1) as u32
+                }
                 _ => self.order.other_evals.push(e.clone()),
             }
         }

@@ -292,6 +292,15 @@ impl TrialPlan {
             Some(need) => merge_runs_top(&scratch.class_runs, ends, need, &mut scratch.sorted, &mut scratch.merge),
             None => merge_runs(&scratch.class_runs, ends, &mut scratch.sorted, &mut scratch.merge),
         }
+        if self.order.class_top.is_some() && !self.delivery.comm.transfers() {
+            // Every slot a k-of-n rule on the merged top: its order
+            // statistic and its load, as `evaluate` would take them.
+            for (o, &r) in out.iter_mut().zip(&self.order.top_ranks) {
+                *o = scratch.sorted[r as usize];
+            }
+            self.apply_loads(out, |x| x);
+            return;
+        }
         let group = &self.load_groups[0];
         if self.path == RulePath::Events || !group.group_sizes.is_empty() {
             let mut rank_rng = trial_rng(seed ^ RANK_STREAM, trial);

@@ -56,11 +56,7 @@ fn columns(study: &Study, path: RulePath, sampling: Sampling) -> Vec<Vec<f64>> {
 #[test]
 fn skipping_walk_equals_the_event_walk() {
     let laws = super::standard_laws();
-    let models = [
-        LoadModel::Fixed,
-        LoadModel::Scaled,
-        LoadModel::Affine { unit_time: 0.5 },
-    ];
+    let models = super::monotone_models();
     let mut cases = 0;
     for n in [40, 100, 300] {
         for (i, workers) in laws.iter().enumerate() {
@@ -92,11 +88,7 @@ fn bisection_and_draws_agree_in_distribution() {
     let laws = super::standard_laws();
     let mut checks = 0;
     for (i, workers) in laws.iter().enumerate() {
-        for model in [
-            LoadModel::Fixed,
-            LoadModel::Scaled,
-            LoadModel::Affine { unit_time: 0.5 },
-        ] {
+        for model in super::monotone_models() {
             for (tau, link) in [(0.3, Link::Shared), (0.02, Link::Shared), (0.3, Link::Dedicated)] {
                 let study = study(100, workers, model, tau, link, 20_000, 40 + i as u64);
                 let a = columns(&study, RulePath::Fast, Sampling::Bisection);

@@ -147,6 +147,15 @@ fn standard_laws() -> Vec<gcsim::study::Workers> {
     ]
 }
 
+/// The monotone load models, with an affine shift of 0.5 per unit of load.
+fn monotone_models() -> [LoadModel; 3] {
+    [
+        LoadModel::Fixed,
+        LoadModel::Scaled,
+        LoadModel::Affine { unit_time: 0.5 },
+    ]
+}
+
 /// E[X_(k:n)] of Pareto(x_m, α): x_m Γ(n+1)Γ(n−k+1−1/α) / (Γ(n−k+1)Γ(n+1−1/α)).
 fn pareto_order_mean(xm: f64, alpha: f64, n: usize, k: usize) -> f64 {
     let (nf, kf) = (n as f64, k as f64);

@@ -313,11 +313,7 @@ fn order_statistics_against_draws(n: usize, schemes: Vec<Scheme>, seed: u64) -> 
             shuffle: true,
         },
     ]);
-    let models = [
-        LoadModel::Fixed,
-        LoadModel::Scaled,
-        LoadModel::Affine { unit_time: 0.5 },
-    ];
+    let models = super::monotone_models();
     let mut checks = 0;
     for (i, workers) in laws.iter().enumerate() {
         for model in models {

@@ -128,11 +128,7 @@ fn hypoexponential_arrivals_and_draws_agree_in_distribution() {
             scheme(SchemeKind::Frc, n, Some(3), None, None),
             scheme(SchemeKind::CommEfficient, n, Some(2), Some(3), None),
         ];
-        let models = [
-            LoadModel::Fixed,
-            LoadModel::Scaled,
-            LoadModel::Affine { unit_time: 0.5 },
-        ];
+        let models = super::monotone_models();
         for (j, model) in models.into_iter().enumerate() {
             for (k, (workers, transfer)) in [
                 (Dist::exp(1.0).unwrap(), Dist::exp(2.0).unwrap()),

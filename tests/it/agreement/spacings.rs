@@ -41,11 +41,7 @@ fn spacings_and_draws_agree_in_distribution() {
     let trials = 20_000u64;
     let mut checks = 0;
     for (i, workers) in laws.iter().enumerate() {
-        for model in [
-            LoadModel::Fixed,
-            LoadModel::Scaled,
-            LoadModel::Affine { unit_time: 0.5 },
-        ] {
+        for model in super::monotone_models() {
             for link in [Link::Dedicated, Link::Shared] {
                 let comm = Comm::new(Some(0.2), None, link, 0.0).unwrap();
                 let study = Study::with_workers(n, workers.clone(), model, schemes.clone(), trials, 300 + i as u64)

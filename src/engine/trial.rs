@@ -8,7 +8,8 @@
 //!   worker's second, …), in worker order.
 //! - [`Sampling::OrderStatistics`], for i.i.d. workers whose law is an
 //!   increasing function g of a standard exponential (exp: e/μ; shifted-exp:
-//!   shift + e/μ; Pareto: x_m·e^(e/α); Weibull: λ·e^(1/k); log-normal:
+//!   shift + e/μ; Pareto: x_m·e^(e/α); Weibull: λ·e^(1/k), read from a table
+//!   where it holds (see [`crate::dist::HazardQuantile::power`]); log-normal:
 //!   e^(μ + σ·Φ⁻¹(1 − e^(−e))), Φ⁻¹ by Wichura's AS 241, read from a table
 //!   for σ ≤ 2 (see [`crate::dist::HazardQuantile::log_normal`]); the bootstrap
 //!   from a trace: its ⌊M(1 − e^(−e))⌋-th smallest of M values) under a

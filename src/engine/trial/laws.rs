@@ -174,8 +174,10 @@ pub(super) enum Standard {
     ShiftedExp { shift: f64, inv_rate: f64 },
     /// x_m·e^(E/α).
     Pareto { scale: f64, inv_shape: f64 },
-    /// λ·E^(1/k).
+    /// λ·E^(1/k), where the table does not serve the power.
     Weibull { scale: f64, inv_shape: f64 },
+    /// λ times E^(1/k) read from its table (see [`HazardQuantile::power`]).
+    WeibullTable { scale: f64, table: Arc<HazardQuantile> },
     /// e^(μ + σ·Φ⁻¹(1 − e^(−E))), Φ⁻¹ by Wichura's AS 241 in E directly
     /// (see [`crate::dist::normal_of_exponential`]), for σ above
     /// [`crate::dist::MAX_TABLE_SIGMA`].
@@ -205,10 +207,22 @@ impl Standard {
                         scale,
                         inv_shape: 1.0 / shape,
                     }),
-                    Base::Weibull { scale, shape } => Some(Self::Weibull {
-                        scale,
-                        inv_shape: 1.0 / shape,
-                    }),
+                    Base::Weibull { scale, shape } => {
+                        let table = HazardQuantile::power(1.0 / shape);
+                        // The table holds every binade or none (its error is
+                        // the same in each): binade 0 says which.
+                        Some(if table.tabulates(1.0) {
+                            Self::WeibullTable {
+                                scale,
+                                table: Arc::new(table),
+                            }
+                        } else {
+                            Self::Weibull {
+                                scale,
+                                inv_shape: 1.0 / shape,
+                            }
+                        })
+                    }
                     Base::LogNormal { mu, sigma } if sigma <= crate::dist::MAX_TABLE_SIGMA => {
                         Some(Self::LogNormalTable {
                             scale: mu.exp(),
@@ -234,6 +248,7 @@ impl Standard {
             Self::ShiftedExp { shift, inv_rate } => shift + e * inv_rate,
             Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
             Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
+            Self::WeibullTable { scale, table } => scale * table.at(e),
             Self::LogNormal { mu, sigma } => (mu + sigma * crate::dist::normal_of_exponential(e)).exp(),
             Self::LogNormalTable { scale, table } => scale * table.at(e),
             // A call: inlined, the table's body would keep the compiler from

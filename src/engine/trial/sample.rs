@@ -133,6 +133,7 @@ impl TrialPlan {
             Standard::ShiftedExp { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Pareto { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Weibull { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
+            Standard::WeibullTable { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::LogNormal { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::LogNormalTable { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
             Standard::Empirical(table) => self.apply_loads(out, |e| table.apply(e)),

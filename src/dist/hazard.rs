@@ -63,7 +63,7 @@ pub const MAX_ERLANG_SHAPE: u32 = 1024;
 
 /// The largest log-normal σ the table serves. The interpolation error grows
 /// as (σ·h·z')⁶ in a cell of width h ∝ e: at σ = 2 the binades from e = 4
-/// up are too wide and left to the closed form (see [`TOLERANCE`]), and
+/// up are too wide and left to the closed form (the table checks its cells), and
 /// with a larger σ the top order statistics of any cluster would be.
 pub const MAX_TABLE_SIGMA: f64 = 2.0;
 

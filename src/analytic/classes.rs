@@ -33,6 +33,9 @@ pub struct ClassLaw {
     model: LoadModel,
     load: f64,
     mean_infinite: bool,
+    /// Per class of c workers, ln C(c, i) for i = 0..=c, as
+    /// [`binomial_pmf`] accumulates them: they do not depend on t.
+    ln_choose: Vec<Vec<f64>>,
 }
 
 impl ClassLaw {
@@ -68,6 +71,7 @@ impl ClassLaw {
             }
         };
         Some(Self {
+            ln_choose: classes.iter().map(|(c, _)| ln_choose(*c)).collect(),
             classes: classes.clone(),
             groups,
             k,
@@ -117,8 +121,8 @@ impl ClassLaw {
         // Distribution of the number of workers not yet done: the classes'
         // binomials convolved. T > t when at least n − k + 1 are not done.
         let mut dist = vec![1.0];
-        for ((count, _), &qj) in self.classes.iter().zip(&q) {
-            let pmf = binomial_pmf(*count, qj);
+        for ((count, _), (&qj, ln_c)) in self.classes.iter().zip(q.iter().zip(&self.ln_choose)) {
+            let pmf = binomial_pmf(*count, qj, ln_c);
             let mut next = vec![0.0; dist.len() + count];
             for (a, &x) in dist.iter().enumerate() {
                 if x != 0.0 {
@@ -249,8 +253,21 @@ impl ClassLaw {
     }
 }
 
-/// P(Binomial(n, p) = i) for i = 0..=n, by the ratio recurrence in log space.
-fn binomial_pmf(n: usize, p: f64) -> Vec<f64> {
+/// ln C(n, i) for i = 0..=n, accumulated as ln C(n, i−1) + ln(n − i + 1) − ln i.
+fn ln_choose(n: usize) -> Vec<f64> {
+    let mut ln_c = 0.0;
+    (0..=n)
+        .map(|i| {
+            if i > 0 {
+                ln_c += ((n - i + 1) as f64).ln() - (i as f64).ln();
+            }
+            ln_c
+        })
+        .collect()
+}
+
+/// The Binomial(n, p) probabilities of 0..=n, from `ln_c` = [`ln_choose`]`(n)`.
+fn binomial_pmf(n: usize, p: f64, ln_c: &[f64]) -> Vec<f64> {
     if p <= 0.0 {
         let mut v = vec![0.0; n + 1];
         v[0] = 1.0;
@@ -262,14 +279,9 @@ fn binomial_pmf(n: usize, p: f64) -> Vec<f64> {
         return v;
     }
     let (lp, lq) = (p.ln(), (-p).ln_1p());
-    let mut ln_c = 0.0;
-    (0..=n)
-        .map(|i| {
-            if i > 0 {
-                ln_c += ((n - i + 1) as f64).ln() - (i as f64).ln();
-            }
-            (ln_c + i as f64 * lp + (n - i) as f64 * lq).exp()
-        })
+    ln_c.iter()
+        .enumerate()
+        .map(|(i, &c)| (c + i as f64 * lp + (n - i) as f64 * lq).exp())
         .collect()
 }
 

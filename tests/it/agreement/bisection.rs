@@ -11,7 +11,7 @@ use gcsim::load::LoadModel;
 use gcsim::scheme::{Scheme, SchemeKind};
 use gcsim::study::{Study, Workers};
 
-use super::samplers::{ks_statistic, walk_equals_fast_path};
+use super::samplers::{columns, ks_statistic, walk_equals_fast_path};
 use super::scheme;
 
 /// Rules in the top block of n workers, with a deadline and split messages
@@ -32,19 +32,6 @@ fn study(n: usize, workers: &Workers, model: LoadModel, tau: f64, link: Link, tr
     Study::with_workers(n, workers.clone(), model, schemes(n), trials, seed)
         .unwrap()
         .with_comm(comm)
-}
-
-/// Each trial's values on one sampling and rule path.
-fn columns(study: &Study, path: RulePath, sampling: Sampling) -> Vec<Vec<f64>> {
-    let plan = TrialPlan::with(study, path, sampling);
-    let mut scratch = plan.scratch();
-    let mut out = vec![0.0; plan.slots()];
-    let mut cols = vec![Vec::with_capacity(study.trials() as usize); plan.slots()];
-    for t in 0..study.trials() {
-        plan.run(study.seed(), t, &mut scratch, &mut out);
-        cols.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
-    }
-    cols
 }
 
 /// The walk that skips ranges of the queue gives the bits of the event

@@ -334,20 +334,26 @@ pub(super) fn walk_equals_fast_path(study: &Study, sampling: Sampling, label: &s
     assert_eq!(fast, events, "{label}");
 }
 
+/// Each slot's values of `study`'s trials, in trial order, on one rule
+/// path and sampling.
+pub(super) fn columns(study: &Study, path: RulePath, sampling: Sampling) -> Vec<Vec<f64>> {
+    let plan = TrialPlan::with(study, path, sampling);
+    let mut scratch = plan.scratch();
+    let mut out = vec![0.0; plan.slots()];
+    let mut cols = vec![Vec::with_capacity(study.trials() as usize); plan.slots()];
+    for t in 0..study.trials() {
+        plan.run(study.seed(), t, &mut scratch, &mut out);
+        cols.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
+    }
+    cols
+}
+
 /// Two-sample KS of every slot of `study`, its trials by order statistics
 /// against as many by one draw per worker; returns how many were made.
 pub(super) fn order_statistics_against_draws_in(study: &Study) -> usize {
     assert!(engine::order_statistics_apply(study), "{}", study.workers());
-    let trials = study.trials();
     let columns = |sampling| {
-        let plan = TrialPlan::with(study, RulePath::Fast, sampling);
-        let mut scratch = plan.scratch();
-        let mut out = vec![0.0; plan.slots()];
-        let mut cols = vec![Vec::with_capacity(trials as usize); plan.slots()];
-        for t in 0..trials {
-            plan.run(study.seed(), t, &mut scratch, &mut out);
-            cols.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
-        }
+        let mut cols = columns(study, RulePath::Fast, sampling);
         cols.iter_mut().for_each(|c| c.sort_by(f64::total_cmp));
         cols
     };

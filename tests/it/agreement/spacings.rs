@@ -8,7 +8,7 @@ use gcsim::load::LoadModel;
 use gcsim::scheme::{Scheme, SchemeKind};
 use gcsim::study::{Study, Workers};
 
-use super::samplers::ks_statistic;
+use super::samplers::{columns, ks_statistic};
 use super::scheme;
 
 /// Where messages take a constant time and every rule is k-of-n, the whole
@@ -48,17 +48,7 @@ fn spacings_and_draws_agree_in_distribution() {
                     .unwrap()
                     .with_comm(comm);
                 assert_eq!(TrialPlan::new(&study).sampling(), Sampling::Spacings, "{workers}");
-                let columns = |path, sampling| {
-                    let plan = TrialPlan::with(&study, path, sampling);
-                    let mut scratch = plan.scratch();
-                    let mut out = vec![0.0; plan.slots()];
-                    let mut cols = vec![Vec::with_capacity(trials as usize); plan.slots()];
-                    for t in 0..trials {
-                        plan.run(study.seed(), t, &mut scratch, &mut out);
-                        cols.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
-                    }
-                    cols
-                };
+                let columns = |path, sampling| columns(&study, path, sampling);
                 let spacings = columns(RulePath::Fast, Sampling::Spacings);
                 assert_eq!(
                     spacings,

@@ -22,7 +22,10 @@
 
 use rayon::prelude::*;
 
-use super::trial::{RulePath, Sampling, TrialPlan};
+use rand_distr::{Distribution, Hypergeometric};
+
+use super::trial::{RulePath, Sampling, TrialPlan, async_reads_order_statistics};
+use crate::rng::trial_rng;
 use crate::scheme::{Scheme, SchemeKind, Strategy};
 use crate::study::Study;
 
@@ -331,52 +334,150 @@ pub struct Tallies {
 }
 
 /// The tallies of `study`'s strategies, counted over the first
-/// [`error_trials`] trials of the study's streams.
+/// [`error_trials`] trials of the study's streams: on the event timeline,
+/// except the staleness of memoryless K-async, drawn in law (see
+/// `staleness_in_law`).
 pub fn tallies(study: &Study) -> Tallies {
     let schemes = study.schemes();
     let copied = |s: &Scheme| matches!(s.strategy(), Some(Strategy::Speculative { .. }));
     let stale = |s: &Scheme| matches!(s.strategy(), Some(Strategy::Async { .. }));
-    if !schemes.iter().any(|s| copied(s) || stale(s)) {
-        let none = vec![None; schemes.len()];
-        return Tallies {
-            extra_work: none.clone(),
-            staleness: none,
-        };
-    }
-    let plan = TrialPlan::with(study, RulePath::Events, Sampling::Draws);
+    let in_law = |s: &Scheme| async_reads_order_statistics(study, s);
     // Each trial runs the study's iterations; count per iteration.
     let iterations = study.iterations();
     let trials = error_trials(study.trials(), 1, study.n()).min(iteration_trials(study));
-    let slots = plan.slots();
-    let totals = (0..trials)
-        .into_par_iter()
-        .fold(
-            || (plan.scratch(), vec![0.0; slots]),
-            |(mut scratch, mut out), trial| {
-                plan.run(study.seed(), trial, &mut scratch, &mut out);
-                (scratch, out)
-            },
-        )
-        .map(|(scratch, _)| scratch.tally().to_vec())
-        .reduce(|| vec![0; slots], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
+    let walked = if schemes.iter().any(|s| copied(s) || (stale(s) && !in_law(s))) {
+        let plan = TrialPlan::with(study, RulePath::Events, Sampling::Draws);
+        let slots = plan.slots();
+        (0..trials)
+            .into_par_iter()
+            .fold(
+                || (plan.scratch(), vec![0.0; slots]),
+                |(mut scratch, mut out), trial| {
+                    plan.run(study.seed(), trial, &mut scratch, &mut out);
+                    (scratch, out)
+                },
+            )
+            .map(|(scratch, _)| scratch.tally().to_vec())
+            .reduce(|| vec![0; slots], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect())
+    } else {
+        vec![0; schemes.len()]
+    };
     let per = |total: u64, count: usize| total as f64 / ((trials * iterations) as f64 * count as f64);
     Tallies {
         extra_work: schemes
             .iter()
-            .zip(&totals)
+            .zip(&walked)
             .map(|(s, &t)| copied(s).then(|| per(t, s.n())))
             .collect(),
         staleness: schemes
             .iter()
-            .zip(&totals)
-            .map(|(s, &t)| stale(s).then(|| per(t, s.k())))
+            .zip(&walked)
+            .map(|(s, &t)| {
+                let total = if in_law(s) {
+                    let warmup = Strategy::warmup_updates(s.n(), s.k()) as u64;
+                    (0..trials * iterations)
+                        .into_par_iter()
+                        .map(|i| {
+                            let mut rng = trial_rng(study.seed() ^ STALENESS_STREAM, i);
+                            staleness_in_law(s.n() as u64, s.k() as u64, warmup, &mut rng)
+                        })
+                        .sum()
+                } else {
+                    t
+                };
+                stale(s).then(|| per(total, s.k()))
+            })
             .collect(),
     }
+}
+
+/// Key of the stream of [`staleness_in_law`] (XORed with the seed).
+const STALENESS_STREAM: u64 = 0x57A1_E0F0_5EED_0A5C;
+
+/// The staleness summed over the K gradients of the update after
+/// `warmup` of K-async whose updates read the order statistics (see
+/// [`async_reads_order_statistics`]), drawn in law. There the K workers
+/// of each update are the K of n with the least time left, all n of them
+/// exponential and independent of the past: a uniformly random K-subset,
+/// independent across updates. Going back from the recorded update, the r
+/// of its workers not yet placed are in update j's subset in
+/// Hypergeometric(n, r, K) number; those computed on model j + 1, stale by
+/// `warmup` − j − 1, and the rest, in none of the earlier updates, on
+/// model 0 (stale by `warmup`). Its mean per gradient is
+/// Σ_{m=1}^{W} (1 − K/n)^m, which `--analytic` reports.
+fn staleness_in_law(n: u64, k: u64, warmup: u64, rng: &mut rand_xoshiro::Xoshiro256PlusPlus) -> u64 {
+    let (mut left, mut total) = (k, 0);
+    for j in (0..warmup).rev() {
+        if left == 0 {
+            break;
+        }
+        let law = Hypergeometric::new(n, left, k).expect("r ≤ K ≤ n");
+        let placed = law.sample(rng);
+        total += placed * (warmup - j - 1);
+        left -= placed;
+    }
+    total + left * warmup
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::seq::SliceRandom;
+
+    /// The staleness drawn in law against K-async's subsets drawn one by
+    /// one (a uniformly random K of n workers per update, each worker's
+    /// last update tracked): the mean and the second moment of the total
+    /// over the recorded update's K gradients, within 5 standard errors, and
+    /// the mean per gradient against Σ_{m=1}^{W} (1 − K/n)^m. A short
+    /// warm-up, so that gradients from the start (stale by W) are common.
+    #[test]
+    fn staleness_in_law_matches_subsets_drawn_one_by_one() {
+        let draws = 100_000;
+        for (n, k, warmup) in [(10u64, 2u64, 3u64), (7, 3, 5), (12, 12, 4), (9, 1, 6)] {
+            let mut rng = trial_rng(5, n * 100 + k);
+            let in_law: Vec<f64> = (0..draws)
+                .map(|_| staleness_in_law(n, k, warmup, &mut rng) as f64)
+                .collect();
+            let mut workers: Vec<u64> = (0..n).collect();
+            let by_subsets: Vec<f64> = (0..draws)
+                .map(|_| {
+                    // Each worker's model: 0, or the last update it was in + 1.
+                    let mut model = vec![0; n as usize];
+                    for update in 0..warmup {
+                        workers.shuffle(&mut rng);
+                        for &w in &workers[..k as usize] {
+                            model[w as usize] = update + 1;
+                        }
+                    }
+                    workers.shuffle(&mut rng);
+                    workers[..k as usize]
+                        .iter()
+                        .map(|&w| (warmup - model[w as usize]) as f64)
+                        .sum()
+                })
+                .collect();
+            let moments = |xs: &[f64], p: i32| {
+                let m = xs.iter().map(|x| x.powi(p)).sum::<f64>() / xs.len() as f64;
+                let v = xs.iter().map(|x| (x.powi(p) - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64;
+                (m, (v / xs.len() as f64).sqrt())
+            };
+            for p in [1, 2] {
+                let ((a, sa), (b, sb)) = (moments(&in_law, p), moments(&by_subsets, p));
+                let se = (sa * sa + sb * sb).sqrt();
+                assert!(
+                    (a - b).abs() < 5.0 * se.max(1e-12),
+                    "n={n} K={k} W={warmup} moment {p}: {a} vs {b} ± {se}"
+                );
+            }
+            let q = 1.0 - k as f64 / n as f64;
+            let exact: f64 = (1..=warmup).map(|m| q.powi(m as i32)).sum();
+            let (m, se) = moments(&in_law, 1);
+            assert!(
+                (m / k as f64 - exact).abs() < 5.0 * se.max(1e-12) / k as f64,
+                "n={n} K={k}: {m} vs {exact}"
+            );
+        }
+    }
 
     #[test]
     fn error_trials_follow_the_budget() {

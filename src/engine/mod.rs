@@ -38,7 +38,10 @@ use crate::study::{Decoder, Study, Workers};
 use pass::{Counts, LogBins, Pass, PassTotals, StepTable, Watch};
 use pilot::{Pilot, PilotColumn};
 pub use targets::Targets;
-pub use trial::{RulePath, Sampling, Scratch, TrialPlan, bisection_apply, order_statistics_apply, spacings_apply};
+pub use trial::{
+    RulePath, Sampling, Scratch, TrialPlan, async_reads_order_statistics, bisection_apply, order_statistics_apply,
+    spacings_apply,
+};
 
 /// Trials per chunk.
 pub const CHUNK: u64 = 8192;

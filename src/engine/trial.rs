@@ -58,6 +58,8 @@
 //! [`laws::hypoexponential_arrivals`]); a deadline reads the fastest
 //! worker's time, drawn below the top block from a stream of its own given
 //! the block's lowest value (see `TrialPlan::fastest_standard`).
+//! Speculative copies from one law read the sorted times by rank, and
+//! K-async on exponential workers the K-th of them (see `strategy`).
 
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma};
@@ -99,6 +101,8 @@ use sample::{Carried, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 pub use scratch::Scratch;
 pub use spacings::spacings_apply;
+use strategy::Copies;
+pub use strategy::async_reads_order_statistics;
 
 /// How rules are evaluated on a trial's worker times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,6 +227,9 @@ struct OrderStatisticSampler {
     /// The slots with a deadline, and the deadline: their rule's time is
     /// cut short after the law and the load apply.
     deadlines: Vec<(usize, f64)>,
+    /// The speculative slots, whose copies run on the order statistics
+    /// (see [`sample::copies_on_order_statistics`]).
+    copies: Vec<Copies>,
     /// Each slot's own law, under Erlang loads (see [`laws::erlang_loads`])
     /// or with hypoexponential arrivals (see
     /// [`laws::hypoexponential_arrivals`]); empty otherwise.
@@ -306,7 +313,10 @@ impl TrialPlan {
                 group: usize::MAX,
                 worker_loads: study.per_worker_loads(s).map(Arc::from),
                 deadline: s.deadline(),
-                strategy: s.strategy(),
+                // Memoryless K-async is its k-of-n rule on order statistics.
+                strategy: s
+                    .strategy()
+                    .filter(|_| !(sampling == Sampling::OrderStatistics && async_reads_order_statistics(study, s))),
             })
             .collect();
         let slots = evals.len();
@@ -389,6 +399,7 @@ impl TrialPlan {
                 class_laws: ClassLaws::of(study.workers()),
                 slot_laws,
                 deadlines: Vec::new(),
+                copies: Vec::new(),
             },
             delivery: Delivery {
                 comm: *study.comm(),
@@ -446,9 +457,18 @@ impl TrialPlan {
         let classes = self.order.class_laws.is_some();
         self.order.other_evals.clear();
         self.order.deadlines.clear();
+        self.order.copies.clear();
         for e in self.load_groups.iter().flat_map(|c| &c.evals) {
             if let Some(t) = e.deadline {
                 self.order.deadlines.push((e.slot, t));
+            }
+            if let Some(Strategy::Speculative { after, factor }) = e.strategy {
+                self.order.copies.push(Copies {
+                    slot: e.slot,
+                    after,
+                    factor,
+                });
+                continue;
             }
             match e.rule {
                 // Classes: every k-of-n rule reads the merged top directly.

@@ -4,6 +4,7 @@
 //! the notes of the parent module for the formulas.
 
 use super::laws::{erlang_loads, hypoexponential_arrivals};
+use super::strategy::{async_reads_order_statistics, copies_on_order_statistics};
 use super::*;
 use crate::dist::{Dist, next_state};
 
@@ -43,7 +44,9 @@ pub fn needs_identities(study: &Study) -> bool {
 /// merged). A deadline, which reads the fastest
 /// worker's time besides its rule's, takes it with one law for all workers
 /// and no transfers. Mixtures take the draw path, and so do studies with a
-/// strategy's timeline (which needs each worker's draw and more).
+/// strategy's timeline (which needs each worker's draw and more), except
+/// K-async with exponential workers ([`async_reads_order_statistics`]) and
+/// speculative copies from one law (`copies_on_order_statistics`).
 pub fn order_statistics_apply(study: &Study) -> bool {
     // A deadline reads the fastest worker's time too: drawn by its own law
     // below the top block (see `fastest_standard`), for one law shared by
@@ -51,10 +54,10 @@ pub fn order_statistics_apply(study: &Study) -> bool {
     let deadlines_apply =
         study.load_model().is_monotone() && !study.comm().transfers() && Standard::of(study.workers()).is_some();
     (!study.comm().transfers() || hypoexponential_arrivals(study))
-        && study
-            .schemes()
-            .iter()
-            .all(|s| s.strategy().is_none() && (s.deadline().is_none() || deadlines_apply))
+        && study.schemes().iter().all(|s| {
+            (s.strategy().is_none() || async_reads_order_statistics(study, s) || copies_on_order_statistics(study, s))
+                && (s.deadline().is_none() || deadlines_apply)
+        })
         && !needs_identities(study)
         && study.decoder() == Decoder::Threshold
         && (study.load_model().is_monotone() || erlang_loads(study))
@@ -92,7 +95,12 @@ impl TrialPlan {
                 let e = self.order_statistic(scratch.worker_rank[i] as usize, scratch, lower);
                 scratch.times[i] = if per_slot { e } else { self.law_of_standard(e) };
             }
-            for e in self.load_groups.iter().flat_map(|g| &g.evals) {
+            for e in self
+                .load_groups
+                .iter()
+                .flat_map(|g| &g.evals)
+                .filter(|e| e.strategy.is_none())
+            {
                 let raw = completion_by_events(e.rule, &scratch.times, &mut scratch.order);
                 out[e.slot] = if per_slot { raw } else { self.model.apply(e.load, raw) };
             }
@@ -101,6 +109,9 @@ impl TrialPlan {
             }
             if !self.order.deadlines.is_empty() {
                 self.apply_deadlines(seed, trial, scratch, out);
+            }
+            for copies in &self.order.copies {
+                out[copies.slot] = self.speculative_by_ranks(copies, (seed, trial), &mut rng, scratch, &mut lower);
             }
             return;
         }
@@ -140,6 +151,9 @@ impl TrialPlan {
         }
         if !self.order.deadlines.is_empty() {
             self.apply_deadlines(seed, trial, scratch, out);
+        }
+        for copies in &self.order.copies {
+            out[copies.slot] = self.speculative_by_ranks(copies, (seed, trial), &mut rng, scratch, &mut lower);
         }
     }
 

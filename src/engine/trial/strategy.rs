@@ -14,16 +14,25 @@
 //! Results reach the master as every other message does: on a dedicated
 //! link each message arrives its sender's transfer time after it is done;
 //! on a shared link messages queue in the order they are done.
+//!
+//! Two strategies also run on the trial's order statistics, where their law
+//! needs no worker identities: speculative copies from one law
+//! ([`copies_on_order_statistics`], by rank in
+//! `TrialPlan::speculative_by_ranks`), and K-async on exponential workers,
+//! whose update interval is a k-of-n rule ([`async_reads_order_statistics`]).
 
 use std::cmp::{Ordering, Reverse};
 
 use rand::RngExt;
 use rand_distr::Distribution;
 
+use super::laws::{ClassLaws, Standard};
+use super::sample::stateful;
 use super::{Eval, Scratch, TrialPlan, additive_time, completion_by_events};
 use crate::comm::Link;
+use crate::scheme::Scheme;
 use crate::scheme::Strategy;
-use crate::study::Workers;
+use crate::study::{Study, Workers};
 
 /// Key of the stream of draws beyond the trial's first (XORed with the seed).
 pub(super) const EXTRA_STREAM: u64 = 0x5EED_0FC0_91E5;
@@ -46,6 +55,53 @@ impl Ord for Event {
     }
 }
 
+/// Whether `scheme` is K-async (see [`Strategy::Async`]) whose update
+/// interval under `study` is, in law, the K-th smallest of n independent
+/// worker times: every worker's law exponential (one law, or classes of
+/// exponential laws) with no constant part at load 1 (`fixed`, `scaled`,
+/// `affine` with a zero unit time), no transfer times and no state. At
+/// each update every worker then has an exponential time left at its own
+/// rate: the K that sent restart with fresh draws, and the others' times
+/// left are exponential by memorylessness, independent of the past (the
+/// exponential case of Dutta et al. 2018, §5). So every update interval,
+/// the recorded one after the warm-up included, is the K-th order
+/// statistic of n fresh worker times, and the slot reads it as the k-of-n
+/// rule it states, from the trial's order statistics. Its marginal law is
+/// exact; it is paired with the other configurations through the trial's
+/// order statistics rather than through the timeline's own draws. The
+/// staleness is drawn in law as well (see `tallies`).
+pub fn async_reads_order_statistics(study: &Study, scheme: &Scheme) -> bool {
+    let exponential = |law: &Standard| matches!(law, Standard::Exp { .. });
+    let laws_exponential = match (Standard::of(study.workers()), ClassLaws::of(study.workers())) {
+        (Some(law), _) => exponential(&law),
+        (None, Some(classes)) => classes.classes.iter().all(|(_, law, _)| exponential(law)),
+        (None, None) => false,
+    };
+    matches!(scheme.strategy(), Some(Strategy::Async { batch: false, .. }))
+        && laws_exponential
+        && !stateful(study.workers())
+        && study.load_model().is_monotone()
+        && study.load_model().apply(1.0, 0.0) == 0.0
+        && !study.comm().transfers()
+}
+
+/// Whether `scheme` is speculative copies (see [`Strategy::Speculative`])
+/// that run on the trial's order statistics under `study`: i.i.d. workers
+/// of a [`Standard`] law with no state (the bootstrap from a trace
+/// included), under a monotone load model, and no
+/// transfer times. A copy is then a fresh draw of the one law whichever
+/// idle worker runs it, and the tasks' order is a uniformly random
+/// permutation of the ranks, so the iteration's law follows from the
+/// sorted times alone (see `TrialPlan::speculative_by_ranks`).
+pub(super) fn copies_on_order_statistics(study: &Study, scheme: &Scheme) -> bool {
+    matches!(scheme.strategy(), Some(Strategy::Speculative { .. }))
+        && matches!(study.workers(), Workers::Iid(_) | Workers::Trace(_))
+        && Standard::of(study.workers()).is_some()
+        && !stateful(study.workers())
+        && study.load_model().is_monotone()
+        && !study.comm().transfers()
+}
+
 impl TrialPlan {
     /// Worker `i`'s time for load `load` in this trial: the load model on
     /// its draw in `times`, or under `additive` the sum of its first units.
@@ -60,13 +116,24 @@ impl TrialPlan {
     /// A fresh time of load 1 for worker `w`, from its own law.
     pub(super) fn fresh(&self, w: usize, scratch: &mut Scratch) -> f64 {
         let rng = scratch.extra.as_mut().expect("the trial seeded the extra stream");
+        self.fresh_from(rng, w, &scratch.carried, &scratch.worker_class)
+    }
+
+    /// [`Self::fresh`] from `rng`, with the workers' states and classes.
+    fn fresh_from(
+        &self,
+        rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+        w: usize,
+        carried: &super::Carried,
+        worker_class: &[u32],
+    ) -> f64 {
         let x = match &self.workers {
-            Workers::Iid(dist) if self.stateful => super::sample::in_state(dist, rng, &scratch.carried, w),
+            Workers::Iid(dist) if self.stateful => super::sample::in_state(dist, rng, carried, w),
             Workers::Iid(dist) => dist.sample(rng),
             Workers::Classes { classes, .. } => {
-                let law = &classes[scratch.worker_class[w] as usize].1;
+                let law = &classes[worker_class[w] as usize].1;
                 if self.stateful {
-                    super::sample::in_state(law, rng, &scratch.carried, w)
+                    super::sample::in_state(law, rng, carried, w)
                 } else {
                     law.sample(rng)
                 }
@@ -255,6 +322,84 @@ impl TrialPlan {
         self.every_tag(e, scratch)
     }
 
+    /// Speculative copies (see [`Strategy::Speculative`]) on the trial's
+    /// standard order statistics, drawn down to index `*lowest` (extended
+    /// as the relaunch needs): the iteration's law without knowing which
+    /// worker finished when.
+    ///
+    /// With X_(1) ≤ … ≤ X_(n) the sorted times at load 1, t_Q is X_(a) and
+    /// the relaunch r = F·t_Q. The tasks done by then are the ranks with
+    /// X_(j) ≤ r, whose workers are idle; the L late ones are the ranks
+    /// above. In task order, which is a uniformly random permutation of the
+    /// ranks for i.i.d. workers, the first min(L, idle) late tasks get a
+    /// copy: a uniformly random subset of the late ranks (all of them when
+    /// there are idle workers enough, as with F = 1 and Q ≥ 1/2). A copy is
+    /// a fresh draw of the workers' law from r, whichever idle worker runs
+    /// it, so the iteration ends at the largest of min(X_(j), r + C) over
+    /// the copied ranks and X_(j) over the others. Each configuration's
+    /// copies draw from the start of the trial's stream of extra draws, so
+    /// its values do not depend on the rest of the study (and configurations
+    /// share their copies' draws, as they share the trial's).
+    pub(super) fn speculative_by_ranks(
+        &self,
+        copies: &Copies,
+        (seed, trial): (u64, u64),
+        rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+        scratch: &mut Scratch,
+        lowest: &mut usize,
+    ) -> f64 {
+        let n = self.n;
+        let a = Strategy::results_before_copies(copies.after, n);
+        if a - 1 < *lowest {
+            self.reach(a - 1, rng, scratch, lowest);
+        }
+        let at = |rank: usize, scratch: &Scratch| {
+            self.model
+                .apply(1.0, self.law_of_standard(self.order_statistic(rank, scratch, *lowest)))
+        };
+        let relaunch = copies.factor * at(a - 1, scratch);
+        let mut idle = a;
+        while idle < n && at(idle, scratch) <= relaunch {
+            idle += 1;
+        }
+        if idle == n {
+            return at(n - 1, scratch);
+        }
+        let late = n - idle;
+        let copied = late.min(idle);
+        scratch.tally[copies.slot] += copied as u64;
+        let mut extra = crate::rng::trial_rng(seed ^ EXTRA_STREAM, trial);
+        let fresh = |extra: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &Scratch| {
+            relaunch + self.fresh_from(extra, 0, &scratch.carried, &scratch.worker_class)
+        };
+        let mut done = f64::NEG_INFINITY;
+        if copied == late {
+            for rank in idle..n {
+                done = done.max(at(rank, scratch).min(fresh(&mut extra, scratch)));
+            }
+            return done;
+        }
+        // Fewer idle workers than late tasks: the copied ones are the first
+        // `copied` of the late ranks shuffled (a partial Fisher-Yates).
+        let mut ranks = std::mem::take(&mut scratch.order);
+        ranks.clear();
+        ranks.extend(idle..n);
+        for i in 0..copied {
+            let j = extra.random_range(i..late);
+            ranks.swap(i, j);
+        }
+        for (i, &rank) in ranks.iter().enumerate() {
+            let t = at(rank, scratch);
+            done = done.max(if i < copied {
+                t.min(fresh(&mut extra, scratch))
+            } else {
+                t
+            });
+        }
+        scratch.order = ranks;
+        done
+    }
+
     /// Where the trial records them, counts one more result of worker `w`
     /// in slot `slot`'s update (see [`TrialPlan::run_iteration_marked`]).
     #[inline]
@@ -313,6 +458,14 @@ impl TrialPlan {
         scratch.kept = kept;
         end
     }
+}
+
+/// A speculative slot on order statistics: its slot, Q and F.
+#[derive(Debug, Clone)]
+pub(super) struct Copies {
+    pub(super) slot: usize,
+    pub(super) after: f64,
+    pub(super) factor: f64,
 }
 
 /// One result on its way to the master.

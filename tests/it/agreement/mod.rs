@@ -173,3 +173,4 @@ mod percentiles;
 mod samplers;
 mod slot_laws;
 mod spacings;
+mod strategy_ranks;

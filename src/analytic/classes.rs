@@ -118,10 +118,14 @@ impl ClassLaw {
             let ln_cdf: f64 = late.iter().map(|&l: &f64| (-l).ln_1p()).sum();
             return (ln_cdf.exp(), -ln_cdf.exp_m1());
         }
-        // Distribution of the number of workers not yet done: the classes'
-        // binomials convolved. T > t when at least n − k + 1 are not done.
+        // Distribution of the number of workers not yet done: the binomials
+        // of every class but the last convolved. T > t when at least
+        // n − k + 1 are not done: with the last class's cumulative sums that
+        // is one pass over the others' distribution, not a convolution.
+        let classes = self.classes.iter().zip(q.iter().zip(&self.ln_choose));
+        let (&(last, _), (&q_last, ln_last)) = classes.clone().next_back().expect("a law has a class");
         let mut dist = vec![1.0];
-        for ((count, _), (&qj, ln_c)) in self.classes.iter().zip(q.iter().zip(&self.ln_choose)) {
+        for ((count, _), (&qj, ln_c)) in classes.take(self.classes.len() - 1) {
             let pmf = binomial_pmf(*count, qj, ln_c);
             let mut next = vec![0.0; dist.len() + count];
             for (a, &x) in dist.iter().enumerate() {
@@ -133,10 +137,27 @@ impl ClassLaw {
             }
             dist = next;
         }
-        let late_needed = dist.len() - self.k;
-        let below: f64 = dist[..late_needed].iter().sum();
-        let at_least: f64 = dist[late_needed..].iter().sum();
-        (below, at_least)
+        let pmf = binomial_pmf(last, q_last, ln_last);
+        // at_most[j] = P(L ≤ j) and at_least[j] = P(L ≥ j) for the last
+        // class's L, each summed from its own tail.
+        let mut at_most = pmf.clone();
+        for j in 1..at_most.len() {
+            at_most[j] += at_most[j - 1];
+        }
+        let mut from = pmf;
+        for j in (0..from.len() - 1).rev() {
+            from[j] += from[j + 1];
+        }
+        let late_needed = dist.len() + last - self.k;
+        let (mut below, mut above) = (0.0, 0.0);
+        for (a, &x) in dist.iter().enumerate() {
+            // The others' a late and the last class's below or at least the rest.
+            if a < late_needed {
+                below += x * at_most[(late_needed - 1 - a).min(last)];
+            }
+            above += x * from.get(late_needed.saturating_sub(a)).copied().unwrap_or(0.0);
+        }
+        (below, above)
     }
 
     /// P(T ≤ t).

@@ -164,10 +164,21 @@ impl TrialPlan {
     // as before they took this path.
     #[inline(never)]
     fn apply_deadlines(&self, seed: u64, trial: u64, scratch: &Scratch, out: &mut [f64]) {
-        let fastest = self.law_of_standard(self.fastest_standard(seed, trial, scratch));
+        // The fastest time is at most the lowest drawn one's: where that is
+        // before a slot's deadline (by a margin above any rounding of the
+        // law), max(t, first) is t, and the fastest need not be drawn.
+        let lowest = self.law_of_standard(scratch.sorted[self.n - top_block(self.n)]);
+        let clear = |slot: usize, t: f64| {
+            let bound = self.model.apply(self.slot_loads[slot], lowest);
+            bound + bound.abs() * 1e-9 <= t
+        };
+        let fastest = (self.order.split.is_none() || !self.order.deadlines.iter().all(|&(slot, t)| clear(slot, t)))
+            .then(|| self.law_of_standard(self.fastest_standard(seed, trial, scratch)));
         for &(slot, t) in &self.order.deadlines {
-            let first = self.model.apply(self.slot_loads[slot], fastest);
-            out[slot] = with_deadline(out[slot], t, first);
+            out[slot] = match fastest {
+                Some(fastest) => with_deadline(out[slot], t, self.model.apply(self.slot_loads[slot], fastest)),
+                None => out[slot].min(t),
+            };
         }
     }
 

@@ -40,9 +40,15 @@
 #                the fastest below them, so it may go below its floor)
 #   speculative  n + 25: each worker's task and a fresh draw for each of the
 #                n - ceil(0.75 n) = 25 copies (F = 1: every late task gets one)
+#                (gcsim draws the top 51 order statistics and the 25 copies,
+#                and takes the copies by rank, so it may go below its floor)
 #   k-async      n + W K = 100 + 16 x 50 = 900: each worker's first gradient
 #                and the K restarts after each of the W = ceil(8n/K) warm-up
-#                updates, before the recorded update
+#                updates, before the recorded update (with exponential
+#                workers gcsim reads the update as the K-th of the trial's
+#                order statistics, exact by memorylessness, and draws the
+#                staleness as W hypergeometric counts over 20 000 trials, so
+#                it goes far below its floor)
 #   additive     51 n: crc's load is s+1, so s = 50 sums 51 unit draws per
 #                worker, and lower s read the first of them (gcsim draws the
 #                51 order statistics the sweep reads and takes each load's

@@ -10,7 +10,7 @@ use gcsim::load::LoadModel;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
 use gcsim::study::{Study, Workers};
 
-use super::samplers::{columns, order_statistics_against_draws_in};
+use super::samplers::{columns, order_statistics_against_draws_in, walk_equals_fast_path};
 use super::scheme;
 
 fn speculative(n: usize, after: f64, factor: f64) -> Scheme {
@@ -165,13 +165,16 @@ fn speculative_values_are_the_configurations_own() {
         speculative(n, 0.5, 1.7),
         speculative(n, 0.75, 1.0),
     ];
-    let of = |schemes: Vec<Scheme>| {
-        let study = Study::with_workers(n, workers.clone(), LoadModel::Scaled, schemes, 500, 9).unwrap();
-        columns(&study, RulePath::Fast, Sampling::OrderStatistics)
-    };
-    let (a, b) = (of(alone), of(crowded));
+    let study =
+        |schemes: Vec<Scheme>| Study::with_workers(n, workers.clone(), LoadModel::Scaled, schemes, 500, 9).unwrap();
+    let (alone, crowded) = (study(alone), study(crowded));
+    let of = |study: &Study| columns(study, RulePath::Fast, Sampling::OrderStatistics);
+    let (a, b) = (of(&alone), of(&crowded));
     assert_eq!(a[0], b[3], "Q = 0.75");
     assert_eq!(a[1], b[1], "Q = 0.3");
     // The uncoded baseline, the last slot, reads the same trial.
     assert_eq!(a[2], b[4]);
+    // The event path (every order statistic drawn, the rules walked) takes
+    // the copies by rank too: the same bits.
+    walk_equals_fast_path(&crowded, Sampling::OrderStatistics, "speculative by rank");
 }

@@ -110,9 +110,7 @@ impl TrialPlan {
             if !self.order.deadlines.is_empty() {
                 self.apply_deadlines(seed, trial, scratch, out);
             }
-            for copies in &self.order.copies {
-                out[copies.slot] = self.speculative_by_ranks(copies, (seed, trial), &mut rng, scratch, &mut lower);
-            }
+            self.run_copies((seed, trial), &mut rng, scratch, &mut lower, out);
             return;
         }
         // Each configuration's standard order statistic, by slot, then the
@@ -152,8 +150,26 @@ impl TrialPlan {
         if !self.order.deadlines.is_empty() {
             self.apply_deadlines(seed, trial, scratch, out);
         }
+        if !self.order.copies.is_empty() {
+            self.run_copies((seed, trial), &mut rng, scratch, &mut lower, out);
+        }
+    }
+
+    /// Each speculative slot's time, by rank (see
+    /// [`Self::speculative_by_ranks`]).
+    // Out of line, so that the trial's loop without copies stays as
+    // compact as before (its law's transform inlined).
+    #[inline(never)]
+    fn run_copies(
+        &self,
+        at: (u64, u64),
+        rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+        scratch: &mut Scratch,
+        lower: &mut usize,
+        out: &mut [f64],
+    ) {
         for copies in &self.order.copies {
-            out[copies.slot] = self.speculative_by_ranks(copies, (seed, trial), &mut rng, scratch, &mut lower);
+            out[copies.slot] = self.speculative_by_ranks(copies, at, rng, scratch, lower);
         }
     }
 

@@ -4,6 +4,7 @@
 //! written as `inf` (a string in JSON, which has no infinity); a statistic
 //! that does not exist is empty in CSV and `null` in JSON, never NaN.
 
+use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 mod config;
@@ -336,6 +337,13 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
     let inexact = crate::engine::approx::inexact(study);
     let tallies = crate::engine::approx::tallies(study);
     let inclusion = crate::engine::approx::inclusion(study);
+    // Each exact law's mean and p99 (numerical, a few ms each for a
+    // cluster of classes), one configuration per core.
+    let exact: Vec<(Option<f64>, Option<f64>)> = study
+        .schemes()
+        .par_iter()
+        .map(|s| (study.exact_mean(s), study.exact_law(s).map(|law| law.quantile(0.99))))
+        .collect();
     study
         .schemes()
         .iter()
@@ -344,8 +352,9 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
         .zip(tallies.extra_work.into_iter().zip(tallies.staleness))
         .zip(inclusion)
         .zip(&outcome.pairing)
+        .zip(exact)
         .map(
-            |(((((s, summary), inexact), (extra_work, staleness)), inclusion), pairing)| {
+            |((((((s, summary), inexact), (extra_work, staleness)), inclusion), pairing), (mean, p99))| {
                 let mut row = Row::new(s, summary, &outcome.baseline);
                 row.paired_intervals(summary, &outcome.baseline, pairing);
                 row.iterations = study.iterations();
@@ -359,8 +368,8 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
                 if study.decodes_by_code(s) {
                     row.undecodable = Some(summary.infinite as f64 / summary.trials as f64);
                 }
-                row.analytic_mean = study.exact_mean(s);
-                row.analytic_p99 = study.exact_law(s).map(|law| law.quantile(0.99));
+                row.analytic_mean = mean;
+                row.analytic_p99 = p99;
                 let row_inf = study.mean_is_infinite(s);
                 if row_inf {
                     row.mean = f64::INFINITY;

@@ -228,7 +228,7 @@ struct OrderStatisticSampler {
     /// cut short after the law and the load apply.
     deadlines: Vec<(usize, f64)>,
     /// The speculative slots, whose copies run on the order statistics
-    /// (see [`sample::copies_on_order_statistics`]).
+    /// (see [`strategy::copies_on_order_statistics`]).
     copies: Vec<Copies>,
     /// Each slot's own law, under Erlang loads (see [`laws::erlang_loads`])
     /// or with hypoexponential arrivals (see

@@ -2,14 +2,12 @@
 //!
 //! Power sums merge in chunk-index order (floating-point addition is not
 //! associative); window tallies and histograms are integer counts and merge
-//! in any order.
-
-use rayon::prelude::*;
+//! in any order (see `totals`).
 
 pub use log_bins::LogBins;
 pub use steps::StepTable;
+pub use totals::PassTotals;
 
-use crate::stats::Moments;
 use crate::stats::quantile::{Tally, Window};
 
 /// One window to tally: the slot it watches and its range.
@@ -123,9 +121,10 @@ pub struct Counts {
     /// Values equal to +∞, per slot.
     infinite: Vec<u64>,
     below: Vec<u64>,
-    /// The bins of the values inside each window, by window, where the
-    /// pass does not track bin ranges.
-    hits: Vec<Vec<u32>>,
+    /// The values inside each window, by window, where the pass does not
+    /// track bin ranges: runs of one value, so that a column that sits on
+    /// one value (a deadline's cap) adds to a count instead of a list.
+    hits: Vec<Vec<Hit>>,
     /// Where it does, the values inside each window as atoms, by window:
     /// the two most recent distinct values in `recent`, older ones in
     /// `atoms`. On a trace's few distinct values most hits only count up
@@ -191,14 +190,20 @@ impl Counts {
             }
             return;
         }
-        let bin = win.bin(v) as u32;
-        if MANY {
-            self.hits[w].extend(std::iter::repeat_n(bin, count as usize));
-        } else {
-            self.hits[w].push(bin);
+        let hits = &mut self.hits[w];
+        match hits.last_mut() {
+            // The same bits: the same bin, and the range inside holds it.
+            Some(last) if last.bits == v.to_bits() => last.count += count,
+            _ => {
+                hits.push(Hit {
+                    bits: v.to_bits(),
+                    bin: win.bin(v) as u32,
+                    count,
+                });
+                let i = &mut self.inside[w];
+                *i = (i.0.min(v), i.1.max(v));
+            }
         }
-        let i = &mut self.inside[w];
-        *i = (i.0.min(v), i.1.max(v));
     }
 
     /// Window `w`'s atoms (where the pass tracks bin ranges).
@@ -420,8 +425,8 @@ impl Counts {
 
     /// Adds the values inside window `w` to its tally's bins (and bin ranges).
     fn tally_hits(&self, w: usize, t: &mut Tally) {
-        if let Some(bins) = self.hits.get(w) {
-            bins.iter().for_each(|&b| t.counts[b as usize] += 1);
+        if let Some(hits) = self.hits.get(w) {
+            hits.iter().for_each(|h| t.counts[h.bin as usize] += u64::from(h.count));
         }
         if w < self.atoms.len() {
             self.atoms_of(w)
@@ -452,6 +457,15 @@ struct Lanes {
     below: [[u64; 4]; 4],
 }
 
+/// A run of hits of one value (by its bits) inside a window: its bin and
+/// how many times it came in a row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Hit {
+    bits: u64,
+    bin: u32,
+    count: u32,
+}
+
 /// A value inside a window, its bin, and how many times it came.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Atom {
@@ -469,125 +483,10 @@ impl Atom {
     };
 }
 
-/// The merged counts of a pass.
-pub struct PassTotals {
-    /// Power sums per slot.
-    pub moments: Vec<Moments>,
-    /// Smallest and largest value per slot.
-    pub range: Vec<(f64, f64)>,
-    /// One tally per watch.
-    pub tallies: Vec<Tally>,
-    /// Survival histograms, slot-major (empty unless asked for).
-    pub histogram: Vec<u64>,
-    /// Values at or below the pass's deadline, per slot (empty unless asked for).
-    pub at_most: Vec<u64>,
-}
-
-impl PassTotals {
-    /// Nothing merged yet.
-    pub fn new(pass: &Pass) -> Self {
-        let slots = pass.slots();
-        Self {
-            moments: vec![Moments::ZERO; slots],
-            range: vec![(f64::INFINITY, f64::NEG_INFINITY); slots],
-            tallies: pass
-                .watches
-                .iter()
-                .map(|w| {
-                    let mut t = Tally::new(&w.window);
-                    if pass.bin_ranges {
-                        t.bin_range = vec![(f64::INFINITY, f64::NEG_INFINITY); w.window.bins];
-                    }
-                    t
-                })
-                .collect(),
-            histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
-            at_most: vec![0; if pass.deadline.is_some() { slots } else { 0 }],
-        }
-    }
-
-    /// Appends chunks' counts, given in chunk-index order. Power sums fold
-    /// in that order; window bins are integer counts and are added window
-    /// by window in parallel.
-    pub fn absorb_all(&mut self, mut counts: Vec<Counts>) {
-        self.tallies.par_iter_mut().enumerate().for_each(|(w, t)| {
-            for c in &counts {
-                c.tally_hits(w, t);
-            }
-        });
-        for c in &mut counts {
-            c.hits.clear();
-            c.atoms.clear();
-            c.recent.clear();
-        }
-        for c in counts {
-            self.absorb(c);
-        }
-    }
-
-    /// Appends the next chunk's counts (chunks arrive in index order).
-    pub fn absorb(&mut self, c: Counts) {
-        let fold = |l: &[f64; 4]| (l[0] + l[1]) + (l[2] + l[3]);
-        for (((m, s1), s2), &inf) in self.moments.iter_mut().zip(&c.s1).zip(&c.s2).zip(&c.infinite) {
-            m.merge(&Moments::from_sums(c.trials, fold(s1), fold(s2), inf));
-        }
-        for ((r, &lo), &hi) in self.range.iter_mut().zip(&c.min).zip(&c.max) {
-            *r = (r.0.min(lo), r.1.max(hi));
-        }
-        for (w, t) in self.tallies.iter_mut().enumerate() {
-            t.below += c.below[w];
-            t.min_in = t.min_in.min(c.inside[w].0);
-            t.max_in = t.max_in.max(c.inside[w].1);
-        }
-        for (w, t) in self.tallies.iter_mut().enumerate() {
-            c.tally_hits(w, t);
-        }
-        for (a, b) in self.histogram.iter_mut().zip(&c.histogram) {
-            *a += b;
-        }
-        for (a, b) in self.at_most.iter_mut().zip(&c.at_most) {
-            *a += b;
-        }
-    }
-
-    /// Appends the totals of the next block (blocks arrive in index order).
-    pub fn merge(&mut self, later: PassTotals) {
-        for (m, lm) in self.moments.iter_mut().zip(&later.moments) {
-            m.merge(lm);
-        }
-        for (r, lr) in self.range.iter_mut().zip(&later.range) {
-            *r = (r.0.min(lr.0), r.1.max(lr.1));
-        }
-        for (t, lt) in self.tallies.iter_mut().zip(&later.tallies) {
-            t.merge(lt);
-        }
-        for (a, b) in self.histogram.iter_mut().zip(&later.histogram) {
-            *a += b;
-        }
-        for (a, b) in self.at_most.iter_mut().zip(&later.at_most) {
-            *a += b;
-        }
-    }
-
-    /// The empirical survival function of `slot` at the bins' upper edges:
-    /// `(t, P(T > t))`, from `total` trials.
-    pub fn survival(&self, bins: &LogBins, slot: usize, total: u64) -> Vec<(f64, f64)> {
-        let h = &self.histogram[slot * bins.slots()..(slot + 1) * bins.slots()];
-        let mut above = total;
-        h[..h.len() - 1]
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| {
-                above -= c;
-                (bins.upper_edge(i), above as f64 / total as f64)
-            })
-            .collect()
-    }
-}
-
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod log_bins;
 mod steps;
 #[cfg(test)]
 mod tests;
+mod totals;

@@ -5,7 +5,7 @@
 //! value at a standard exponential e is the root of H(x) = e, increasing in
 //! e, and the k-th order statistic of n such workers is that of E_(k).
 //!
-//! Two laws, each with a hazard that increases, so that H is convex and
+//! Three laws, each with a hazard that increases, so that H is convex and
 //! Newton's method converges from any start (from the left, the first step
 //! lands right of the root; from the right, the iterates decrease to it):
 //!
@@ -27,6 +27,22 @@
 //!   H = x − ln(1 + g), λ = r·g/(1 + g) and λ' = r·e^(−dx)/(1 + g)², all
 //!   without cancellation (the rates' symmetric form (r e^(−x) −
 //!   e^(−rx))/(r − 1) loses every digit as r → 1).
+//!
+//! - **An order statistic of exponentials**, E_(k) of n i.i.d. standard
+//!   exponentials: the lowest of the top block the sampler draws in every
+//!   trial (see `engine::trial`). With p = 1 − e^(−x) and q = e^(−x), S is
+//!   the binomial tail P(Bin(n, p) ≤ k − 1) (David & Nagaraja 2003, §2.1),
+//!   a sum of positive terms each side of the binomial's mean: where np + 1 ≤ k,
+//!   F = 1 − S = Σ_{j≥k} b_j summed up from b_k and H = −ln(1 − F); else
+//!   S = Σ_{j<k} b_j summed down from b_(k−1) and H = −ln b_(k−1) − ln R,
+//!   with b_j = C(n, j) p^j q^(n−j) and the ratios of neighbours
+//!   b_(j+1)/b_j = (n − j)p/((j + 1)q). The density is
+//!   f = b_(k−1)·(n − k + 1) = b_k·kq/p, and f'/f = (k − 1)q/p − (n − k + 1).
+//!   Order statistics of an increasing-hazard law have increasing hazards
+//!   (Barlow & Proschan 1975), so H is convex. Newton starts from the
+//!   larger of the left tail's x with C(n, k)p^k = 1 − e^(−e) (at or left
+//!   of the root, as F ≤ C(n, k)p^k) and a normal approximation. Its table
+//!   reaches down to e = 2⁻⁴⁰ (see [`HazardQuantile::order_statistic`]).
 //!
 //! And one law given by its quantile in closed form, tabulated to spare the
 //! per-value cost of the closed form:
@@ -67,8 +83,10 @@ pub const MAX_ERLANG_SHAPE: u32 = 1024;
 /// with a larger σ the top order statistics of any cluster would be.
 pub const MAX_TABLE_SIGMA: f64 = 2.0;
 
-/// Binades of e the table covers: [2^LOW, 2^HIGH).
+/// Binades of e the table covers: [2^LOW, 2^HIGH) (from 2^DEEP_LOW for an
+/// order statistic).
 const LOW: i32 = -8;
+const DEEP_LOW: i32 = -40;
 const HIGH: i32 = 7;
 /// Cells per binade: 2^CELL_BITS.
 const CELL_BITS: u32 = 5;
@@ -95,6 +113,17 @@ enum Law {
     LogNormal { sigma: f64 },
     /// e^p, in closed form.
     Power { exponent: f64 },
+    /// E_(k) of n standard exponentials, 2 ≤ k ≤ n, with ln C(n, k) and
+    /// ln C(n, k − 1), and the mean and standard deviation (Rényi's sums,
+    /// approximated) for Newton's start.
+    OrderStatistic {
+        k: u64,
+        n: u64,
+        ln_choose: f64,
+        ln_choose_below: f64,
+        mean: f64,
+        sd: f64,
+    },
 }
 
 /// A law as a function of a standard exponential: `at(e)` is the x with
@@ -102,6 +131,8 @@ enum Law {
 #[derive(Debug)]
 pub struct HazardQuantile {
     law: Law,
+    /// The lowest binade of e the table covers.
+    low: i32,
     /// Per binade, per cell, the quintic's coefficients in the position
     /// t ∈ [0, 1) within the cell, constant term first; `None` for a
     /// binade whose cells are too wide for [`TOLERANCE`], where the root
@@ -111,10 +142,40 @@ pub struct HazardQuantile {
 
 impl HazardQuantile {
     fn with(law: Law) -> Self {
+        let low = if matches!(law, Law::OrderStatistic { .. }) {
+            DEEP_LOW
+        } else {
+            LOW
+        };
         Self {
             law,
-            binades: (LOW..HIGH).map(|_| OnceLock::new()).collect(),
+            low,
+            binades: (low..HIGH).map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// E_(`k`) of `n` i.i.d. standard exponentials, for 2 ≤ k ≤ n. The
+    /// table reaches down to e = 2⁻⁴⁰, as the sampler reads it once per
+    /// trial from an exponential of its own: a root below the usual 2⁻⁸
+    /// would cost some microseconds in one trial of 250.
+    ///
+    /// # Panics
+    /// If k is outside that range.
+    pub fn order_statistic(k: u64, n: u64) -> Self {
+        assert!((2..=n).contains(&k), "order statistic {k} of {n} outside 2..=n");
+        // ln C(n, k) over the smaller of k and n − k: Σ ln(1 + (n − m)/i).
+        let m = k.min(n - k);
+        let ln_choose: f64 = (1..=m).map(|i| ((n - m) as f64 / i as f64).ln_1p()).sum();
+        // Rényi: E_(k) = Σ_{i=n−k+1}^{n} Z/i, by the integrals of 1/x and 1/x².
+        let (lo, hi) = ((n - k) as f64 + 0.5, n as f64 + 0.5);
+        Self::with(Law::OrderStatistic {
+            k,
+            n,
+            ln_choose,
+            ln_choose_below: ln_choose + (k as f64 / (n - k + 1) as f64).ln(),
+            mean: (hi / lo).ln(),
+            sd: (1.0 / lo - 1.0 / hi).sqrt(),
+        })
     }
 
     /// Gamma(`shape`, 1), for 1 ≤ shape ≤ [`MAX_ERLANG_SHAPE`] (shape 1 is
@@ -189,7 +250,7 @@ impl HazardQuantile {
         }
         let bits = e.to_bits();
         let binade = ((bits >> 52) as i32) - 1023;
-        if !(LOW..HIGH).contains(&binade) {
+        if !(self.low..HIGH).contains(&binade) {
             // Negative e, zero, subnormals and NaN have binades below LOW.
             return self.root(e);
         }
@@ -207,7 +268,7 @@ impl HazardQuantile {
     /// is within [`TOLERANCE`] of the root at its middle, where the error of
     /// the interpolation, ∝ t³(1 − t)³, is largest.
     fn binade(&self, binade: i32) -> Option<&Cells> {
-        let cells = self.binades[(binade - LOW) as usize].get_or_init(|| {
+        let cells = self.binades[(binade - self.low) as usize].get_or_init(|| {
             let base = 2f64.powi(binade);
             let width = base / CELLS as f64;
             // Knots e_i = base·(1 + i/CELLS), each root started from the
@@ -248,7 +309,7 @@ impl HazardQuantile {
     /// Whether the table serves `e` (rather than the root).
     pub fn tabulates(&self, e: f64) -> bool {
         let binade = ((e.to_bits() >> 52) as i32) - 1023;
-        self.law != Law::Exponential && (LOW..HIGH).contains(&binade) && self.binade(binade).is_some()
+        self.law != Law::Exponential && (self.low..HIGH).contains(&binade) && self.binade(binade).is_some()
     }
 
     /// The law's value at e, its first and its second derivative in e:
@@ -324,6 +385,17 @@ impl HazardQuantile {
                 let d = ratio - 1.0;
                 e + growth(d, e).ln_1p()
             }
+            Law::OrderStatistic {
+                k, ln_choose, mean, sd, ..
+            } => {
+                // C(n, k)·p^k = 1 − e^(−e) is at or left of the root (F is
+                // at most C(n, k)·p^k, the chance that some k-subset is in).
+                let k = k as f64;
+                let p = (((-(-e).exp_m1()).ln() - ln_choose) / k).exp().min(1.0);
+                let tail = -(-p).ln_1p();
+                let body = mean + sd * super::normal_of_exponential(e);
+                if tail.is_finite() { tail.max(body) } else { body }
+            }
             // Not used: a closed form takes no root.
             Law::LogNormal { .. } | Law::Power { .. } => self.root(e),
         }
@@ -341,9 +413,58 @@ impl HazardQuantile {
                 let h = x - g.ln_1p();
                 (h, ratio * g / one_g, ratio * (-d * x).exp() / (one_g * one_g))
             }
+            Law::OrderStatistic {
+                k,
+                n,
+                ln_choose,
+                ln_choose_below,
+                ..
+            } => order_statistic_hazard(k as f64, n as f64, (ln_choose, ln_choose_below), x),
             Law::LogNormal { .. } | Law::Power { .. } => unreachable!("a closed form is tabulated from itself"),
         }
     }
+}
+
+/// E_(k) of n: H, λ and λ' at x > 0, from the binomial tail on the side of
+/// its mean np where its terms fall away from the first (see the module
+/// notes); `ln_choose` is (ln C(n, k), ln C(n, k − 1)).
+fn order_statistic_hazard(k: f64, n: f64, ln_choose: (f64, f64), x: f64) -> (f64, f64, f64) {
+    let p = -(-x).exp_m1();
+    let (ln_p, odds) = (p.ln(), (-x).exp() / p);
+    // F where k is above the binomial's median (np + 1 ≤ k: F under about
+    // ½, so ln(1 − F) keeps its digits), else S.
+    let (h, rate) = if n * p + 1.0 <= k {
+        // F = b_k·Σ_{j≥k} b_j/b_k.
+        let (mut term, mut sum, mut j) = (1.0, 1.0, k);
+        while j < n {
+            term *= (n - j) / ((j + 1.0) * odds);
+            let next = sum + term;
+            if next == sum {
+                break;
+            }
+            sum = next;
+            j += 1.0;
+        }
+        let b_k = (ln_choose.0 + k * ln_p - (n - k) * x).exp();
+        let below = b_k * sum;
+        (-(-below).ln_1p(), b_k * k * odds / (1.0 - below))
+    } else {
+        // S = b_(k−1)·Σ_{j<k} b_j/b_(k−1).
+        let (mut term, mut sum, mut j) = (1.0, 1.0, k - 1.0);
+        while j > 0.0 {
+            term *= j * odds / (n - j + 1.0);
+            let next = sum + term;
+            if next == sum {
+                break;
+            }
+            sum = next;
+            j -= 1.0;
+        }
+        let ln_b = ln_choose.1 + (k - 1.0) * ln_p - (n - k + 1.0) * x;
+        (-ln_b - sum.ln(), (n - k + 1.0) / sum)
+    };
+    // λ' = λ·(f'/f + λ).
+    (h, rate, rate * ((k - 1.0) * odds - (n - k + 1.0) + rate))
 }
 
 /// g(x) = (1 − e^(−dx))/d, and x at d = 0.

@@ -29,9 +29,10 @@
 //! Only the top [`top_block`]`(n)` order statistics (about half the workers)
 //! are drawn in every trial, because a configuration that tolerates s
 //! stragglers reads E_(n−s) and above. The lowest of them, E_(k₀) with
-//! k₀ = n − B + 1, is −ln W for W = 1 − U_(k₀) ~ Beta(B, k₀) (uniform order
-//! statistics, David & Nagaraja §2.3), drawn as a ratio of two Gamma
-//! variates; the rest follow by Rényi spacings, E_(j+1) = E_(j) + Z/(n−j)
+//! k₀ = n − B + 1, is drawn by its quantile at a standard exponential,
+//! read from a table of its cumulative hazard (the binomial tail, see
+//! [`crate::dist::HazardQuantile::order_statistic`]); the rest follow by
+//! Rényi spacings, E_(j+1) = E_(j) + Z/(n−j)
 //! (memorylessness). Order statistics below k₀ (deep tolerances, the event
 //! walk) are drawn on demand, top down: given U_(k+1), the
 //! k lower uniforms are i.i.d. on (0, U_(k+1)), so
@@ -67,7 +68,7 @@ use rand_distr::{Distribution, Exp1, Gamma};
 use super::sort::{SortBuffers, argsort_floats, sort_floats};
 use super::timeline::{completion_by_events, fast, with_deadline};
 use crate::comm::{Comm, Transfer};
-use crate::dist::Base;
+use crate::dist::{Base, HazardQuantile};
 use crate::load::LoadModel;
 use crate::rng::trial_rng;
 use crate::scheme::{Rule, Scheme, Strategy};
@@ -208,9 +209,9 @@ pub struct TrialPlan {
 struct OrderStatisticSampler {
     /// 1/(n−i+1) for i = 1..n: the Rényi spacing weights.
     weights: Vec<f64>,
-    /// Gamma(B) and Gamma(k₀) for the lowest of the top B order statistics
-    /// (none when B = n).
-    split: Option<(Gamma<f64>, Gamma<f64>)>,
+    /// The law of E_(k₀), the lowest of the top B order statistics, as a
+    /// function of a standard exponential (none when B = n).
+    split: Option<Arc<HazardQuantile>>,
     /// Per slot, the index of its order statistic where that is fixed and in
     /// the top block, or with worker classes in their merged top
     /// (`class_top`) (`u32::MAX` otherwise).
@@ -389,11 +390,8 @@ impl TrialPlan {
                 other_evals: Vec::new(),
                 class_top: None,
                 split: {
-                    let (top, k0) = (top_block(n), n - top_block(n) + 1);
-                    (k0 > 1).then(|| {
-                        let gamma = |shape: usize| Gamma::new(shape as f64, 1.0).expect("positive shape");
-                        (gamma(top), gamma(k0))
-                    })
+                    let k0 = n - top_block(n) + 1;
+                    (k0 > 1).then(|| Arc::new(HazardQuantile::order_statistic(k0 as u64, n as u64)))
                 },
                 standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
                 class_laws: ClassLaws::of(study.workers()),

@@ -245,22 +245,15 @@ impl TrialPlan {
     }
 
     /// Draws the top [`top_block`] standard exponential order statistics
-    /// into `scratch.sorted` (index j holds E_(j+1)), and a/b (see below)
-    /// into `scratch.low_order`; returns the index of the lowest one drawn.
+    /// into `scratch.sorted` (index j holds E_(j+1)); returns the index of
+    /// the lowest one drawn.
     pub(super) fn draw_top(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) -> usize {
         let lowest = match &self.order.split {
             None => 0,
-            Some((top, rest)) => {
+            Some(law) => {
                 let k0 = self.n - top_block(self.n) + 1;
-                // W = a/(a+b) ~ Beta(B, k₀) is 1 − U_(k₀).
-                let (a, b) = (top.sample(rng), rest.sample(rng));
-                // −ln W = ln((a+b)/a). With k₀ ≥ 2 and B ≤ 1024, b/a is
-                // almost never below 1e-4, where ln of the rounded ratio is
-                // still within 1e-12 (relative) of ln_1p(b/a), at a third
-                // of the cost.
-                scratch.sorted[k0 - 1] = ((a + b) / a).ln();
-                // ln U_(k₀) = −ln(1 + a/b), taken in `reach` if it is needed.
-                scratch.low_order[k0 - 1] = a / b;
+                let e: f64 = Exp1.sample(rng);
+                scratch.sorted[k0 - 1] = law.at(e);
                 k0 - 1
             }
         };
@@ -285,7 +278,8 @@ impl TrialPlan {
         lowest: &mut usize,
     ) {
         if *lowest > rank && *lowest + top_block(self.n) == self.n {
-            scratch.low_order[*lowest] = -scratch.low_order[*lowest].ln_1p();
+            // ln U_(k₀) = ln(1 − e^(−E_(k₀))).
+            scratch.low_order[*lowest] = -neg_ln_one_minus_exp(-scratch.sorted[*lowest]);
         }
         while *lowest > rank {
             let k = *lowest; // the next index down holds the k-th smallest

@@ -15,7 +15,7 @@ pub struct Scratch {
     /// Sorted times: the top standard exponential order statistics, or the
     /// merged runs of the worker classes.
     pub(super) sorted: Vec<f64>,
-    /// Below the top block, by index: a/b of the Beta split, then ln U_(k)
+    /// Below the top block, by index: ln U_(k), from ln U_(k₀) down,
     /// as the order statistics are reached top down.
     pub(super) low_order: Vec<f64>,
     /// Each worker class's sorted run of times, then the same run shuffled

@@ -1,13 +1,13 @@
 //! Shard files: the partial result of `--shard I/K`, merged by `gcsim merge`.
 //!
-//! Format (JSON, `format = "gcsim-shard"`, `version = 4` for a shard,
-//! `5` for a partial merge):
+//! Format (JSON, `format = "gcsim-shard"`, `version = 6` for a shard,
+//! `7` for a partial merge):
 //!
 //! ```text
 //! {
-//!   "format": "gcsim-shard", "version": 4, "gcsim": "0.1.0",
+//!   "format": "gcsim-shard", "version": 6, "gcsim": "0.1.0",
 //!   "shard": {"index": 3, "count": 10},          // 1-based index
-//!        // version 5 (`merge --partial`): the shards it is the union of,
+//!        // version 7 (`merge --partial`): the shards it is the union of,
 //!        // as ascending runs of 1-based indices:
 //!        // "shard": {"indices": [[1, 10], [12, 12]], "count": 20}
 //!   "study": {"n": 100, "workers": {"iid": "exp:rate=1"}, "load_model": "fixed",
@@ -19,16 +19,17 @@
 //!   "blocks": [{"index": 7, "sums": [[count, s1_bits, s2_bits, infinite], ...]}, ...],
 //!   "range":  [[min_bits, max_bits], ...],          // one per configuration + uncoded
 //!   "tallies": [{"below": 0, "counts": [...], "min_in": bits, "max_in": bits,
-//!                "bin_range": [[min_bits, max_bits], ...]}, ...],
+//!                "bin_range": [[min_bits, min_count, max_bits, max_count], ...]}, ...],
 //!   "checksum": "1a2b3c4d"
 //! }
 //! ```
 //!
-//! `bin_range` (each bin's smallest and largest value) is present only for
-//! trace and replay workers, whose times repeat: a percentile that falls on
-//! a repeated value is then read exactly from the first pass. Older
-//! versions (1: before `bin_range`; 2: before the count of infinite values;
-//! 3: before the checksum) are refused, and so are files another gcsim
+//! `bin_range` (each bin's smallest and largest value, and how many times
+//! each came) is present only for trace and replay workers, whose times
+//! repeat: a percentile that falls on a repeated value, or in a bin of two
+//! values, is then read exactly from the first pass. Older versions (1:
+//! before `bin_range`; 2: before the count of infinite values; 3: before
+//! the checksum; 4 and 5: before the ends' counts) are refused, and so are files another gcsim
 //! release wrote (a merge recomputes the pilot, which must be the same).
 //!
 //! `checksum` is the CRC-32 (hex) of the file's compact JSON with the
@@ -55,7 +56,7 @@ use thiserror::Error;
 
 use crate::report::RunConfig;
 use crate::stats::Moments;
-use crate::stats::quantile::Tally;
+use crate::stats::quantile::{BinRange, Tally};
 use crate::study::Study;
 use coverage::Coverage;
 use runs::ShardPart;
@@ -64,9 +65,9 @@ use units::Sealed;
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
 /// The format version of a shard's file, which this build writes and reads.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 6;
 /// The format version of a partial merge's file (`shard` holds `indices`).
-pub const PARTIAL_VERSION: u32 = 5;
+pub const PARTIAL_VERSION: u32 = 7;
 
 /// Why a shard file cannot be used.
 #[derive(Debug, Error)]
@@ -154,14 +155,14 @@ impl ShardId {
     }
 }
 
-/// Which shards a file stands for: `index` in a shard's file (version 4),
-/// `indices` in a partial merge's (version 5); see [`ShardFile::coverage`].
+/// Which shards a file stands for: `index` in a shard's file (version 6),
+/// `indices` in a partial merge's (version 7); see [`ShardFile::coverage`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Covers {
-    /// The shard (1-based), in version 4.
+    /// The shard (1-based), in version 6.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u64>,
-    /// The shards, as ascending runs `[first, last]` of 1-based indices, in version 5.
+    /// The shards, as ascending runs `[first, last]` of 1-based indices, in version 7.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub indices: Option<Vec<(u64, u64)>>,
     /// Number of shards.
@@ -188,10 +189,10 @@ pub struct TallyRecord {
     pub min_in: u64,
     /// Largest value inside, as bits.
     pub max_in: u64,
-    /// Each bin's smallest and largest value, as bits (trace and replay
-    /// workers only; absent otherwise).
+    /// Each bin's smallest value as bits, its count, its largest value as
+    /// bits and its count (trace and replay workers only; absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub bin_range: Vec<(u64, u64)>,
+    pub bin_range: Vec<(u64, u64, u64, u64)>,
 }
 
 /// A shard file.
@@ -291,7 +292,11 @@ impl ShardFile {
                     counts: t.counts.clone(),
                     min_in: t.min_in.to_bits(),
                     max_in: t.max_in.to_bits(),
-                    bin_range: t.bin_range.iter().map(|&(a, b)| (a.to_bits(), b.to_bits())).collect(),
+                    bin_range: t
+                        .bin_range
+                        .iter()
+                        .map(|r| (r.lo.to_bits(), r.lo_count, r.hi.to_bits(), r.hi_count))
+                        .collect(),
                 })
                 .collect(),
             checksum: String::new(),
@@ -346,15 +351,15 @@ impl ShardFile {
         Ok(shard)
     }
 
-    /// The shards this file stands for: `index` in version 4, `indices` in
-    /// version 5, each within 1 to `count`.
+    /// The shards this file stands for: `index` in version 6, `indices` in
+    /// version 7, each within 1 to `count`.
     pub fn coverage(&self) -> Result<Coverage, String> {
         let Covers { index, indices, count } = &self.shard;
         match (self.version, index, indices) {
             (VERSION, Some(i), None) => Coverage::one(*i, *count),
             (PARTIAL_VERSION, None, Some(runs)) => Coverage::from_runs(runs.clone(), *count),
-            (VERSION, ..) => Err("a shard's file (version 4) has \"index\" and no \"indices\"".into()),
-            _ => Err("a partial merge's file (version 5) has \"indices\" and no \"index\"".into()),
+            (VERSION, ..) => Err("a shard's file (version 6) has \"index\" and no \"indices\"".into()),
+            _ => Err("a partial merge's file (version 7) has \"indices\" and no \"index\"".into()),
         }
     }
 
@@ -395,7 +400,12 @@ impl ShardFile {
                     bin_range: t
                         .bin_range
                         .iter()
-                        .map(|&(a, b)| (f64::from_bits(a), f64::from_bits(b)))
+                        .map(|&(lo, lo_count, hi, hi_count)| BinRange {
+                            lo: f64::from_bits(lo),
+                            lo_count,
+                            hi: f64::from_bits(hi),
+                            hi_count,
+                        })
                         .collect(),
                 })
                 .collect(),

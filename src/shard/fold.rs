@@ -208,7 +208,7 @@ impl Union {
         Ok(())
     }
 
-    /// The file of this union: a partial merge (version 5) that later
+    /// The file of this union: a partial merge (version 7) that later
     /// merges extend. Its blocks are in index order.
     pub fn into_file(mut self) -> ShardFile {
         self.blocks.sort_by_key(|b| b.0);

@@ -195,10 +195,61 @@ pub struct Tally {
     pub min_in: f64,
     /// Largest value inside the window (−∞ if none).
     pub max_in: f64,
-    /// Smallest and largest value in each bin, where the pass tracks them
-    /// (refinement passes; empty otherwise): a bin whose values are all
-    /// equal is an atom, and the quantile is exactly its value.
-    pub bin_range: Vec<(f64, f64)>,
+    /// Smallest and largest value in each bin with how many times each
+    /// came, where the pass tracks them (refinement passes and discrete
+    /// laws; empty otherwise): a bin whose values are all one or the other
+    /// holds one or two atoms, and a quantile in it is exactly one of them.
+    pub bin_range: Vec<BinRange>,
+}
+
+/// The ends of a bin's values and their counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BinRange {
+    /// The smallest value (+∞ for an empty bin).
+    pub lo: f64,
+    /// How many times it came.
+    pub lo_count: u64,
+    /// The largest value (−∞ for an empty bin).
+    pub hi: f64,
+    /// How many times it came.
+    pub hi_count: u64,
+}
+
+impl BinRange {
+    /// No value yet.
+    pub const EMPTY: BinRange = BinRange {
+        lo: f64::INFINITY,
+        lo_count: 0,
+        hi: f64::NEG_INFINITY,
+        hi_count: 0,
+    };
+
+    /// `count` copies of `v` added.
+    #[inline]
+    fn add(&mut self, v: f64, count: u64) {
+        self.merge(&BinRange {
+            lo: v,
+            lo_count: count,
+            hi: v,
+            hi_count: count,
+        });
+    }
+
+    /// The ends of both bins' values, each end's count summed over the
+    /// bins it is the end of.
+    fn merge(&mut self, other: &BinRange) {
+        let end = |a: f64, na: u64, b: f64, nb: u64, lower: bool| {
+            if a == b {
+                (a, na + nb)
+            } else if (b < a) == lower {
+                (b, nb)
+            } else {
+                (a, na)
+            }
+        };
+        (self.lo, self.lo_count) = end(self.lo, self.lo_count, other.lo, other.lo_count, true);
+        (self.hi, self.hi_count) = end(self.hi, self.hi_count, other.hi, other.hi_count, false);
+    }
 }
 
 impl Tally {
@@ -222,11 +273,10 @@ impl Tally {
         self.min_in = self.min_in.min(other.min_in);
         self.max_in = self.max_in.max(other.max_in);
         if self.bin_range.len() < other.bin_range.len() {
-            self.bin_range
-                .resize(other.bin_range.len(), (f64::INFINITY, f64::NEG_INFINITY));
+            self.bin_range.resize(other.bin_range.len(), BinRange::EMPTY);
         }
         for (a, b) in self.bin_range.iter_mut().zip(&other.bin_range) {
-            *a = (a.0.min(b.0), a.1.max(b.1));
+            a.merge(b);
         }
     }
 
@@ -242,7 +292,7 @@ impl Tally {
     pub fn add_many(&mut self, b: usize, v: f64, count: u64) {
         self.counts[b] += count;
         if let Some(r) = self.bin_range.get_mut(b) {
-            *r = (r.0.min(v), r.1.max(v));
+            r.add(v, count);
         }
     }
 }
@@ -282,10 +332,12 @@ pub fn judge(q: f64, total: u64, window: &Window, tally: &Tally, range: (f64, f6
     let mut before = tally.below;
     for (b, &c) in tally.counts.iter().enumerate() {
         if j < before + c {
-            if let Some(&(a, z)) = tally.bin_range.get(b)
-                && a == z
+            // Where every value of the bin is one of its two ends, the
+            // rank's value is one of them, whatever the bin's width.
+            if let Some(r) = tally.bin_range.get(b)
+                && (r.lo == r.hi || r.lo_count + r.hi_count == c)
             {
-                return Verdict::Resolved(a);
+                return Verdict::Resolved(if j < before + r.lo_count { r.lo } else { r.hi });
             }
             let (lo, hi) = window.edges(b);
             // The expected count of the bin (local density × width), from the
@@ -426,6 +478,57 @@ mod tests {
         assert!(passes > 1);
         let exact = exact_quantile(&sorted, 0.99);
         assert!((est - exact).abs() < 1e-6, "{est} vs {exact}");
+    }
+
+    /// A bin that tracks its ends: one or two atoms in it resolve any rank
+    /// in it exactly in the first pass, whichever order the values came
+    /// in and however its tally was split and merged; a third value
+    /// between them calls for a narrower window.
+    #[test]
+    fn bins_of_one_or_two_atoms_resolve_exactly() {
+        let w = Window {
+            lo: 0.0,
+            hi: 10.0,
+            bins: 1,
+        };
+        let tracked = |values: &[f64]| {
+            let mut t = Tally::new(&w);
+            t.bin_range = vec![BinRange::EMPTY];
+            // Two halves counted apart and merged, as chunks are.
+            let (a, b) = values.split_at(values.len() / 2);
+            let mut other = t.clone();
+            for &v in a {
+                t.add(w.bin(v), v);
+            }
+            for &v in b {
+                other.add(w.bin(v), v);
+            }
+            t.merge(&other);
+            t.min_in = values.iter().copied().fold(f64::INFINITY, f64::min);
+            t.max_in = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            t
+        };
+        let range = (0.0, 10.0);
+        // 1000 values: 300 of 2.5 and 700 of 7.5, interleaved and sorted
+        // either way; the p50 (rank 499) and p99 are 7.5, the p10 and the
+        // rank-299 quantile (q = 0.3) 2.5.
+        let mut two: Vec<f64> = (0..1000).map(|i| if i % 10 < 3 { 2.5 } else { 7.5 }).collect();
+        for _ in 0..2 {
+            let t = tracked(&two);
+            assert_eq!(t.bin_range[0].lo_count + t.bin_range[0].hi_count, 1000);
+            for (q, want) in [(0.1, 2.5), (0.3, 2.5), (0.301, 7.5), (0.5, 7.5), (0.99, 7.5)] {
+                assert_eq!(judge(q, 1000, &w, &t, range), Verdict::Resolved(want), "q {q}");
+            }
+            two.sort_by(|a, b| b.total_cmp(a));
+        }
+        let one = tracked(&[4.0; 1000]);
+        assert_eq!(judge(0.5, 1000, &w, &one, range), Verdict::Resolved(4.0));
+        let mut three = two.clone();
+        three[0] = 5.0;
+        assert!(matches!(
+            judge(0.5, 1000, &w, &tracked(&three), range),
+            Verdict::Refine(_)
+        ));
     }
 
     #[test]

@@ -43,7 +43,7 @@ fn partial_merges_in_any_grouping_give_the_single_run() {
     let b = partial(d, "b.json", &[&s[4], &s[3]]);
     let text = std::fs::read_to_string(&a).unwrap();
     assert!(
-        text.contains("\"version\":5") && text.contains("\"shard\":{\"indices\":[[1,2]],\"count\":5}"),
+        text.contains("\"version\":7") && text.contains("\"shard\":{\"indices\":[[1,2]],\"count\":5}"),
         "{}",
         &text[..200]
     );
@@ -166,7 +166,7 @@ fn bad_partial_merges_are_refused_by_name() {
     let bad = edited(&a, true, |v| v["shard"] = serde_json::json!({"index": 1, "count": 5}));
     merge_refused(
         &[&bad],
-        "a partial merge's file (version 5) has \"indices\" and no \"index\"",
+        "a partial merge's file (version 7) has \"indices\" and no \"index\"",
     );
     let bad = edited(&a, true, |v| v["tallies"][0]["below"] = 3_000_000.into());
     merge_refused(
@@ -188,10 +188,10 @@ fn bad_partial_merges_are_refused_by_name() {
         ),
     );
     let old = d.join("old.json");
-    std::fs::write(&old, r#"{"format": "gcsim-shard", "version": 6}"#).unwrap();
+    std::fs::write(&old, r#"{"format": "gcsim-shard", "version": 8}"#).unwrap();
     merge_refused(
         &[&old],
-        "old.json: shard format version 6; this gcsim reads version 4 (a shard) and 5 (a partial merge)",
+        "old.json: shard format version 8; this gcsim reads version 6 (a shard) and 7 (a partial merge)",
     );
     for (flags, expected) in [
         (

@@ -1,6 +1,7 @@
 //! The accumulator against plain scans, and its two builds against each other.
 
 use super::*;
+use crate::stats::quantile::BinRange;
 
 /// The AVX2 build of the accumulator and the portable one give the same
 /// counts and the same bits of every sum, on slots of four windows, of
@@ -121,7 +122,7 @@ fn grouped_windows_count_as_a_plain_scan() {
                 let win = &watch.window;
                 let mut want = Tally::new(win);
                 if bin_ranges {
-                    want.bin_range = vec![(f64::INFINITY, f64::NEG_INFINITY); win.bins];
+                    want.bin_range = vec![BinRange::EMPTY; win.bins];
                 }
                 for &v in &all[watch.slot] {
                     if v < win.lo {

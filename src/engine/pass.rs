@@ -121,10 +121,14 @@ pub struct Counts {
     /// Values equal to +∞, per slot.
     infinite: Vec<u64>,
     below: Vec<u64>,
-    /// The values inside each window, by window, where the pass does not
-    /// track bin ranges: runs of one value, so that a column that sits on
-    /// one value (a deadline's cap) adds to a count instead of a list.
-    hits: Vec<Vec<Hit>>,
+    /// The bins of the values inside each window, by window, where the
+    /// pass does not track bin ranges: lone values in `hits`, runs of one
+    /// value in `runs`, and the current run in `run`, so that a column
+    /// that sits on one value (a deadline's cap) adds to a count instead
+    /// of a list.
+    hits: Vec<Vec<u32>>,
+    runs: Vec<Vec<(u32, u32)>>,
+    run: Vec<Run>,
     /// Where it does, the values inside each window as atoms, by window:
     /// the two most recent distinct values in `recent`, older ones in
     /// `atoms`. On a trace's few distinct values most hits only count up
@@ -152,6 +156,8 @@ impl Counts {
             infinite: vec![0; slots],
             below: vec![0; watches],
             hits: vec![Vec::new(); if pass.bin_ranges { 0 } else { watches }],
+            runs: vec![Vec::new(); if pass.bin_ranges { 0 } else { watches }],
+            run: vec![Run::NONE; if pass.bin_ranges { 0 } else { watches }],
             atoms: vec![Vec::new(); if pass.bin_ranges { watches } else { 0 }],
             recent: vec![[Atom::NONE; 2]; if pass.bin_ranges { watches } else { 0 }],
             pending: Vec::new(),
@@ -190,20 +196,24 @@ impl Counts {
             }
             return;
         }
-        let hits = &mut self.hits[w];
-        match hits.last_mut() {
+        let run = &mut self.run[w];
+        if run.count > 0 && run.bits == v.to_bits() {
             // The same bits: the same bin, and the range inside holds it.
-            Some(last) if last.bits == v.to_bits() => last.count += count,
-            _ => {
-                hits.push(Hit {
-                    bits: v.to_bits(),
-                    bin: win.bin(v) as u32,
-                    count,
-                });
-                let i = &mut self.inside[w];
-                *i = (i.0.min(v), i.1.max(v));
-            }
+            run.count += count;
+            return;
         }
+        match run.count {
+            0 => {}
+            1 => self.hits[w].push(run.bin),
+            c => self.runs[w].push((run.bin, c)),
+        }
+        *run = Run {
+            bits: v.to_bits(),
+            bin: win.bin(v) as u32,
+            count,
+        };
+        let i = &mut self.inside[w];
+        *i = (i.0.min(v), i.1.max(v));
     }
 
     /// Window `w`'s atoms (where the pass tracks bin ranges).
@@ -426,7 +436,10 @@ impl Counts {
     /// Adds the values inside window `w` to its tally's bins (and bin ranges).
     fn tally_hits(&self, w: usize, t: &mut Tally) {
         if let Some(hits) = self.hits.get(w) {
-            hits.iter().for_each(|h| t.counts[h.bin as usize] += u64::from(h.count));
+            hits.iter().for_each(|&b| t.counts[b as usize] += 1);
+            for &(b, c) in self.runs[w].iter().chain([&(self.run[w].bin, self.run[w].count)]) {
+                t.counts[b as usize] += u64::from(c);
+            }
         }
         if w < self.atoms.len() {
             self.atoms_of(w)
@@ -457,13 +470,22 @@ struct Lanes {
     below: [[u64; 4]; 4],
 }
 
-/// A run of hits of one value (by its bits) inside a window: its bin and
-/// how many times it came in a row.
+/// The current run of hits of one value (by its bits) inside a window: its
+/// bin and how many times it came in a row.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Hit {
+struct Run {
     bits: u64,
     bin: u32,
     count: u32,
+}
+
+impl Run {
+    /// No value yet.
+    const NONE: Run = Run {
+        bits: 0,
+        bin: 0,
+        count: 0,
+    };
 }
 
 /// A value inside a window, its bin, and how many times it came.

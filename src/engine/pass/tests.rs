@@ -54,6 +54,8 @@ fn avx2_and_portable_accumulators_agree() {
                 c.max.clone(),
                 c.below.clone(),
                 c.hits.clone(),
+                c.runs.clone(),
+                c.run.clone(),
                 c.atoms.clone(),
                 c.recent.clone(),
                 c.infinite.clone(),
@@ -65,7 +67,7 @@ fn avx2_and_portable_accumulators_agree() {
 }
 
 /// Windows counted four at a time give each window the counts a plain
-/// scan gives: on a trace's few atoms and on continuous values, with
+/// scan gives: on a trace's few atoms (zero among them) and on continuous values, with
 /// slots of no window, of overlapping windows (two quantiles on one
 /// atom) and of more than four, with and without bin ranges.
 #[test]
@@ -73,7 +75,10 @@ fn grouped_windows_count_as_a_plain_scan() {
     use rand::{RngExt, SeedableRng};
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
     let slots = 6;
-    let atoms: Vec<f64> = (0..7).map(|i| 1.0 + 0.25 * i as f64).collect();
+    // Zero among the atoms: its bits are those of a window's empty run.
+    let atoms: Vec<f64> = (0..7)
+        .map(|i| if i == 0 { 0.0 } else { 1.0 + 0.25 * i as f64 })
+        .collect();
     for discrete in [true, false] {
         for bin_ranges in [true, false] {
             let mut watches = Vec::new();

@@ -55,6 +55,8 @@ impl PassTotals {
         });
         for c in &mut counts {
             c.hits.clear();
+            c.runs.clear();
+            c.run.clear();
             c.atoms.clear();
             c.recent.clear();
         }

@@ -359,9 +359,9 @@ impl TrialPlan {
         let mut lower = std::mem::take(&mut scratch.lower);
         lower.start(n, tree);
         let k0 = tree.k0;
-        for r in k0..=n {
-            lower.x[r] = self.law_of_standard(scratch.sorted[r - 1]);
-        }
+        self.order
+            .standard
+            .apply_all(&scratch.sorted[k0 - 1..n], &mut lower.x[k0..=n]);
         lower.u[k0] = -(-scratch.sorted[k0 - 1]).exp_m1();
         let mut walk = Walk {
             plan: self,

@@ -85,7 +85,8 @@ pub(crate) struct PilotColumn {
     /// where the exact law places the windows (0 if not finite).
     pub(crate) reference: f64,
     /// The sample quantiles at the [`Targets::levels`], for a run no longer
-    /// than the pilot.
+    /// than the pilot ([`Targets::UNKNOWN`] for a longer one, which does
+    /// not read them).
     pub(crate) sample_quantiles: Targets,
     /// First-pass windows of the four quantiles.
     pub(crate) windows: [Window; 4],
@@ -98,7 +99,7 @@ impl PilotColumn {
     /// and the value of 0-based rank `rank` among them: selects the ranks
     /// it needs instead of sorting. (Reorders `values`.)
     pub(crate) fn with_rank(values: &mut [f64], total: u64, rank: usize) -> (Self, f64) {
-        let span = span(values.iter().copied());
+        let span = span_of(values);
         let mut at_rank = f64::NAN;
         let column = Self::of_ranks(values.len(), span, total, |ranks| {
             let mut all = ranks.to_vec();
@@ -124,23 +125,48 @@ impl PilotColumn {
     /// From `p` pilot values whose positive finite span is `span`, and
     /// `select`, which gives the values at 0-based ranks.
     fn of_ranks(p: usize, span: (f64, f64), total: u64, select: impl FnOnce(&[usize]) -> Vec<f64>) -> Self {
-        let levels = Targets::levels(total);
         let mut ranks = vec![quantile::target_index(0.5, p as u64) as usize];
-        ranks.extend(levels.iter().map(|&l| quantile::target_index(l, p as u64) as usize));
         ranks.extend(QUANTILES.iter().flat_map(|&q| quantile::pilot_ranks(q, p)));
+        let whole_run = p as u64 >= total;
+        if whole_run {
+            let levels = Targets::levels(total);
+            ranks.extend(levels.iter().map(|&l| quantile::target_index(l, p as u64) as usize));
+        }
         let at = select(&ranks);
         let windows = std::array::from_fn(|i| {
-            // After the median and the targets come two pilot ranks per quantile.
-            let ranks = 1 + Targets::LEN + 2 * i;
-            quantile::window_from_pilot(at[ranks], at[ranks + 1], QUANTILES[i], p, total)
+            // After the median come two pilot ranks per quantile.
+            quantile::window_from_pilot(at[1 + 2 * i], at[2 + 2 * i], QUANTILES[i], p, total)
         });
+        let targets = 1 + 2 * QUANTILES.len();
         Self {
             reference: Some(at[0]).filter(|m| m.is_finite()).unwrap_or(0.0),
-            sample_quantiles: Targets::from_fn(|t| at[1 + t]),
+            sample_quantiles: if whole_run {
+                Targets::from_fn(|t| at[targets + t])
+            } else {
+                Targets::UNKNOWN
+            },
             windows,
             span,
         }
     }
+}
+
+/// [`span`] of a slice, in four lanes (the same values: a minimum and a
+/// maximum do not depend on the order they are taken in).
+fn span_of(values: &[f64]) -> (f64, f64) {
+    let (mut lo, mut hi) = ([f64::INFINITY; 4], [0.0f64; 4]);
+    let quads = values.chunks_exact(4);
+    let tail = span(quads.remainder().iter().copied());
+    for q in quads {
+        for l in 0..4 {
+            let v = q[l];
+            // Positive and finite (false for NaN).
+            let counted = v > 0.0 && v < f64::INFINITY;
+            lo[l] = if counted && v < lo[l] { v } else { lo[l] };
+            hi[l] = if counted && v > hi[l] { v } else { hi[l] };
+        }
+    }
+    lo.into_iter().zip(hi).fold(tail, |(a, b), (l, h)| (a.min(l), b.max(h)))
 }
 
 /// The smallest positive and the largest finite of `values`.
@@ -157,6 +183,32 @@ fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The four-lane span is the fold's: zeros, negatives, infinities and
+    /// NaN left out, every length of tail.
+    #[test]
+    fn span_of_a_slice_is_the_fold() {
+        let values = [
+            3.0,
+            0.0,
+            -1.0,
+            f64::INFINITY,
+            0.5,
+            f64::NAN,
+            7.25,
+            1e-300,
+            f64::NEG_INFINITY,
+            2.0,
+            9.5,
+        ];
+        for len in 0..=values.len() {
+            for start in 0..len {
+                let v = &values[start..len];
+                assert_eq!(span_of(v), span(v.iter().copied()), "{v:?}");
+            }
+        }
+        assert_eq!(span_of(&values), (1e-300, 9.5));
+    }
 
     /// A slot's column from the pilot's start steps equals the column from
     /// its trials' values, within a short run and a long one: values tied

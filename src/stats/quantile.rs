@@ -149,8 +149,10 @@ pub fn window_over(lo: f64, hi: f64, q: f64, half: f64, total: u64) -> Window {
 /// The values of rank `ranks[i]` (0-based) of `values`, by successive
 /// selection on shrinking suffixes: O(len) per cluster of ranks instead of a
 /// full sort. Ranks close together (a quantile and the ends of its window
-/// and interval) form a cluster: the two ends are selected and the few
-/// values between them sorted. Reorders `values`.
+/// and interval) form a cluster: the two ends are selected, and the ranks
+/// between them among the few values between them, each selection
+/// splitting the rest (Floyd & Rivest's multiple selection). Reorders
+/// `values`.
 pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
     let mut order: Vec<usize> = ranks.to_vec();
     order.sort_unstable();
@@ -170,9 +172,12 @@ pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
         if j > i {
             // Ranks a+1..=b are the b−a smallest of `right`.
             let span = b - a;
-            right.select_nth_unstable_by(span - 1, f64::total_cmp);
-            right[..span - 1].sort_unstable_by(f64::total_cmp);
-            found.extend(order[i + 1..=j].iter().map(|&r| right[r - a - 1]));
+            let (inside, x, _) = right.select_nth_unstable_by(span - 1, f64::total_cmp);
+            let last = *x;
+            let start = found.len();
+            found.resize(start + j - i - 1, 0.0);
+            select_nested(inside, &order[i + 1..j], a + 1, &mut found[start..]);
+            found.push(last);
         }
         rest = &mut right[b - a..];
         offset = b + 1;
@@ -182,6 +187,23 @@ pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
         .iter()
         .map(|r| found[order.binary_search(r).expect("every rank was selected")])
         .collect()
+}
+
+/// The values of the sorted, distinct `ranks` of the values (each rank
+/// counted from `offset`, the rank of the smallest of `values`) into
+/// `found`, one per rank: the middle rank first, then the ranks on either
+/// side among the values on that side.
+fn select_nested(values: &mut [f64], ranks: &[usize], offset: usize, found: &mut [f64]) {
+    if ranks.is_empty() {
+        return;
+    }
+    let mid = ranks.len() / 2;
+    let at = ranks[mid] - offset;
+    let (left, x, right) = values.select_nth_unstable_by(at, f64::total_cmp);
+    found[mid] = *x;
+    let (below, rest) = found.split_at_mut(mid);
+    select_nested(left, &ranks[..mid], offset, below);
+    select_nested(right, &ranks[mid + 1..], offset + at + 1, &mut rest[1..]);
 }
 
 /// What one pass counted for one window.
@@ -453,12 +475,17 @@ mod tests {
         let values: Vec<f64> = (0..1000).map(|_| Exp1.sample(&mut rng)).collect();
         let mut sorted = values.clone();
         sorted.sort_by(f64::total_cmp);
-        let sets: [&[usize]; 4] = [
+        let every_seventh: Vec<usize> = (0..1000).step_by(7).collect();
+        let run: Vec<usize> = (600..700).rev().collect();
+        let sets: [&[usize]; 6] = [
             &[999, 0, 500, 500, 17, 998],
             // Clusters (sorted between their ends) and lone ranks.
             &[480, 500, 520, 488, 900, 905, 990, 999, 3],
             &[0, 1, 2, 3, 4, 5, 6, 7, 998, 999],
             &[250, 251],
+            // Long clusters: every seventh rank, and a run of every rank.
+            &every_seventh,
+            &run,
         ];
         for ranks in sets {
             let mut scratch = values.clone();

@@ -143,11 +143,12 @@ pub(super) fn merge_runs_top(src: &[f64], ends: &[usize], need: usize, dst: &mut
 }
 
 /// The largest `out.len()` values of ascending `a` and `b`, ascending, in
-/// `out`. A binary search finds how many of `a` lie below them (the merge
-/// path split, ties to `a` first), and the merge then runs from both ends
-/// of `out` at once, as in [`merge_two`]: two independent chains, the side
-/// chosen without a branch (by address, as in [`merge_two`]). Which side
-/// is exhausted is decided by index, so infinite values merge correctly.
+/// `out`. Binary searches find how many of `a` lie below them and below
+/// their upper half (merge path splits, ties to `a` first), and each half
+/// of `out` is then merged from both of its ends, as in [`merge_two`]: four
+/// independent chains, the side chosen without a branch (by address, as in
+/// [`merge_two`]). Which side is exhausted is decided by index, so infinite
+/// values merge correctly.
 fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
     if a.is_empty() || b.is_empty() {
         let only = if a.is_empty() { b } else { a };
@@ -155,36 +156,46 @@ fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
         return;
     }
     let (la, lb, m) = (a.len(), b.len(), out.len());
-    // The t smallest are a[..i] and b[..t − i]: i counts the a[mid] that
-    // come before b[t − mid − 1] in the merged order.
-    let t = la + lb - m;
-    let (mut lo, mut hi) = (t.saturating_sub(lb), t.min(la));
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if a[mid] <= b[t - mid - 1] {
-            lo = mid + 1;
-        } else {
-            hi = mid;
+    // The r smallest are a[..i] and b[..r − i]: i counts the a[mid] that
+    // come before b[r − mid − 1] in the merged order.
+    let split = |r: usize| {
+        let (mut lo, mut hi) = (r.saturating_sub(lb), r.min(la));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if a[mid] <= b[r - mid - 1] {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
-    }
-    // Front: a's next at i, b's next at j (ties to a). Back: a's last at
-    // p − 1, b's last at q − 1 (ties to b, so both halves agree).
-    let (mut i, mut j) = (lo, t - lo);
-    let (mut p, mut q) = (la, lb);
-    let front = m.div_ceil(2);
-    for k in 0..front {
-        let (x, y) = (&a[i.min(la - 1)], &b[j.min(lb - 1)]);
-        let take_a = (i < la) & ((j >= lb) | (x <= y));
-        out[k] = *black_box(select_unpredictable(take_a, x, y));
-        i += usize::from(take_a);
-        j += usize::from(!take_a);
-        let k = m - 1 - k;
-        if k >= front {
-            let (x, y) = (&a[p.max(1) - 1], &b[q.max(1) - 1]);
-            let take_a = (p >= 1) & ((q == 0) | (x > y));
-            out[k] = *black_box(select_unpredictable(take_a, x, y));
-            p -= usize::from(take_a);
-            q -= usize::from(!take_a);
+        lo
+    };
+    let (t, h) = (la + lb - m, m / 2);
+    let (low, middle) = (split(t), split(t + h));
+    // Half s covers out[start[s]..end[s]]. Front: a's next at i, b's next
+    // at j (ties to a). Back: a's last at p − 1, b's last at q − 1 (ties to
+    // b, so both ends agree).
+    let (start, end) = ([0, h], [h, m]);
+    let (mut i, mut j) = ([low, middle], [t - low, t + h - middle]);
+    let (mut p, mut q) = ([middle, la], [t + h - middle, lb]);
+    let fronts = [h.div_ceil(2), (m - h).div_ceil(2)];
+    let backs = [h / 2, (m - h) / 2];
+    for k in 0..fronts[1] {
+        for s in 0..2 {
+            if k < fronts[s] {
+                let (x, y) = (&a[i[s].min(la - 1)], &b[j[s].min(lb - 1)]);
+                let take_a = (i[s] < la) & ((j[s] >= lb) | (x <= y));
+                out[start[s] + k] = *black_box(select_unpredictable(take_a, x, y));
+                i[s] += usize::from(take_a);
+                j[s] += usize::from(!take_a);
+            }
+            if k < backs[s] {
+                let (x, y) = (&a[p[s].max(1) - 1], &b[q[s].max(1) - 1]);
+                let take_a = (p[s] >= 1) & ((q[s] == 0) | (x > y));
+                out[end[s] - 1 - k] = *black_box(select_unpredictable(take_a, x, y));
+                p[s] -= usize::from(take_a);
+                q[s] -= usize::from(!take_a);
+            }
         }
     }
 }

@@ -241,20 +241,41 @@ impl Standard {
         }
     }
 
+    /// Runs `w` with this law's transform E ↦ g(E) as a closure of its
+    /// own type: one copy of `w` per law, the transform inlined in it, and
+    /// no dispatch on the law per value. Every law's formula is here, once.
+    #[inline(always)]
+    pub(super) fn with_law<W: OverLaw>(&self, w: W) -> W::Out {
+        match self {
+            &Self::Exp { inv_rate } => w.run(move |e| e * inv_rate),
+            &Self::ShiftedExp { shift, inv_rate } => w.run(move |e| shift + e * inv_rate),
+            &Self::Pareto { scale, inv_shape } => w.run(move |e| scale * (e * inv_shape).exp()),
+            &Self::Weibull { scale, inv_shape } => w.run(move |e| scale * e.powf(inv_shape)),
+            Self::WeibullTable { scale, table } => w.run(|e| scale * table.at(e)),
+            &Self::LogNormal { mu, sigma } => {
+                w.run(move |e| (mu + sigma * crate::dist::normal_of_exponential(e)).exp())
+            }
+            Self::LogNormalTable { scale, table } => w.run(|e| scale * table.at(e)),
+            Self::Empirical(table) => w.run(|e| table.apply(e)),
+        }
+    }
+
+    /// g(e), the law's value at one standard exponential.
     #[inline(always)]
     pub(super) fn apply(&self, e: f64) -> f64 {
+        struct At(f64);
+        impl OverLaw for At {
+            type Out = f64;
+            #[inline(always)]
+            fn run(self, law: impl Fn(f64) -> f64) -> f64 {
+                law(self.0)
+            }
+        }
         match self {
-            Self::Exp { inv_rate } => e * inv_rate,
-            Self::ShiftedExp { shift, inv_rate } => shift + e * inv_rate,
-            Self::Pareto { scale, inv_shape } => scale * (e * inv_shape).exp(),
-            Self::Weibull { scale, inv_shape } => scale * e.powf(*inv_shape),
-            Self::WeibullTable { scale, table } => scale * table.at(e),
-            Self::LogNormal { mu, sigma } => (mu + sigma * crate::dist::normal_of_exponential(e)).exp(),
-            Self::LogNormalTable { scale, table } => scale * table.at(e),
             // A call: inlined, the table's body would keep the compiler from
-            // specialising the per-law loops of the other laws (the
-            // bootstrap's own loop inlines it).
+            // specialising the callers' per-law code of the other laws.
             Self::Empirical(table) => table.apply_outlined(e),
+            _ => self.with_law(At(e)),
         }
     }
 
@@ -262,21 +283,23 @@ impl Standard {
     /// inlined (the same operations, so the same bits), instead of a
     /// dispatch on the law per value.
     pub(super) fn apply_all(&self, src: &[f64], dst: &mut [f64]) {
-        #[inline(always)]
-        fn each(src: &[f64], dst: &mut [f64], law: impl Fn(f64) -> f64) {
-            dst.iter_mut().zip(src).for_each(|(d, &e)| *d = law(e));
+        struct Each<'a>(&'a [f64], &'a mut [f64]);
+        impl OverLaw for Each<'_> {
+            type Out = ();
+            #[inline(always)]
+            fn run(self, law: impl Fn(f64) -> f64) {
+                self.1.iter_mut().zip(self.0).for_each(|(d, &e)| *d = law(e));
+            }
         }
-        match self {
-            Self::Exp { .. } => each(src, dst, |e| self.apply(e)),
-            Self::ShiftedExp { .. } => each(src, dst, |e| self.apply(e)),
-            Self::Pareto { .. } => each(src, dst, |e| self.apply(e)),
-            Self::Weibull { .. } => each(src, dst, |e| self.apply(e)),
-            Self::WeibullTable { .. } => each(src, dst, |e| self.apply(e)),
-            Self::LogNormal { .. } => each(src, dst, |e| self.apply(e)),
-            Self::LogNormalTable { .. } => each(src, dst, |e| self.apply(e)),
-            Self::Empirical(table) => each(src, dst, |e| table.apply(e)),
-        }
+        self.with_law(Each(src, dst));
     }
+}
+
+/// A computation over a law's transform (see [`Standard::with_law`]).
+pub(super) trait OverLaw {
+    type Out;
+    /// The computation, given the transform E ↦ g(E).
+    fn run(self, law: impl Fn(f64) -> f64) -> Self::Out;
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! block first and deeper ones on demand; worker classes' runs merged). See
 //! the notes of the parent module for the formulas.
 
-use super::laws::{erlang_loads, hypoexponential_arrivals};
+use super::laws::{OverLaw, erlang_loads, hypoexponential_arrivals};
 use super::strategy::{async_reads_order_statistics, copies_on_order_statistics};
 use super::*;
 use crate::dist::{Dist, next_state};
@@ -137,16 +137,18 @@ impl TrialPlan {
             return;
         }
         // One loop per law, each law's transform inlined.
-        match &self.order.standard {
-            Standard::Exp { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::ShiftedExp { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::Pareto { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::Weibull { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::WeibullTable { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::LogNormal { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::LogNormalTable { .. } => self.apply_loads(out, |e| self.order.standard.apply(e)),
-            Standard::Empirical(table) => self.apply_loads(out, |e| table.apply(e)),
+        struct Loads<'a> {
+            plan: &'a TrialPlan,
+            out: &'a mut [f64],
         }
+        impl OverLaw for Loads<'_> {
+            type Out = ();
+            #[inline(always)]
+            fn run(self, law: impl Fn(f64) -> f64) {
+                self.plan.apply_loads(self.out, law);
+            }
+        }
+        self.order.standard.with_law(Loads { plan: self, out });
         if !self.order.deadlines.is_empty() {
             self.apply_deadlines(seed, trial, scratch, out);
         }

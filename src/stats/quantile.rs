@@ -150,9 +150,9 @@ pub fn window_over(lo: f64, hi: f64, q: f64, half: f64, total: u64) -> Window {
 /// selection on shrinking suffixes: O(len) per cluster of ranks instead of a
 /// full sort. Ranks close together (a quantile and the ends of its window
 /// and interval) form a cluster: the two ends are selected, and the ranks
-/// between them among the few values between them, each selection
-/// splitting the rest (Floyd & Rivest's multiple selection). Reorders
-/// `values`.
+/// between them among the few values between them, each selection there
+/// splitting the values so that the ranks on either side are found among
+/// the values on that side. Reorders `values`.
 pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
     let mut order: Vec<usize> = ranks.to_vec();
     order.sort_unstable();

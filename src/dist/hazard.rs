@@ -268,7 +268,19 @@ impl HazardQuantile {
     /// The cells of `binade`, built on first use, if each cell's quintic
     /// is within [`TOLERANCE`] of the root at its middle, where the error of
     /// the interpolation, ∝ t³(1 − t)³, is largest.
+    #[inline(always)]
     fn binade(&self, binade: i32) -> Option<&Cells> {
+        match self.binades[(binade - self.low) as usize].get() {
+            Some(cells) => cells.as_deref(),
+            None => self.build(binade),
+        }
+    }
+
+    /// [`Self::binade`]'s first use: its cells built (out of line, so that
+    /// the lookup's loops keep their registers).
+    #[cold]
+    #[inline(never)]
+    fn build(&self, binade: i32) -> Option<&Cells> {
         let cells = self.binades[(binade - self.low) as usize].get_or_init(|| {
             let base = 2f64.powi(binade);
             let width = base / CELLS as f64;
@@ -336,6 +348,7 @@ impl HazardQuantile {
 
     /// The root of H(x) = e by Newton's method, to full precision (the
     /// closed form where the law has one).
+    #[inline(never)]
     pub fn root(&self, e: f64) -> f64 {
         match self.law {
             Law::LogNormal { sigma } => return (sigma * super::normal_of_exponential(e)).exp(),

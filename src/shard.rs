@@ -56,7 +56,7 @@ use thiserror::Error;
 
 use crate::report::RunConfig;
 use crate::stats::Moments;
-use crate::stats::quantile::{BinRange, Tally};
+use crate::stats::quantile::{BinRange, BinRanges, Tally};
 use crate::study::Study;
 use coverage::Coverage;
 use runs::ShardPart;
@@ -294,6 +294,7 @@ impl ShardFile {
                     max_in: t.max_in.to_bits(),
                     bin_range: t
                         .bin_range
+                        .dense()
                         .iter()
                         .map(|r| (r.lo.to_bits(), r.lo_count, r.hi.to_bits(), r.hi_count))
                         .collect(),
@@ -397,16 +398,17 @@ impl ShardFile {
                     counts: t.counts.clone(),
                     min_in: f64::from_bits(t.min_in),
                     max_in: f64::from_bits(t.max_in),
-                    bin_range: t
-                        .bin_range
-                        .iter()
-                        .map(|&(lo, lo_count, hi, hi_count)| BinRange {
-                            lo: f64::from_bits(lo),
-                            lo_count,
-                            hi: f64::from_bits(hi),
-                            hi_count,
-                        })
-                        .collect(),
+                    bin_range: BinRanges::from_dense(
+                        &t.bin_range
+                            .iter()
+                            .map(|&(lo, lo_count, hi, hi_count)| BinRange {
+                                lo: f64::from_bits(lo),
+                                lo_count,
+                                hi: f64::from_bits(hi),
+                                hi_count,
+                            })
+                            .collect::<Vec<_>>(),
+                    ),
                 })
                 .collect(),
         }

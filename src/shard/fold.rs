@@ -165,7 +165,7 @@ impl Union {
                         .tallies
                         .iter()
                         .zip(&self.tallies)
-                        .all(|(p, t)| p.counts.len() == t.counts.len() && p.bin_range.len() == t.bin_range.len());
+                        .all(|(p, t)| p.counts.len() == t.counts.len() && p.bin_range.bins() == t.bin_range.bins());
                 if !fits {
                     let first = &self.names[self.shaped_by.unwrap_or(0)];
                     return Err(wrong(format!(
@@ -266,7 +266,7 @@ impl Union {
                 .tallies
                 .iter()
                 .zip(&totals.tallies)
-                .all(|(a, t)| a.counts.len() == t.counts.len() && a.bin_range.len() == t.bin_range.len());
+                .all(|(a, t)| a.counts.len() == t.counts.len() && a.bin_range.bins() == t.bin_range.bins());
         if !fits {
             return Err(blame(self.shaped_by, "wrong number of configurations, windows or bins"));
         }

@@ -26,6 +26,10 @@
 //!
 //! All tallies are integer counts, so they merge exactly in any order.
 
+mod bin_ranges;
+
+pub use bin_ranges::{BinRange, BinRanges};
+
 /// The quantiles every row reports: p50, p90, p99, p999.
 pub const QUANTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 
@@ -219,59 +223,10 @@ pub struct Tally {
     pub max_in: f64,
     /// Smallest and largest value in each bin with how many times each
     /// came, where the pass tracks them (refinement passes and discrete
-    /// laws; empty otherwise): a bin whose values are all one or the other
-    /// holds one or two atoms, and a quantile in it is exactly one of them.
-    pub bin_range: Vec<BinRange>,
-}
-
-/// The ends of a bin's values and their counts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BinRange {
-    /// The smallest value (+∞ for an empty bin).
-    pub lo: f64,
-    /// How many times it came.
-    pub lo_count: u64,
-    /// The largest value (−∞ for an empty bin).
-    pub hi: f64,
-    /// How many times it came.
-    pub hi_count: u64,
-}
-
-impl BinRange {
-    /// No value yet.
-    pub const EMPTY: BinRange = BinRange {
-        lo: f64::INFINITY,
-        lo_count: 0,
-        hi: f64::NEG_INFINITY,
-        hi_count: 0,
-    };
-
-    /// `count` copies of `v` added.
-    #[inline]
-    fn add(&mut self, v: f64, count: u64) {
-        self.merge(&BinRange {
-            lo: v,
-            lo_count: count,
-            hi: v,
-            hi_count: count,
-        });
-    }
-
-    /// The ends of both bins' values, each end's count summed over the
-    /// bins it is the end of.
-    fn merge(&mut self, other: &BinRange) {
-        let end = |a: f64, na: u64, b: f64, nb: u64, lower: bool| {
-            if a == b {
-                (a, na + nb)
-            } else if (b < a) == lower {
-                (b, nb)
-            } else {
-                (a, na)
-            }
-        };
-        (self.lo, self.lo_count) = end(self.lo, self.lo_count, other.lo, other.lo_count, true);
-        (self.hi, self.hi_count) = end(self.hi, self.hi_count, other.hi, other.hi_count, false);
-    }
+    /// laws; no bins otherwise): a bin whose values are all one or the
+    /// other holds one or two atoms, and a quantile in it is exactly one of
+    /// them.
+    pub bin_range: BinRanges,
 }
 
 impl Tally {
@@ -282,7 +237,7 @@ impl Tally {
             counts: vec![0; window.bins],
             min_in: f64::INFINITY,
             max_in: f64::NEG_INFINITY,
-            bin_range: Vec::new(),
+            bin_range: BinRanges::default(),
         }
     }
 
@@ -294,12 +249,7 @@ impl Tally {
         }
         self.min_in = self.min_in.min(other.min_in);
         self.max_in = self.max_in.max(other.max_in);
-        if self.bin_range.len() < other.bin_range.len() {
-            self.bin_range.resize(other.bin_range.len(), BinRange::EMPTY);
-        }
-        for (a, b) in self.bin_range.iter_mut().zip(&other.bin_range) {
-            a.merge(b);
-        }
+        self.bin_range.merge(&other.bin_range);
     }
 
     /// Counts a value in bin `b`, and its range where bins track one.
@@ -313,9 +263,7 @@ impl Tally {
     #[inline]
     pub fn add_many(&mut self, b: usize, v: f64, count: u64) {
         self.counts[b] += count;
-        if let Some(r) = self.bin_range.get_mut(b) {
-            r.add(v, count);
-        }
+        self.bin_range.add(b, v, count);
     }
 }
 
@@ -520,7 +468,7 @@ mod tests {
         };
         let tracked = |values: &[f64]| {
             let mut t = Tally::new(&w);
-            t.bin_range = vec![BinRange::EMPTY];
+            t.bin_range = BinRanges::tracking(1);
             // Two halves counted apart and merged, as chunks are.
             let (a, b) = values.split_at(values.len() / 2);
             let mut other = t.clone();
@@ -542,7 +490,8 @@ mod tests {
         let mut two: Vec<f64> = (0..1000).map(|i| if i % 10 < 3 { 2.5 } else { 7.5 }).collect();
         for _ in 0..2 {
             let t = tracked(&two);
-            assert_eq!(t.bin_range[0].lo_count + t.bin_range[0].hi_count, 1000);
+            let r = t.bin_range.get(0).expect("tracked");
+            assert_eq!(r.lo_count + r.hi_count, 1000);
             for (q, want) in [(0.1, 2.5), (0.3, 2.5), (0.301, 7.5), (0.5, 7.5), (0.99, 7.5)] {
                 assert_eq!(judge(q, 1000, &w, &t, range), Verdict::Resolved(want), "q {q}");
             }

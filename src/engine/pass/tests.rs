@@ -1,7 +1,7 @@
 //! The accumulator against plain scans, and its two builds against each other.
 
 use super::*;
-use crate::stats::quantile::BinRange;
+use crate::stats::quantile::BinRanges;
 
 /// The AVX2 build of the accumulator and the portable one give the same
 /// counts and the same bits of every sum, on slots of four windows, of
@@ -127,7 +127,7 @@ fn grouped_windows_count_as_a_plain_scan() {
                 let win = &watch.window;
                 let mut want = Tally::new(win);
                 if bin_ranges {
-                    want.bin_range = vec![BinRange::EMPTY; win.bins];
+                    want.bin_range = BinRanges::tracking(win.bins);
                 }
                 for &v in &all[watch.slot] {
                     if v < win.lo {

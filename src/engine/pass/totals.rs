@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::{Counts, LogBins, Pass};
 use crate::stats::Moments;
-use crate::stats::quantile::{BinRange, Tally};
+use crate::stats::quantile::{BinRanges, Tally};
 
 /// The merged counts of a pass.
 pub struct PassTotals {
@@ -34,7 +34,7 @@ impl PassTotals {
                 .map(|w| {
                     let mut t = Tally::new(&w.window);
                     if pass.bin_ranges {
-                        t.bin_range = vec![BinRange::EMPTY; w.window.bins];
+                        t.bin_range = BinRanges::tracking(w.window.bins);
                     }
                     t
                 })

@@ -256,7 +256,7 @@ impl Standard {
                 w.run(move |e| (mu + sigma * crate::dist::normal_of_exponential(e)).exp())
             }
             Self::LogNormalTable { scale, table } => w.run(|e| scale * table.at(e)),
-            Self::Empirical(table) => w.run(|e| table.apply(e)),
+            Self::Empirical(table) => w.run_empirical(table),
         }
     }
 
@@ -290,6 +290,10 @@ impl Standard {
             fn run(self, law: impl Fn(f64) -> f64) {
                 self.1.iter_mut().zip(self.0).for_each(|(d, &e)| *d = law(e));
             }
+            fn run_empirical(self, table: &Empirical) {
+                self.1.copy_from_slice(self.0);
+                table.apply_in_place(self.1);
+            }
         }
         self.with_law(Each(src, dst));
     }
@@ -300,6 +304,16 @@ pub(super) trait OverLaw {
     type Out;
     /// The computation, given the transform E ↦ g(E).
     fn run(self, law: impl Fn(f64) -> f64) -> Self::Out;
+
+    /// The computation for a trace's bootstrap, which a computation over a
+    /// slice may take from [`Empirical::apply_in_place`] instead.
+    #[inline(always)]
+    fn run_empirical(self, table: &Empirical) -> Self::Out
+    where
+        Self: Sized,
+    {
+        self.run(|e| table.apply(e))
+    }
 }
 
 #[cfg(test)]

@@ -147,6 +147,10 @@ impl TrialPlan {
             fn run(self, law: impl Fn(f64) -> f64) {
                 self.plan.apply_loads(self.out, law);
             }
+            fn run_empirical(self, table: &Empirical) {
+                table.apply_in_place(self.out);
+                self.plan.apply_loads(self.out, |v| v);
+            }
         }
         self.order.standard.with_law(Loads { plan: self, out });
         if !self.order.deadlines.is_empty() {

@@ -637,6 +637,7 @@ impl Runner<'_> {
                             if stored.get(c as usize).is_none() {
                                 progress.advance(steps.len() as u64);
                             }
+                            counts.seal();
                             return counts;
                         }
                         match stored.get(c as usize) {
@@ -646,6 +647,7 @@ impl Runner<'_> {
                                 progress.advance(self.trials_of(c).count() as u64);
                             }
                         }
+                        counts.seal();
                         counts
                     },
                 )

@@ -130,11 +130,15 @@ pub struct Counts {
     runs: Vec<Vec<(u32, u32)>>,
     run: Vec<Run>,
     /// Where it does, the values inside each window as atoms, by window:
-    /// the two most recent distinct values in `recent`, older ones in
-    /// `atoms`. On a trace's few distinct values most hits only count up
-    /// one of the recent two.
+    /// the two most recent distinct values in `recent`; older ones in
+    /// `held`, a table of [`HELD`] atoms per window keyed by their bits,
+    /// while it has room; the rest in `atoms`. On a trace's few distinct
+    /// values most hits only count up one of the recent two, and the others
+    /// one of the table's, so that a chunk keeps one atom per value.
     atoms: Vec<Vec<Atom>>,
     recent: Vec<[Atom; 2]>,
+    held: Vec<Atom>,
+    held_len: Vec<usize>,
     /// Room for a column's values inside a window (see [`Self::sweep`]).
     pending: Vec<f64>,
     inside: Vec<(f64, f64)>,
@@ -160,6 +164,8 @@ impl Counts {
             run: vec![Run::NONE; if pass.bin_ranges { 0 } else { watches }],
             atoms: vec![Vec::new(); if pass.bin_ranges { watches } else { 0 }],
             recent: vec![[Atom::NONE; 2]; if pass.bin_ranges { watches } else { 0 }],
+            held: vec![Atom::NONE; if pass.bin_ranges { watches * HELD } else { 0 }],
+            held_len: vec![0; if pass.bin_ranges { watches } else { 0 }],
             pending: Vec::new(),
             inside: vec![(f64::INFINITY, f64::NEG_INFINITY); watches],
             histogram: vec![0; pass.survival.map_or(0, |b| b.slots() * slots)],
@@ -182,15 +188,16 @@ impl Counts {
             } else if r[1].value.to_bits() == v.to_bits() {
                 r[1].count += count;
             } else {
-                if r[1].count > 0 {
-                    self.atoms[w].push(r[1]);
-                }
+                let old = r[1];
                 r[1] = r[0];
                 r[0] = Atom {
                     value: v,
                     bin: win.bin(v) as u32,
                     count,
                 };
+                if old.count > 0 {
+                    self.hold(w, old);
+                }
                 let i = &mut self.inside[w];
                 *i = (i.0.min(v), i.1.max(v));
             }
@@ -216,9 +223,51 @@ impl Counts {
         *i = (i.0.min(v), i.1.max(v));
     }
 
+    /// Counts atom `a` of window `w` in the window's table, or where the
+    /// table is full and holds no atom of its value, in its list.
+    #[inline]
+    fn hold(&mut self, w: usize, a: Atom) {
+        let table = &mut self.held[w * HELD..(w + 1) * HELD];
+        // Fibonacci hashing of the bits, then linear probing.
+        let mut i = (a.value.to_bits().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HELD.trailing_zeros())) as usize;
+        loop {
+            let slot = &mut table[i];
+            if slot.count == 0 {
+                if self.held_len[w] == HELD_MAX {
+                    self.atoms[w].push(a);
+                } else {
+                    *slot = a;
+                    self.held_len[w] += 1;
+                }
+                return;
+            }
+            if slot.value.to_bits() == a.value.to_bits() {
+                slot.count += a.count;
+                return;
+            }
+            i = (i + 1) % HELD;
+        }
+    }
+
+    /// Moves the tables' atoms to the lists and frees the tables: a
+    /// block's chunks wait for each other with their counts, and the
+    /// tables are mostly empty.
+    pub fn seal(&mut self) {
+        for (w, table) in self.held.chunks_exact(HELD).enumerate() {
+            self.atoms[w].extend(table.iter().filter(|a| a.count > 0));
+        }
+        self.held = Vec::new();
+        self.held_len.fill(0);
+    }
+
     /// Window `w`'s atoms (where the pass tracks bin ranges).
     fn atoms_of(&self, w: usize) -> impl Iterator<Item = &Atom> {
-        self.atoms[w].iter().chain(&self.recent[w]).filter(|a| a.count > 0)
+        let held = self.held.get(w * HELD..(w + 1) * HELD).unwrap_or_default();
+        self.atoms[w]
+            .iter()
+            .chain(held)
+            .chain(&self.recent[w])
+            .filter(|a| a.count > 0)
     }
 
     /// Counts a batch of `count` trials' values, column-major: slot j's
@@ -487,6 +536,13 @@ impl Run {
         count: 0,
     };
 }
+
+/// Atoms in a window's table (a power of two).
+const HELD: usize = 64;
+/// Atoms a table takes at most: three quarters full, its probes stay
+/// short (and a probe always meets an empty slot).
+const HELD_MAX: usize = 48;
+const _: () = assert!(HELD_MAX < HELD && HELD.is_power_of_two());
 
 /// A value inside a window, its bin, and how many times it came.
 #[derive(Debug, Clone, Copy, PartialEq)]

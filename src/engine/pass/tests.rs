@@ -58,6 +58,10 @@ fn avx2_and_portable_accumulators_agree() {
                 c.run.clone(),
                 c.atoms.clone(),
                 c.recent.clone(),
+                c.held
+                    .iter()
+                    .map(|a| (a.value.to_bits(), a.bin, a.count))
+                    .collect::<Vec<_>>(),
                 c.infinite.clone(),
             )
         };
@@ -67,19 +71,22 @@ fn avx2_and_portable_accumulators_agree() {
 }
 
 /// Windows counted four at a time give each window the counts a plain
-/// scan gives: on a trace's few atoms (zero among them) and on continuous values, with
+/// scan gives: on a trace's few atoms (zero among them), on hundreds of
+/// atoms (more than a window's table holds) and on continuous values, with
 /// slots of no window, of overlapping windows (two quantiles on one
-/// atom) and of more than four, with and without bin ranges.
+/// atom) and of more than four, with and without bin ranges, chunks sealed
+/// or not.
 #[test]
 fn grouped_windows_count_as_a_plain_scan() {
     use rand::{RngExt, SeedableRng};
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
     let slots = 6;
-    // Zero among the atoms: its bits are those of a window's empty run.
-    let atoms: Vec<f64> = (0..7)
+    // Zero among the few atoms: its bits are those of a window's empty run.
+    let few: Vec<f64> = (0..7)
         .map(|i| if i == 0 { 0.0 } else { 1.0 + 0.25 * i as f64 })
         .collect();
-    for discrete in [true, false] {
+    let many: Vec<f64> = (0..300).map(|i| 0.8 + i as f64 / 150.0).collect();
+    for (atoms, discrete) in [(&few, true), (&many, true), (&few, false)] {
         for bin_ranges in [true, false] {
             let mut watches = Vec::new();
             for (slot, windows) in [3, 0, 4, 9, 1, 5].into_iter().enumerate() {
@@ -104,7 +111,7 @@ fn grouped_windows_count_as_a_plain_scan() {
             }
             let mut all: Vec<Vec<f64>> = vec![Vec::new(); slots];
             let mut counts = Vec::new();
-            for count in [64, 37, 3, 64] {
+            for (i, count) in [64, 37, 3, 64, 2000].into_iter().enumerate() {
                 let mut c = Counts::new(&pass);
                 let batch: Vec<f64> = (0..count * slots)
                     .map(|_| {
@@ -119,6 +126,9 @@ fn grouped_windows_count_as_a_plain_scan() {
                     all[j].extend_from_slice(col);
                 }
                 c.add_batch(&pass, &batch, count);
+                if i % 2 == 0 {
+                    c.seal();
+                }
                 counts.push(c);
             }
             let mut totals = PassTotals::new(&pass);

@@ -59,6 +59,7 @@ impl PassTotals {
             c.run.clear();
             c.atoms.clear();
             c.recent.clear();
+            c.held.clear();
         }
         for c in counts {
             self.absorb(c);

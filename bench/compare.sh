@@ -55,7 +55,9 @@
 #                Erlang quantile of them, so it goes below its floor)
 #   lognormal    n log-normal draws
 # The trials make each NumPy run take about 1-10 s on a 2-core machine
-# (frc: 10^4 trials); each line states them. gcsim runs on every core,
+# (frc: 10^4 trials), so that neither side's start-up decides a ratio (at
+# 200 000 trials, shared's NumPy took 0.6 s and gcsim's fixed pilot was a
+# seventh of its time); each line states them. gcsim runs on every core,
 # NumPy on one (its operations here are single-threaded). NumPy runs with
 # OPENBLAS_NUM_THREADS=1: the rank path's batched SVDs of 50 x 50 matrices
 # ran about 9 times slower with OpenBLAS's threads on the shared 2-core
@@ -80,12 +82,12 @@ define() {
       numpy_args=(bench/numpy_headline.py)
       floor_args=(100) ;;
     shared)
-      trials=200000
+      trials=1000000
       gcsim_args=(sweep --n 100 --s 0..50 --comm-time 0.3 --link shared)
       numpy_args=(bench/numpy_shared.py)
       floor_args=(100) ;;
     transfers)
-      trials=300000
+      trials=1000000
       gcsim_args=(sweep --n 100 --s 0..50 --comm-dist exp:rate=2)
       numpy_args=(bench/numpy_transfers.py)
       floor_args=(100 --per-trial 200) ;;

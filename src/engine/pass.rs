@@ -225,7 +225,9 @@ impl Counts {
 
     /// Counts atom `a` of window `w` in the window's table, or where the
     /// table is full and holds no atom of its value, in its list.
-    #[inline]
+    // Out of line: it is the rarer path, and inlined it grows the sweep of
+    // every pass, with bin ranges or without.
+    #[inline(never)]
     fn hold(&mut self, w: usize, a: Atom) {
         let table = &mut self.held[w * HELD..(w + 1) * HELD];
         // Fibonacci hashing of the bits, then linear probing.

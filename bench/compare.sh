@@ -56,12 +56,12 @@
 #   lognormal    n log-normal draws
 # The trials make each NumPy run take about 1-10 s on a 2-core machine
 # (frc: 10^4 trials), so that neither side's start-up decides a ratio (at
-# 200 000 trials, shared's NumPy took 0.6 s and gcsim's fixed pilot was a
-# seventh of its time); each line states them. gcsim runs on every core,
-# NumPy on one (its operations here are single-threaded). NumPy runs with
-# OPENBLAS_NUM_THREADS=1: the rank path's batched SVDs of 50 x 50 matrices
-# ran about 9 times slower with OpenBLAS's threads on the shared 2-core
-# machine, and the other paths call no BLAS.
+# 200 000 trials, shared's NumPy took 0.6 s and gcsim's fixed start-up and
+# pilot were an eighth of its time); each line states them. gcsim runs on
+# every core, NumPy on one (its operations here are single-threaded). NumPy
+# runs with OPENBLAS_NUM_THREADS=1: the rank path's batched SVDs of 50 x 50
+# matrices ran about 9 times slower with OpenBLAS's threads on the shared
+# 2-core machine, and the other paths call no BLAS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}

@@ -138,6 +138,7 @@ pub struct Counts {
     atoms: Vec<Vec<Atom>>,
     recent: Vec<[Atom; 2]>,
     held: Vec<Atom>,
+    /// Atoms in each window's table.
     held_len: Vec<usize>,
     /// Room for a column's values inside a window (see [`Self::sweep`]).
     pending: Vec<f64>,
@@ -224,12 +225,16 @@ impl Counts {
     }
 
     /// Counts atom `a` of window `w` in the window's table, or where the
-    /// table is full and holds no atom of its value, in its list.
+    /// table is full and holds no atom of its value (or the counts are
+    /// sealed), in its list.
     // Out of line: it is the rarer path, and inlined it grows the sweep of
     // every pass, with bin ranges or without.
     #[inline(never)]
     fn hold(&mut self, w: usize, a: Atom) {
-        let table = &mut self.held[w * HELD..(w + 1) * HELD];
+        let Some(table) = self.held.get_mut(w * HELD..(w + 1) * HELD) else {
+            self.atoms[w].push(a);
+            return;
+        };
         // Fibonacci hashing of the bits, then linear probing.
         let mut i = (a.value.to_bits().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HELD.trailing_zeros())) as usize;
         loop {

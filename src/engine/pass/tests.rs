@@ -125,6 +125,10 @@ fn grouped_windows_count_as_a_plain_scan() {
                 for (j, col) in batch.chunks_exact(count).enumerate() {
                     all[j].extend_from_slice(col);
                 }
+                if i == 4 {
+                    // Sealed before it counts: every atom goes to the lists.
+                    c.seal();
+                }
                 c.add_batch(&pass, &batch, count);
                 if i % 2 == 0 {
                     c.seal();

@@ -59,34 +59,18 @@ impl BinRanges {
         if other.held.is_empty() {
             return;
         }
-        let mine = std::mem::take(&mut self.held);
-        let theirs = &other.held;
-        let mut held = Vec::with_capacity(mine.len() + theirs.len());
-        let (mut i, mut j) = (0, 0);
-        loop {
-            let next = match (mine.get(i), theirs.get(j)) {
-                (Some(&(x, mut r)), Some(&(y, ry))) if x == y => {
-                    r.merge(&ry);
-                    (i, j) = (i + 1, j + 1);
-                    (x, r)
-                }
-                (Some(&h), Some(&(y, _))) if h.0 < y => {
-                    i += 1;
-                    h
-                }
-                (Some(&h), None) => {
-                    i += 1;
-                    h
-                }
-                (_, Some(&h)) => {
-                    j += 1;
-                    h
-                }
-                (None, None) => break,
-            };
-            held.push(next);
-        }
-        self.held = held;
+        // A stable sort keeps this side's range before the other's in a bin
+        // both hold: the merge keeps this side's value of an equal end (its
+        // sign of zero), as bin by bin.
+        self.held.extend_from_slice(&other.held);
+        self.held.sort_by_key(|h| h.0);
+        self.held.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1.merge(&later.1);
+            }
+            same
+        });
     }
 
     /// Every tracked bin's range in bin order, empty ones included (the

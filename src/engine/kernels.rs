@@ -118,28 +118,39 @@ pub(super) fn merge_runs(src: &[f64], ends: &[usize], dst: &mut [f64], pad: &mut
 }
 
 /// The largest `need` values (`need` at most the total) of the ascending
-/// runs of `src` that end at `ends`, the last at `dst.len()`, ascending, in
-/// the last `need` entries of `dst`: the entries [`merge_runs`] puts
-/// there, for about `need` steps per run instead of the runs' length.
-/// `pad` is scratch space.
-pub(super) fn merge_runs_top(src: &[f64], ends: &[usize], need: usize, dst: &mut [f64], pad: &mut Vec<f64>) {
+/// `runs`, ascending, in the last `need` entries of `dst`: the entries
+/// [`merge_runs`] puts there, for about `need` steps per run instead of the
+/// runs' length. `pad` is scratch space.
+pub(super) fn merge_runs_top<'a>(
+    runs: impl IntoIterator<Item = &'a [f64]>,
+    need: usize,
+    dst: &mut [f64],
+    pad: &mut Vec<f64>,
+) {
     // A run's largest `need` values: no smaller one can be among the top.
-    let top = |lo: usize, hi: usize| &src[hi - (hi - lo).min(need)..hi];
+    let mut runs = runs.into_iter().map(|r| &r[r.len() - r.len().min(need)..]).peekable();
+    let n = dst.len();
+    let Some(first) = runs.next() else {
+        return;
+    };
     pad.clear();
     pad.resize(2 * need, 0.0);
     let (mut cur, mut next) = pad.split_at_mut(need);
-    let first = top(0, ends.first().copied().unwrap_or(0));
-    cur[..first.len()].copy_from_slice(first);
-    let mut len = first.len();
-    for w in ends.windows(2) {
-        let run = top(w[0], w[1]);
+    // The merged top so far: `first`, or once two are merged `cur[..len]`.
+    let (mut len, mut merged) = (first.len(), false);
+    while let Some(run) = runs.next() {
         let m = (len + run.len()).min(need);
-        merge_top_two(&cur[..len], run, &mut next[..m]);
+        let so_far = if merged { &cur[..len] } else { first };
+        if runs.peek().is_none() {
+            // The last merge writes its output in place.
+            merge_top_two(so_far, run, &mut dst[n - m..]);
+            return;
+        }
+        merge_top_two(so_far, run, &mut next[..m]);
         std::mem::swap(&mut cur, &mut next);
-        len = m;
+        (len, merged) = (m, true);
     }
-    let n = dst.len();
-    dst[n - len..].copy_from_slice(&cur[..len]);
+    dst[n - len..].copy_from_slice(first);
 }
 
 /// The largest `out.len()` values of ascending `a` and `b`, ascending, in
@@ -158,15 +169,16 @@ fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
     let (la, lb, m) = (a.len(), b.len(), out.len());
     // The r smallest are a[..i] and b[..r − i]: i counts the a[mid] that
     // come before b[r − mid − 1] in the merged order.
+    // The search halves its range with selects, not branches: where it
+    // goes is as random as the merge.
     let split = |r: usize| {
-        let (mut lo, mut hi) = (r.saturating_sub(lb), r.min(la));
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if a[mid] <= b[r - mid - 1] {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+        let (mut lo, mut len) = (r.saturating_sub(lb), r.min(la) - r.saturating_sub(lb));
+        while len > 0 {
+            let half = len / 2;
+            let mid = lo + half;
+            let right = a[mid] <= b[r - mid - 1];
+            lo = select_unpredictable(right, mid + 1, lo);
+            len = select_unpredictable(right, len - half - 1, half);
         }
         lo
     };
@@ -364,7 +376,7 @@ mod tests {
             super::merge_runs(&src, &ends, &mut full, &mut Vec::new());
             for need in 1..=src.len() {
                 let mut dst = vec![f64::NAN; src.len()];
-                super::merge_runs_top(&src, &ends, need, &mut dst, &mut Vec::new());
+                super::merge_runs_top(runs.iter().copied(), need, &mut dst, &mut Vec::new());
                 let n = src.len();
                 assert_eq!(&dst[n - need..], &full[n - need..], "{runs:?}, need {need}");
             }

@@ -79,6 +79,7 @@ use crate::study::{Decoder, Study, Workers};
 
 mod asynchronous;
 mod bisection;
+mod classes;
 mod empirical;
 mod evaluate;
 mod identities;
@@ -95,8 +96,9 @@ use super::kernels::{
 pub use asynchronous::Update;
 use bisection::Bisection;
 pub use bisection::bisection_apply;
+use classes::ClassLaws;
 use empirical::Empirical;
-use laws::{ClassLaws, SlotLaw, Standard};
+use laws::{SlotLaw, Standard};
 pub use rows::StepRows;
 use sample::{Carried, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
@@ -451,6 +453,9 @@ impl TrialPlan {
         };
         let lowest_k = evals().map(k).min().unwrap_or(self.n);
         self.order.class_top = (self.path == RulePath::Fast && lowest_k >= 1).then(|| self.n - lowest_k + 1);
+        if let Some(laws) = &mut self.order.class_laws {
+            laws.plan_blocks(self.order.class_top.filter(|_| !self.delivery.comm.transfers()));
+        }
         self.order.top_ranks = vec![u32::MAX; self.slots];
         let classes = self.order.class_laws.is_some();
         self.order.other_evals.clear();

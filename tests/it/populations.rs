@@ -398,17 +398,21 @@ fn dropped_trace_steps_are_counted_and_too_few_refused() {
     ));
 }
 
-/// Classes read by k-of-n rules alone merge only the largest times their
-/// deepest rule reads: every trial's values are those of the event walk,
-/// which reads the classes' whole runs, bit for bit.
+/// Classes read by k-of-n rules alone draw only each class's times that
+/// can reach the largest their deepest rule reads (a top block per class,
+/// extended downward where the merged top needs it): every slot's value
+/// has the law it has in the event walk, which reads the classes' whole
+/// runs. Per slot, the two means over 20 000 trials each agree within 5
+/// standard errors of their difference.
 #[test]
-fn classes_merged_from_the_top_give_the_event_walks_values() {
+fn classes_merged_from_the_top_have_the_event_walks_law() {
     use engine::{RulePath, Sampling, TrialPlan};
     let (fast, slow) = (Dist::exp(1.0).unwrap(), Dist::exp(0.5).unwrap());
     let n = 40;
+    let trials = 20_000;
     for (classes, deepest) in [
         (vec![(20, fast), (20, slow)], 12),
-        (vec![(5, fast), (30, slow), (5, fast)], 39),
+        (vec![(5, fast), (30, slow), (5, fast)], 25),
     ] {
         let workers = Workers::Classes {
             classes,
@@ -416,15 +420,27 @@ fn classes_merged_from_the_top_give_the_event_walks_values() {
         };
         let schemes = [0, 3, deepest].map(|s| scheme(SchemeKind::Crc, n, s)).to_vec();
         let study = Study::with_workers(n, workers, LoadModel::Fixed, schemes, 1000, 7).unwrap();
-        let fast_plan = TrialPlan::with(&study, RulePath::Fast, Sampling::OrderStatistics);
-        let walk = TrialPlan::with(&study, RulePath::Events, Sampling::OrderStatistics);
-        let (mut a, mut b) = (fast_plan.scratch(), walk.scratch());
-        let (mut x, mut y) = (vec![0.0; fast_plan.slots()], vec![0.0; walk.slots()]);
-        for trial in 0..2000 {
-            fast_plan.run(7, trial, &mut a, &mut x);
-            walk.run(7, trial, &mut b, &mut y);
-            let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&x), bits(&y), "trial {trial}");
+        let moments = |path, seed| {
+            let plan = TrialPlan::with(&study, path, Sampling::OrderStatistics);
+            let mut scratch = plan.scratch();
+            let mut out = vec![0.0; plan.slots()];
+            let mut sums = vec![(0.0, 0.0); plan.slots()];
+            for trial in 0..trials {
+                plan.run(seed, trial, &mut scratch, &mut out);
+                for (s, &x) in sums.iter_mut().zip(&out) {
+                    s.0 += x;
+                    s.1 += x * x;
+                }
+            }
+            let t = trials as f64;
+            sums.iter()
+                .map(|&(a, b)| (a / t, b / t - (a / t) * (a / t)))
+                .collect::<Vec<_>>()
+        };
+        let (top, walk) = (moments(RulePath::Fast, 7), moments(RulePath::Events, 8));
+        for (slot, (&(ma, va), &(mb, vb))) in top.iter().zip(&walk).enumerate() {
+            let se = ((va + vb) / trials as f64).sqrt();
+            assert!((ma - mb).abs() <= 5.0 * se, "slot {slot}: top {ma}, walk {mb}, se {se}");
         }
     }
 }

@@ -291,6 +291,27 @@ fn worker_classes_in_order() {
     );
 }
 
+// Classes read by k-of-n rules alone: each class's top block, extended
+// downward where the merged top needs it.
+#[test]
+fn worker_classes_top_blocks() {
+    let mut args = vec![
+        "sweep",
+        "--n",
+        "40",
+        "--s",
+        "0..12",
+        "--scheme",
+        "crc",
+        "--workers",
+        "20:exp:rate=1",
+        "--workers",
+        "20:exp:rate=0.5",
+    ];
+    args.extend_from_slice(&FAST);
+    check_golden("sweep-classes-top.csv", &gcsim(&args));
+}
+
 #[test]
 fn worker_classes_shuffled() {
     sweep_golden(

@@ -1,7 +1,7 @@
 //! The worker laws the order-statistic sampler writes as increasing
 //! functions of a standard exponential: one law for i.i.d. workers
 //! ([`Standard`]), one per class for a heterogeneous cluster
-//! ([`ClassLaws`]), and per slot where each configuration's law differs:
+//! ([`super::classes::ClassLaws`]), and per slot where each configuration's law differs:
 //! additive loads over exponential units ([`erlang_loads`]) and exponential
 //! transfers on dedicated links ([`hypoexponential_arrivals`]).
 
@@ -123,45 +123,6 @@ pub(super) fn slot_laws(study: &Study, loads: &[f64], messages: &[f64]) -> Vec<S
             }
         })
         .collect()
-}
-
-/// A heterogeneous cluster whose every class has a [`Standard`] law: each
-/// class's order statistics are drawn by Rényi's representation and the
-/// classes' sorted runs merged, with no sort.
-#[derive(Debug, Clone)]
-pub(super) struct ClassLaws {
-    /// `(count, law, 1/(m−i+1) for i = 1..m)` per class, in order.
-    pub(super) classes: Vec<(usize, Standard, Vec<f64>)>,
-    /// Random placement per trial.
-    pub(super) shuffle: bool,
-    /// Where each class's run starts in the trial's times, and n at the end.
-    pub(super) starts: Vec<usize>,
-}
-
-impl ClassLaws {
-    pub(super) fn of(workers: &Workers) -> Option<Self> {
-        let Workers::Classes { classes, shuffle } = workers else {
-            return None;
-        };
-        let classes = classes
-            .iter()
-            .map(|&(m, d)| {
-                let law = Standard::of(&Workers::Iid(d))?;
-                Some((m, law, (1..=m).map(|i| 1.0 / (m - i + 1) as f64).collect()))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let starts = std::iter::once(0)
-            .chain(classes.iter().scan(0, |at, (m, _, _)| {
-                *at += m;
-                Some(*at)
-            }))
-            .collect();
-        Some(Self {
-            classes,
-            starts,
-            shuffle: *shuffle,
-        })
-    }
 }
 
 /// An i.i.d. worker law written as an increasing function g of a standard

@@ -266,10 +266,14 @@ impl TrialPlan {
         let block = &mut scratch.sorted[lowest..];
         let weights = &self.order.weights[lowest..];
         let first = usize::from(lowest > 0);
+        // The stream in a local: through `&mut`, its state went to memory
+        // and back at every draw.
+        let mut local = rng.clone();
         for (s, w) in block.iter_mut().zip(weights).skip(first) {
-            let z: f64 = Exp1.sample(rng);
+            let z: f64 = Exp1.sample(&mut local);
             *s = z * w;
         }
+        *rng = local;
         prefix_sum(block);
         lowest
     }
@@ -320,28 +324,31 @@ impl TrialPlan {
         out: &mut [f64],
     ) {
         let mut rng = trial_rng(seed, trial);
-        for ((_, law, weights), w) in laws.classes.iter().zip(laws.starts.windows(2)) {
-            let run = &mut scratch.class_runs[w[0]..w[1]];
-            for (x, w) in run.iter_mut().zip(weights) {
-                let z: f64 = Exp1.sample(&mut rng);
-                *x = z * w;
-            }
-            prefix_sum(run);
-            run.iter_mut().for_each(|x| *x = law.apply(*x));
-        }
-        let ends = &laws.starts[1..];
         match self.order.class_top {
-            Some(need) => merge_runs_top(&scratch.class_runs, ends, need, &mut scratch.sorted, &mut scratch.merge),
-            None => merge_runs(&scratch.class_runs, ends, &mut scratch.sorted, &mut scratch.merge),
-        }
-        if self.order.class_top.is_some() && !self.delivery.comm.transfers() {
-            // Every slot a k-of-n rule on the merged top: its order
-            // statistic and its load, as `evaluate` would take them.
-            for (o, &r) in out.iter_mut().zip(&self.order.top_ranks) {
-                *o = scratch.sorted[r as usize];
+            Some(need) if !self.delivery.comm.transfers() => {
+                // Every slot a k-of-n rule on the merged top: its order
+                // statistic and its load, as `evaluate` would take them.
+                laws.draw_top(need, &mut rng, scratch);
+                for (o, &r) in out.iter_mut().zip(&self.order.top_ranks) {
+                    *o = scratch.sorted[r as usize];
+                }
+                self.apply_loads(out, |x| x);
+                return;
             }
-            self.apply_loads(out, |x| x);
-            return;
+            Some(need) => {
+                laws.draw_whole(&mut rng, scratch);
+                let runs = laws.runs(&scratch.class_runs, None);
+                merge_runs_top(runs, need, &mut scratch.sorted, &mut scratch.merge);
+            }
+            None => {
+                laws.draw_whole(&mut rng, scratch);
+                merge_runs(
+                    &scratch.class_runs,
+                    &laws.starts[1..],
+                    &mut scratch.sorted,
+                    &mut scratch.merge,
+                );
+            }
         }
         let group = &self.load_groups[0];
         if self.path == RulePath::Events || !group.group_sizes.is_empty() {

@@ -47,6 +47,9 @@ pub struct Scratch {
     pub(super) group_times: Vec<f64>,
     /// Per class, the next time of its shuffled run to deal to a worker.
     pub(super) class_next: Vec<usize>,
+    /// Per class, the index of its lowest drawn time in its run (see
+    /// [`classes`]).
+    pub(super) class_lowest: Vec<usize>,
     /// The stream of draws beyond the trial's first (see [`strategy`]).
     pub(super) extra: Option<rand_xoshiro::Xoshiro256PlusPlus>,
     /// The results of a strategy's timeline, and when each was done,
@@ -118,6 +121,7 @@ impl TrialPlan {
             group_table: Vec::new(),
             group_times: Vec::new(),
             class_next: Vec::new(),
+            class_lowest: Vec::new(),
             extra: None,
             messages: Vec::new(),
             msg_done: Vec::new(),

@@ -26,7 +26,8 @@ use std::cmp::{Ordering, Reverse};
 use rand::RngExt;
 use rand_distr::Distribution;
 
-use super::laws::{ClassLaws, Standard};
+use super::classes::ClassLaws;
+use super::laws::Standard;
 use super::sample::stateful;
 use super::{Eval, Scratch, TrialPlan, additive_time, completion_by_events};
 use crate::comm::Link;

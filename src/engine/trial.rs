@@ -454,7 +454,7 @@ impl TrialPlan {
         let lowest_k = evals().map(k).min().unwrap_or(self.n);
         self.order.class_top = (self.path == RulePath::Fast && lowest_k >= 1).then(|| self.n - lowest_k + 1);
         if let Some(laws) = &mut self.order.class_laws {
-            laws.plan_blocks(self.order.class_top.filter(|_| !self.delivery.comm.transfers()));
+            laws.plan_blocks(self.order.class_top.is_some() && !self.delivery.comm.transfers());
         }
         self.order.top_ranks = vec![u32::MAX; self.slots];
         let classes = self.order.class_laws.is_some();

@@ -444,3 +444,32 @@ fn classes_merged_from_the_top_have_the_event_walks_law() {
         }
     }
 }
+
+/// Among studies whose every rule is k of n, a class configuration's values
+/// do not depend on what else the study contains: the blocks' sizes are the
+/// classes' own, and each class extends downward on a stream of its own.
+#[test]
+fn class_configurations_do_not_depend_on_the_rest_of_the_study() {
+    use engine::{RulePath, Sampling, TrialPlan};
+    let n = 100;
+    let workers = Workers::Classes {
+        classes: vec![(50, Dist::exp(1.0).unwrap()), (50, Dist::exp(0.5).unwrap())],
+        shuffle: false,
+    };
+    // s = 60 reads the top 61, below the blocks' 51 or so: every trial
+    // extends a class, and most both.
+    let alone = vec![scheme(SchemeKind::Crc, n, 60)];
+    let crowded = [5, 60, 80].map(|s| scheme(SchemeKind::Crc, n, s)).to_vec();
+    let a = Study::with_workers(n, workers.clone(), LoadModel::Fixed, alone, 10, 7).unwrap();
+    let b = Study::with_workers(n, workers, LoadModel::Fixed, crowded, 10, 7).unwrap();
+    let pa = TrialPlan::with(&a, RulePath::Fast, Sampling::OrderStatistics);
+    let pb = TrialPlan::with(&b, RulePath::Fast, Sampling::OrderStatistics);
+    let (mut sa, mut sb) = (pa.scratch(), pb.scratch());
+    let (mut oa, mut ob) = (vec![0.0; pa.slots()], vec![0.0; pb.slots()]);
+    for t in 0..5000 {
+        pa.run(7, t, &mut sa, &mut oa);
+        pb.run(7, t, &mut sb, &mut ob);
+        assert_eq!(oa[0].to_bits(), ob[1].to_bits(), "trial {t}");
+        assert_eq!(oa[1].to_bits(), ob[3].to_bits(), "baseline, trial {t}");
+    }
+}

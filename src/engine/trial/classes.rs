@@ -18,10 +18,18 @@
 //! U_(k+1), the k below are i.i.d. uniform on [0, U_(k+1)], so
 //! ln U_(k) = ln U_(k+1) − Z/k with U = 1 − e^(−E).
 //!
-//! The block sizes come from a pilot of whole draws with a fixed seed
-//! (each class's count in the merged top: its mean plus two standard
-//! deviations, plus one). They decide how many draws a trial takes, not
-//! the law of what it returns.
+//! The blocks are drawn from the trial's stream, in class order; each
+//! class extends downward on a stream of its own. So a class's times are a
+//! fixed function of the trial whichever classes are extended and how far,
+//! and a configuration's values do not depend on what else the study
+//! contains, as on the i.i.d. path, among studies whose every rule is k of
+//! n. (A study with frc's groups or the event walk, which need to know which
+//! worker finished, draws the classes whole: the same law, other samples.)
+//! The block sizes are a function of the classes alone: a pilot of whole
+//! draws with a fixed seed, reading the merged top [`top_block`] as the
+//! i.i.d. sampler does (each class's count there: its mean plus two
+//! standard deviations, plus one). They decide how many draws a trial
+//! takes, not the law of what it returns.
 
 use super::laws::OverLaw;
 use super::*;
@@ -56,6 +64,10 @@ struct Block {
 /// The seed of the pilot that sizes the blocks: a constant, so that the
 /// sizes, and with them the trials' draws, are a function of the study.
 const PILOT_SEED: u64 = 0x0063_6c61_7373_6573;
+
+/// The stream of class c's times below its block: `REACH_STREAM ^ c` on
+/// the study's seed.
+const REACH_STREAM: u64 = 0xC1A5_5EED_0F0F_0003;
 
 /// The pilot's draws at most (its trials times n), and its trials at most.
 const PILOT_DRAWS: usize = 1 << 22;
@@ -98,17 +110,17 @@ impl ClassLaws {
         self.starts.last().copied().unwrap_or(0)
     }
 
-    /// Sizes each class's top block for reading the merged `need` largest
-    /// times (`None`: every class drawn whole), by a pilot of whole draws:
-    /// the class's count among the merged top (every time at least the
-    /// `need`-th largest), its mean plus two standard deviations, plus one.
-    /// A class whose block would hold all its workers is drawn whole.
-    pub(super) fn plan_blocks(&mut self, need: Option<usize>) {
+    /// Sizes each class's top block where `top` (only the merged top is
+    /// read), else draws every class whole, by a pilot of whole draws: the
+    /// class's count among the merged [`top_block`] (every time at least
+    /// its lowest), its mean plus two standard deviations, plus one.
+    pub(super) fn plan_blocks(&mut self, top: bool) {
         self.blocks.clear();
         let n = self.n();
-        let Some(need) = need.filter(|&k| (1..=n).contains(&k)) else {
+        if !top || n == 0 {
             return;
-        };
+        }
+        let need = top_block(n);
         let trials = (PILOT_DRAWS / n.max(1)).clamp(16, PILOT_TRIALS);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(PILOT_SEED);
         let (mut runs, mut sorted, mut pad) = (vec![0.0; n], vec![0.0; n], Vec::new());
@@ -176,11 +188,21 @@ impl ClassLaws {
 
     /// The `need` largest of the classes' times, ascending, in the last
     /// `need` entries of `scratch.sorted`: each class's top block, extended
-    /// downward until the merged top is theirs (see the module notes).
-    pub(super) fn draw_top(&self, need: usize, rng: &mut Xoshiro256PlusPlus, scratch: &mut Scratch) {
+    /// downward until the merged top is theirs (see the module notes): the
+    /// blocks from `rng`, each class's times below its block from its own
+    /// stream of the trial `trial` of `seed`.
+    pub(super) fn draw_top(
+        &self,
+        need: usize,
+        (seed, trial): (u64, u64),
+        rng: &mut Xoshiro256PlusPlus,
+        scratch: &mut Scratch,
+    ) {
         let n = self.n();
         let lowest = &mut scratch.class_lowest;
         lowest.clear();
+        scratch.class_reach.clear();
+        scratch.class_reach.resize(self.classes.len(), None);
         for (c, ((_, law, weights), w)) in self.classes.iter().zip(self.starts.windows(2)).enumerate() {
             let block = self.blocks.get(c).and_then(Option::as_ref);
             let run = &mut scratch.class_runs[w[0]..w[1]];
@@ -235,7 +257,9 @@ impl ClassLaws {
                     // ln U_(k₀) = ln(1 − e^(−E_(k₀))) from the block's E.
                     ln_u[k] = -neg_ln_one_minus_exp(-ln_u[k]);
                 }
-                let z: f64 = Exp1.sample(rng);
+                let stream =
+                    scratch.class_reach[c].get_or_insert_with(|| trial_rng(seed ^ REACH_STREAM ^ c as u64, trial));
+                let z: f64 = Exp1.sample(stream);
                 ln_u[k - 1] = ln_u[k] - z / k as f64;
                 run[k - 1] = self.classes[c].1.apply(neg_ln_one_minus_exp(ln_u[k - 1]));
                 lowest[c] = k - 1;
@@ -326,7 +350,7 @@ mod tests {
         for trial in 0..trials {
             let mut rng = crate::rng::trial_rng(seed, trial);
             if by_blocks {
-                laws.draw_top(need, &mut rng, &mut scratch);
+                laws.draw_top(need, (seed, trial), &mut rng, &mut scratch);
             } else {
                 laws.draw_whole(&mut rng, &mut scratch);
                 let runs = laws.runs(&scratch.class_runs, None);
@@ -380,7 +404,7 @@ mod tests {
             let whole = moments(&laws, need, trials, 1, false);
             for sizes in block_sizes {
                 if sizes.is_empty() {
-                    laws.plan_blocks(Some(need));
+                    laws.plan_blocks(true);
                 } else {
                     laws.set_blocks(&sizes);
                 }
@@ -399,24 +423,26 @@ mod tests {
     }
 
     /// The pilot gives each class a block between its share of the top and
-    /// its size, fewer draws than n in all; a class all of whose times are
-    /// read, or of one worker, is drawn whole; no top, no blocks.
+    /// its size, fewer draws than n in all; a class all of whose times the
+    /// top block reads, or of one worker, is drawn whole; no top, no blocks.
     #[test]
     fn blocks_are_sized_by_the_pilot() {
         let mut laws = ClassLaws::from_laws(vec![(50, law("exp:rate=1")), (50, law("exp:rate=0.5"))], false);
-        laws.plan_blocks(Some(51));
+        laws.plan_blocks(true);
         let sizes: Vec<usize> = laws.blocks.iter().map(|b| 50 - b.as_ref().unwrap().lowest).collect();
         // About 19.6 ± 2.5 and 31.4 ± 2.5 of the top 51 (whole draws).
         assert!(
             (22..=30).contains(&sizes[0]) && (34..=42).contains(&sizes[1]),
             "{sizes:?}"
         );
-        laws.plan_blocks(Some(100));
-        assert!(laws.blocks.iter().all(Option::is_none));
-        laws.plan_blocks(None);
+        laws.plan_blocks(false);
         assert!(laws.blocks.is_empty());
-        let mut laws = ClassLaws::from_laws(vec![(1, law("exp:rate=1")), (50, law("exp:rate=0.5"))], false);
-        laws.plan_blocks(Some(10));
+        // 20 workers: the top block is all of them.
+        let mut laws = ClassLaws::from_laws(vec![(10, law("exp:rate=1")), (10, law("exp:rate=0.5"))], false);
+        laws.plan_blocks(true);
+        assert!(laws.blocks.iter().all(Option::is_none));
+        let mut laws = ClassLaws::from_laws(vec![(1, law("exp:rate=1")), (80, law("exp:rate=0.5"))], false);
+        laws.plan_blocks(true);
         assert!(laws.blocks[0].is_none() && laws.blocks[1].is_some());
     }
 }

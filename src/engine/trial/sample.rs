@@ -328,7 +328,7 @@ impl TrialPlan {
             Some(need) if !self.delivery.comm.transfers() => {
                 // Every slot a k-of-n rule on the merged top: its order
                 // statistic and its load, as `evaluate` would take them.
-                laws.draw_top(need, &mut rng, scratch);
+                laws.draw_top(need, (seed, trial), &mut rng, scratch);
                 for (o, &r) in out.iter_mut().zip(&self.order.top_ranks) {
                     *o = scratch.sorted[r as usize];
                 }

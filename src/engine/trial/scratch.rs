@@ -50,6 +50,8 @@ pub struct Scratch {
     /// Per class, the index of its lowest drawn time in its run (see
     /// [`classes`]).
     pub(super) class_lowest: Vec<usize>,
+    /// Per class, the stream of its times below its block, once needed.
+    pub(super) class_reach: Vec<Option<rand_xoshiro::Xoshiro256PlusPlus>>,
     /// The stream of draws beyond the trial's first (see [`strategy`]).
     pub(super) extra: Option<rand_xoshiro::Xoshiro256PlusPlus>,
     /// The results of a strategy's timeline, and when each was done,
@@ -122,6 +124,7 @@ impl TrialPlan {
             group_times: Vec::new(),
             class_next: Vec::new(),
             class_lowest: Vec::new(),
+            class_reach: Vec::new(),
             extra: None,
             messages: Vec::new(),
             msg_done: Vec::new(),

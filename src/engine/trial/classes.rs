@@ -126,9 +126,7 @@ impl ClassLaws {
         let (mut runs, mut sorted, mut pad) = (vec![0.0; n], vec![0.0; n], Vec::new());
         let mut moments = vec![(0.0, 0.0); self.classes.len()];
         for _ in 0..trials {
-            for ((_, law, weights), w) in self.classes.iter().zip(self.starts.windows(2)) {
-                draw_run(None, law, weights, &mut runs[w[0]..w[1]], &mut rng);
-            }
+            self.draw_whole(&mut rng, &mut runs);
             merge_runs_top(self.runs(&runs, None), need, &mut sorted, &mut pad);
             let bound = sorted[n - need];
             for (m, w) in moments.iter_mut().zip(self.starts.windows(2)) {
@@ -179,10 +177,10 @@ impl ClassLaws {
             .map(move |(c, w)| &runs[w[0] + lowest.map_or(0, |l| l[c])..w[1]])
     }
 
-    /// Draws each class's sorted times whole into `scratch.class_runs`.
-    pub(super) fn draw_whole(&self, rng: &mut Xoshiro256PlusPlus, scratch: &mut Scratch) {
+    /// Draws each class's sorted times whole into its part of `runs`.
+    pub(super) fn draw_whole(&self, rng: &mut Xoshiro256PlusPlus, runs: &mut [f64]) {
         for ((_, law, weights), w) in self.classes.iter().zip(self.starts.windows(2)) {
-            draw_run(None, law, weights, &mut scratch.class_runs[w[0]..w[1]], rng);
+            draw_run(None, law, weights, &mut runs[w[0]..w[1]], rng);
         }
     }
 
@@ -352,7 +350,7 @@ mod tests {
             if by_blocks {
                 laws.draw_top(need, (seed, trial), &mut rng, &mut scratch);
             } else {
-                laws.draw_whole(&mut rng, &mut scratch);
+                laws.draw_whole(&mut rng, &mut scratch.class_runs);
                 let runs = laws.runs(&scratch.class_runs, None);
                 merge_runs_top(runs, need, &mut scratch.sorted, &mut scratch.merge);
             }

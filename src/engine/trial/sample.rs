@@ -336,12 +336,12 @@ impl TrialPlan {
                 return;
             }
             Some(need) => {
-                laws.draw_whole(&mut rng, scratch);
+                laws.draw_whole(&mut rng, &mut scratch.class_runs);
                 let runs = laws.runs(&scratch.class_runs, None);
                 merge_runs_top(runs, need, &mut scratch.sorted, &mut scratch.merge);
             }
             None => {
-                laws.draw_whole(&mut rng, scratch);
+                laws.draw_whole(&mut rng, &mut scratch.class_runs);
                 merge_runs(
                     &scratch.class_runs,
                     &laws.starts[1..],

@@ -346,7 +346,16 @@ pub fn tallies(study: &Study) -> Tallies {
     let iterations = study.iterations();
     let trials = error_trials(study.trials(), 1, study.n()).min(iteration_trials(study));
     let walked = if schemes.iter().any(|s| copied(s) || (stale(s) && !in_law(s))) {
-        let plan = TrialPlan::with(study, RulePath::Events, Sampling::Draws);
+        // Where the study's trials are drawn as order statistics, its
+        // copies are taken by rank and counted there (see
+        // `speculative_by_ranks`): the same law as the event walk's count,
+        // at a fraction of its cost.
+        let own = TrialPlan::new(study);
+        let plan = if own.sampling() == Sampling::OrderStatistics {
+            own
+        } else {
+            TrialPlan::with(study, RulePath::Events, Sampling::Draws)
+        };
         let slots = plan.slots();
         (0..trials)
             .into_par_iter()

@@ -52,6 +52,9 @@ pub struct Scratch {
     pub(super) class_lowest: Vec<usize>,
     /// Per class, the stream of its times below its block, once needed.
     pub(super) class_reach: Vec<Option<rand_xoshiro::Xoshiro256PlusPlus>>,
+    /// Speculative copies' fresh times, drawn in one loop before they
+    /// are paired with the late ranks.
+    pub(super) copy_times: Vec<f64>,
     /// The stream of draws beyond the trial's first (see [`strategy`]).
     pub(super) extra: Option<rand_xoshiro::Xoshiro256PlusPlus>,
     /// The results of a strategy's timeline, and when each was done,
@@ -125,6 +128,7 @@ impl TrialPlan {
             class_next: Vec::new(),
             class_lowest: Vec::new(),
             class_reach: Vec::new(),
+            copy_times: Vec::new(),
             extra: None,
             messages: Vec::new(),
             msg_done: Vec::new(),

@@ -151,6 +151,33 @@ impl TrialPlan {
         }
     }
 
+    /// `out.len()` fresh times of load 1 from `rng`, as that many calls of
+    /// [`Self::fresh_from`] for worker 0 would draw them: for one i.i.d.
+    /// law without states, in one loop on a local copy of the stream.
+    fn fresh_times(
+        &self,
+        rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
+        carried: &super::Carried,
+        worker_class: &[u32],
+        out: &mut [f64],
+    ) {
+        match &self.workers {
+            Workers::Iid(dist) if !self.stateful => {
+                let mut local = rng.clone();
+                for v in out.iter_mut() {
+                    *v = dist.sample(&mut local);
+                }
+                *rng = local;
+                if self.model.is_monotone() {
+                    out.iter_mut().for_each(|v| *v = self.model.apply(1.0, *v));
+                }
+            }
+            _ => out
+                .iter_mut()
+                .for_each(|v| *v = self.fresh_from(rng, 0, carried, worker_class)),
+        }
+    }
+
     /// The iteration time of `e`, whose timeline is `strategy`, on the
     /// trial's `times` (raw draws under a monotone load; under `additive`,
     /// the units are in `scratch.draws`).
@@ -375,9 +402,16 @@ impl TrialPlan {
         };
         let mut done = f64::NEG_INFINITY;
         if copied == late {
-            for rank in idle..n {
-                done = done.max(at(rank, scratch).min(fresh(&mut extra, scratch)));
+            // Every late rank gets a copy: the copies' times first, in one
+            // loop on a local stream (the same draws in the same order as
+            // one at a time), then each rank against its own.
+            let mut copy_times = std::mem::take(&mut scratch.copy_times);
+            copy_times.resize(late, 0.0);
+            self.fresh_times(&mut extra, &scratch.carried, &scratch.worker_class, &mut copy_times);
+            for (rank, &c) in (idle..n).zip(&copy_times) {
+                done = done.max(at(rank, scratch).min(relaunch + c));
             }
+            scratch.copy_times = copy_times;
             return done;
         }
         // Fewer idle workers than late tasks: the copied ones are the first

@@ -444,7 +444,10 @@ impl HazardQuantile {
 /// notes); `ln_choose` is (ln C(n, k), ln C(n, k − 1)).
 fn order_statistic_hazard(k: f64, n: f64, ln_choose: (f64, f64), x: f64) -> (f64, f64, f64) {
     let p = -(-x).exp_m1();
-    let (ln_p, odds) = (p.ln(), (-x).exp() / p);
+    // ln p as ln(1 − e^(−x)) where p is above ½, which keeps its digits
+    // near 1 (the largest of many: (k − 1)·ln p with k of 10⁵).
+    let ln_p = if p > 0.5 { (-(-x).exp()).ln_1p() } else { p.ln() };
+    let odds = (-x).exp() / p;
     // F where k is above the binomial's median (np + 1 ≤ k: F under about
     // ½, so ln(1 − F) keeps its digits), else S.
     let (h, rate) = if n * p + 1.0 <= k {

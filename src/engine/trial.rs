@@ -80,6 +80,7 @@ use crate::study::{Decoder, Study, Workers};
 mod asynchronous;
 mod bisection;
 mod classes;
+mod deadlines;
 mod empirical;
 mod evaluate;
 mod identities;
@@ -97,10 +98,11 @@ pub use asynchronous::Update;
 use bisection::Bisection;
 pub use bisection::bisection_apply;
 use classes::ClassLaws;
+use deadlines::Deadline;
 use empirical::Empirical;
 use laws::{SlotLaw, Standard};
 pub use rows::StepRows;
-use sample::{Carried, stateful};
+use sample::{Carried, split_law, stateful};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 pub use scratch::Scratch;
 pub use spacings::spacings_apply;
@@ -211,6 +213,10 @@ pub struct TrialPlan {
 struct OrderStatisticSampler {
     /// 1/(n−i+1) for i = 1..n: the Rényi spacing weights.
     weights: Vec<f64>,
+    /// B, how many of the largest order statistics every trial draws:
+    /// [`top_block`]`(n)`, or 1 where every slot reads only the largest
+    /// time (see [`TrialPlan::plan_block`]).
+    block: usize,
     /// The law of E_(k₀), the lowest of the top B order statistics, as a
     /// function of a standard exponential (none when B = n).
     split: Option<Arc<HazardQuantile>>,
@@ -229,7 +235,7 @@ struct OrderStatisticSampler {
     class_laws: Option<ClassLaws>,
     /// The slots with a deadline, and the deadline: their rule's time is
     /// cut short after the law and the load apply.
-    deadlines: Vec<(usize, f64)>,
+    deadlines: Vec<Deadline>,
     /// The speculative slots, whose copies run on the order statistics
     /// (see [`strategy::copies_on_order_statistics`]).
     copies: Vec<Copies>,
@@ -391,10 +397,8 @@ impl TrialPlan {
                 top_ranks: Vec::new(),
                 other_evals: Vec::new(),
                 class_top: None,
-                split: {
-                    let k0 = n - top_block(n) + 1;
-                    (k0 > 1).then(|| Arc::new(HazardQuantile::order_statistic(k0 as u64, n as u64)))
-                },
+                block: top_block(n),
+                split: split_law(n, top_block(n)),
                 standard: Standard::of(study.workers()).unwrap_or(Standard::Exp { inv_rate: 1.0 }),
                 class_laws: ClassLaws::of(study.workers()),
                 slot_laws,
@@ -463,7 +467,11 @@ impl TrialPlan {
         self.order.copies.clear();
         for e in self.load_groups.iter().flat_map(|c| &c.evals) {
             if let Some(t) = e.deadline {
-                self.order.deadlines.push((e.slot, t));
+                self.order.deadlines.push(Deadline {
+                    slot: e.slot,
+                    t,
+                    clear_from: f64::INFINITY,
+                });
             }
             if let Some(Strategy::Speculative { after, factor }) = e.strategy {
                 self.order.copies.push(Copies {
@@ -481,6 +489,8 @@ impl TrialPlan {
                 _ => self.order.other_evals.push(e.clone()),
             }
         }
+        self.plan_block();
+        self.plan_deadlines();
     }
 
     /// The same plan with every slot's rule replaced by `f(slot, rule)`: for

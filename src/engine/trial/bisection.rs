@@ -340,8 +340,17 @@ fn later(a: f64, b: f64) -> f64 {
 /// (0, U_(k₀)), so their minimum is U_(k₀)·(1 − V^(1/(k₀−1))) for V
 /// uniform on (0, 1].
 pub(super) fn fastest_uniform(seed: u64, trial: u64, lowest: f64, below: usize) -> f64 {
+    fastest_uniform_at(fastest_v(seed, trial), lowest, below)
+}
+
+/// The V of [`fastest_uniform`] for trial `trial` of seed `seed`.
+pub(super) fn fastest_v(seed: u64, trial: u64) -> f64 {
     let mut rng = trial_rng(seed ^ super::sample::FASTEST_STREAM, trial);
-    let v = 1.0 - rng.random::<f64>();
+    1.0 - rng.random::<f64>()
+}
+
+/// [`fastest_uniform`] at a given V.
+pub(super) fn fastest_uniform_at(v: f64, lowest: f64, below: usize) -> f64 {
     // 1 − V^(1/m), without the rounding of V^(1/m) near 1.
     let fraction = -(v.ln() / below as f64).exp_m1();
     lowest * fraction

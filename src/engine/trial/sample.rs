@@ -67,7 +67,43 @@ pub fn order_statistics_apply(study: &Study) -> bool {
         && (Standard::of(study.workers()).is_some() || ClassLaws::of(study.workers()).is_some())
 }
 
+/// The law of E_(k₀), k₀ = n − B + 1, the lowest of the top `block`
+/// order statistics of n (none when the block is every worker).
+pub(super) fn split_law(n: usize, block: usize) -> Option<Arc<HazardQuantile>> {
+    let k0 = n - block + 1;
+    (k0 > 1).then(|| Arc::new(HazardQuantile::order_statistic(k0 as u64, n as u64)))
+}
+
 impl TrialPlan {
+    /// The block B every trial draws (see [`OrderStatisticSampler`]'s
+    /// `block`) and the law of its lowest, from the slots' rules.
+    pub(super) fn plan_block(&mut self) {
+        // Where every slot reads only the largest time (the uncoded time,
+        // s = 0, frc's groups, deadlines, which read the fastest below it),
+        // a trial draws that alone, by its quantile: one exponential instead
+        // of the top block's B. Its values are then other samples of the
+        // same law than in a study that reads deeper.
+        let only_largest = self.sampling == Sampling::OrderStatistics
+            && self.path == RulePath::Fast
+            && self.order.class_laws.is_none()
+            && self.order.copies.is_empty()
+            && self
+                .order
+                .top_ranks
+                .iter()
+                .all(|&r| r == u32::MAX || r as usize == self.n - 1)
+            && self
+                .order
+                .other_evals
+                .iter()
+                .all(|e| matches!(e.rule, Rule::Groups { .. }));
+        let block = if only_largest { 1 } else { top_block(self.n) };
+        if block != self.order.block {
+            self.order.block = block;
+            self.order.split = split_law(self.n, block);
+        }
+    }
+
     /// The worker law as an increasing function of a standard exponential.
     #[inline]
     pub(super) fn law_of_standard(&self, e: f64) -> f64 {
@@ -179,52 +215,6 @@ impl TrialPlan {
         }
     }
 
-    /// Each deadline slot's time cut short by its deadline, from its rule's
-    /// time in `out` and the fastest worker's (see
-    /// [`super::timeline::with_deadline`]).
-    // Out of line, so that the trial's loop without deadlines is as compact
-    // as before they took this path.
-    #[inline(never)]
-    fn apply_deadlines(&self, seed: u64, trial: u64, scratch: &Scratch, out: &mut [f64]) {
-        // The fastest time is at most the lowest drawn one's: where that is
-        // before a slot's deadline (by a margin above any rounding of the
-        // law), max(t, first) is t, and the fastest need not be drawn.
-        let lowest = self.law_of_standard(scratch.sorted[self.n - top_block(self.n)]);
-        let clear = |slot: usize, t: f64| {
-            let bound = self.model.apply(self.slot_loads[slot], lowest);
-            bound + bound.abs() * 1e-9 <= t
-        };
-        let fastest = (self.order.split.is_none() || !self.order.deadlines.iter().all(|&(slot, t)| clear(slot, t)))
-            .then(|| self.law_of_standard(self.fastest_standard(seed, trial, scratch)));
-        for &(slot, t) in &self.order.deadlines {
-            out[slot] = match fastest {
-                Some(fastest) => with_deadline(out[slot], t, self.model.apply(self.slot_loads[slot], fastest)),
-                None => out[slot].min(t),
-            };
-        }
-    }
-
-    /// The smallest standard exponential E_(1) of the trial whose top block
-    /// is drawn. Where the block is every worker, it is its lowest value.
-    /// Otherwise it is drawn from a stream of its own, so that the trial's
-    /// other draws, and every other configuration's values, stay as they
-    /// are: given U_(k₀) = 1 − e^(−E_(k₀)), the lowest of the top block,
-    /// the k₀ − 1 uniforms below it are i.i.d. on (0, U_(k₀)) (David &
-    /// Nagaraja 2003, §2.5), so their minimum is U_(k₀)·(1 − V^(1/(k₀−1)))
-    /// for V uniform on (0, 1]. The pair (E_(1), E_(n)) has its exact joint
-    /// law, since both are drawn given U_(k₀) as the sample's; the lower
-    /// values that deep tolerances draw on demand are not conditioned on
-    /// this E_(1), so a deadline pairs exactly with the uncoded time, not
-    /// with those.
-    fn fastest_standard(&self, seed: u64, trial: u64, scratch: &Scratch) -> f64 {
-        if self.order.split.is_none() {
-            return scratch.sorted[0];
-        }
-        let below = self.n - top_block(self.n); // k₀ − 1
-        let lowest = -(-scratch.sorted[below]).exp_m1();
-        -(-super::bisection::fastest_uniform(seed, trial, lowest, below)).ln_1p()
-    }
-
     /// `out[slot] ← model.apply(load of slot, law(out[slot]))` for every
     /// slot, as [`Self::law_of_standard`] and [`LoadModel::apply`] compute it
     /// (the same operations, so the same bits as the event walk).
@@ -250,14 +240,14 @@ impl TrialPlan {
         }
     }
 
-    /// Draws the top [`top_block`] standard exponential order statistics
+    /// Draws the top B (`block`, see [`top_block`]) standard exponential order statistics
     /// into `scratch.sorted` (index j holds E_(j+1)); returns the index of
     /// the lowest one drawn.
     pub(super) fn draw_top(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) -> usize {
         let lowest = match &self.order.split {
             None => 0,
             Some(law) => {
-                let k0 = self.n - top_block(self.n) + 1;
+                let k0 = self.n - self.order.block + 1;
                 let e: f64 = Exp1.sample(rng);
                 scratch.sorted[k0 - 1] = law.at(e);
                 k0 - 1
@@ -287,7 +277,7 @@ impl TrialPlan {
         scratch: &mut Scratch,
         lowest: &mut usize,
     ) {
-        if *lowest > rank && *lowest + top_block(self.n) == self.n {
+        if *lowest > rank && *lowest + self.order.block == self.n {
             // ln U_(k₀) = ln(1 − e^(−E_(k₀))).
             scratch.low_order[*lowest] = -neg_ln_one_minus_exp(-scratch.sorted[*lowest]);
         }
@@ -304,7 +294,7 @@ impl TrialPlan {
     pub(super) fn order_statistic(&self, rank: usize, scratch: &Scratch, lowest: usize) -> f64 {
         debug_assert!(rank >= lowest);
         match &self.order.split {
-            Some(_) if rank < self.n - top_block(self.n) => neg_ln_one_minus_exp(scratch.low_order[rank]),
+            Some(_) if rank < self.n - self.order.block => neg_ln_one_minus_exp(scratch.low_order[rank]),
             _ => scratch.sorted[rank],
         }
     }

@@ -5,12 +5,12 @@
 //! E_(1), and where the path applies.
 
 use gcsim::dist::Dist;
-use gcsim::engine::{self, Sampling, Silent, TrialPlan};
+use gcsim::engine::{self, RulePath, Sampling, Silent, TrialPlan};
 use gcsim::load::LoadModel;
 use gcsim::scheme::SchemeKind;
 use gcsim::study::{Study, Workers};
 
-use super::samplers::{order_statistics_against_draws_in, walk_equals_fast_path};
+use super::samplers::{columns, ks_statistic, order_statistics_against_draws_in, walk_equals_fast_path};
 use super::scheme;
 use crate::strategies::timeout;
 
@@ -71,10 +71,60 @@ fn deadlines_near_the_fastest_worker_agree_with_the_draws() {
     assert_eq!(checks, 2 * 2 * (4 + 2));
 }
 
+/// A study whose every slot reads only the largest time (deadlines, frc's
+/// groups, s = 0, the uncoded baseline) draws that alone by its quantile,
+/// and the fastest given it. Each slot, and each deadline's and s = 0's
+/// difference from the uncoded time (which the pairing of the largest with
+/// the fastest decides; frc is paired through the largest by design, not
+/// as by draws), against one draw per worker (KS), for the laws drawn by order
+/// statistics, at n = 20 and 100, with deadlines where the fastest decides
+/// often (0.3 under exp(2), below the shifted laws' least time) and where
+/// it rarely does.
+#[test]
+fn studies_reading_only_the_largest_agree_with_the_draws() {
+    let mut checks = 0;
+    for n in [20usize, 100] {
+        let schemes = vec![
+            timeout(n, 0.3),
+            timeout(n, 4.0),
+            scheme(SchemeKind::Frc, n, Some(1), None, None),
+            scheme(SchemeKind::Crc, n, Some(0), None, None),
+        ];
+        for (j, workers) in super::standard_laws().into_iter().enumerate() {
+            for model in [LoadModel::Fixed, LoadModel::Affine { unit_time: 0.2 }] {
+                let seed = 900 + 10 * j as u64 + n as u64;
+                let study = Study::with_workers(n, workers.clone(), model, schemes.clone(), 20_000, seed).unwrap();
+                checks += order_statistics_against_draws_in(&study);
+                let differences = |sampling| {
+                    let cols = columns(&study, RulePath::Fast, sampling);
+                    let uncoded = cols.last().expect("the baseline's slot");
+                    let mut diffs: Vec<Vec<f64>> = [0, 1, 3]
+                        .into_iter()
+                        .map(|slot| cols[slot].iter().zip(uncoded).map(|(x, u)| u - x).collect())
+                        .collect();
+                    diffs.iter_mut().for_each(|d| d.sort_by(f64::total_cmp));
+                    diffs
+                };
+                let (a, b) = (differences(Sampling::OrderStatistics), differences(Sampling::Draws));
+                for (slot, (x, y)) in [0, 1, 3].into_iter().zip(a.iter().zip(&b)) {
+                    let stat = ks_statistic(x, y);
+                    assert!(
+                        stat < 1.95,
+                        "{workers} {model} n={n}: uncoded − slot {slot}, KS {stat:.3}"
+                    );
+                    checks += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checks, 2 * 6 * 2 * (5 + 3));
+}
+
 /// The fastest of n exponential(1) workers is Exp(n): a deadline far below
 /// every arrival reads it alone, so the mean is 1/n and P(T ≤ t) =
-/// 1 − e^(−nt), within 4.5 standard errors, at n = 100 and 3000 (where the
-/// top block stops at 1024 and the fastest lies 1976 values below it).
+/// 1 − e^(−nt), within 4.5 standard errors, at n = 100 and 3000 (a study
+/// that reads only the largest time: the fastest lies n − 1 values below
+/// it).
 #[test]
 fn the_fastest_worker_below_the_block_is_exact() {
     for (n, seed) in [(100usize, 71u64), (3000, 72)] {

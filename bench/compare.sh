@@ -28,16 +28,18 @@
 #   classes      n draws, 50 of exp(1) and 50 of exp(0.5)
 #   replay       one uniform step index and a copy of its 64 times
 #   bootstrap    n uniform indices into the 2752 recorded times
-#   frc          n = 100 000 exp(1) draws (one per worker; gcsim draws the
-#                top 1024 order statistics and takes every group rule from
-#                the largest by its quantile transform, so it goes far
-#                below its floor)
+#   frc          n = 100 000 exp(1) draws (one per worker; every rule of
+#                the study reads only the largest, so gcsim draws that
+#                alone, by its quantile, and takes every group rule from it
+#                by its quantile transform, so it goes far below its floor)
 #   rank         n = 50 exp(1) draws: the decodings (a Gram-Schmidt pass
 #                per configuration, and an SVD where the pass cannot
 #                certify its verdict) are not draws, so this floor is far
 #                below the job
-#   timeout      n exp(1) draws (gcsim draws the top 51 order statistics and
-#                the fastest below them, so it may go below its floor)
+#   timeout      n exp(1) draws (the study reads only the largest and the
+#                fastest: gcsim draws the largest by its quantile and one
+#                uniform that places the fastest before the deadline, or
+#                the fastest itself, so it goes below its floor)
 #   speculative  n + 25: each worker's task and a fresh draw for each of the
 #                n - ceil(0.75 n) = 25 copies (F = 1: every late task gets one)
 #                (gcsim draws the top 51 order statistics and the 25 copies,

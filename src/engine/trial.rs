@@ -40,7 +40,10 @@
 //! the same variates in the same order (the top block, then as deep as it is
 //! needed), so a configuration's values do not depend on what else the study
 //! contains; the permutation for ranks has a stream of its own for the same
-//! reason.
+//! reason. A study whose every slot reads only the largest (deadlines,
+//! frc's groups, s = 0, the uncoded baseline) draws a block of one, E_(n)
+//! by its quantile (see `TrialPlan::plan_block`): the same law, other
+//! samples than in a study that reads deeper.
 //!
 //! Under `fixed`, `scaled` and `affine` a worker's time is an increasing
 //! function of one draw, so one ordering serves every configuration: the k-th

@@ -113,8 +113,9 @@ impl TrialPlan {
     }
 
     /// The smallest standard exponential E_(1) of the trial whose top block
-    /// is drawn. Where the block is every worker, it is its lowest value.
-    /// Otherwise it is drawn from a stream of its own, so that the trial's
+    /// is drawn, where the block is not every worker (where it is, E_(1) is
+    /// its lowest value), at the V of the trial's own stream (see
+    /// [`bisection::fastest_v`]), so that the trial's
     /// other draws, and every other configuration's values, stay as they
     /// are: given U_(k₀) = 1 − e^(−E_(k₀)), the lowest of the top block,
     /// the k₀ − 1 uniforms below it are i.i.d. on (0, U_(k₀)) (David &

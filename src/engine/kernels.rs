@@ -156,10 +156,13 @@ pub(super) fn merge_runs_top<'a>(
 /// The largest `out.len()` values of ascending `a` and `b`, ascending, in
 /// `out`. Binary searches find how many of `a` lie below them and below
 /// their upper half (merge path splits, ties to `a` first), and each half
-/// of `out` is then merged from both of its ends, as in [`merge_two`]: four
-/// independent chains, the side chosen without a branch (by address, as in
-/// [`merge_two`]). Which side is exhausted is decided by index, so infinite
-/// values merge correctly.
+/// of `out` is then merged from both of its ends: four independent chains.
+/// A front step writes the smaller of its two next values (`minsd`) and a
+/// back step the larger (`maxsd`), so the value needs no select; only the
+/// indices follow the comparison, by integer adds. An exhausted side reads
+/// as +∞ from the front and −∞ from the back: where such a sentinel ties a
+/// real ±∞, every value left in that chain is that same ±∞, so the values
+/// written are the merge's whatever the indices do.
 fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
     if a.is_empty() || b.is_empty() {
         let only = if a.is_empty() { b } else { a };
@@ -184,31 +187,67 @@ fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
     };
     let (t, h) = (la + lb - m, m / 2);
     let (low, middle) = (split(t), split(t + h));
-    // Half s covers out[start[s]..end[s]]. Front: a's next at i, b's next
-    // at j (ties to a). Back: a's last at p − 1, b's last at q − 1 (ties to
-    // b, so both ends agree).
-    let (start, end) = ([0, h], [h, m]);
-    let (mut i, mut j) = ([low, middle], [t - low, t + h - middle]);
-    let (mut p, mut q) = ([middle, la], [t + h - middle, lb]);
-    let fronts = [h.div_ceil(2), (m - h).div_ceil(2)];
-    let backs = [h / 2, (m - h) / 2];
-    for k in 0..fronts[1] {
-        for s in 0..2 {
-            if k < fronts[s] {
-                let (x, y) = (&a[i[s].min(la - 1)], &b[j[s].min(lb - 1)]);
-                let take_a = (i[s] < la) & ((j[s] >= lb) | (x <= y));
-                out[start[s] + k] = *black_box(select_unpredictable(take_a, x, y));
-                i[s] += usize::from(take_a);
-                j[s] += usize::from(!take_a);
-            }
-            if k < backs[s] {
-                let (x, y) = (&a[p[s].max(1) - 1], &b[q[s].max(1) - 1]);
-                let take_a = (p[s] >= 1) & ((q[s] == 0) | (x > y));
-                out[end[s] - 1 - k] = *black_box(select_unpredictable(take_a, x, y));
-                p[s] -= usize::from(take_a);
-                q[s] -= usize::from(!take_a);
-            }
+    let mut halves = [
+        Ends::new(&a[low..middle], &b[t - low..t + h - middle]),
+        Ends::new(&a[middle..], &b[t + h - middle..]),
+    ];
+    let (lower, upper) = out.split_at_mut(h);
+    // Steps that all four chains take; then each half's middle (at most
+    // two values) from its front.
+    let both = h / 2;
+    let [first, second] = &mut halves;
+    for k in 0..both {
+        lower[k] = first.front();
+        upper[k] = second.front();
+        lower[h - 1 - k] = first.back();
+        upper[m - h - 1 - k] = second.back();
+    }
+    for (half, ends) in [lower, upper].into_iter().zip(&mut halves) {
+        let len = half.len();
+        for v in &mut half[both..len - both] {
+            *v = ends.front();
         }
+    }
+}
+
+/// One half of [`merge_top_two`]'s output: its two inputs, the front
+/// chain's next indices (`i`, `j`) and the back chain's ends (`p`, `q`:
+/// the next values are at `p − 1` and `q − 1`).
+struct Ends<'a> {
+    a: &'a [f64],
+    b: &'a [f64],
+    i: usize,
+    j: usize,
+    p: usize,
+    q: usize,
+}
+
+impl<'a> Ends<'a> {
+    fn new(a: &'a [f64], b: &'a [f64]) -> Self {
+        let (p, q) = (a.len(), b.len());
+        Self { a, b, i: 0, j: 0, p, q }
+    }
+
+    /// The smallest value not yet taken from the front (ties to `a`).
+    #[inline(always)]
+    fn front(&mut self) -> f64 {
+        let x = self.a.get(self.i).copied().unwrap_or(f64::INFINITY);
+        let y = self.b.get(self.j).copied().unwrap_or(f64::INFINITY);
+        let take_a = x <= y;
+        self.i += usize::from(take_a);
+        self.j += usize::from(!take_a);
+        x.min(y)
+    }
+
+    /// The largest value not yet taken from the back (ties to `b`).
+    #[inline(always)]
+    fn back(&mut self) -> f64 {
+        let x = self.a.get(self.p.wrapping_sub(1)).copied().unwrap_or(f64::NEG_INFINITY);
+        let y = self.b.get(self.q.wrapping_sub(1)).copied().unwrap_or(f64::NEG_INFINITY);
+        let take_a = x > y;
+        self.p = self.p.wrapping_sub(usize::from(take_a));
+        self.q = self.q.wrapping_sub(usize::from(!take_a));
+        x.max(y)
     }
 }
 
@@ -259,6 +298,60 @@ pub(super) fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
             q -= usize::from(!take_a);
         }
     }
+}
+
+/// Four trials' values, `rows` (trial r's `slots` values at
+/// `rows[r·slots..]`), into column-major `values` (slot j's `count` values
+/// at `values[j·count..]`) at trials `i..i + 4`: a slot's four values in one
+/// store. On processors with AVX2, four slots at a time by a 4 × 4
+/// transpose in registers.
+pub(super) fn transpose_rows4(rows: &[f64], values: &mut [f64], count: usize, i: usize) {
+    let slots = rows.len() / 4;
+    assert!(rows.len() == 4 * slots && values.len() == slots * count && i + 4 <= count);
+    let mut j = 0;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2.
+        j = unsafe { transpose_rows4_avx2(rows, values, count, i) };
+    }
+    let (r0, rest) = rows.split_at(slots);
+    let (r1, rest) = rest.split_at(slots);
+    let (r2, r3) = rest.split_at(slots);
+    for j in j..slots {
+        values[j * count + i..j * count + i + 4].copy_from_slice(&[r0[j], r1[j], r2[j], r3[j]]);
+    }
+}
+
+/// [`transpose_rows4`]'s slots in whole fours; returns how many it placed.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn transpose_rows4_avx2(rows: &[f64], values: &mut [f64], count: usize, i: usize) -> usize {
+    use std::arch::x86_64::*;
+    let slots = rows.len() / 4;
+    let whole = slots / 4 * 4;
+    for j in (0..whole).step_by(4) {
+        let row = |r: usize| -> __m256d {
+            let at = &rows[r * slots + j..r * slots + j + 4];
+            // SAFETY: `at` holds four values.
+            unsafe { _mm256_loadu_pd(at.as_ptr()) }
+        };
+        let (a, b, c, d) = (row(0), row(1), row(2), row(3));
+        // [a0 b0 a2 b2], [a1 b1 a3 b3], [c0 d0 c2 d2], [c1 d1 c3 d3].
+        let (ab0, ab1) = (_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
+        let (cd0, cd1) = (_mm256_unpacklo_pd(c, d), _mm256_unpackhi_pd(c, d));
+        let columns = [
+            _mm256_permute2f128_pd::<0x20>(ab0, cd0),
+            _mm256_permute2f128_pd::<0x20>(ab1, cd1),
+            _mm256_permute2f128_pd::<0x31>(ab0, cd0),
+            _mm256_permute2f128_pd::<0x31>(ab1, cd1),
+        ];
+        for (k, column) in columns.into_iter().enumerate() {
+            let at = &mut values[(j + k) * count + i..(j + k) * count + i + 4];
+            // SAFETY: `at` holds four values.
+            unsafe { _mm256_storeu_pd(at.as_mut_ptr(), column) };
+        }
+    }
+    whole
 }
 
 #[cfg(test)]
@@ -344,9 +437,11 @@ mod tests {
     fn top_merge_gives_the_full_merges_top() {
         use rand::{RngExt, SeedableRng};
         let inf = f64::INFINITY;
-        let cases: [&[&[f64]]; 4] = [
+        let cases: [&[&[f64]]; 5] = [
             &[&[0.5, 1.0, 1.0, 7.0], &[], &[0.1, 1.0, 2.0, 2.0, 9.0, 10.0], &[3.0]],
             &[&[1.0, 2.0, inf], &[0.5, inf, inf]],
+            // Real infinities tie the exhausted sides' sentinels.
+            &[&[-inf, -inf, 1.0], &[-inf, 2.0, inf, inf]],
             &[&[], &[4.0, 5.0]],
             &[&[1.0, 3.0, 5.0, 7.0], &[2.0, 4.0, 6.0, 8.0]],
         ];
@@ -396,6 +491,26 @@ mod tests {
                 .collect();
             super::prefix_sum(&mut v);
             assert_eq!(v, expected, "len {len}");
+        }
+    }
+
+    #[test]
+    fn four_rows_transpose_into_their_columns() {
+        for slots in [1, 3, 4, 5, 8, 52] {
+            let count = 12;
+            let rows: Vec<f64> = (0..4 * slots).map(|x| x as f64 + 0.25).collect();
+            for i in [0, 4, 8] {
+                let mut values = vec![f64::NAN; slots * count];
+                super::transpose_rows4(&rows, &mut values, count, i);
+                for (k, &v) in values.iter().enumerate() {
+                    let (j, t) = (k / count, k % count);
+                    if (i..i + 4).contains(&t) {
+                        assert_eq!(v, rows[(t - i) * slots + j], "slots {slots}, slot {j}, trial {t}");
+                    } else {
+                        assert!(v.is_nan(), "slots {slots}: trial {t} written");
+                    }
+                }
+            }
         }
     }
 }

@@ -249,20 +249,50 @@ impl HazardQuantile {
         if self.law == Law::Exponential {
             return e;
         }
+        match self.cell_at(e) {
+            Some((c, t)) => ((((c[5] * t + c[4]) * t + c[3]) * t + c[2]) * t + c[1]) * t + c[0],
+            None => self.root(e),
+        }
+    }
+
+    /// Four values of four tables, `laws[l].at(e[l])`, the same bits: where
+    /// every lane's value comes from its table, the four quintics are
+    /// evaluated side by side, lane by lane in [`Self::at`]'s operations
+    /// (four short chains in one stream of instructions, where one slot's
+    /// chain after another kept few of them in flight).
+    #[inline(always)]
+    pub fn at4(laws: [&Self; 4], e: [f64; 4]) -> [f64; 4] {
+        let cells = std::array::from_fn::<_, 4, _>(|l| match laws[l].law {
+            Law::Exponential => None,
+            _ => laws[l].cell_at(e[l]),
+        });
+        let [Some(a), Some(b), Some(c), Some(d)] = cells else {
+            return std::array::from_fn(|l| laws[l].at(e[l]));
+        };
+        let (c, t) = ([a.0, b.0, c.0, d.0], [a.1, b.1, c.1, d.1]);
+        let mut v: [f64; 4] = std::array::from_fn(|l| c[l][5]);
+        for k in (0..5).rev() {
+            for l in 0..4 {
+                v[l] = v[l] * t[l] + c[l][k];
+            }
+        }
+        v
+    }
+
+    /// The cell of the table that holds `e`, and e's position t ∈ [0, 1)
+    /// in it; `None` where the root answers instead.
+    #[inline(always)]
+    fn cell_at(&self, e: f64) -> Option<(&[f64; 6], f64)> {
         let bits = e.to_bits();
         let binade = ((bits >> 52) as i32) - 1023;
         if !(self.low..HIGH).contains(&binade) {
             // Negative e, zero, subnormals and NaN have binades below LOW.
-            return self.root(e);
+            return None;
         }
         let mantissa = bits & ((1 << 52) - 1);
         let cell = (mantissa >> FRACTION_BITS) as usize;
         let t = (mantissa & ((1 << FRACTION_BITS) - 1)) as f64 * (1.0 / (1u64 << FRACTION_BITS) as f64);
-        let Some(cells) = self.binade(binade) else {
-            return self.root(e);
-        };
-        let c = &cells[cell];
-        ((((c[5] * t + c[4]) * t + c[3]) * t + c[2]) * t + c[1]) * t + c[0]
+        Some((&self.binade(binade)?[cell], t))
     }
 
     /// The cells of `binade`, built on first use, if each cell's quintic

@@ -289,3 +289,42 @@ fn edges_of_the_table() {
     let x = HazardQuantile::hypoexponential(3.0).at(1e-12);
     assert!((x / (2e-12f64 / 3.0).sqrt() - 1.0).abs() < 1e-3, "{x}");
 }
+
+/// Four tables read side by side give each table's own values, bit for
+/// bit: at E inside the tables, where a lane falls back to its root (zero,
+/// far past the last binade, NaN), for the exponential law (no table), and
+/// with the same table in two lanes.
+#[test]
+fn four_tables_at_once_are_each_tables_values() {
+    let tables = [
+        HazardQuantile::erlang(5),
+        HazardQuantile::hypoexponential(2.0),
+        HazardQuantile::log_normal(0.7),
+        HazardQuantile::order_statistic(50, 100),
+        HazardQuantile::power(0.5),
+        // The exponential law itself: e, with no table.
+        HazardQuantile::erlang(1),
+    ];
+    let e: Vec<f64> = (0..4000)
+        .map(|i| match i % 97 {
+            0 => 0.0,
+            1 => 1e6,
+            2 => f64::NAN,
+            _ => 1e-3 * (1.0 + i as f64).powf(1.4),
+        })
+        .collect();
+    for (q, window) in e.windows(4).enumerate() {
+        let laws: [&HazardQuantile; 4] = std::array::from_fn(|l| &tables[(q + l * (1 + q % 2)) % tables.len()]);
+        let es: [f64; 4] = window.try_into().unwrap();
+        let got = HazardQuantile::at4(laws, es);
+        for l in 0..4 {
+            let want = laws[l].at(es[l]);
+            assert!(
+                got[l].to_bits() == want.to_bits(),
+                "lane {l}, e {}: {} against {want}",
+                es[l],
+                got[l]
+            );
+        }
+    }
+}

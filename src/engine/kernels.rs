@@ -1,6 +1,7 @@
 //! Small numeric kernels of a trial: a Fisher–Yates shuffle, the placement
 //! of worker classes, a running sum in four chains, −ln(1 − e^l), frc's
-//! group rule from the maximum, and the merge of sorted runs.
+//! group rule from the maximum, the merge of sorted runs, and four trials'
+//! values turned into the accumulator's columns.
 
 use std::hint::{black_box, select_unpredictable};
 

@@ -28,6 +28,8 @@ mod targets;
 pub mod timeline;
 pub mod trial;
 
+use std::rc::Rc;
+
 use rayon::prelude::*;
 
 use crate::analytic::ExactLaw;
@@ -186,6 +188,10 @@ pub(crate) struct Started<'a> {
     /// the first pass also keeps each bin's value range, so that a
     /// percentile on an atom resolves without a refinement pass.
     discrete: bool,
+    /// Where the run has no pilot: the values of its first
+    /// [`pairing::CHUNKS`] chunks, kept by the first pass as it simulates
+    /// them, for the pairings (see [`Started::pairing`]).
+    kept: std::sync::Mutex<Vec<Option<Vec<f64>>>>,
 }
 
 /// The first pass's totals, and each block's power sums.
@@ -255,54 +261,47 @@ impl<'a> Started<'a> {
         let baseline = (!pilot.values().is_empty()).then(|| {
             let mut u = Vec::new();
             column_of(slots - 1, &mut u);
-            let mut kept = u.clone();
-            let (_, &mut q, _) = kept.select_nth_unstable_by(pairing::p99_rank(trials), f64::total_cmp);
+            let q = quantile::select_ranks_by_buckets(&u, &[pairing::p99_rank(trials)])[0];
             (u, q)
         });
         let (columns, pairings): (Vec<PilotColumn>, Vec<Option<pairing::Pairing>>) = laws
             .into_par_iter()
             .enumerate()
-            // Two column buffers per thread, reused slot after slot: fresh
-            // memory for every slot's copies costs more in page faults than
+            // A column buffer per thread, reused slot after slot: fresh
+            // memory for every slot's copy costs more in page faults than
             // the selection.
-            .map_init(
-                Default::default,
-                |(values, kept): &mut (Vec<f64>, Vec<f64>), (j, law)| {
-                    if pilot.is_empty()
-                        && let Some((reference, windows)) = law
-                    {
-                        let column = PilotColumn {
-                            reference,
-                            sample_quantiles: Targets::UNKNOWN,
-                            windows,
-                            span: (f64::NAN, f64::NAN),
-                        };
-                        return (column, None);
-                    }
-                    let (mut column, pairing) = match (&step_counts, &baseline) {
-                        (Some((rows, counts)), _) => (PilotColumn::of_steps(rows, j, counts, runner.total), None),
-                        (None, Some((u, qu))) => {
-                            // The column in trial order for its pairing with the
-                            // baseline; a copy to select its ranks and its p99 in.
-                            column_of(j, values);
-                            kept.clear();
-                            kept.extend_from_slice(values);
-                            let (column, q) = PilotColumn::with_rank(kept, runner.total, pairing::p99_rank(trials));
-                            let pairing =
-                                (j + 1 < slots).then(|| pairing::pairing_of((values, Some(q)), (u, Some(*qu))));
-                            (column, pairing)
-                        }
-                        (None, None) => unreachable!("a pilot of values has a baseline column"),
+            .map_init(Vec::new, |values: &mut Vec<f64>, (j, law)| {
+                if pilot.is_empty()
+                    && let Some((reference, windows)) = law
+                {
+                    let column = PilotColumn {
+                        reference,
+                        sample_quantiles: Targets::UNKNOWN,
+                        windows,
+                        span: (f64::NAN, f64::NAN),
                     };
-                    if let Some((reference, windows)) = law {
-                        // As without a pilot, so that asking for a survival
-                        // curve does not change a bit of the statistics.
-                        column.reference = reference;
-                        column.windows = windows;
+                    return (column, None);
+                }
+                let (mut column, pairing) = match (&step_counts, &baseline) {
+                    (Some((rows, counts)), _) => (PilotColumn::of_steps(rows, j, counts, runner.total), None),
+                    (None, Some((u, qu))) => {
+                        // The column in trial order for its pairing with the
+                        // baseline, its ranks and its p99.
+                        column_of(j, values);
+                        let (column, q) = PilotColumn::with_rank(values, runner.total, pairing::p99_rank(trials));
+                        let pairing = (j + 1 < slots).then(|| pairing::pairing_of((values, Some(q)), (u, Some(*qu))));
+                        (column, pairing)
                     }
-                    (column, pairing)
-                },
-            )
+                    (None, None) => unreachable!("a pilot of values has a baseline column"),
+                };
+                if let Some((reference, windows)) = law {
+                    // As without a pilot, so that asking for a survival
+                    // curve does not change a bit of the statistics.
+                    column.reference = reference;
+                    column.windows = windows;
+                }
+                (column, pairing)
+            })
             .unzip();
         // Every configuration's pairing, where the pilot's values gave them.
         let pilot_pairings = baseline
@@ -319,7 +318,22 @@ impl<'a> Started<'a> {
             survival,
             deadline: options.deadline,
             discrete: matches!(study.workers(), Workers::Trace(_) | Workers::Replay(_)),
+            kept: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Where the pairings will need the run's first [`pairing::CHUNKS`]
+    /// chunks (it has no pilot of values), their places, for the first
+    /// pass to keep them in.
+    fn keep(&self) -> Option<&std::sync::Mutex<Vec<Option<Vec<f64>>>>> {
+        if self.runner.plan.step_rows().is_some() || self.pilot_pairings.is_some() {
+            return None;
+        }
+        let mut kept = self.kept.lock().expect("no panic while keeping chunks");
+        if kept.is_empty() {
+            kept.resize(pairing::CHUNKS.min(self.runner.chunks()) as usize, None);
+        }
+        Some(&self.kept)
     }
 
     /// Whether the pilot is the whole run (its sample quantiles are the run's).
@@ -332,7 +346,7 @@ impl<'a> Started<'a> {
             Pass::new(&self.refs, Vec::new(), self.runner.plan.slots(), self.survival).with_deadline(self.deadline);
         let totals = self
             .runner
-            .pass(&pass, self.pilot.values(), 0..self.runner.blocks(), progress)
+            .pass(&pass, self.pilot.values(), 0..self.runner.blocks(), None, progress)
             .totals;
         let summaries = self
             .columns
@@ -355,8 +369,13 @@ impl<'a> Started<'a> {
     }
 
     pub(crate) fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
-        self.runner
-            .pass(&self.first_pass_spec(), self.pilot.values(), blocks, progress)
+        self.runner.pass(
+            &self.first_pass_spec(),
+            self.pilot.values(),
+            blocks,
+            self.keep(),
+            progress,
+        )
     }
 
     /// Resolves every quantile from the first pass's totals, running
@@ -370,8 +389,9 @@ impl<'a> Started<'a> {
         // 95% interval, which lie well inside it.
         let levels = Targets::levels(runner.total);
         let mut values = vec![Targets::UNKNOWN; slots];
-        // (slot, target index, window, tally) still to resolve.
-        let mut open: Vec<(usize, usize, Window, Tally)> = Vec::new();
+        // (slot, target index, window, tally) still to resolve; a window's
+        // tally is shared by its targets (it can hold 65 536 bins).
+        let mut open: Vec<(usize, usize, Window, Rc<Tally>)> = Vec::new();
         for (w, (watch, tally)) in first
             .watches
             .iter()
@@ -379,8 +399,9 @@ impl<'a> Started<'a> {
             .enumerate()
         {
             let qi = w % QUANTILES.len();
+            let tally = Rc::new(tally);
             for t in Targets::of_quantile(qi) {
-                open.push((watch.slot, t, watch.window, tally.clone()));
+                open.push((watch.slot, t, watch.window, Rc::clone(&tally)));
             }
         }
         let mut passes = 1;
@@ -400,11 +421,11 @@ impl<'a> Started<'a> {
             progress.pass(passes, runner.total);
             let watches = next.iter().map(|&(slot, _, window)| Watch { slot, window }).collect();
             let pass = Pass::new(&[], watches, slots, None).with_bin_ranges();
-            let refined = runner.pass(&pass, &[], 0..runner.blocks(), progress).totals;
+            let refined = runner.pass(&pass, &[], 0..runner.blocks(), None, progress).totals;
             open = next
                 .into_iter()
                 .zip(refined.tallies)
-                .map(|((s, qi, w), t)| (s, qi, w, t))
+                .map(|((s, qi, w), t)| (s, qi, w, Rc::new(t)))
                 .collect();
         }
         let summaries = totals
@@ -626,15 +647,21 @@ impl Runner<'_> {
 
     /// One pass over the trials of `blocks`; chunks held in `stored` are
     /// read, not simulated. Chunks fold in order into their block, blocks in
-    /// order into the total.
+    /// order into the total. Where `keep` is given, chunk c's values (laid
+    /// out as by [`Self::run_chunk`]) go to its place c, if it has one, as
+    /// the chunk is simulated.
     fn pass(
         &self,
         pass: &Pass,
         stored: &[Vec<f64>],
         blocks: std::ops::Range<u64>,
+        keep: Option<&std::sync::Mutex<Vec<Option<Vec<f64>>>>>,
         progress: &dyn Progress,
     ) -> FirstPass {
-        let mut totals = PassTotals::new(pass);
+        // The first block's totals are the pass's so far (adding them to
+        // zeros gives the same values; a window's tally can hold 65 536
+        // bins).
+        let mut totals: Option<PassTotals> = None;
         let mut block_sums = Vec::new();
         // Where every trial's values are one step's row, chunks are counted
         // by their trials' start steps (stored chunks too: the same trials).
@@ -661,7 +688,17 @@ impl Runner<'_> {
                         match stored.get(c as usize) {
                             Some(values) => self.stored_batches(c, values, |b, count| counts.add_batch(pass, b, count)),
                             None => {
-                                self.run_chunk(c, scratch, |b, count| counts.add_batch(pass, b, count));
+                                let place = keep.filter(|k| (c as usize) < k.lock().expect("no panic").len());
+                                let mut kept = Vec::new();
+                                self.run_chunk(c, scratch, |b, count| {
+                                    counts.add_batch(pass, b, count);
+                                    if place.is_some() {
+                                        kept.extend_from_slice(b);
+                                    }
+                                });
+                                if let Some(k) = place {
+                                    k.lock().expect("no panic")[c as usize] = Some(kept);
+                                }
                                 progress.advance(self.trials_of(c).count() as u64);
                             }
                         }
@@ -672,10 +709,13 @@ impl Runner<'_> {
                 .collect();
             block_totals.absorb_all(counts);
             block_sums.push((block, block_totals.moments.clone()));
-            totals.merge(block_totals);
+            match &mut totals {
+                None => totals = Some(block_totals),
+                Some(t) => t.merge(block_totals),
+            }
         }
         FirstPass {
-            totals,
+            totals: totals.unwrap_or_else(|| PassTotals::new(pass)),
             blocks: block_sums,
         }
     }

@@ -16,7 +16,8 @@
 //! trials, and are estimated from the pairing sample: the pilot's trials
 //! (the first min(N, 65 536)), or, where a run took its percentile windows
 //! from the exact law and had no pilot, its first 16 384 trials ([`CHUNKS`]
-//! chunks) simulated again. On n pairs, the correlation of the means has a
+//! chunks), kept by its first pass (or simulated again where that pass did
+//! not run them: a shard's other blocks). On n pairs, the correlation of the means has a
 //! standard error of about (1 − ρ²)/√n; that of the p99 indicators about
 //! √(q/n)/(0.99 · 0.01), q the share of trials above both p99s (0.0001
 //! for independent times to 0.01 for equal ones): 0.004 to 0.039 at
@@ -47,8 +48,8 @@ pub struct Pairing {
 
 impl super::Started<'_> {
     /// The pairings on the pilot's trials, or where the run had no pilot
-    /// on its first [`CHUNKS`] chunks simulated again (without
-    /// progress).
+    /// on its first [`CHUNKS`] chunks, as the first pass kept them or
+    /// simulated again (without progress).
     pub(super) fn pairing(&self) -> Vec<Pairing> {
         if let Some(rows) = self.runner.plan.step_rows() {
             let steps = match &self.pilot {
@@ -64,13 +65,22 @@ impl super::Started<'_> {
         if let Some(pairings) = &self.pilot_pairings {
             return pairings.clone();
         }
-        let stored: Vec<Vec<f64>> = (0..CHUNKS.min(self.runner.pilot_chunks()))
-            .into_par_iter()
-            .map_init(
-                || self.runner.plan.scratch(),
-                |scratch, c| self.runner.chunk_values(c, scratch),
-            )
-            .collect();
+        // As the first pass kept them, or simulated again (the same values:
+        // a chunk's values depend on its index alone).
+        let kept: Option<Vec<Vec<f64>>> =
+            std::mem::take(&mut *self.kept.lock().expect("no panic while keeping chunks"))
+                .into_iter()
+                .collect();
+        let stored: Vec<Vec<f64>> = match kept {
+            Some(kept) if kept.len() as u64 == CHUNKS.min(self.runner.pilot_chunks()) => kept,
+            _ => (0..CHUNKS.min(self.runner.pilot_chunks()))
+                .into_par_iter()
+                .map_init(
+                    || self.runner.plan.scratch(),
+                    |scratch, c| self.runner.chunk_values(c, scratch),
+                )
+                .collect(),
+        };
         let slots = self.runner.plan.slots();
         let trials = stored.iter().map(|v| v.len() / slots).sum();
         let mut columns: Vec<Vec<f64>> = (0..slots).map(|_| Vec::with_capacity(trials)).collect();
@@ -369,6 +379,59 @@ mod tests {
         let from_pilot = run.pilot_pairings.clone().expect("a pilot of values");
         assert_eq!(from_pilot, pairings(&columns));
         assert!(from_pilot.iter().all(|p| p.mean.is_some() && p.p99.is_some()));
+    }
+
+    /// A run without a pilot (its windows from the exact law) pairs on
+    /// its first [`CHUNKS`] chunks as its first pass kept them: the
+    /// pairings of those trials' columns.
+    #[test]
+    fn pairings_without_a_pilot_are_on_the_kept_chunks() {
+        use crate::dist::Dist;
+        use crate::engine::{LAW_WINDOWS_AFTER, PILOT_CHUNKS, Silent, TrialPlan};
+        use crate::load::LoadModel;
+        use crate::scheme::{Scheme, SchemeKind};
+        use crate::study::Study;
+        let n = 8;
+        let schemes = [1, 2].map(|s| {
+            Scheme::new(
+                SchemeKind::Crc,
+                n,
+                crate::scheme::Params {
+                    s: Some(s),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        });
+        let trials = LAW_WINDOWS_AFTER * PILOT_CHUNKS * super::super::CHUNK + 3;
+        let study = Study::new(
+            n,
+            Dist::exp(2.0).unwrap(),
+            LoadModel::Scaled,
+            schemes.to_vec(),
+            trials,
+            9,
+        )
+        .unwrap();
+        let plan = TrialPlan::new(&study);
+        let run = super::super::Started::new(&plan, &study, &Default::default(), &Silent);
+        assert!(run.pilot.is_empty() && run.pilot_pairings.is_none());
+        run.first_pass(0..1, &Silent);
+        assert!(
+            run.kept.lock().unwrap().iter().filter(|c| c.is_some()).count() == CHUNKS as usize,
+            "the first pass keeps the pairing's chunks"
+        );
+        let mut scratch = plan.scratch();
+        let mut out = vec![0.0; plan.slots()];
+        let mut columns = vec![Vec::new(); plan.slots()];
+        for t in 0..CHUNKS * super::super::CHUNK {
+            plan.run(study.seed(), t, &mut scratch, &mut out);
+            columns.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
+        }
+        let kept = run.pairing();
+        assert!(run.kept.lock().unwrap().is_empty(), "the pairing takes the kept chunks");
+        assert_eq!(kept, pairings(&columns));
+        assert!(kept.iter().all(|p| p.mean.is_some() && p.p99.is_some()));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub use steps::StepTable;
 pub use totals::PassTotals;
 
 use crate::stats::quantile::{Tally, Window};
+use atoms::{Atom, HELD};
 
 /// One window to tally: the slot it watches and its range.
 #[derive(Debug, Clone, Copy)]
@@ -130,11 +131,11 @@ pub struct Counts {
     runs: Vec<Vec<(u32, u32)>>,
     run: Vec<Run>,
     /// Where it does, the values inside each window as atoms, by window:
-    /// the two most recent distinct values in `recent`; older ones in
-    /// `held`, a table of [`HELD`] atoms per window keyed by their bits,
-    /// while it has room; the rest in `atoms`. On a trace's few distinct
-    /// values most hits only count up one of the recent two, and the others
-    /// one of the table's, so that a chunk keeps one atom per value.
+    /// in `held`, a table of [`HELD`] atoms per window keyed by their bits,
+    /// while it has room; where it is full (or sealed), the two most recent
+    /// other values in `recent`, and older ones in `atoms`. On a trace's
+    /// few distinct values a hit counts up one of the table's, so that a
+    /// chunk keeps one atom per value.
     atoms: Vec<Vec<Atom>>,
     recent: Vec<[Atom; 2]>,
     held: Vec<Atom>,
@@ -182,6 +183,10 @@ impl Counts {
         let count = if MANY { count } else { 1 };
         let win = &pass.watches[w].window;
         if pass.bin_ranges {
+            if self.count_in_table(w, v, count, win) {
+                return;
+            }
+            // The table sealed or full: the recent two, then the list.
             // Equal bits: an atom's range is its value, whatever its sign of zero.
             let r = &mut self.recent[w];
             if r[0].value.to_bits() == v.to_bits() {
@@ -222,59 +227,6 @@ impl Counts {
         };
         let i = &mut self.inside[w];
         *i = (i.0.min(v), i.1.max(v));
-    }
-
-    /// Counts atom `a` of window `w` in the window's table, or where the
-    /// table is full and holds no atom of its value (or the counts are
-    /// sealed), in its list.
-    // Out of line: it is the rarer path, and inlined it grows the sweep of
-    // every pass, with bin ranges or without.
-    #[inline(never)]
-    fn hold(&mut self, w: usize, a: Atom) {
-        let Some(table) = self.held.get_mut(w * HELD..(w + 1) * HELD) else {
-            self.atoms[w].push(a);
-            return;
-        };
-        // Fibonacci hashing of the bits, then linear probing.
-        let mut i = (a.value.to_bits().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HELD.trailing_zeros())) as usize;
-        loop {
-            let slot = &mut table[i];
-            if slot.count == 0 {
-                if self.held_len[w] == HELD_MAX {
-                    self.atoms[w].push(a);
-                } else {
-                    *slot = a;
-                    self.held_len[w] += 1;
-                }
-                return;
-            }
-            if slot.value.to_bits() == a.value.to_bits() {
-                slot.count += a.count;
-                return;
-            }
-            i = (i + 1) % HELD;
-        }
-    }
-
-    /// Moves the tables' atoms to the lists and frees the tables: a
-    /// block's chunks wait for each other with their counts, and the
-    /// tables are mostly empty.
-    pub fn seal(&mut self) {
-        for (w, table) in self.held.chunks_exact(HELD).enumerate() {
-            self.atoms[w].extend(table.iter().filter(|a| a.count > 0));
-        }
-        self.held = Vec::new();
-        self.held_len.fill(0);
-    }
-
-    /// Window `w`'s atoms (where the pass tracks bin ranges).
-    fn atoms_of(&self, w: usize) -> impl Iterator<Item = &Atom> {
-        let held = self.held.get(w * HELD..(w + 1) * HELD).unwrap_or_default();
-        self.atoms[w]
-            .iter()
-            .chain(held)
-            .chain(&self.recent[w])
-            .filter(|a| a.count > 0)
     }
 
     /// Counts a batch of `count` trials' values, column-major: slot j's
@@ -544,30 +496,7 @@ impl Run {
     };
 }
 
-/// Atoms in a window's table (a power of two).
-const HELD: usize = 64;
-/// Atoms a table takes at most: three quarters full, its probes stay
-/// short (and a probe always meets an empty slot).
-const HELD_MAX: usize = 48;
-const _: () = assert!(HELD_MAX < HELD && HELD.is_power_of_two());
-
-/// A value inside a window, its bin, and how many times it came.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Atom {
-    value: f64,
-    bin: u32,
-    count: u32,
-}
-
-impl Atom {
-    /// No value yet (NaN never lies inside a window).
-    const NONE: Atom = Atom {
-        value: f64::NAN,
-        bin: 0,
-        count: 0,
-    };
-}
-
+mod atoms;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod log_bins;

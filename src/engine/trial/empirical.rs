@@ -35,6 +35,10 @@ const MAX_BUCKETS: usize = 1 << 16;
 /// for its floor to be taken (see the module notes).
 const LANE_MARGIN: f64 = 1e-10;
 
+/// Values whose indices the lanes compute in one loop, before reading
+/// their values (a multiple of four).
+const LANE_RUN: usize = 64;
+
 /// Traces of more values than this take the edge table alone: the lanes'
 /// margin, M·[`LANE_MARGIN`], would send too many values to it.
 const MAX_LANE_VALUES: usize = 10_000_000;
@@ -161,46 +165,54 @@ impl Empirical {
         es.iter_mut().for_each(|e| *e = self.apply(*e));
     }
 
-    /// [`Self::apply_in_place`] four values at a time, in AVX2.
+    /// [`Self::apply_in_place`] four values at a time, in AVX2: up to
+    /// [`LANE_RUN`] values' indices in one loop (the lanes' chains
+    /// overlap, with no load or branch between them), then their values.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn apply_lanes(&self, es: &mut [f64]) {
         use std::arch::x86_64::*;
         let m = self.values.len() as f64;
         let (mv, margin, one) = (_mm256_set1_pd(m), _mm256_set1_pd(m * LANE_MARGIN), _mm256_set1_pd(1.0));
-        let mut quads = es.chunks_exact_mut(4);
-        for q in &mut quads {
-            // SAFETY: `q` holds four values.
-            let e = unsafe { _mm256_loadu_pd(q.as_ptr()) };
-            let x = _mm256_mul_pd(mv, _mm256_sub_pd(one, exp_neg(e)));
-            let k = _mm256_floor_pd(x);
-            // Clear of both integers. X lies in [0, M]: e^(−E) is clamped to
-            // [e^(−40), 1] (NaN to 1), so X = 0 or M, the ends, are never
-            // clear, and a clear X has its floor in 0..M.
-            let clear = _mm256_and_pd(
-                _mm256_cmp_pd::<_CMP_GT_OQ>(_mm256_sub_pd(x, k), margin),
-                _mm256_cmp_pd::<_CMP_GT_OQ>(_mm256_sub_pd(_mm256_add_pd(k, one), x), margin),
-            );
-            let mut index = [0i32; 4];
-            // SAFETY: `index` holds four 32-bit integers.
-            unsafe { _mm_storeu_si128(index.as_mut_ptr().cast(), _mm256_cvttpd_epi32(k)) };
-            let clear = _mm256_movemask_pd(clear);
-            if clear == 0b1111 {
-                for (v, &i) in q.iter_mut().zip(&index) {
+        let mut index = [0i32; LANE_RUN];
+        for run in es.chunks_mut(LANE_RUN) {
+            let whole = run.len() / 4 * 4;
+            let (lanes, rest) = run.split_at_mut(whole);
+            let mut clear_all = 0b1111;
+            for (q, at) in lanes.chunks_exact(4).zip(index.chunks_exact_mut(4)) {
+                // SAFETY: `q` holds four values.
+                let e = unsafe { _mm256_loadu_pd(q.as_ptr()) };
+                let x = _mm256_mul_pd(mv, _mm256_sub_pd(one, exp_neg(e)));
+                let k = _mm256_floor_pd(x);
+                // Clear of both integers. X lies in [0, M]: e^(−E) is
+                // clamped to [e^(−40), 1] (NaN to 1), so X = 0 or M, the
+                // ends, are never clear, and a clear X has its floor in 0..M.
+                let clear = _mm256_and_pd(
+                    _mm256_cmp_pd::<_CMP_GT_OQ>(_mm256_sub_pd(x, k), margin),
+                    _mm256_cmp_pd::<_CMP_GT_OQ>(_mm256_sub_pd(_mm256_add_pd(k, one), x), margin),
+                );
+                // An index of −1 marks a value that is not clear.
+                let k = _mm256_blendv_pd(_mm256_set1_pd(-1.0), k, clear);
+                // SAFETY: `at` holds four 32-bit integers.
+                unsafe { _mm_storeu_si128(at.as_mut_ptr().cast(), _mm256_cvttpd_epi32(k)) };
+                clear_all &= _mm256_movemask_pd(clear);
+            }
+            if clear_all == 0b1111 {
+                for (v, &i) in lanes.iter_mut().zip(&index) {
                     *v = self.values[i as usize];
                 }
             } else {
-                for (l, (v, &i)) in q.iter_mut().zip(&index).enumerate() {
-                    *v = if clear & (1 << l) != 0 {
+                for (v, &i) in lanes.iter_mut().zip(&index) {
+                    *v = if i >= 0 {
                         self.values[i as usize]
                     } else {
                         self.apply(*v)
                     };
                 }
             }
-        }
-        for e in quads.into_remainder() {
-            *e = self.apply(*e);
+            for e in rest {
+                *e = self.apply(*e);
+            }
         }
     }
 

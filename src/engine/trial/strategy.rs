@@ -72,14 +72,19 @@ impl Ord for Event {
 /// order statistics rather than through the timeline's own draws. The
 /// staleness is drawn in law as well (see `tallies`).
 pub fn async_reads_order_statistics(study: &Study, scheme: &Scheme) -> bool {
+    // The strategy first: the law's representation is built for the
+    // question (a trace's bootstrap tables), and this is asked of every
+    // configuration of a sweep.
+    if !matches!(scheme.strategy(), Some(Strategy::Async { batch: false, .. })) {
+        return false;
+    }
     let exponential = |law: &Standard| matches!(law, Standard::Exp { .. });
     let laws_exponential = match (Standard::of(study.workers()), ClassLaws::of(study.workers())) {
         (Some(law), _) => exponential(&law),
         (None, Some(classes)) => classes.classes.iter().all(|(_, law, _)| exponential(law)),
         (None, None) => false,
     };
-    matches!(scheme.strategy(), Some(Strategy::Async { batch: false, .. }))
-        && laws_exponential
+    laws_exponential
         && !stateful(study.workers())
         && study.load_model().is_monotone()
         && study.load_model().apply(1.0, 0.0) == 0.0

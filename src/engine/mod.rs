@@ -261,47 +261,54 @@ impl<'a> Started<'a> {
         let baseline = (!pilot.values().is_empty()).then(|| {
             let mut u = Vec::new();
             column_of(slots - 1, &mut u);
-            let q = quantile::select_ranks_by_buckets(&u, &[pairing::p99_rank(trials)])[0];
+            let mut kept = u.clone();
+            let (_, &mut q, _) = kept.select_nth_unstable_by(pairing::p99_rank(trials), f64::total_cmp);
             (u, q)
         });
         let (columns, pairings): (Vec<PilotColumn>, Vec<Option<pairing::Pairing>>) = laws
             .into_par_iter()
             .enumerate()
-            // A column buffer per thread, reused slot after slot: fresh
-            // memory for every slot's copy costs more in page faults than
+            // Two column buffers per thread, reused slot after slot: fresh
+            // memory for every slot's copies costs more in page faults than
             // the selection.
-            .map_init(Vec::new, |values: &mut Vec<f64>, (j, law)| {
-                if pilot.is_empty()
-                    && let Some((reference, windows)) = law
-                {
-                    let column = PilotColumn {
-                        reference,
-                        sample_quantiles: Targets::UNKNOWN,
-                        windows,
-                        span: (f64::NAN, f64::NAN),
-                    };
-                    return (column, None);
-                }
-                let (mut column, pairing) = match (&step_counts, &baseline) {
-                    (Some((rows, counts)), _) => (PilotColumn::of_steps(rows, j, counts, runner.total), None),
-                    (None, Some((u, qu))) => {
-                        // The column in trial order for its pairing with the
-                        // baseline, its ranks and its p99.
-                        column_of(j, values);
-                        let (column, q) = PilotColumn::with_rank(values, runner.total, pairing::p99_rank(trials));
-                        let pairing = (j + 1 < slots).then(|| pairing::pairing_of((values, Some(q)), (u, Some(*qu))));
-                        (column, pairing)
+            .map_init(
+                Default::default,
+                |(values, kept): &mut (Vec<f64>, Vec<f64>), (j, law)| {
+                    if pilot.is_empty()
+                        && let Some((reference, windows)) = law
+                    {
+                        let column = PilotColumn {
+                            reference,
+                            sample_quantiles: Targets::UNKNOWN,
+                            windows,
+                            span: (f64::NAN, f64::NAN),
+                        };
+                        return (column, None);
                     }
-                    (None, None) => unreachable!("a pilot of values has a baseline column"),
-                };
-                if let Some((reference, windows)) = law {
-                    // As without a pilot, so that asking for a survival
-                    // curve does not change a bit of the statistics.
-                    column.reference = reference;
-                    column.windows = windows;
-                }
-                (column, pairing)
-            })
+                    let (mut column, pairing) = match (&step_counts, &baseline) {
+                        (Some((rows, counts)), _) => (PilotColumn::of_steps(rows, j, counts, runner.total), None),
+                        (None, Some((u, qu))) => {
+                            // The column in trial order for its pairing with the
+                            // baseline; a copy to select its ranks and its p99 in.
+                            column_of(j, values);
+                            kept.clear();
+                            kept.extend_from_slice(values);
+                            let (column, q) = PilotColumn::with_rank(kept, runner.total, pairing::p99_rank(trials));
+                            let pairing =
+                                (j + 1 < slots).then(|| pairing::pairing_of((values, Some(q)), (u, Some(*qu))));
+                            (column, pairing)
+                        }
+                        (None, None) => unreachable!("a pilot of values has a baseline column"),
+                    };
+                    if let Some((reference, windows)) = law {
+                        // As without a pilot, so that asking for a survival
+                        // curve does not change a bit of the statistics.
+                        column.reference = reference;
+                        column.windows = windows;
+                    }
+                    (column, pairing)
+                },
+            )
             .unzip();
         // Every configuration's pairing, where the pilot's values gave them.
         let pilot_pairings = baseline

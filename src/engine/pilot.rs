@@ -97,14 +97,14 @@ pub(crate) struct PilotColumn {
 impl PilotColumn {
     /// From the pilot's values of one slot, for a run of `total` trials,
     /// and the value of 0-based rank `rank` among them: selects the ranks
-    /// it needs instead of sorting.
-    pub(crate) fn with_rank(values: &[f64], total: u64, rank: usize) -> (Self, f64) {
+    /// it needs instead of sorting. (Reorders `values`.)
+    pub(crate) fn with_rank(values: &mut [f64], total: u64, rank: usize) -> (Self, f64) {
         let span = span_of(values);
         let mut at_rank = f64::NAN;
         let column = Self::of_ranks(values.len(), span, total, |ranks| {
             let mut all = ranks.to_vec();
             all.push(rank);
-            let mut found = quantile::select_ranks_by_buckets(values, &all);
+            let mut found = quantile::select_ranks(values, &all);
             at_rank = found.pop().expect("the extra rank's value");
             found
         });
@@ -231,9 +231,9 @@ mod tests {
         let counts = step_counts(&rows, trials.iter().copied());
         for total in [20_000, 5_000_000] {
             for j in 0..slots {
-                let values: Vec<f64> = trials.iter().map(|&s| rows.row(s as usize)[j]).collect();
+                let mut values: Vec<f64> = trials.iter().map(|&s| rows.row(s as usize)[j]).collect();
                 let (a, b) = (
-                    PilotColumn::with_rank(&values, total, 0).0,
+                    PilotColumn::with_rank(&mut values, total, 0).0,
                     PilotColumn::of_steps(&rows, j, &counts, total),
                 );
                 let show =

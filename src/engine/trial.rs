@@ -227,6 +227,9 @@ struct OrderStatisticSampler {
     /// the top block, or with worker classes in their merged top
     /// (`class_top`) (`u32::MAX` otherwise).
     top_ranks: Vec<u32>,
+    /// How many of the first slots read consecutive ranks down from the
+    /// first's (a sweep's s = 0, 1, …): copied as one reversed run.
+    top_run: usize,
     /// The evaluations not covered by `top_ranks`.
     other_evals: Vec<Eval>,
     /// Where every slot reads one order statistic of the merged classes'
@@ -398,6 +401,7 @@ impl TrialPlan {
             order: OrderStatisticSampler {
                 weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
                 top_ranks: Vec::new(),
+                top_run: 0,
                 other_evals: Vec::new(),
                 class_top: None,
                 block: top_block(n),
@@ -492,6 +496,15 @@ impl TrialPlan {
                 _ => self.order.other_evals.push(e.clone()),
             }
         }
+        let ranks = &self.order.top_ranks;
+        self.order.top_run = match ranks.first() {
+            Some(&first) if first != u32::MAX => ranks
+                .iter()
+                .zip(0..=first)
+                .take_while(|&(&r, i)| r == first - i)
+                .count(),
+            _ => 0,
+        };
         self.plan_block();
         self.plan_deadlines();
     }

@@ -27,10 +27,8 @@
 //! All tallies are integer counts, so they merge exactly in any order.
 
 mod bin_ranges;
-mod select;
 
 pub use bin_ranges::{BinRange, BinRanges};
-pub use select::{select_ranks, select_ranks_by_buckets};
 
 /// The quantiles every row reports: p50, p90, p99, p999.
 pub const QUANTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
@@ -150,6 +148,66 @@ pub fn window_over(lo: f64, hi: f64, q: f64, half: f64, total: u64) -> Window {
         hi: hi.next_up(),
         bins: bins.clamp(256.0, 65_536.0) as usize,
     }
+}
+
+/// The values of rank `ranks[i]` (0-based) of `values`, by successive
+/// selection on shrinking suffixes: O(len) per cluster of ranks instead of a
+/// full sort. Ranks close together (a quantile and the ends of its window
+/// and interval) form a cluster: the two ends are selected, and the ranks
+/// between them among the few values between them, each selection there
+/// splitting the values so that the ranks on either side are found among
+/// the values on that side. Reorders `values`.
+pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
+    let mut order: Vec<usize> = ranks.to_vec();
+    order.sort_unstable();
+    order.dedup();
+    let mut found = Vec::with_capacity(order.len());
+    let (mut rest, mut offset) = (values, 0);
+    let mut i = 0;
+    while i < order.len() {
+        // Sorting m values costs about m·log m comparisons, a selection
+        // about 2.5 per value left: sort spans under an eighth of the rest.
+        let a = order[i];
+        let limit = rest.len() / 8;
+        let j = i + order[i + 1..].iter().take_while(|&&r| r - a <= limit).count();
+        let b = order[j];
+        let (_, x, right) = rest.select_nth_unstable_by(a - offset, f64::total_cmp);
+        found.push(*x);
+        if j > i {
+            // Ranks a+1..=b are the b−a smallest of `right`.
+            let span = b - a;
+            let (inside, x, _) = right.select_nth_unstable_by(span - 1, f64::total_cmp);
+            let last = *x;
+            let start = found.len();
+            found.resize(start + j - i - 1, 0.0);
+            select_nested(inside, &order[i + 1..j], a + 1, &mut found[start..]);
+            found.push(last);
+        }
+        rest = &mut right[b - a..];
+        offset = b + 1;
+        i = j + 1;
+    }
+    ranks
+        .iter()
+        .map(|r| found[order.binary_search(r).expect("every rank was selected")])
+        .collect()
+}
+
+/// The values of the sorted, distinct `ranks` of the values (each rank
+/// counted from `offset`, the rank of the smallest of `values`) into
+/// `found`, one per rank: the middle rank first, then the ranks on either
+/// side among the values on that side.
+fn select_nested(values: &mut [f64], ranks: &[usize], offset: usize, found: &mut [f64]) {
+    if ranks.is_empty() {
+        return;
+    }
+    let mid = ranks.len() / 2;
+    let at = ranks[mid] - offset;
+    let (left, x, right) = values.select_nth_unstable_by(at, f64::total_cmp);
+    found[mid] = *x;
+    let (below, rest) = found.split_at_mut(mid);
+    select_nested(left, &ranks[..mid], offset, below);
+    select_nested(right, &ranks[mid + 1..], offset + at + 1, &mut rest[1..]);
 }
 
 /// What one pass counted for one window.
@@ -381,48 +439,6 @@ mod tests {
             let mut scratch = values.clone();
             let got = select_ranks(&mut scratch, ranks);
             assert_eq!(got, ranks.iter().map(|&r| sorted[r]).collect::<Vec<_>>(), "{ranks:?}");
-            let by_buckets = select_ranks_by_buckets(&values, ranks);
-            assert_eq!(by_buckets, got, "by buckets, {ranks:?}");
-        }
-    }
-
-    /// By buckets, the ranks' values are those of a sort in
-    /// [`f64::total_cmp`]'s order, bit for bit, whatever the values: heavy
-    /// tails (most values in a few buckets), repeated values, one value
-    /// only, signed zeros, negative values, infinities and NaNs of both
-    /// signs, and keys that span every bit.
-    #[test]
-    fn buckets_select_the_sorts_ranks() {
-        use rand::{RngExt, SeedableRng};
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
-        let n = 20_000;
-        let columns: Vec<Vec<f64>> = vec![
-            (0..n).map(|_| rng.random::<f64>() * 10.0).collect(),
-            (0..n).map(|_| rng.random::<f64>().powf(-3.0)).collect(),
-            (0..n).map(|_| (rng.random_range(0..40) as f64) * 0.25).collect(),
-            vec![3.5; n],
-            (0..n)
-                .map(|i| match i % 9 {
-                    0 => 0.0,
-                    1 => -0.0,
-                    2 => f64::INFINITY,
-                    3 => f64::NEG_INFINITY,
-                    4 => f64::NAN,
-                    5 => -f64::NAN,
-                    6 => -rng.random::<f64>(),
-                    7 => f64::MAX,
-                    _ => rng.random::<f64>(),
-                })
-                .collect(),
-            (0..n).map(|_| f64::from_bits(rng.random::<u64>())).collect(),
-        ];
-        for values in &columns {
-            let mut sorted = values.clone();
-            sorted.sort_by(f64::total_cmp);
-            let every: Vec<usize> = (0..n).step_by(97).chain([n - 1, 0, n / 2, n / 2 + 1]).collect();
-            let got = select_ranks_by_buckets(values, &every);
-            let want: Vec<u64> = every.iter().map(|&r| sorted[r].to_bits()).collect();
-            assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want);
         }
     }
 

@@ -1,7 +1,8 @@
 //! Small numeric kernels of a trial: a Fisher–Yates shuffle, the placement
 //! of worker classes, a running sum in four chains, −ln(1 − e^l), frc's
-//! group rule from the maximum, the merge of sorted runs, and four trials'
-//! values turned into the accumulator's columns.
+//! group rule from the maximum, the gather of the top order statistics,
+//! a worker's additive-load time, the merge of sorted runs, and four
+//! trials' values turned into the accumulator's columns.
 
 use std::hint::{black_box, select_unpredictable};
 
@@ -104,6 +105,52 @@ pub(super) fn prefix_sum(v: &mut [f64]) {
     d.iter_mut().for_each(|x| *x += od);
 }
 
+/// How many of the first slots read ranks that step down by one from the
+/// first's (a sweep's s = 0, 1, …), for [`gather_top`]; `u32::MAX` is no rank.
+pub(super) fn descending_run(ranks: &[u32]) -> usize {
+    match ranks.first() {
+        Some(&first) if first != u32::MAX => ranks
+            .iter()
+            .zip(0..=first)
+            .take_while(|&(&r, i)| r == first - i)
+            .count(),
+        _ => 0,
+    }
+}
+
+/// `out[slot] ← sorted[ranks[slot]]` for every slot with a rank
+/// (`u32::MAX` is none): the first `run` ([`descending_run`]) as one
+/// reversed copy, which compiles to vector loads and permutes, the rest
+/// one by one.
+#[inline(always)]
+pub(super) fn gather_top(sorted: &[f64], ranks: &[u32], run: usize, out: &mut [f64]) {
+    if run > 0 {
+        let first = ranks[0] as usize;
+        for (o, &v) in out[..run].iter_mut().zip(sorted[first + 1 - run..=first].iter().rev()) {
+            *o = v;
+        }
+    }
+    for (o, &r) in out[run..].iter_mut().zip(&ranks[run..]) {
+        if r != u32::MAX {
+            *o = sorted[r as usize];
+        }
+    }
+}
+
+/// Worker `i`'s time at load `load` under `additive`, from unit-major draws
+/// (`draws[u·n + i]` is its u-th unit): its first ⌊load⌋ units and the
+/// fraction of the next, as the draw path sums them.
+pub(super) fn additive_time(draws: &[f64], n: usize, i: usize, load: f64) -> f64 {
+    let whole = load.floor() as usize;
+    let frac = load - whole as f64;
+    let sum: f64 = (0..whole).map(|u| draws[u * n + i]).sum();
+    if frac > 0.0 {
+        sum + frac * draws[whole * n + i]
+    } else {
+        sum
+    }
+}
+
 /// Merges the ascending runs of `src` that end at `ends` into `dst`
 /// (ascending), two at a time; `pad` holds sentinel-padded copies.
 pub(super) fn merge_runs(src: &[f64], ends: &[usize], dst: &mut [f64], pad: &mut Vec<f64>) {
@@ -134,9 +181,12 @@ pub(super) fn merge_runs_top<'a>(
     let Some(first) = runs.next() else {
         return;
     };
-    pad.clear();
-    pad.resize(2 * need, 0.0);
-    let (mut cur, mut next) = pad.split_at_mut(need);
+    // Every entry of the two halves is written before it is read: they
+    // are sized, not cleared (filling them cost a tenth of the merge).
+    if pad.len() < 2 * need {
+        pad.resize(2 * need, 0.0);
+    }
+    let (mut cur, mut next) = pad[..2 * need].split_at_mut(need);
     // The merged top so far: `first`, or once two are merged `cur[..len]`.
     let (mut len, mut merged) = (first.len(), false);
     while let Some(run) = runs.next() {
@@ -429,6 +479,34 @@ mod tests {
             let mut e: Vec<f64> = a.iter().chain(b).copied().collect();
             e.sort_by(f64::total_cmp);
             assert_eq!(&pad[pad.len() - e.len()..], &e[..], "{a:?} {b:?}");
+        }
+    }
+
+    /// The run of ranks down by one from the first, and the gather with
+    /// it: each slot with a rank gets that rank's value, the others keep
+    /// theirs.
+    #[test]
+    fn the_top_is_gathered_by_rank() {
+        let none = u32::MAX;
+        let cases: [(&[u32], usize); 7] = [
+            (&[9, 8, 7, 2, none, 9], 3),
+            (&[none, 8, 7], 0),
+            (&[0], 1),
+            (&[3, 2, 1, 0], 4),
+            (&[5, 5, 4], 1),
+            (&[4, 5], 1),
+            (&[], 0),
+        ];
+        let sorted: Vec<f64> = (0..10).map(|i| 10.0 + i as f64).collect();
+        for (ranks, run) in cases {
+            assert_eq!(super::descending_run(ranks), run, "{ranks:?}");
+            let mut out = vec![-1.0; ranks.len()];
+            super::gather_top(&sorted, ranks, run, &mut out);
+            let want: Vec<f64> = ranks
+                .iter()
+                .map(|&r| if r == none { -1.0 } else { sorted[r as usize] })
+                .collect();
+            assert_eq!(out, want, "{ranks:?}");
         }
     }
 

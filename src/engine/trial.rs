@@ -95,7 +95,8 @@ mod spacings;
 mod strategy;
 
 use super::kernels::{
-    max_of_group_minima, merge_runs, merge_runs_top, neg_ln_one_minus_exp, place_classes, prefix_sum, shuffle,
+    additive_time, descending_run, gather_top, max_of_group_minima, merge_runs, merge_runs_top, neg_ln_one_minus_exp,
+    place_classes, prefix_sum, shuffle,
 };
 pub use asynchronous::Update;
 use bisection::Bisection;
@@ -227,8 +228,7 @@ struct OrderStatisticSampler {
     /// the top block, or with worker classes in their merged top
     /// (`class_top`) (`u32::MAX` otherwise).
     top_ranks: Vec<u32>,
-    /// How many of the first slots read consecutive ranks down from the
-    /// first's (a sweep's s = 0, 1, …): copied as one reversed run.
+    /// The first slots' run of ranks down by one ([`descending_run`]).
     top_run: usize,
     /// The evaluations not covered by `top_ranks`.
     other_evals: Vec<Eval>,
@@ -262,20 +262,6 @@ struct Delivery {
     /// [`needs_identities`]), each slot's real code where the master decodes
     /// with it (`None` for the slots that keep their rule).
     codes: Option<Arc<Vec<Option<Code>>>>,
-}
-
-/// Worker `i`'s time at load `load` under `additive`, from unit-major draws
-/// (`draws[u·n + i]` is its u-th unit): its first ⌊load⌋ units and the
-/// fraction of the next, as the draw path sums them.
-fn additive_time(draws: &[f64], n: usize, i: usize, load: f64) -> f64 {
-    let whole = load.floor() as usize;
-    let frac = load - whole as f64;
-    let sum: f64 = (0..whole).map(|u| draws[u * n + i]).sum();
-    if frac > 0.0 {
-        sum + frac * draws[whole * n + i]
-    } else {
-        sum
-    }
 }
 
 /// Key of the transfer-time stream (XORed with the seed).
@@ -496,15 +482,7 @@ impl TrialPlan {
                 _ => self.order.other_evals.push(e.clone()),
             }
         }
-        let ranks = &self.order.top_ranks;
-        self.order.top_run = match ranks.first() {
-            Some(&first) if first != u32::MAX => ranks
-                .iter()
-                .zip(0..=first)
-                .take_while(|&(&r, i)| r == first - i)
-                .count(),
-            _ => 0,
-        };
+        self.order.top_run = descending_run(&self.order.top_ranks);
         self.plan_block();
         self.plan_deadlines();
     }

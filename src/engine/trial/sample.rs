@@ -151,7 +151,7 @@ impl TrialPlan {
         }
         // Each configuration's standard order statistic, by slot, then the
         // law and the load model applied in one loop per (law, model) pair.
-        self.gather_top(&scratch.sorted, out);
+        gather_top(&scratch.sorted, &self.order.top_ranks, self.order.top_run, out);
         let maximum = scratch.sorted[self.n - 1];
         for e in &self.order.other_evals {
             out[e.slot] = match e.rule {
@@ -190,26 +190,6 @@ impl TrialPlan {
         }
         if !self.order.copies.is_empty() {
             self.run_copies((seed, trial), &mut rng, scratch, &mut lower, out);
-        }
-    }
-
-    /// `out[slot] ← sorted[rank]` for every slot with a rank in the top
-    /// ([`OrderStatisticSampler::top_ranks`]): the first `top_run` as one
-    /// reversed copy, which compiles to vector loads and permutes, the
-    /// rest one by one.
-    #[inline(always)]
-    fn gather_top(&self, sorted: &[f64], out: &mut [f64]) {
-        let (ranks, run) = (&self.order.top_ranks, self.order.top_run);
-        if run > 0 {
-            let first = ranks[0] as usize;
-            for (o, &v) in out[..run].iter_mut().zip(sorted[first + 1 - run..=first].iter().rev()) {
-                *o = v;
-            }
-        }
-        for (o, &r) in out[run..].iter_mut().zip(&ranks[run..]) {
-            if r != u32::MAX {
-                *o = sorted[r as usize];
-            }
         }
     }
 
@@ -349,7 +329,7 @@ impl TrialPlan {
                 // Every slot a k-of-n rule on the merged top: its order
                 // statistic and its load, as `evaluate` would take them.
                 laws.draw_top(need, (seed, trial), &mut rng, scratch);
-                self.gather_top(&scratch.sorted, out);
+                gather_top(&scratch.sorted, &self.order.top_ranks, self.order.top_run, out);
                 self.apply_loads(out, |x| x);
                 return;
             }

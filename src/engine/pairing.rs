@@ -334,6 +334,30 @@ mod tests {
         assert_eq!(p.mean, Some(1.0));
     }
 
+    /// crc at n with each tolerance of `s`.
+    fn crc(n: usize, s: [usize; 2]) -> [crate::scheme::Scheme; 2] {
+        use crate::scheme::{Params, Scheme, SchemeKind};
+        s.map(|s| {
+            let params = Params {
+                s: Some(s),
+                ..Default::default()
+            };
+            Scheme::new(SchemeKind::Crc, n, params).unwrap()
+        })
+    }
+
+    /// Each slot's values over the first `trials` trials of `study`.
+    fn columns_of(plan: &crate::engine::TrialPlan, study: &crate::study::Study, trials: u64) -> Vec<Vec<f64>> {
+        let mut scratch = plan.scratch();
+        let mut out = vec![0.0; plan.slots()];
+        let mut columns = vec![Vec::new(); plan.slots()];
+        for t in 0..trials {
+            plan.run(study.seed(), t, &mut scratch, &mut out);
+            columns.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
+        }
+        columns
+    }
+
     /// The pairings the pilot finds with its columns are those of the
     /// pilot's trials' columns.
     #[test]
@@ -341,20 +365,9 @@ mod tests {
         use crate::dist::Dist;
         use crate::engine::{Silent, TrialPlan};
         use crate::load::LoadModel;
-        use crate::scheme::{Scheme, SchemeKind};
         use crate::study::Study;
         let n = 12;
-        let schemes = [1, 3].map(|s| {
-            Scheme::new(
-                SchemeKind::Crc,
-                n,
-                crate::scheme::Params {
-                    s: Some(s),
-                    ..Default::default()
-                },
-            )
-            .unwrap()
-        });
+        let schemes = crc(n, [1, 3]);
         // Transfer times: no exact law, so the run has a pilot of 3 chunks.
         let comm = crate::comm::Comm::new(Some(0.1), None, crate::comm::Link::Shared, 0.0).unwrap();
         let study = Study::new(
@@ -369,13 +382,7 @@ mod tests {
         .with_comm(comm);
         let plan = TrialPlan::new(&study);
         let run = super::super::Started::new(&plan, &study, &Default::default(), &Silent);
-        let mut scratch = plan.scratch();
-        let mut out = vec![0.0; plan.slots()];
-        let mut columns = vec![Vec::new(); plan.slots()];
-        for t in 0..study.trials() {
-            plan.run(study.seed(), t, &mut scratch, &mut out);
-            columns.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
-        }
+        let columns = columns_of(&plan, &study, study.trials());
         let from_pilot = run.pilot_pairings.clone().expect("a pilot of values");
         assert_eq!(from_pilot, pairings(&columns));
         assert!(from_pilot.iter().all(|p| p.mean.is_some() && p.p99.is_some()));
@@ -389,20 +396,9 @@ mod tests {
         use crate::dist::Dist;
         use crate::engine::{LAW_WINDOWS_AFTER, PILOT_CHUNKS, Silent, TrialPlan};
         use crate::load::LoadModel;
-        use crate::scheme::{Scheme, SchemeKind};
         use crate::study::Study;
         let n = 8;
-        let schemes = [1, 2].map(|s| {
-            Scheme::new(
-                SchemeKind::Crc,
-                n,
-                crate::scheme::Params {
-                    s: Some(s),
-                    ..Default::default()
-                },
-            )
-            .unwrap()
-        });
+        let schemes = crc(n, [1, 2]);
         let trials = LAW_WINDOWS_AFTER * PILOT_CHUNKS * super::super::CHUNK + 3;
         let study = Study::new(
             n,
@@ -421,13 +417,7 @@ mod tests {
             run.kept.lock().unwrap().iter().filter(|c| c.is_some()).count() == CHUNKS as usize,
             "the first pass keeps the pairing's chunks"
         );
-        let mut scratch = plan.scratch();
-        let mut out = vec![0.0; plan.slots()];
-        let mut columns = vec![Vec::new(); plan.slots()];
-        for t in 0..CHUNKS * super::super::CHUNK {
-            plan.run(study.seed(), t, &mut scratch, &mut out);
-            columns.iter_mut().zip(&out).for_each(|(c, v)| c.push(*v));
-        }
+        let columns = columns_of(&plan, &study, CHUNKS * super::super::CHUNK);
         let kept = run.pairing();
         assert!(run.kept.lock().unwrap().is_empty(), "the pairing takes the kept chunks");
         assert_eq!(kept, pairings(&columns));

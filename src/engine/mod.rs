@@ -338,7 +338,7 @@ impl<'a> Started<'a> {
         }
         let mut kept = self.kept.lock().expect("no panic while keeping chunks");
         if kept.is_empty() {
-            kept.resize(pairing::CHUNKS.min(self.runner.chunks()) as usize, None);
+            kept.resize(self.runner.pairing_chunks() as usize, None);
         }
         Some(&self.kept)
     }
@@ -641,6 +641,12 @@ impl Runner<'_> {
         values
     }
 
+    /// Chunks of the pairing sample of a run without a pilot
+    /// ([`pairing::CHUNKS`], at most the pilot's).
+    fn pairing_chunks(&self) -> u64 {
+        pairing::CHUNKS.min(self.pilot_chunks())
+    }
+
     /// Chunks in the pilot: [`PILOT_CHUNKS`], within [`PILOT_BYTES`], at least one.
     fn pilot_chunks(&self) -> u64 {
         let per_chunk = CHUNK * self.plan.slots() as u64 * 8;
@@ -670,6 +676,7 @@ impl Runner<'_> {
         // bins).
         let mut totals: Option<PassTotals> = None;
         let mut block_sums = Vec::new();
+        let keep = keep.map(|k| (k, k.lock().expect("no panic while keeping chunks").len()));
         // Where every trial's values are one step's row, chunks are counted
         // by their trials' start steps (stored chunks too: the same trials).
         let rows = self.plan.step_rows();
@@ -695,7 +702,7 @@ impl Runner<'_> {
                         match stored.get(c as usize) {
                             Some(values) => self.stored_batches(c, values, |b, count| counts.add_batch(pass, b, count)),
                             None => {
-                                let place = keep.filter(|k| (c as usize) < k.lock().expect("no panic").len());
+                                let place = keep.filter(|&(_, places)| (c as usize) < places);
                                 let mut kept = Vec::new();
                                 self.run_chunk(c, scratch, |b, count| {
                                     counts.add_batch(pass, b, count);
@@ -703,8 +710,8 @@ impl Runner<'_> {
                                         kept.extend_from_slice(b);
                                     }
                                 });
-                                if let Some(k) = place {
-                                    k.lock().expect("no panic")[c as usize] = Some(kept);
+                                if let Some((k, _)) = place {
+                                    k.lock().expect("no panic while keeping chunks")[c as usize] = Some(kept);
                                 }
                                 progress.advance(self.trials_of(c).count() as u64);
                             }

@@ -72,8 +72,8 @@ impl super::Started<'_> {
                 .into_iter()
                 .collect();
         let stored: Vec<Vec<f64>> = match kept {
-            Some(kept) if kept.len() as u64 == CHUNKS.min(self.runner.pilot_chunks()) => kept,
-            _ => (0..CHUNKS.min(self.runner.pilot_chunks()))
+            Some(kept) if kept.len() as u64 == self.runner.pairing_chunks() => kept,
+            _ => (0..self.runner.pairing_chunks())
                 .into_par_iter()
                 .map_init(
                     || self.runner.plan.scratch(),

@@ -186,7 +186,9 @@ impl Counts {
             if self.count_in_table(w, v, count, win) {
                 return;
             }
-            // The table sealed or full: the recent two, then the list.
+            // The table sealed, or full without this value (and so
+            // without any value here, which stays full until sealed): the
+            // recent two, then the list.
             // Equal bits: an atom's range is its value, whatever its sign of zero.
             let r = &mut self.recent[w];
             if r[0].value.to_bits() == v.to_bits() {
@@ -202,7 +204,7 @@ impl Counts {
                     count,
                 };
                 if old.count > 0 {
-                    self.hold(w, old);
+                    self.atoms[w].push(old);
                 }
                 let i = &mut self.inside[w];
                 *i = (i.0.min(v), i.1.max(v));

@@ -39,37 +39,6 @@ impl Counts {
         }
     }
 
-    /// Counts atom `a` of window `w` in the window's table, or where the
-    /// table is full and holds no atom of its value (or the counts are
-    /// sealed), in its list.
-    // Out of line: it is the rarer path, and inlined it grows the sweep of
-    // every pass, with bin ranges or without.
-    #[inline(never)]
-    pub(super) fn hold(&mut self, w: usize, a: Atom) {
-        let Some(table) = self.held.get_mut(w * HELD..(w + 1) * HELD) else {
-            self.atoms[w].push(a);
-            return;
-        };
-        let mut i = table_slot(a.value);
-        loop {
-            let slot = &mut table[i];
-            if slot.count == 0 {
-                if self.held_len[w] == HELD_MAX {
-                    self.atoms[w].push(a);
-                } else {
-                    *slot = a;
-                    self.held_len[w] += 1;
-                }
-                return;
-            }
-            if slot.value.to_bits() == a.value.to_bits() {
-                slot.count += a.count;
-                return;
-            }
-            i = (i + 1) % HELD;
-        }
-    }
-
     /// Moves the tables' atoms to the lists and frees the tables: a
     /// block's chunks wait for each other with their counts, and the
     /// tables are mostly empty.

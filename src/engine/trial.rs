@@ -414,6 +414,7 @@ impl TrialPlan {
         };
         plan.update_sorting();
         plan.step_rows = plan.build_step_rows();
+        plan.plan_top();
         plan
     }
 

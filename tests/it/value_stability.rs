@@ -398,6 +398,26 @@ fn constant_communication_by_bisection() {
     }
 }
 
+/// A shared link that is the bottleneck: the top block by its ends, its
+/// middle drawn in the few trials (about one in twenty, Pareto's tail)
+/// whose slowest finish reaches the queue.
+#[test]
+fn a_shared_link_that_is_the_bottleneck() {
+    let mut args = vec![
+        "sweep",
+        "--n",
+        "64",
+        "--s",
+        "0,1,5,20",
+        "--scheme",
+        "uncoded,crc,timeout",
+    ];
+    args.extend(["--timeout", "12", "--dist", "pareto:scale=1,shape=3"]);
+    args.extend(["--comm-time", "0.35", "--link", "shared"]);
+    args.extend_from_slice(&FAST);
+    check_golden("sweep-comm-bisection-bottleneck.csv", &gcsim(&args));
+}
+
 #[test]
 fn rank_decoder() {
     sweep_golden(

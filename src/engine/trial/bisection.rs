@@ -29,6 +29,7 @@
 //! walk gives its bits.
 
 use rand::RngExt;
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::*;
 
@@ -72,6 +73,9 @@ pub(super) struct Bisection {
     shared: bool,
     /// The configurations, by (load, transfer): each walks its own queue.
     keys: Vec<Key>,
+    /// Whether the top block is drawn by its ends, E_(k₀) and E_(n), and
+    /// its middle only where a queue reaches it (see [`TrialPlan::plan_top`]).
+    lazy_top: bool,
 }
 
 /// A range of ranks a < i < b, its two ends drawn before it.
@@ -118,6 +122,11 @@ pub(super) struct Lower {
     now: u64,
     /// The current walk's departures from k₀ on.
     departures: Vec<f64>,
+    /// Where the top block is drawn lazily: E_(k₀), E_(n) − E_(k₀), the
+    /// trial's stream for the middle, and the trial that last drew it.
+    ends: (f64, f64),
+    top_rng: Option<Xoshiro256PlusPlus>,
+    middle: u64,
 }
 
 impl Bisection {
@@ -130,6 +139,7 @@ impl Bisection {
             gammas: Vec::new(),
             shared: comm.link == crate::comm::Link::Shared,
             keys: Vec::new(),
+            lazy_top: false,
         };
         let mut shapes = Vec::new();
         tree.build(1, k0, &mut shapes);
@@ -272,6 +282,44 @@ impl Walk<'_> {
         for i in 0..self.tree.nodes.len() {
             self.draw(i);
         }
+        if self.tree.lazy_top {
+            self.middle();
+        }
+    }
+
+    /// Draws the top block's middle, ranks k₀ < r < n, given its ends, if
+    /// this trial has not. Given E_(k₀) and D = E_(n) − E_(k₀), the m − 1
+    /// times between are i.i.d. E_(k₀) + Y with Y exponential truncated to
+    /// (0, D) (memorylessness), so W = e^(−Y) is uniform on (e^(−D), 1):
+    /// sorted from the normalised cumulative sums of m exponentials, as a
+    /// leaf sorts its uniforms, Y = −ln(e^(−D) + (1 − e^(−D))·(1 − S_j/S_m)),
+    /// precise in absolute terms at both ends.
+    fn middle(&mut self) {
+        if self.lower.middle == self.lower.now {
+            return;
+        }
+        self.lower.middle = self.lower.now;
+        let (k0, n) = (self.tree.k0, self.plan.n);
+        let (e0, d) = self.lower.ends;
+        let rng = self
+            .lower
+            .top_rng
+            .as_mut()
+            .expect("a lazy top block keeps the trial's stream");
+        let times = &mut self.lower.x[k0 + 1..n];
+        let mut sum = 0.0;
+        for t in times.iter_mut() {
+            let z: f64 = Exp1.sample(rng);
+            sum += z;
+            *t = sum;
+        }
+        let z: f64 = Exp1.sample(rng);
+        let total = sum + z;
+        let (floor, width) = ((-d).exp(), -(-d).exp_m1());
+        for t in times.iter_mut() {
+            let y = -(floor + width * ((total - *t) / total)).ln();
+            *t = self.plan.law_of_standard(e0 + y.clamp(0.0, d));
+        }
     }
 
     /// The queue of `key` through the range of node `i`: from the
@@ -356,7 +404,58 @@ pub(super) fn fastest_uniform_at(v: f64, lowest: f64, below: usize) -> f64 {
     lowest * fraction
 }
 
+/// The seed of the pilot that decides how the top block is drawn: a
+/// constant, so that the decision is a function of the study.
+const PILOT_SEED: u64 = 0x7070_5EED_0F0F_0004;
+
+/// The pilot's draws at most (its trials times n), and its trials at most.
+const PILOT_DRAWS: usize = 1 << 22;
+const PILOT_TRIALS: u64 = 256;
+
 impl TrialPlan {
+    /// On a shared link under the `fixed` model, draws the top block by its
+    /// ends and its middle only where a queue reaches it, if the baseline's
+    /// queue reaches it in at most one trial in eight of a pilot (256 trials
+    /// with a fixed seed, fewer above 16 384 workers). Where the link is
+    /// the bottleneck, the departure before k₀ is already later than the
+    /// slowest finish, a_(k₀−1) ≥ f_(n), and every message of the top block
+    /// waits for the one before it: its departures are a_(k₀−1) + c, + 2c,
+    /// …, whatever the finishes, so a trial draws two order statistics of
+    /// the top block instead of its B. Drawing the middle given the ends
+    /// costs a logarithm a rank, so a study whose queues reach it more often
+    /// keeps the top block's spacings. The pilot reads the baseline alone
+    /// (the cluster, its law and the link), so a configuration's values do
+    /// not depend on what else the study contains.
+    pub(super) fn plan_top(&mut self) {
+        let Some(tree) = self.bisection.as_ref().filter(|t| t.shared) else {
+            return;
+        };
+        let baseline = self.slots - 1;
+        let key = tree.keys.iter().find(|k| k.reads.iter().any(|r| r.1 == baseline));
+        let (Some(key), LoadModel::Fixed) = (key, self.model) else {
+            return;
+        };
+        let mut pilot = self.clone();
+        pilot.path = RulePath::Fast;
+        pilot.bisection = Some(Arc::new(Bisection {
+            keys: vec![key.clone()],
+            lazy_top: true,
+            ..(**tree).clone()
+        }));
+        let trials = ((PILOT_DRAWS / self.n) as u64).clamp(16, PILOT_TRIALS);
+        let (mut scratch, mut out) = (pilot.scratch(), vec![0.0; self.slots]);
+        let reached = (0..trials)
+            .filter(|&t| {
+                pilot.run_bisection(PILOT_SEED, t, &mut scratch, &mut out);
+                scratch.lower.middle == scratch.lower.now
+            })
+            .count() as u64;
+        if reached * 8 <= trials {
+            let tree = self.bisection.as_mut().expect("checked above");
+            Arc::make_mut(tree).lazy_top = true;
+        }
+    }
+
     /// One iteration by [`Sampling::Bisection`]: the top block, then each
     /// key's arrivals; on the event path every rank is drawn and the
     /// sorted sample goes to the walk.
@@ -364,14 +463,31 @@ impl TrialPlan {
         let tree = self.bisection.as_ref().expect("a bisection plan");
         let n = self.n;
         let mut rng = trial_rng(seed, trial);
-        self.draw_top(&mut rng, scratch);
         let mut lower = std::mem::take(&mut scratch.lower);
         lower.start(n, tree);
         let k0 = tree.k0;
-        self.order
-            .standard
-            .apply_all(&scratch.sorted[k0 - 1..n], &mut lower.x[k0..=n]);
-        lower.u[k0] = -(-scratch.sorted[k0 - 1]).exp_m1();
+        let lowest = if tree.lazy_top {
+            // E_(k₀) as the top block's draw takes it, then the largest of
+            // the m = n − k₀ above it, E_(k₀) plus the largest of m
+            // exponentials: −ln(1 − V^(1/m)).
+            let law = self.order.split.as_ref().expect("bisection: k₀ > 1");
+            let e: f64 = Exp1.sample(&mut rng);
+            let e0 = law.at(e);
+            let v: f64 = rng.random();
+            let d = -(-(v.ln() / (n - k0) as f64).exp_m1()).ln();
+            lower.x[k0] = self.law_of_standard(e0);
+            lower.x[n] = self.law_of_standard(e0 + d);
+            lower.ends = (e0, d);
+            lower.top_rng = Some(rng);
+            e0
+        } else {
+            self.draw_top(&mut rng, scratch);
+            self.order
+                .standard
+                .apply_all(&scratch.sorted[k0 - 1..n], &mut lower.x[k0..=n]);
+            scratch.sorted[k0 - 1]
+        };
+        lower.u[k0] = -(-lowest).exp_m1();
         let mut walk = Walk {
             plan: self,
             tree,
@@ -388,6 +504,17 @@ impl TrialPlan {
             scratch.times = times;
             return;
         }
+        // Each of `key`'s configurations: its arrival, cut short at its deadline.
+        let read = |key: &Key, lower: &Lower, out: &mut [f64]| {
+            for &(k, slot, deadline) in &key.reads {
+                let done = lower.departures[k - k0];
+                out[slot] = match deadline {
+                    // The first message arrives the transfer after the fastest finish.
+                    Some(t) => with_deadline(done, t, self.model.apply(key.load, lower.x[1]) + key.c),
+                    None => done,
+                };
+            }
+        };
         for key in &tree.keys {
             let finish = |r: usize, x: &[f64]| self.model.apply(key.load, x[r]);
             let reads_first = key.reads.iter().any(|r| r.2.is_some());
@@ -403,6 +530,23 @@ impl TrialPlan {
             } else {
                 None
             };
+            if let Some(mut free) = start
+                && tree.lazy_top
+                && walk.lower.middle != walk.lower.now
+            {
+                if finish(n, &walk.lower.x) <= free {
+                    // Every finish of the top block is at most the departure
+                    // before it: each message waits for the one before, the
+                    // queue's steps with f_(k) ≤ a_(k−1).
+                    for d in &mut walk.lower.departures {
+                        free += key.c;
+                        *d = free;
+                    }
+                    read(key, walk.lower, out);
+                    continue;
+                }
+                walk.middle();
+            }
             let lower = &mut *walk.lower;
             let (top, departures) = (&lower.x[k0..], &mut lower.departures);
             // One loop per model, its form inlined: the queue's chain of
@@ -416,15 +560,11 @@ impl TrialPlan {
                 }
                 LoadModel::Additive => unreachable!("bisection: a monotone load"),
             }
-            for &(k, slot, deadline) in &key.reads {
-                let done = walk.lower.departures[k - k0];
-                out[slot] = match deadline {
-                    // The first message arrives the transfer after the fastest finish.
-                    Some(t) => with_deadline(done, t, finish(1, &walk.lower.x) + key.c),
-                    None => done,
-                };
-            }
+            read(key, walk.lower, out);
         }
         scratch.lower = lower;
     }
 }
+
+#[cfg(test)]
+mod tests;

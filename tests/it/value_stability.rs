@@ -375,12 +375,23 @@ fn constant_communication_on_both_links() {
 
 /// The same above 32 workers, every rule in the top block: the top order
 /// statistics, and below them the fastest and the ranges the shared link's
-/// queue cannot skip, by bisection.
+/// queue cannot skip, by bisection; and a shared link that is the
+/// bottleneck: the top block by its ends, its middle drawn in the few
+/// trials (about one in twenty, Pareto's tail) whose slowest finish
+/// reaches the queue.
 #[test]
 fn constant_communication_by_bisection() {
-    for (file, link) in [
-        ("sweep-comm-bisection-dedicated.csv", "dedicated"),
-        ("sweep-comm-bisection-shared.csv", "shared"),
+    let weibull = "weibull:scale=1,shape=4";
+    for (file, link, dist, timeout, tau) in [
+        ("sweep-comm-bisection-dedicated.csv", "dedicated", weibull, "4", "0.02"),
+        ("sweep-comm-bisection-shared.csv", "shared", weibull, "4", "0.02"),
+        (
+            "sweep-comm-bisection-bottleneck.csv",
+            "shared",
+            "pareto:scale=1,shape=3",
+            "12",
+            "0.35",
+        ),
     ] {
         let mut args = vec![
             "sweep",
@@ -391,31 +402,11 @@ fn constant_communication_by_bisection() {
             "--scheme",
             "uncoded,crc,timeout",
         ];
-        args.extend(["--timeout", "4", "--dist", "weibull:scale=1,shape=4"]);
-        args.extend(["--comm-time", "0.02", "--link", link]);
+        args.extend(["--timeout", timeout, "--dist", dist]);
+        args.extend(["--comm-time", tau, "--link", link]);
         args.extend_from_slice(&FAST);
         check_golden(file, &gcsim(&args));
     }
-}
-
-/// A shared link that is the bottleneck: the top block by its ends, its
-/// middle drawn in the few trials (about one in twenty, Pareto's tail)
-/// whose slowest finish reaches the queue.
-#[test]
-fn a_shared_link_that_is_the_bottleneck() {
-    let mut args = vec![
-        "sweep",
-        "--n",
-        "64",
-        "--s",
-        "0,1,5,20",
-        "--scheme",
-        "uncoded,crc,timeout",
-    ];
-    args.extend(["--timeout", "12", "--dist", "pareto:scale=1,shape=3"]);
-    args.extend(["--comm-time", "0.35", "--link", "shared"]);
-    args.extend_from_slice(&FAST);
-    check_golden("sweep-comm-bisection-bottleneck.csv", &gcsim(&args));
 }
 
 #[test]

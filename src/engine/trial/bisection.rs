@@ -122,10 +122,11 @@ pub(super) struct Lower {
     now: u64,
     /// The current walk's departures from k₀ on.
     departures: Vec<f64>,
-    /// Where the top block is drawn lazily: E_(k₀), E_(n) − E_(k₀), the
-    /// trial's stream for the middle, and the trial that last drew it.
+    /// Where the top block is drawn by its ends: E_(k₀) and E_(n) − E_(k₀).
     ends: (f64, f64),
+    /// The trial's stream, which draws the top block's middle on demand.
     top_rng: Option<Xoshiro256PlusPlus>,
+    /// The trial that last drew the top block's middle.
     middle: u64,
 }
 

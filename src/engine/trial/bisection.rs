@@ -259,16 +259,8 @@ impl Walk<'_> {
             }
             None => {
                 let mut rng = trial_rng(self.seed ^ LEAF_STREAM ^ (a as u64).wrapping_mul(SPREAD), self.trial);
-                // Sorted uniforms on (U_(a), U_(b)): S_j/S_(m+1) for the
-                // cumulative sums S of m + 1 exponentials.
-                let mut sum = 0.0;
-                for r in a + 1..b {
-                    let z: f64 = Exp1.sample(&mut rng);
-                    sum += z;
-                    self.lower.u[r] = sum;
-                }
-                let z: f64 = Exp1.sample(&mut rng);
-                let total = sum + z;
+                // Sorted uniforms on (U_(a), U_(b)): S_j/S_(m+1).
+                let total = cumulative_exponentials(&mut self.lower.u[a + 1..b], &mut rng);
                 for r in a + 1..b {
                     let u = (ua + (ub - ua) * (self.lower.u[r] / total)).min(ub);
                     self.set(r, u);
@@ -308,14 +300,7 @@ impl Walk<'_> {
             .as_mut()
             .expect("a lazy top block keeps the trial's stream");
         let times = &mut self.lower.x[k0 + 1..n];
-        let mut sum = 0.0;
-        for t in times.iter_mut() {
-            let z: f64 = Exp1.sample(rng);
-            sum += z;
-            *t = sum;
-        }
-        let z: f64 = Exp1.sample(rng);
-        let total = sum + z;
+        let total = cumulative_exponentials(times, rng);
         let (floor, width) = ((-d).exp(), -(-d).exp_m1());
         for t in times.iter_mut() {
             let y = -(floor + width * ((total - *t) / total)).ln();
@@ -353,6 +338,20 @@ impl Walk<'_> {
             }
         }
     }
+}
+
+/// The cumulative sums S_1, …, S_m of m + 1 standard exponentials into
+/// `sums` (m = its length), returning S_(m+1): S_j/S_(m+1) are m sorted
+/// uniforms (David & Nagaraja 2003, §2.5).
+fn cumulative_exponentials(sums: &mut [f64], rng: &mut Xoshiro256PlusPlus) -> f64 {
+    let mut sum = 0.0;
+    for s in sums.iter_mut() {
+        let z: f64 = Exp1.sample(rng);
+        sum += z;
+        *s = sum;
+    }
+    let z: f64 = Exp1.sample(rng);
+    sum + z
 }
 
 /// The arrivals of the top block's messages into `departures`, from its
@@ -471,9 +470,7 @@ impl TrialPlan {
             // E_(k₀) as the top block's draw takes it, then the largest of
             // the m = n − k₀ above it, E_(k₀) plus the largest of m
             // exponentials: −ln(1 − V^(1/m)).
-            let law = self.order.split.as_ref().expect("bisection: k₀ > 1");
-            let e: f64 = Exp1.sample(&mut rng);
-            let e0 = law.at(e);
+            let e0 = self.lowest_of_top(&mut rng);
             let v: f64 = rng.random();
             let d = -(-(v.ln() / (n - k0) as f64).exp_m1()).ln();
             lower.x[k0] = self.law_of_standard(e0);

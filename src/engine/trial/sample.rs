@@ -254,14 +254,12 @@ impl TrialPlan {
     /// into `scratch.sorted` (index j holds E_(j+1)); returns the index of
     /// the lowest one drawn.
     pub(super) fn draw_top(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, scratch: &mut Scratch) -> usize {
-        let lowest = match &self.order.split {
-            None => 0,
-            Some(law) => {
-                let k0 = self.n - self.order.block + 1;
-                let e: f64 = Exp1.sample(rng);
-                scratch.sorted[k0 - 1] = law.at(e);
-                k0 - 1
-            }
+        let lowest = if self.order.split.is_some() {
+            let k0 = self.n - self.order.block + 1;
+            scratch.sorted[k0 - 1] = self.lowest_of_top(rng);
+            k0 - 1
+        } else {
+            0
         };
         let block = &mut scratch.sorted[lowest..];
         let weights = &self.order.weights[lowest..];
@@ -276,6 +274,15 @@ impl TrialPlan {
         *rng = local;
         prefix_sum(block);
         lowest
+    }
+
+    /// E_(k₀), the lowest of the top block, by its quantile at the trial's
+    /// first standard exponential.
+    #[inline]
+    pub(super) fn lowest_of_top(&self, rng: &mut rand_xoshiro::Xoshiro256PlusPlus) -> f64 {
+        let law = self.order.split.as_ref().expect("a top block below n");
+        let e: f64 = Exp1.sample(rng);
+        law.at(e)
     }
 
     /// Extends the trial's order statistics down to index `rank`, top down

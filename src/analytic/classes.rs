@@ -33,9 +33,9 @@ pub struct ClassLaw {
     model: LoadModel,
     load: f64,
     mean_infinite: bool,
-    /// Per class of c workers, ln C(c, i) for i = 0..=c, as
-    /// [`binomial_pmf`] accumulates them: they do not depend on t.
-    ln_choose: Vec<Vec<f64>>,
+    /// Per class, what its binomial's probabilities take that does not
+    /// depend on t (see [`Choose`]).
+    choose: Vec<Choose>,
 }
 
 impl ClassLaw {
@@ -71,7 +71,7 @@ impl ClassLaw {
             }
         };
         Some(Self {
-            ln_choose: classes.iter().map(|(c, _)| ln_choose(*c)).collect(),
+            choose: classes.iter().map(|(c, _)| Choose::new(*c)).collect(),
             classes: classes.clone(),
             groups,
             k,
@@ -122,42 +122,52 @@ impl ClassLaw {
         // of every class but the last convolved. T > t when at least
         // n − k + 1 are not done: with the last class's cumulative sums that
         // is one pass over the others' distribution, not a convolution.
-        let classes = self.classes.iter().zip(q.iter().zip(&self.ln_choose));
-        let (&(last, _), (&q_last, ln_last)) = classes.clone().next_back().expect("a law has a class");
-        let mut dist = vec![1.0];
-        for ((count, _), (&qj, ln_c)) in classes.take(self.classes.len() - 1) {
-            let pmf = binomial_pmf(*count, qj, ln_c);
-            let mut next = vec![0.0; dist.len() + count];
-            for (a, &x) in dist.iter().enumerate() {
-                if x != 0.0 {
-                    for (b, &y) in pmf.iter().enumerate() {
-                        next[a + b] += x * y;
+        // The buffers are the thread's own: a law's mean and quantiles
+        // take thousands of these.
+        thread_local! {
+            static BUFFERS: std::cell::RefCell<[Vec<f64>; 4]> = std::cell::RefCell::default();
+        }
+        BUFFERS.with_borrow_mut(|[dist, next, pmf, at_most]| {
+            let classes = self.classes.iter().zip(q.iter().zip(&self.choose));
+            let (&(last, _), (&q_last, choose_last)) = classes.clone().next_back().expect("a law has a class");
+            dist.clear();
+            dist.push(1.0);
+            for ((count, _), (&qj, choose)) in classes.take(self.classes.len() - 1) {
+                choose.pmf(qj, pmf);
+                next.clear();
+                next.resize(dist.len() + count, 0.0);
+                for (a, &x) in dist.iter().enumerate() {
+                    if x != 0.0 {
+                        for (o, &y) in next[a..].iter_mut().zip(pmf.iter()) {
+                            *o += x * y;
+                        }
                     }
                 }
+                std::mem::swap(dist, next);
             }
-            dist = next;
-        }
-        let pmf = binomial_pmf(last, q_last, ln_last);
-        // at_most[j] = P(L ≤ j) and at_least[j] = P(L ≥ j) for the last
-        // class's L, each summed from its own tail.
-        let mut at_most = pmf.clone();
-        for j in 1..at_most.len() {
-            at_most[j] += at_most[j - 1];
-        }
-        let mut from = pmf;
-        for j in (0..from.len() - 1).rev() {
-            from[j] += from[j + 1];
-        }
-        let late_needed = dist.len() + last - self.k;
-        let (mut below, mut above) = (0.0, 0.0);
-        for (a, &x) in dist.iter().enumerate() {
-            // The others' a late and the last class's below or at least the rest.
-            if a < late_needed {
-                below += x * at_most[(late_needed - 1 - a).min(last)];
+            choose_last.pmf(q_last, pmf);
+            // at_most[j] = P(L ≤ j) and from[j] = P(L ≥ j) for the last
+            // class's L, each summed from its own tail.
+            at_most.clear();
+            at_most.extend_from_slice(pmf);
+            for j in 1..at_most.len() {
+                at_most[j] += at_most[j - 1];
             }
-            above += x * from.get(late_needed.saturating_sub(a)).copied().unwrap_or(0.0);
-        }
-        (below, above)
+            let from = pmf;
+            for j in (0..from.len() - 1).rev() {
+                from[j] += from[j + 1];
+            }
+            let late_needed = dist.len() + last - self.k;
+            let (mut below, mut above) = (0.0, 0.0);
+            for (a, &x) in dist.iter().enumerate() {
+                // The others' a late and the last class's below or at least the rest.
+                if a < late_needed {
+                    below += x * at_most[(late_needed - 1 - a).min(last)];
+                }
+                above += x * from.get(late_needed.saturating_sub(a)).copied().unwrap_or(0.0);
+            }
+            (below, above)
+        })
     }
 
     /// P(T ≤ t).
@@ -274,42 +284,110 @@ impl ClassLaw {
     }
 }
 
-/// ln C(n, i) for i = 0..=n, accumulated as ln C(n, i−1) + ln(n − i + 1) − ln i.
-fn ln_choose(n: usize) -> Vec<f64> {
-    let mut ln_c = 0.0;
-    (0..=n)
-        .map(|i| {
-            if i > 0 {
-                ln_c += ((n - i + 1) as f64).ln() - (i as f64).ln();
-            }
-            ln_c
-        })
-        .collect()
+/// What the Binomial(n, p) probabilities take that does not depend on p:
+/// ln C(n, i) for i = 0..=n, accumulated as ln C(n, i−1) + ln(n − i + 1)
+/// − ln i, and the ratios of neighbouring coefficients.
+#[derive(Debug, Clone, PartialEq)]
+struct Choose {
+    ln_c: Vec<f64>,
+    /// C(n, i+1)/C(n, i) = (n − i)/(i + 1), for i = 0..n.
+    up: Vec<f64>,
+    /// C(n, i−1)/C(n, i) = i/(n − i + 1), for i = 1..=n (at i − 1).
+    down: Vec<f64>,
 }
 
-/// The Binomial(n, p) probabilities of 0..=n, from `ln_c` = [`ln_choose`]`(n)`.
-fn binomial_pmf(n: usize, p: f64, ln_c: &[f64]) -> Vec<f64> {
-    if p <= 0.0 {
-        let mut v = vec![0.0; n + 1];
-        v[0] = 1.0;
-        return v;
+impl Choose {
+    fn new(n: usize) -> Self {
+        let mut ln_c = 0.0;
+        Self {
+            ln_c: (0..=n)
+                .map(|i| {
+                    if i > 0 {
+                        ln_c += ((n - i + 1) as f64).ln() - (i as f64).ln();
+                    }
+                    ln_c
+                })
+                .collect(),
+            up: (0..n).map(|i| (n - i) as f64 / (i + 1) as f64).collect(),
+            down: (1..=n).map(|i| i as f64 / (n - i + 1) as f64).collect(),
+        }
     }
-    if p >= 1.0 {
-        let mut v = vec![0.0; n + 1];
-        v[n] = 1.0;
-        return v;
+
+    /// The Binomial(n, p) probabilities of 0..=n, in `out`.
+    ///
+    /// From the mode, where the probability is largest, outward by the
+    /// ratios of neighbours, P(i+1)/P(i) = (n−i)/(i+1)·p/q: one exp per
+    /// pmf instead of one per term, each value within about 3(n/2) ulps of
+    /// the term's own (the products shrink away from the mode, so nothing
+    /// overflows, and far terms underflow as the direct ones do).
+    fn pmf(&self, p: f64, out: &mut Vec<f64>) {
+        let n = self.up.len();
+        out.clear();
+        out.resize(n + 1, 0.0);
+        if p <= 0.0 {
+            out[0] = 1.0;
+            return;
+        }
+        if p >= 1.0 {
+            out[n] = 1.0;
+            return;
+        }
+        let (lp, lq) = (p.ln(), (-p).ln_1p());
+        let term = |i: usize| (self.ln_c[i] + i as f64 * lp + (n - i) as f64 * lq).exp();
+        let odds = lp - lq;
+        if odds.abs() > 600.0 {
+            // p/q beyond what a product of ratios can carry: term by term.
+            out.iter_mut().enumerate().for_each(|(i, o)| *o = term(i));
+            return;
+        }
+        let mode = (((n + 1) as f64 * p).floor() as usize).min(n);
+        let (up, down) = (odds.exp(), (-odds).exp());
+        out[mode] = term(mode);
+        for i in mode..n {
+            out[i + 1] = out[i] * (self.up[i] * up);
+        }
+        for i in (1..=mode).rev() {
+            out[i - 1] = out[i] * (self.down[i - 1] * down);
+        }
     }
-    let (lp, lq) = (p.ln(), (-p).ln_1p());
-    ln_c.iter()
-        .enumerate()
-        .map(|(i, &c)| (c + i as f64 * lp + (n - i) as f64 * lq).exp())
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scheme::{Params, SchemeKind};
+
+    /// The probabilities by ratios from the mode are each term's own,
+    /// ln C(n, i) + i ln p + (n − i) ln q through exp, to 1e-12 relative
+    /// (where the term is not far below the smallest normal number), from
+    /// p near 0 to p near 1, on both sides of the mode, and through the
+    /// term-by-term path where the odds are extreme.
+    #[test]
+    fn binomial_by_ratios_is_term_by_term() {
+        for n in [1, 2, 7, 50, 399] {
+            let choose = Choose::new(n);
+            for p in [1e-280, 1e-9, 0.003, 0.3, 0.5, 0.77, 1.0 - 1e-10, 0.0, 1.0] {
+                let mut pmf = Vec::new();
+                choose.pmf(p, &mut pmf);
+                assert_eq!(pmf.len(), n + 1);
+                let (lp, lq) = (p.ln(), (-p).ln_1p());
+                for (i, &v) in pmf.iter().enumerate() {
+                    let want = match p {
+                        0.0 => f64::from(u8::from(i == 0)),
+                        1.0 => f64::from(u8::from(i == n)),
+                        _ => (choose.ln_c[i] + i as f64 * lp + (n - i) as f64 * lq).exp(),
+                    };
+                    if want > 1e-290 {
+                        assert!((v - want).abs() <= 1e-12 * want, "n {n}, p {p}, i {i}: {v} vs {want}");
+                    } else {
+                        assert!(v <= 1e-280, "n {n}, p {p}, i {i}: {v} vs {want}");
+                    }
+                }
+                let total: f64 = pmf.iter().sum();
+                assert!((total - 1.0).abs() < 1e-12, "n {n}, p {p}: sums to {total}");
+            }
+        }
+    }
 
     #[test]
     fn one_class_equals_the_iid_law() {

@@ -114,9 +114,9 @@ fn padded(r: &[f64], w: usize, v: usize) -> __m256d {
     }
     let inside = lanes_from(base);
     // SAFETY: only the lanes of `inside` are read, and they lie in `r`:
-    // their indices run from 0 to base + 3 < 3 < len (the last lane, at
-    // least, is inside, at index base + 3 ≤ 4v + 3 − (w − len) < len).
-    // The address of the masked lanes is computed but not dereferenced.
+    // their indices run from 0 to base + 3 = 4v + 3 − (w − len), which is
+    // below len as 4v + 3 < w. The address of the masked lanes is
+    // computed but not dereferenced.
     let x = unsafe { _mm256_maskload_pd(r.as_ptr().wrapping_offset(base as isize), inside) };
     _mm256_blendv_pd(neg, x, _mm256_castsi256_pd(inside))
 }

@@ -64,7 +64,8 @@ pub(super) fn top_two<const V: usize>(a: &[f64], b: &[f64], out: &mut [f64]) {
         } else {
             let inside = lanes_from(base);
             // SAFETY: only the lanes of `inside` are written, and they lie
-            // in `out`: their indices run from 0 to base + 3 < 4.
+            // in `out`: their indices run from 0 to base + 3 = 4v + 3 − skip,
+            // which is below m = w − skip as 4v + 3 < w.
             unsafe { _mm256_maskstore_pd(out.as_mut_ptr().wrapping_offset(base as isize), inside, *x) };
         }
     }

@@ -36,6 +36,8 @@ use super::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::rng::weighted_exponentials;
+
 /// A heterogeneous cluster whose every class has a [`Standard`] law: each
 /// class's order statistics are drawn by Rényi's representation and the
 /// classes' sorted runs merged, with no sort.
@@ -273,9 +275,9 @@ impl ClassLaws {
 /// block (its lowest E kept in the block's entry of `e_low`, for a later
 /// reach), else the whole run. Returns the index of the lowest drawn.
 ///
-/// The spacings are drawn, summed and put through the law in three passes:
-/// in one loop, the running sum lived in memory across the sampler's
-/// rarely taken call, a store and a load on every draw's critical path.
+/// The spacings are drawn, summed and put through the law in three passes
+/// (the sampler's common case in a loop of its own, see
+/// [`weighted_exponentials`]).
 fn draw_run(
     block: Option<(&Block, &mut [f64])>,
     law: &Standard,
@@ -291,13 +293,7 @@ fn draw_run(
         }
         None => (0, 0, None),
     };
-    // The stream in a local, so that its state stays in registers.
-    let mut local = rng.clone();
-    for (x, w) in run[first..].iter_mut().zip(&weights[first..]) {
-        let z: f64 = Exp1.sample(&mut local);
-        *x = z * w;
-    }
-    *rng = local;
+    weighted_exponentials(rng, &mut run[first..], &weights[first..]);
     let run = &mut run[low..];
     prefix_sum(run);
     if let Some(e_low) = e_low {

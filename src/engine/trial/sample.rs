@@ -7,6 +7,7 @@ use super::laws::{OverLaw, erlang_loads, hypoexponential_arrivals};
 use super::strategy::{async_reads_order_statistics, copies_on_order_statistics};
 use super::*;
 use crate::dist::{Dist, next_state};
+use crate::rng::weighted_exponentials;
 
 /// Key of the stream that assigns ranks to workers (XORed with the seed).
 pub(super) const RANK_STREAM: u64 = 0x4A2C_5EED_0F0F_5EED;
@@ -264,14 +265,7 @@ impl TrialPlan {
         let block = &mut scratch.sorted[lowest..];
         let weights = &self.order.weights[lowest..];
         let first = usize::from(lowest > 0);
-        // The stream in a local: through `&mut`, its state went to memory
-        // and back at every draw.
-        let mut local = rng.clone();
-        for (s, w) in block.iter_mut().zip(weights).skip(first) {
-            let z: f64 = Exp1.sample(&mut local);
-            *s = z * w;
-        }
-        *rng = local;
+        weighted_exponentials(rng, &mut block[first..], &weights[first..]);
         prefix_sum(block);
         lowest
     }

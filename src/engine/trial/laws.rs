@@ -210,7 +210,7 @@ impl Standard {
         match self {
             // e·1 is e, bit for bit: the standard exponential itself, whose
             // passes over a slice in place then compile to nothing.
-            &Self::Exp { inv_rate } if inv_rate == 1.0 => w.run(|e| e),
+            Self::Exp { inv_rate: 1.0 } => w.run(|e| e),
             &Self::Exp { inv_rate } => w.run(move |e| e * inv_rate),
             &Self::ShiftedExp { shift, inv_rate } => w.run(move |e| shift + e * inv_rate),
             &Self::Pareto { scale, inv_shape } => w.run(move |e| scale * (e * inv_shape).exp()),

@@ -5,6 +5,10 @@
 //! SplitMix64 finaliser, a bijection: distinct trials of one seed never share
 //! a stream. A result is then a function of (configuration, seed, trials)
 //! alone: not of the thread count, the chunk size or which shard ran it.
+//!
+//! Also the samplers' exponential spacings ([`weighted_exponentials`]):
+//! rand_distr's `Exp1`, bit for bit, with its common case in a loop of
+//! its own.
 
 use rand::{Rng, RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1};

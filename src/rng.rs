@@ -49,11 +49,11 @@ pub fn trial_rng(seed: u64, trial: u64) -> Xoshiro256PlusPlus {
 ///
 /// Exp1 is rand_distr's ziggurat (Marsaglia & Tsang 2000): one 64-bit word
 /// gives a box index (its low 8 bits) and a uniform (its high 52 bits),
-/// and x = u·X[i] is the draw when it lies under X[i + 1], about 97.8% of
+/// and x = u·X\[i\] is the draw when it lies under X\[i + 1\], about 97.8% of
 /// the time. Here that common case runs in a loop of its own, a function
 /// that is never inlined and calls nothing, so the stream's four words,
 /// the slices' pointers and the index stay in registers; it stops at a
-/// word outside its box, whose rare case ([`exp1_rare`]) runs out of line
+/// word outside its box, whose rare case (`exp1_rare`) runs out of line
 /// before the loop resumes. Inlined into the caller's loop with the rare
 /// case's calls (`exp`, `ln`), the same ziggurat kept them on the stack, a
 /// dozen more instructions a draw.

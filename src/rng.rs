@@ -16,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 mod exp_tables;
 
-/// SplitMix64's increment, 2⁶⁴/φ rounded to odd.
+/// SplitMix64's increment, ⌊2⁶⁴/φ⌋ (odd).
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The SplitMix64 output function (Steele, Lea & Flood 2014).

@@ -32,10 +32,14 @@
 #                the study reads only the largest, so gcsim draws that
 #                alone, by its quantile, and takes every group rule from it
 #                by its quantile transform, so it goes far below its floor)
-#   rank         n = 50 exp(1) draws: the decodings (a Gram-Schmidt pass
-#                per configuration, and an SVD where the pass cannot
-#                certify its verdict) are not draws, so this floor is far
-#                below the job
+#   rank         n = 50 exp(1) draws and, for each s = 0..10, one
+#                Householder QR of the rows of crc's B of the first n - s
+#                workers to arrive (--crc-qr): a decoder that reads the
+#                rows must factor the ones it decodes from, and n - s is
+#                where crc decodes. gcsim's pass (Gram-Schmidt twice where
+#                needed, and its certificate) does about the QR's work; an
+#                SVD where the pass cannot certify its verdict is on top
+#                (about 1.6 a trial, each some 9 QRs' time)
 #   timeout      n exp(1) draws (the study reads only the largest and the
 #                fastest: gcsim draws the largest by its quantile and one
 #                uniform that places the fastest before the deadline, or
@@ -114,10 +118,10 @@ define() {
       numpy_args=(bench/numpy_frc.py)
       floor_args=(100000) ;;
     rank)
-      trials=200
+      trials=400
       gcsim_args=(sweep --n 50 --scheme crc --s 0..10 --decoder rank)
       numpy_args=(bench/numpy_rank.py)
-      floor_args=(50) ;;
+      floor_args=(50 --crc-qr 0..10) ;;
     timeout)
       trials=1000000
       gcsim_args=(sweep --n 100 --scheme timeout --timeout 1.5)

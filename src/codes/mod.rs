@@ -172,6 +172,51 @@ pub struct Code {
     generator: Option<Generator>,
     b: DMatrix<f64>,
     target: DMatrix<f64>,
+    /// B's rows, for the decodable-prefix pass: see [`Rows`].
+    rows: Rows,
+}
+
+/// B's rows as the pass reads them: one after another in memory (B itself
+/// is stored by columns, so a row of it is read with a stride of n), and
+/// each row's nonzero entries as (column, value).
+#[derive(Debug, Clone)]
+pub(crate) struct Rows {
+    /// Row i is `dense[i·c..(i + 1)·c]`.
+    dense: Vec<f64>,
+    /// Row i's nonzeros are `nonzeros[starts[i]..starts[i + 1]]`.
+    starts: Vec<usize>,
+    nonzeros: Vec<(usize, f64)>,
+}
+
+impl Rows {
+    fn of(b: &DMatrix<f64>) -> Self {
+        let (mut dense, mut starts, mut nonzeros) = (Vec::with_capacity(b.len()), vec![0], Vec::new());
+        for i in 0..b.nrows() {
+            for (j, &x) in b.row(i).iter().enumerate() {
+                dense.push(x);
+                if x != 0.0 {
+                    nonzeros.push((j, x));
+                }
+            }
+            starts.push(nonzeros.len());
+        }
+        Rows {
+            dense,
+            starts,
+            nonzeros,
+        }
+    }
+
+    /// Row i of B.
+    pub(crate) fn dense(&self, i: usize) -> &[f64] {
+        let c = self.dense.len() / (self.starts.len() - 1);
+        &self.dense[i * c..(i + 1) * c]
+    }
+
+    /// Row i's nonzero entries as (column, value), by column.
+    pub(crate) fn nonzeros(&self, i: usize) -> &[(usize, f64)] {
+        &self.nonzeros[self.starts[i]..self.starts[i + 1]]
+    }
 }
 
 impl Described for CodeError {
@@ -295,6 +340,7 @@ impl Code {
         Ok(Self {
             scheme: *scheme,
             generator,
+            rows: Rows::of(&b),
             b,
             target,
         })
@@ -315,6 +361,7 @@ impl Code {
         Self {
             scheme: *scheme,
             generator: None,
+            rows: Rows::of(&b),
             b,
             target,
         }
@@ -334,6 +381,11 @@ impl Code {
     /// column payloads.
     pub fn encoding(&self) -> &DMatrix<f64> {
         &self.b
+    }
+
+    /// B's rows, for the pass.
+    pub(crate) fn rows(&self) -> &Rows {
+        &self.rows
     }
 
     /// The target T (t × c): the master needs T·p.

@@ -266,3 +266,30 @@ fn decodings_count_patterns_and_end_to_end_sets() {
     assert_eq!(check::decodings(&code, 7), 7 + check::E2E_SETS as u64);
     assert_eq!(check::decodings(&code, 3), 3 + check::E2E_SETS as u64);
 }
+
+/// The pass's copy of B's rows is B's: each row dense and, as (column,
+/// value), exactly its nonzeros in column order, for a sparse code (frc),
+/// a banded one (crc) and a user's (custom, with zero rows).
+#[test]
+fn rows_copy_the_encoding() {
+    let b = DMatrix::from_row_slice(3, 4, &[0.0, 2.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.5, 0.0]);
+    let shape = crate::scheme::CustomShape {
+        n: 3,
+        partitions: 4,
+        max_support: 2,
+    };
+    let custom = Code::custom(&Scheme::custom(shape, None).unwrap(), b);
+    for code in [
+        Code::new(&scheme(SchemeKind::Frc, 12, 2, None), 0).unwrap(),
+        Code::new(&scheme(SchemeKind::Crc, 11, 3, None), 0).unwrap(),
+        custom,
+    ] {
+        let b = code.encoding();
+        for i in 0..b.nrows() {
+            let row: Vec<f64> = b.row(i).iter().copied().collect();
+            assert_eq!(code.rows().dense(i), &row[..], "{} row {i}", code.scheme());
+            let nonzeros: Vec<(usize, f64)> = row.iter().copied().enumerate().filter(|e| e.1 != 0.0).collect();
+            assert_eq!(code.rows().nonzeros(i), &nonzeros[..], "{} row {i}", code.scheme());
+        }
+    }
+}

@@ -25,7 +25,8 @@
 //! `--crc-qr S-LIST` (`0..10`) adds, for a decoder that reads the code's
 //! rows, the factorisation it cannot avoid: for each s listed, crc's
 //! encoding matrix B (gcsim's, seed 0), the trial's first N values put in
-//! arrival order, and one Householder QR (faer's) of the rows of B of the
+//! arrival order, and one Householder QR (written out below: faer's
+//! `Mat::qr` took about 250 µs here against 35) of the rows of B of the
 //! first N − s workers to arrive, in that order. Deciding whether T lies in
 //! the span of a prefix of received rows, and whether it lies in that of
 //! the prefix one shorter, asks about that matrix's factors (the QR of the

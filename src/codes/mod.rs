@@ -181,6 +181,8 @@ pub struct Code {
 /// each row's nonzero entries as (column, value).
 #[derive(Debug, Clone)]
 pub(crate) struct Rows {
+    /// The columns c.
+    cols: usize,
     /// Row i is `dense[i·c..(i + 1)·c]`.
     dense: Vec<f64>,
     /// Row i's nonzeros are `nonzeros[starts[i]..starts[i + 1]]`.
@@ -201,6 +203,7 @@ impl Rows {
             starts.push(nonzeros.len());
         }
         Rows {
+            cols: b.ncols(),
             dense,
             starts,
             nonzeros,
@@ -209,8 +212,7 @@ impl Rows {
 
     /// Row i of B.
     pub(crate) fn dense(&self, i: usize) -> &[f64] {
-        let c = self.dense.len() / (self.starts.len() - 1);
-        &self.dense[i * c..(i + 1) * c]
+        &self.dense[i * self.cols..(i + 1) * self.cols]
     }
 
     /// Row i's nonzero entries as (column, value), by column.

@@ -220,22 +220,35 @@ mod tests {
     use crate::codes::Code;
     use crate::scheme::{Params, Scheme, SchemeKind};
 
+    /// crc's code at n = 50 and `count` random prefixes of n − s rows (the
+    /// rows of the first n − s workers of a random order; seeded).
+    fn crc_prefixes(s: usize, seed: u64, count: usize) -> (Code, Vec<Vec<usize>>) {
+        let params = Params {
+            s: Some(s),
+            ..Params::default()
+        };
+        let code = Code::new(&Scheme::new(SchemeKind::Crc, 50, params).unwrap(), 0).unwrap();
+        let mut rng = crate::rng::trial_rng(seed, s as u64);
+        let prefixes = (0..count)
+            .map(|_| {
+                let mut order: Vec<usize> = (0..50).collect();
+                order.shuffle(&mut rng);
+                order.truncate(50 - s);
+                order
+            })
+            .collect();
+        (code, prefixes)
+    }
+
     /// The SVD's accuracy the bound assumes holds on the matrices it is
     /// used for: prefixes of crc at n = 50 of n − s rows (Frobenius norms,
     /// which bound the 2-norms; the check's own rounding included).
     #[test]
     fn the_svd_is_as_accurate_as_assumed() {
         for s in [1, 3, 5, 8, 10] {
-            let params = Params {
-                s: Some(s),
-                ..Params::default()
-            };
-            let code = Code::new(&Scheme::new(SchemeKind::Crc, 50, params).unwrap(), 0).unwrap();
-            let mut rng = crate::rng::trial_rng(3, s as u64);
-            for _ in 0..40 {
-                let mut order: Vec<usize> = (0..50).collect();
-                order.shuffle(&mut rng);
-                let b = code.encoding().select_rows(&order[..50 - s]);
+            let (code, prefixes) = crc_prefixes(s, 3, 40);
+            for rows in &prefixes {
+                let b = code.encoding().select_rows(rows);
                 let (u, sigma, v) = super::super::decode::svd(&b);
                 let eta = svd_allowance(b.nrows(), b.ncols());
                 let e = &u * DMatrix::from_diagonal(&sigma.clone().into()) * v.transpose() - &b;
@@ -258,16 +271,8 @@ mod tests {
     #[test]
     fn gershgorin_bounds_the_two_norms() {
         for s in [1, 4, 6, 10] {
-            let params = Params {
-                s: Some(s),
-                ..Params::default()
-            };
-            let code = Code::new(&Scheme::new(SchemeKind::Crc, 50, params).unwrap(), 0).unwrap();
-            let mut rng = crate::rng::trial_rng(4, s as u64);
-            for _ in 0..20 {
-                let mut order: Vec<usize> = (0..50).collect();
-                order.shuffle(&mut rng);
-                let rows = &order[..50 - s];
+            let (code, prefixes) = crc_prefixes(s, 4, 20);
+            for rows in &prefixes {
                 let b = code.encoding().select_rows(rows);
                 let g = gershgorin(code.rows(), rows, 50).sqrt();
                 let sigma = |m: &DMatrix<f64>| super::super::decode::svd(m).1[0];

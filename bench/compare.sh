@@ -37,9 +37,9 @@
 #                workers to arrive (--crc-qr): a decoder that reads the
 #                rows must factor the ones it decodes from, and n - s is
 #                where crc decodes. gcsim's pass (Gram-Schmidt twice where
-#                needed, and its certificate) does about the QR's work; an
-#                SVD where the pass cannot certify its verdict is on top
-#                (about 1.6 a trial, each some 9 QRs' time)
+#                needed, and its certificate) does about twice the QR's
+#                work; an SVD where the pass cannot certify its verdict is
+#                on top (about 1.05 a trial, each some 12 QRs' time)
 #   timeout      n exp(1) draws (the study reads only the largest and the
 #                fastest: gcsim draws the largest by its quantile and one
 #                uniform that places the fastest before the deadline, or

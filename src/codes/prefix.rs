@@ -35,8 +35,9 @@
 //!
 //! The candidate itself is certified to decode, in place of its SVD, where
 //! the pass kept every row and a bound on the SVD's computed residual, from
-//! the pass's triangular factor, is at most half of [`TOLERANCE`] (see
-//! `surely.rs` for the bound and its argument). Then m is the answer with
+//! the pass's triangular factor, is at most [`TOLERANCE`] even with twice
+//! the SVD's assumed backward error (see `surely.rs` for the bound and its
+//! argument). Then m is the answer with
 //! no SVD at all when m − 1 is certified not to decode.
 //!
 //! Cost: the pass, O(m²·c) (less for sparse rows), plus one SVD (two when
@@ -165,8 +166,6 @@ struct Span<'a> {
     target_norm: f64,
     /// The smallest share of its norm a basis row kept (1 when empty).
     weakest: f64,
-    /// The row being added, then its component outside the span.
-    row: Vec<f64>,
     /// The row's coefficients on the basis rows, in one projection.
     coefficients: Vec<f64>,
     /// Whether every row added so far grew the basis.
@@ -183,8 +182,9 @@ impl<'a> Span<'a> {
     fn new(code: &'a Code) -> Self {
         let target = code.target();
         let cols = target.ncols();
-        // At most this many rows grow the basis; reserved once, so that no
-        // buffer is copied as it grows.
+        // At most this many rows grow the basis (the basis holds one more
+        // while a row is added); reserved once, so that no buffer is copied
+        // as it grows.
         let rank = code.encoding().nrows().min(cols);
         let mut outside = Vec::with_capacity(target.len());
         for r in 0..target.nrows() {
@@ -193,11 +193,10 @@ impl<'a> Span<'a> {
         Span {
             code,
             cols,
-            basis: Vec::with_capacity(rank * cols),
+            basis: Vec::with_capacity((rank + 1) * cols),
             outside,
             target_norm: target.norm(),
             weakest: 1.0,
-            row: Vec::with_capacity(cols),
             coefficients: Vec::with_capacity(rank),
             full: true,
             factor: Vec::with_capacity(rank * (rank + 1) / 2),
@@ -262,60 +261,67 @@ impl<'a> Span<'a> {
         let c = self.cols;
         let Span {
             basis,
-            row,
             coefficients,
+            factor,
+            coordinates,
+            outside,
+            full,
             ..
         } = self;
-        row.clear();
-        row.extend_from_slice(self.code.rows().dense(worker));
+        // The row is worked on in place, as the basis row it may become.
+        let start = basis.len();
+        basis.extend_from_slice(self.code.rows().dense(worker));
+        let (basis_rows, row) = basis.split_at_mut(start);
         let support = self.code.rows().nonzeros(worker);
         let length = norm(row);
         if length == 0.0 {
-            self.full = false;
+            basis.truncate(start);
+            *full = false;
             return false;
         }
         coefficients.clear();
         coefficients.extend(
-            basis
+            basis_rows
                 .chunks_exact(c)
                 .map(|q| support.iter().map(|&(j, x)| q[j] * x).sum::<f64>()),
         );
-        subtract(row, basis, coefficients);
+        subtract(row, basis_rows, coefficients);
         // The row's entries of L: its coefficients over both projections.
-        let start = self.factor.len();
-        if self.full {
-            self.factor.extend_from_slice(coefficients);
+        let first = factor.len();
+        if *full {
+            factor.extend_from_slice(coefficients);
         }
         let mut left = norm(row);
         if left < length * std::f64::consts::FRAC_1_SQRT_2 {
             coefficients.clear();
-            project(basis, row, coefficients);
-            subtract(row, basis, coefficients);
+            project(basis_rows, row, coefficients);
+            subtract(row, basis_rows, coefficients);
             left = norm(row);
-            if self.full {
-                self.factor[start..]
+            if *full {
+                factor[first..]
                     .iter_mut()
                     .zip(coefficients.iter())
                     .for_each(|(l, d)| *l += d);
             }
         }
         if left <= len.max(c) as f64 * f64::EPSILON * length {
-            self.full = false;
+            factor.truncate(first);
+            basis.truncate(start);
+            *full = false;
             return false;
         }
         row.iter_mut().for_each(|x| *x /= left);
         self.weakest = self.weakest.min(left / length);
-        for r in self.outside.chunks_exact_mut(c) {
+        for r in outside.chunks_exact_mut(c) {
             let d = dot(row, r);
             axpy(r, -d, row);
-            if self.full {
-                self.coordinates.push(d);
+            if *full {
+                coordinates.push(d);
             }
         }
-        if self.full {
-            self.factor.push(left);
+        if *full {
+            factor.push(left);
         }
-        self.basis.extend_from_slice(row);
         true
     }
 }
@@ -606,9 +612,10 @@ mod tests {
     /// The certificate's bound holds: wherever it is computed, the SVD's
     /// residual is below it (on exact, approximate and ill-conditioned
     /// codes, and on crc at n = 50, whose κ reaches 10⁶), and a certified
-    /// prefix decodes; and it is neither idle nor everywhere: a third or
-    /// more of crc's candidates at n = 50 are certified (some at every s),
-    /// but not all.
+    /// prefix decodes; and it is neither idle nor everywhere: over 81% of
+    /// crc's candidates at n = 50 are certified (231 of 280; 223 if the
+    /// SVD's backward error were charged twice in κ_A, as `surely.rs` once
+    /// did), some at every s, but not all.
     #[test]
     fn the_certificate_bounds_the_svds_residual() {
         let mut cases: Vec<(Code, usize)> = codes();
@@ -633,7 +640,7 @@ mod tests {
                     code.scheme(),
                     decoding.residual
                 );
-                if bound <= TOLERANCE / 2.0 {
+                if bound <= TOLERANCE {
                     assert!(decoding.decodable, "{}: {order:?}", code.scheme());
                     certified += 1;
                 }
@@ -646,7 +653,7 @@ mod tests {
                 crc50 = (crc50.0 + certified, crc50.1 + candidates);
             }
         }
-        assert!(3 * crc50.0 > crc50.1 && crc50.0 < crc50.1, "{crc50:?}");
+        assert!(100 * crc50.0 > 81 * crc50.1 && crc50.0 < crc50.1, "{crc50:?}");
     }
 
     /// A custom code whose rows span T only to `distance` (relative): rows
@@ -664,18 +671,20 @@ mod tests {
     }
 
     /// Near the tolerance the certificate stays silent and the SVD decides:
-    /// a span 7e-10 from T decodes (by the SVD) and one 2e-9 away does not,
-    /// both well conditioned, with a candidate from the pass; and so does an
-    /// ill-conditioned code (Vandermonde, κ far past 10⁸).
+    /// a span 9.93e-10 from T decodes (by the SVD) and one 2e-9 away does
+    /// not, both well conditioned, with a candidate from the pass, and
+    /// neither is certified (the bound adds 1% to the distance for its own
+    /// rounding); one 7e-10 away is; and an ill-conditioned code
+    /// (Vandermonde, κ far past 10⁸) is not.
     #[test]
     fn the_certificate_is_silent_near_the_tolerance() {
-        for (distance, decodes) in [(7e-10, true), (2e-9, false), (1e-11, true)] {
+        for (distance, decodes) in [(9.93e-10, true), (2e-9, false), (7e-10, true), (1e-11, true)] {
             let code = near_miss(distance);
             for order in orders(3, 6) {
                 let pass = Span::new(&code).first_within(&order);
                 assert_eq!(pass.candidate, Some(3), "{distance}");
                 assert_eq!(code.is_decodable(&order), decodes, "{distance}");
-                assert_eq!(pass.surely_decodes, distance < 1e-10, "{distance}");
+                assert_eq!(pass.surely_decodes, distance < 9e-10, "{distance}");
                 assert_eq!(
                     code.shortest_decodable_prefix(&order),
                     decodes.then_some(3),

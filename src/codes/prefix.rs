@@ -35,7 +35,7 @@
 //!
 //! The candidate itself is certified to decode, in place of its SVD, where
 //! the pass kept every row and a bound on the SVD's computed residual, from
-//! the pass's triangular factor, is at most [`TOLERANCE`] even with twice
+//! the pass's triangular factor, is below [`TOLERANCE`] even with twice
 //! the SVD's assumed backward error (see `surely.rs` for the bound and its
 //! argument). Then m is the answer with
 //! no SVD at all when m − 1 is certified not to decode.
@@ -640,7 +640,7 @@ mod tests {
                     code.scheme(),
                     decoding.residual
                 );
-                if bound <= TOLERANCE {
+                if bound < TOLERANCE {
                     assert!(decoding.decodable, "{}: {order:?}", code.scheme());
                     certified += 1;
                 }
@@ -673,8 +673,8 @@ mod tests {
     /// Near the tolerance the certificate stays silent and the SVD decides:
     /// a span 9.93e-10 from T decodes (by the SVD) and one 2e-9 away does
     /// not, both well conditioned, with a candidate from the pass, and
-    /// neither is certified (the bound adds 1% to the distance for its own
-    /// rounding); one 7e-10 away is; and an ill-conditioned code
+    /// neither is certified (the bound adds about 2% to the distance for
+    /// its own rounding); one 7e-10 away is; and an ill-conditioned code
     /// (Vandermonde, κ far past 10⁸) is not.
     #[test]
     fn the_certificate_is_silent_near_the_tolerance() {

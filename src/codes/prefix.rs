@@ -37,8 +37,8 @@
 //! the pass kept every row and a bound on the SVD's computed residual, from
 //! the pass's triangular factor, is below [`TOLERANCE`] even with twice
 //! the SVD's assumed backward error (see `surely.rs` for the bound and its
-//! argument). Then m is the answer with
-//! no SVD at all when m − 1 is certified not to decode.
+//! argument). Then m is the answer with no SVD at all when m − 1 is
+//! certified not to decode.
 //!
 //! Cost: the pass, O(m²·c) (less for sparse rows), plus one SVD (two when
 //! the check at m − 1 needs one; none when both checks are certified),

@@ -14,7 +14,7 @@
 # the means agree (bench/agree.py on the last round's CSVs: within 5
 # standard errors, configuration by configuration).
 #
-# The floor (examples/floor.rs) draws, with gcsim's per-trial streams on all
+# The floor (crates/gcsim/examples/floor.rs) draws, with gcsim's per-trial streams on all
 # cores, the random numbers the job's model defines and nothing else: D
 # values per trial, worker i of n taking every n-th. A path's floor is:
 #   headline     n = 100 exp(1) draws (one per worker; gcsim itself draws

@@ -2,7 +2,7 @@
 
     gcsim sweep --n 100 --scheme k-async --k 50 --trials T
 
-(Dutta et al. 2018; the timeline of src/engine/trial/asynchronous.rs.)
+(Dutta et al. 2018; the timeline of crates/gcsim/src/engine/trial/asynchronous.rs.)
 Every worker starts a gradient at time 0 (exponential(1) times); the master
 applies an update whenever K gradients have arrived since the last one; a
 worker that has sent its gradient waits for the update that includes it and

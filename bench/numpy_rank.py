@@ -2,7 +2,7 @@
 
     gcsim sweep --n 50 --scheme crc --s 0..10 --decoder rank --trials T
 
-The code (Tandon et al. 2017, section 4.2, Algorithm 2, as src/codes/build.rs
+The code (Tandon et al. 2017, section 4.2, Algorithm 2, as crates/gcsim/src/codes/build.rs
 builds it): draw H, s x n, i.i.d. standard normal, and replace its last
 column by minus the sum of the others so that H 1 = 0; row i of B has
 B[i, i] = 1 and, on the partitions J = i+1, ..., i+s (mod n), the solution x
@@ -10,7 +10,7 @@ of H[:, J] x = -H[:, i], so every row lies in the null space of H, which
 holds the all-ones vector; rows are then scaled to unit norm. (H is this
 program's own draw, not gcsim's: any such H gives the same law.)
 
-The master (src/engine/trial/evaluate.rs) takes the arrivals in order and
+The master (crates/gcsim/src/engine/trial/evaluate.rs) takes the arrivals in order and
 stops at the shortest prefix F whose rows of B span the all-ones vector:
 the relative residual |1 - P_F 1| / |1| below 1e-9, P_F the projection on
 the row space of B_F computed from its singular value decomposition with

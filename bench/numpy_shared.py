@@ -3,7 +3,7 @@
     gcsim sweep --n 100 --s 0..50 --comm-time 0.3 --link shared --trials T
 
 The master receives one message at a time, first come first served in the
-order the workers finish (src/comm.rs): with finish times sorted,
+order the workers finish (crates/gcsim/src/comm.rs): with finish times sorted,
 f_(1) <= ... <= f_(n), the j-th message arrives at
 a_(j) = max(a_(j-1), f_(j)) + tau * message. Unrolled, a_(j) is
 j*tau + max over i <= j of (f_(i) - (i-1)*tau) with message 1 (crc sends one

@@ -1,5 +1,5 @@
 """crc on measured times as vectorised NumPy programs, one per way gcsim
-uses a trace (src/engine/trial/sample.rs):
+uses a trace (crates/gcsim/src/engine/trial/sample.rs):
 
 replay, at the trace's own 64 workers:
     gcsim sweep --n 64 --scheme crc --s 0..31 --dist replay:path=FILE --trace-bootstrap 0 --trials T

@@ -4,7 +4,7 @@
 
 Worker i finishes at X_i ~ exp(1) and its message (one gradient: crc's
 message is 1 at every s) takes C_i ~ exp(2), drawn independently per trial
-and worker; it arrives at X_i + C_i on its own link (src/comm.rs). crc with
+and worker; it arrives at X_i + C_i on its own link (crates/gcsim/src/comm.rs). crc with
 tolerance s completes at the (n-s)-th smallest arrival.
 
 usage: python3 bench/numpy_transfers.py [trials] [seed]

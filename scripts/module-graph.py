@@ -1,22 +1,24 @@
 #!/usr/bin/env python3
-"""Draws the dependency graph of the library's top-level modules (src/*.rs and
-src/*/) as Graphviz DOT on stdout, from the `crate::module` paths in their code
+"""Draws the dependency graph of a crate's top-level modules (SRC/*.rs and
+SRC/*/, SRC the crate's source folder, crates/gcsim/src by default) as
+Graphviz DOT on stdout, from the `crate::module` paths in their code
 (comments left out), and lists any circle on stderr; exits 1 if there is one.
 
-    scripts/module-graph.py > modules.dot && dot -Tsvg modules.dot > modules.svg
+    scripts/module-graph.py [SRC] > modules.dot && dot -Tsvg modules.dot > modules.svg
 """
 import collections
 import os
 import re
 import sys
 
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+here = os.path.dirname(os.path.abspath(__file__))
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "crates", "gcsim", "src")
 modules = set()
 for name in os.listdir(root):
     path = os.path.join(root, name)
     if name.endswith(".rs") and name not in ("lib.rs", "main.rs"):
         modules.add(name[:-3])
-    elif os.path.isdir(path) and name != "cli":
+    elif os.path.isdir(path):
         modules.add(name)
 
 graph = collections.defaultdict(set)

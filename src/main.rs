@@ -1,9 +1,6 @@
 //! The `gcsim` binary: parse, validate, run, report.
 
-mod cli;
-
-/// The binary names arguments by their flags (`--load-model`).
-const SPELLING: cli::flags::Spelling = cli::flags::Spelling::Flags;
+use gcsim_cli as cli;
 
 use std::io;
 use std::process::ExitCode;

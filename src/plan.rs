@@ -1,436 +1,477 @@
-//! Capacity planning: which scheme and tolerance should a cluster run?
-//!
-//! For each cluster size n, every admissible parameter of every allowed
-//! scheme (s for ignore, frc, crc; s and m for comm-efficient; k for mds) is
-//! a candidate, subject to a bound on the work per worker. Candidates are
-//! ranked by an objective: the mean, a percentile, or the probability of
-//! finishing by a deadline. Exact values are used where every candidate at
-//! that n has an exact law (i.i.d. parametric workers); otherwise all of them
-//! are simulated together on common random numbers, and each objective comes
-//! with its 95% interval.
-//!
-//! With several n and a reference size N0 (`--ref-n`), the distribution
-//! describes the uncoded share of the work at N0 workers, so at n workers a
-//! worker's share is N0/n of that: under `scaled` its time is scaled by N0/n
-//! (the law of (N0/n)·X), under `affine` the compute time per unit is, and
-//! under `fixed` nothing changes (the straggling does not depend on the work).
+//! `gcsim plan`: which scheme and tolerance should this cluster run?
 
-use serde::Serialize;
+use std::io::{self, Write};
 
-use crate::comm::Comm;
-use crate::comm::Decoder;
-use crate::engine::bootstrap::replicate_trials;
-use crate::engine::{Options, Outcome, Summary};
-use crate::load::LoadModel;
-use crate::scheme::{Scheme, SchemeKind};
-use crate::study::{MAX_CONFIGS, MAX_TOTAL_DRAWS, Study, Workers};
+use anyhow::{Result, bail};
+use clap::Args;
+use serde::{Deserialize, Serialize};
 
-/// Most candidate configurations one plan evaluates, over all cluster sizes
-/// (each size is also bounded by [`crate::study::MAX_CONFIGS`]).
-pub const MAX_PLAN_CONFIGS: usize = 1_000_000;
+use gcsim::engine;
+use gcsim::export::{self, Digits, Export, Format};
+use gcsim::load::LoadModel;
+use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
+use gcsim::range::{self, IntList};
+use gcsim::scheme::SchemeKind;
+use gcsim::shard::ShardId;
+use gcsim::study::MAX_DRAWS_PER_TRIAL;
+use gcsim::units::{CostModel, TimeUnit};
 
-/// What to plan.
-#[derive(Debug, Clone)]
-pub struct PlanRequest {
-    /// Cluster sizes to consider.
-    pub ns: Vec<usize>,
-    /// Who the workers are (the i.i.d. law describes the share at `ref_n`).
-    pub workers: Workers,
-    /// The load model.
-    pub load_model: LoadModel,
-    /// N0: the cluster size whose uncoded share the law describes.
-    pub ref_n: Option<usize>,
-    /// What to optimise.
+use super::common::CommonArgs;
+use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARTS, REF_N, SCHEME, TIMEOUT, WORKERS};
+use super::job::Engine;
+use super::notes::note;
+use super::output::Output;
+use super::progress::Bar;
+use super::{Status, usage};
+
+pub(crate) mod shard;
+mod table;
+use table::{table, table_footer, table_header};
+
+/// Default of `--max-load`: a worker holds at most four uncoded shares.
+pub const DEFAULT_MAX_LOAD: f64 = 4.0;
+
+/// Rank every admissible configuration of every allowed scheme by an objective.
+#[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("analytic", |a| a.hide(true)),
+    mut_arg("shard", |a| a.help(
+        "Evaluate only the I-th of K parts of the cluster sizes (whole sizes, see below) and write a partial result to --out FILE.json; gcsim merge combines the K files into this plan's output, byte for byte. `slurm` takes I and K from a Slurm job array's task. Example: --shard 2/4 --out part2.json"
+    )),
+    after_help = "Exact values are used where every candidate has one (i.i.d. exponential,
+shifted-exponential, Pareto, log-normal or Weibull workers, with or without
+stragglers, except additive loads with Pareto units or mixtures); otherwise all
+candidates are simulated on common random numbers and each objective has a 95%
+interval.
+
+Examples:
+  gcsim plan --n 100 --dist exp:rate=1,p_slow=0.05,slowdown=8 \\
+      --load-model scaled
+  gcsim plan --n 50 --dist shifted-exp:shift=1,rate=1 --load-model scaled \\
+      --scheme mds --objective p99
+  gcsim plan --n 16,32,64,128 --ref-n 64 --dist shifted-exp:shift=1,rate=2 \\
+      --load-model scaled
+  gcsim plan --n 64 --dist replay:path=data/trace-llm-64w.csv \\
+      --objective deadline:6.5 --max-load 4
+  gcsim plan --n 40 --scheme crc,multi-message,speculative,k-batch-sync \\
+      --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled \\
+      --trials 20000
+
+Sharded by cluster size (each n is its own study, so its rows do not change):
+--shard I/K evaluates whole sizes, largest estimated cost first, each to the
+shard with the least work so far (equal costs: size u of --n, from 0, to shard
+u mod K + 1;
+shards beyond the number of sizes evaluate nothing), and writes them to --out
+FILE.json; gcsim merge of all K parts writes what the plan without --shard
+writes, for any --format and --out:
+  gcsim plan --n 16,32,64,128 --ref-n 64 --dist exp:rate=1 --simulate \\
+      --shard 1/3 --out parts/plan-1.json                    # ... 3/3
+  gcsim merge parts/ --out plan.csv
+In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
+)]
+pub struct PlanArgs {
+    /// Cluster sizes: one, a list or a range (e.g. 100, or 16,32,64, or 50..200).
+    #[arg(long, short, value_name = "N", value_parser = range::parse, allow_negative_numbers = true)]
+    pub n: Option<IntList>,
+
+    /// What to optimise: mean, p50, p90, p99, or deadline:T (the probability of finishing by T).
+    #[arg(long, default_value = "mean", value_name = "OBJECTIVE", value_parser = str::parse::<Objective>)]
     pub objective: Objective,
-    /// The most work per worker, in units of the (reference) uncoded share.
-    pub max_load: Option<f64>,
-    /// Allowed schemes.
-    pub schemes: Vec<SchemeKind>,
-    /// Message splits to try for comm-efficient.
-    pub m: Vec<usize>,
-    /// Partitions per worker to try for the partial-straggler codes.
-    pub parts: Vec<usize>,
-    /// Deadlines to try for `timeout`.
-    pub timeouts: Vec<f64>,
-    /// Monte Carlo trials where no exact law exists.
-    pub trials: u64,
-    /// Master seed.
-    pub seed: u64,
-    /// Consecutive iterations per trial: the objective is of their total.
-    pub iterations: u64,
-    /// Communication and decoding.
-    pub comm: Comm,
-    /// How the master decides it can decode; the rank decoder is simulated.
-    pub decoder: Decoder,
-    /// The generator of the rank decoder's codes, where a scheme has several.
-    pub generator: Option<crate::codes::Generator>,
-    /// Use exact values where they exist (else simulate everything).
-    pub exact: bool,
-    /// The unit of the times, where known.
-    pub time_unit: Option<crate::units::TimeUnit>,
-    /// The cost view's inputs.
-    pub costs: crate::units::CostModel,
-    /// With measured workers, bootstrap replicates of the trace's steps
-    /// whose spread widens each simulated objective's interval (0: Monte
-    /// Carlo error alone). See [`data_variance`].
-    pub data_replicates: usize,
+
+    /// The most work per worker, in units of the uncoded share (of the
+    /// --ref-n cluster): a number >= 1, or inf for no bound. Beyond a few
+    /// shares a worker's memory and the model's accuracy are in question.
+    #[arg(long, default_value_t = DEFAULT_MAX_LOAD, value_name = "L", allow_negative_numbers = true)]
+    pub max_load: f64,
+
+    /// The model's gradient is a matrix-vector product (linear regression,
+    /// X·w): also search mds, which encodes only linear computations.
+    #[arg(long)]
+    pub linear: bool,
+
+    /// Allowed schemes [default: every scheme that decodes the exact gradient
+    /// of any model: uncoded, frc, crc, comm-efficient, and mds with --linear;
+    /// name ignore, multi-message,
+    /// speculative (at Q=0.75, F=1), k-batch-sync, k-async or k-batch-async
+    /// (K = n, n/2, n/4, ..., 1), partial-frc or partial-crc (with --parts),
+    /// timeout (with --timeout) to
+    /// search them too; the recommendation says when the winner is inexact
+    /// or stale. The matrix-product codes polynomial, matdot and entangled
+    /// are searched only when named, over every split whose threshold is at
+    /// most n (one split per distinct threshold, load and message)].
+    #[arg(long, value_delimiter = ',', value_name = "SCHEMES", value_parser = super::scheme_values())]
+    pub scheme: Vec<SchemeKind>,
+
+    /// Message splits tried for comm-efficient (without a communication cost,
+    /// m > 1 only adds work) [default: 1].
+    #[arg(long, value_name = "RANGE", value_parser = range::parse)]
+    pub m: Option<IntList>,
+
+    /// Partitions per worker tried for partial-frc and partial-crc, e.g. 10
+    /// or 4,8,16 (required with them).
+    #[arg(long, value_name = "RANGE", value_parser = range::parse)]
+    pub parts: Option<IntList>,
+
+    /// Deadlines tried for timeout, a comma list of times >= 0 in the time
+    /// unit, e.g. 1.5,2,3 (required with it).
+    #[arg(long, value_name = "TIMES", value_parser = range::parse_times, allow_hyphen_values = true)]
+    pub timeout: Option<range::TimeList>,
+
+    /// N0: the law describes the uncoded share of the work at N0 workers, so at
+    /// n workers each share is N0/n as large. For "how many workers, and which code?".
+    #[arg(long, value_name = "N0", value_parser = super::parse_count, allow_negative_numbers = true)]
+    pub ref_n: Option<usize>,
+
+    /// Simulate every candidate, even where exact values exist (a cross-check).
+    #[arg(long)]
+    pub simulate: bool,
+
+    /// Rows shown in the table (CSV and JSON have all).
+    #[arg(long, default_value_t = 20, value_name = "ROWS", value_parser = super::parse_count, allow_negative_numbers = true)]
+    pub top: usize,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
-/// One ranked candidate.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct PlanRow {
-    /// 1 for the best.
-    pub rank: usize,
-    /// Cluster size.
-    pub n: usize,
-    /// Scheme name.
-    pub scheme: SchemeKind,
-    /// Straggler tolerance.
-    pub s: usize,
-    /// Message split (comm-efficient).
-    pub m: Option<usize>,
-    /// Guaranteed recovery threshold.
-    pub k: usize,
-    /// The objective: a time (the time unit: `--time-unit`, seconds for a trace) or, for a deadline, a probability.
-    #[serde(serialize_with = "crate::report::num")]
-    pub objective: f64,
-    /// Lower end of the objective's 95% interval (simulated rows).
-    #[serde(serialize_with = "crate::report::opt_num")]
-    pub objective_low: Option<f64>,
-    /// Upper end of the objective's 95% interval (simulated rows).
-    #[serde(serialize_with = "crate::report::opt_num")]
-    pub objective_high: Option<f64>,
-    /// Mean iteration time (the time unit: `--time-unit`, seconds for a trace).
-    #[serde(serialize_with = "crate::report::num")]
-    pub mean: f64,
-    /// 99th percentile (the time unit: `--time-unit`, seconds for a trace).
-    #[serde(serialize_with = "crate::report::num")]
-    pub p99: f64,
-    /// Uncoded mean at the same n over this mean.
-    #[serde(serialize_with = "crate::report::opt_num")]
-    pub speedup: Option<f64>,
-    /// Data each worker stores and processes per iteration, in units of the
-    /// (reference) uncoded share. One column: for every scheme gcsim plans,
-    /// a worker computes on exactly the partitions it stores.
-    #[serde(serialize_with = "crate::report::num")]
-    pub load: f64,
-    /// Message size, as a fraction of one gradient.
-    #[serde(serialize_with = "crate::report::num")]
-    pub message: f64,
-    /// `exact` or `simulated`.
-    pub method: &'static str,
-    /// Partitions per worker (partial-frc, partial-crc).
-    pub parts: Option<usize>,
-    /// The split of a matmul code, named in the recommendation (not a
-    /// column: k, load and message determine its time law).
+/// The ranked configurations and what produced them.
+#[derive(Serialize)]
+pub(crate) struct PlanReport {
+    config: PlanConfig,
+    /// The plan's advice in a sentence, where some configuration qualifies.
+    pub(crate) recommendation: Option<String>,
+    rows: Vec<PlanRow>,
+    /// Rows shown in the table.
     #[serde(skip)]
-    pub split: Option<crate::scheme::Split>,
-    /// The deadline T (timeout).
-    #[serde(serialize_with = "crate::report::opt_num")]
-    pub timeout: Option<f64>,
-    /// Iterations per hour of wall-clock time (cost view).
-    #[serde(serialize_with = "crate::report::opt_num", skip_serializing_if = "Option::is_none")]
-    pub iterations_per_hour: Option<f64>,
-    /// Wall-clock hours of one run of `--iterations-per-run` iterations.
-    #[serde(serialize_with = "crate::report::opt_num", skip_serializing_if = "Option::is_none")]
-    pub run_hours: Option<f64>,
-    /// GPU-hours of one run: n workers for its wall-clock hours.
-    #[serde(serialize_with = "crate::report::opt_num", skip_serializing_if = "Option::is_none")]
-    pub gpu_hours: Option<f64>,
-    /// GPU-hours times `--gpu-hour-price`.
-    #[serde(serialize_with = "crate::report::opt_num", skip_serializing_if = "Option::is_none")]
-    pub cost: Option<f64>,
-    /// Bytes each worker stores: load × `--dataset-size` / N0.
-    #[serde(serialize_with = "crate::report::opt_num", skip_serializing_if = "Option::is_none")]
-    pub storage_bytes: Option<f64>,
-    /// Bytes all n workers send per iteration.
-    #[serde(serialize_with = "crate::report::opt_num", skip_serializing_if = "Option::is_none")]
-    pub bytes_per_iteration: Option<f64>,
+    top: usize,
 }
 
-/// The study at `n` with the work rescaled by `factor` = N0/n.
-fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> Result<Study, PlanError> {
-    let (workers, model) = if factor == 1.0 {
-        (req.workers.clone(), req.load_model)
-    } else {
-        match req.load_model {
-            LoadModel::Fixed => (req.workers.clone(), req.load_model),
-            LoadModel::Scaled => (req.workers.scaled(factor)?, req.load_model),
-            LoadModel::Affine { unit_time } => (
-                req.workers.clone(),
-                LoadModel::Affine {
-                    unit_time: unit_time * factor,
-                },
-            ),
-            LoadModel::Additive => return Err(PlanError::RefNAdditive),
+#[derive(Serialize, Deserialize)]
+struct PlanConfig {
+    gcsim: String,
+    command: String,
+    n: String,
+    workers: String,
+    load_model: String,
+    unit_time: Option<f64>,
+    ref_n: Option<usize>,
+    objective: String,
+    max_load: Option<f64>,
+    /// Whether linear-only codes (mds) were searched.
+    linear: bool,
+    /// How the defaults were chosen.
+    notes: Vec<String>,
+    /// What the reader must know to trust the ranking.
+    warnings: Vec<String>,
+    schemes: Vec<SchemeKind>,
+    m: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parts: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout: Option<String>,
+    trials: u64,
+    #[serde(skip_serializing_if = "is_one", default = "one")]
+    iterations: u64,
+    seed: u64,
+    comm: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time_unit: Option<TimeUnit>,
+    #[serde(skip_serializing_if = "CostModel::is_empty", default)]
+    costs: CostModel,
+}
+
+fn is_one(x: &u64) -> bool {
+    *x == 1
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// A checked plan request, with what the output says about it and where it goes.
+pub struct PlanJob {
+    req: PlanRequest,
+    config: PlanConfig,
+    top: usize,
+    pub(crate) output: Output,
+    engine: Engine,
+    /// With `--shard I/K`: which cluster sizes to evaluate, to a partial result.
+    shard: Option<ShardId>,
+}
+
+impl TryFrom<PlanArgs> for PlanJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: PlanArgs) -> Result<Self> {
+        let common = &args.common;
+        common.check_counts()?;
+        if common.analytic {
+            bail!("plan chooses exact values itself: drop {ANALYTIC}");
         }
-    };
-    Ok(Study::with_workers(n, workers, model, schemes, req.trials, req.seed)?
-        .with_comm(req.comm)
-        .with_decoder(req.decoder)?
-        .with_generator(req.generator)?
-        .with_iterations(req.iterations)?)
-}
-
-/// A 95% interval of a binomial proportion: Wilson's score interval, which
-/// stays informative at 0 and 1 (Wilson 1927).
-pub fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
-    let z = crate::stats::Z95;
-    let n = n as f64;
-    let d = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / d;
-    let half = z / d * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    ((centre - half).max(0.0), (centre + half).min(1.0))
-}
-
-/// The study of every cluster size, with its factor N0/n: the whole request
-/// checked before any of it is evaluated. Candidates are counted as they are
-/// built, so a request far over [`MAX_PLAN_CONFIGS`] stops at the limit.
-fn studies(req: &PlanRequest) -> Result<Vec<Unit>, PlanError> {
-    let sizes = || {
-        let (first, last) = (
-            req.ns.first().copied().unwrap_or(0),
-            req.ns.last().copied().unwrap_or(0),
-        );
-        match req.ns.len() {
-            1 => first.to_string(),
-            2 => format!("{first},{last}"),
-            len => format!("{first},...,{last} ({len} sizes)"),
-        }
-    };
-    let mut out = Vec::with_capacity(req.ns.len());
-    let (mut configs, mut draws) = (0usize, 0u128);
-    for &n in &req.ns {
-        let factor = req.ref_n.map_or(1.0, |n0| n0 as f64 / n as f64);
-        let room = MAX_PLAN_CONFIGS - configs;
-        let schemes = candidates(req, n, factor, room.min(MAX_CONFIGS))?;
-        if schemes.len() > MAX_CONFIGS {
-            return Err(PlanError::TooManyAtN { n });
-        }
-        if schemes.len() > room {
-            return Err(PlanError::TooManyCandidates { sizes: sizes(), n });
-        }
-        configs += schemes.len();
-        let study = study_at(req, n, factor, schemes)?;
-        let exact = req.exact && req.decoder == Decoder::Threshold && study.exact_law(&study.baseline()).is_some();
-        let mut cost = study.schemes().len() as u128;
-        if !exact {
-            let replicates = if study.workers().is_measured() {
-                req.data_replicates as u64 * replicate_trials(req.trials)
-            } else {
-                0
-            };
-            let runs = u128::from(req.trials + replicates) * u128::from(req.iterations);
-            draws += u128::from(study.draws_per_trial()) * runs;
-            cost = (u128::from(study.draws_per_trial()) + cost) * runs;
-            if draws > u128::from(MAX_TOTAL_DRAWS) {
-                return Err(PlanError::TooMuchWork {
-                    sizes: sizes(),
-                    draws,
-                    trials: req.trials,
-                });
-            }
-        }
-        out.push(Unit { n, factor, study, cost });
-    }
-    Ok(out)
-}
-
-/// One cluster size of a plan: its study, evaluated on its own (exact laws,
-/// or a simulation on its own common random numbers), so that sizes can be
-/// computed in separate processes and their rows put together unchanged.
-struct Unit {
-    n: usize,
-    factor: f64,
-    study: Study,
-    /// An estimate of the work: worker draws plus configurations, times the
-    /// trials, where the size is simulated; its configurations where exact.
-    cost: u128,
-}
-
-/// The estimated cost of each cluster size of `req`, in the order of
-/// `req.ns`, after the whole request is checked (see [`plan_units`]).
-pub fn unit_costs(req: &PlanRequest) -> Result<Vec<u128>, PlanError> {
-    Ok(studies(req)?.into_iter().map(|u| u.cost).collect())
-}
-
-/// Plans: every candidate at every n, ranked best first. `simulate` runs a
-/// study with the given options (the engine, on the caller's threads).
-pub fn plan(req: &PlanRequest, simulate: &dyn Fn(&Study, &Options) -> Outcome) -> Result<Vec<PlanRow>, PlanError> {
-    let units = plan_units(req, &|_| true, simulate)?;
-    Ok(rank(units.into_iter().flatten().collect(), &req.objective))
-}
-
-/// The unranked rows of each cluster size `i` of `req.ns` for which
-/// `select(i)` holds (the others empty), in the order of `req.ns`. The whole
-/// request is checked first, whatever is selected. Each size's rows depend
-/// on that size alone: [`rank`] of their concatenation is [`plan`].
-pub fn plan_units(
-    req: &PlanRequest,
-    select: &dyn Fn(usize) -> bool,
-    simulate: &dyn Fn(&Study, &Options) -> Outcome,
-) -> Result<Vec<Vec<PlanRow>>, PlanError> {
-    if req.objective == Objective::Cost && (req.costs.iterations_per_run.is_none() || req.time_unit.is_none()) {
-        return Err(PlanError::CostNeedsRun);
-    }
-    let mut units = Vec::new();
-    for (i, unit) in studies(req)?.into_iter().enumerate() {
-        units.push(if select(i) {
-            unit_rows(req, unit, simulate)?
-        } else {
-            Vec::new()
-        });
-    }
-    Ok(units)
-}
-
-/// Ranks the rows of every cluster size, in the order of `req.ns`: best
-/// first by the objective (a stable sort, so ties keep that order).
-pub fn rank(mut rows: Vec<PlanRow>, objective: &Objective) -> Vec<PlanRow> {
-    let maximise = objective.maximise();
-    rows.sort_by(|a, b| {
-        let order = a.objective.total_cmp(&b.objective);
-        let order = if maximise { order.reverse() } else { order };
-        // Ties (e.g. crc and ignore under `fixed`): the exact, cheaper, smaller configuration first.
-        order
-            .then(b.scheme.exact_rank().cmp(&a.scheme.exact_rank()))
-            .then(a.load.total_cmp(&b.load))
-            .then(a.n.cmp(&b.n))
-    });
-    for (i, r) in rows.iter_mut().enumerate() {
-        r.rank = i + 1;
-    }
-    rows
-}
-
-/// The rows of one cluster size, unranked, with their cost columns.
-fn unit_rows(
-    req: &PlanRequest,
-    Unit { n, factor, study, .. }: Unit,
-    simulate: &dyn Fn(&Study, &Options) -> Outcome,
-) -> Result<Vec<PlanRow>, PlanError> {
-    let mut rows = Vec::new();
-    let laws: Option<Vec<_>> = if req.exact && req.decoder == Decoder::Threshold {
-        study.schemes().iter().map(|s| study.exact_law(s)).collect()
-    } else {
-        None
-    };
-    let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
-        rank: 0,
-        n,
-        scheme: s.kind(),
-        s: s.s(),
-        m: s.m(),
-        k: s.k(),
-        objective,
-        objective_low: ci.map(|c| c.0),
-        objective_high: ci.map(|c| c.1),
-        mean,
-        p99,
-        speedup,
-        load: s.load() * factor,
-        message: s.message(),
-        method,
-        parts: s.parts(),
-        split: s.split(),
-        timeout: s.deadline(),
-        iterations_per_hour: None,
-        run_hours: None,
-        gpu_hours: None,
-        cost: None,
-        storage_bytes: None,
-        bytes_per_iteration: None,
-    };
-    match (laws, study.exact_law(&study.baseline())) {
-        (Some(laws), Some(base)) => {
-            for (s, law) in study.schemes().iter().zip(&laws) {
-                let objective = match req.objective {
-                    Objective::Mean | Objective::Cost => law.mean(),
-                    Objective::Quantile(q) => law.quantile(q),
-                    Objective::Deadline(t) => law.cdf(t),
-                };
-                let mean = law.mean();
-                let speedup = Some(base.mean() / mean).filter(|r| r.is_finite());
-                rows.push(row(s, objective, None, mean, law.quantile(0.99), speedup, "exact"));
-            }
-        }
-        _ => {
-            let deadline = match req.objective {
-                Objective::Deadline(t) => Some(t),
-                _ => None,
-            };
-            let outcome = simulate(
-                &study,
-                &Options {
-                    deadline,
-                    ..Options::default()
-                },
+        let max_load = args.max_load;
+        if max_load.is_nan() || max_load < 1.0 {
+            bail!(
+                "{MAX_LOAD} {max_load} is out of range; accepted: a number >= 1 (uncoded has load 1), or inf for no bound"
             );
-            // Where the exact mean is infinite the sample mean estimates
-            // nothing: it is inf, as in `run`'s rows.
-            let mean_of = |s: &Scheme, summary: &Summary| {
-                if study.mean_is_infinite(s) {
-                    f64::INFINITY
-                } else {
-                    summary.mean.mean
-                }
-            };
-            let widen = data_variance(req, &study, simulate, &deadline)?;
-            let base_mean = mean_of(&study.baseline(), &outcome.baseline);
-            for (i, (s, summary)) in study.schemes().iter().zip(&outcome.configs).enumerate() {
-                let mean = mean_of(s, summary);
-                let (objective, ci) = match req.objective {
-                    Objective::Mean | Objective::Cost if mean.is_infinite() => (mean, None),
-                    _ => objective_of(&req.objective, summary),
-                };
-                let ci = match (ci, widen.as_ref()) {
-                    (Some(ci), Some(var)) => Some(widened(objective, ci, var[i], &req.objective)),
-                    (ci, _) => ci,
-                };
-                let speedup = Some(base_mean / mean).filter(|r| r.is_finite());
-                rows.push(row(s, objective, ci, mean, summary.quantiles[2], speedup, "simulated"));
+        }
+        if let Some(r) = args.ref_n.filter(|&r| r == 0 || r as u64 > MAX_DRAWS_PER_TRIAL) {
+            bail!(
+                "{REF_N} {r} is out of range; accepted: a cluster size, a whole number from 1 to {MAX_DRAWS_PER_TRIAL}"
+            );
+        }
+        let load_model = common.cluster.load_model_or("scaled")?;
+        let mut notes = Vec::new();
+        let mut warnings = Vec::new();
+        match (common.cluster.load_model.is_some(), load_model) {
+            (false, _) => notes.push(
+                "load-model=scaled by default: a worker's time grows in proportion to its share of the data (--load-model names another)".to_string(),
+            ),
+            (true, LoadModel::Fixed) => warnings.push(
+                "--load-model fixed makes extra work free (T = X whatever the load), so the most redundant code within --max-load wins; choose scaled or affine unless straggling truly does not grow with the work".to_string(),
+            ),
+            _ => {}
+        }
+        if args.scheme.is_empty() && !args.linear {
+            notes.push(
+                "mds not searched: it encodes only linear computations (X·w); --linear if the model's gradient is a matrix-vector product".to_string(),
+            );
+        }
+        if args.max_load == DEFAULT_MAX_LOAD {
+            notes.push(format!(
+                "max-load={DEFAULT_MAX_LOAD} by default: no worker computes more than {DEFAULT_MAX_LOAD} uncoded shares (--max-load L, or inf, to change)"
+            ));
+        }
+        let ns_given = args.n.as_ref().map(|l| l.values.clone());
+        let (n0, workers) = common.population(ns_given.as_ref().and_then(|v| v.first().copied()))?;
+        let time_unit = common.cluster.time_unit_of(&workers);
+        let ns = match ns_given {
+            Some(v) if !common.cluster.classes.is_empty() && v != [n0] => {
+                bail!("{WORKERS} fixes n={n0}; give one {N} or none")
             }
+            Some(v) => v,
+            None => vec![n0],
+        };
+        if let Some(&bad) = ns.iter().find(|&&n| n == 0) {
+            bail!("{N} {bad} is out of range; accepted: whole numbers >= 1");
         }
+        warnings.extend(ns.iter().filter_map(|&n| workers.resample_note(n)));
+        let trace_bootstrap = common.trace_bootstrap(&workers, &mut warnings)?;
+        if let (Some(steps), 2..) = (workers.recorded_steps(), trace_bootstrap) {
+            notes.push(super::common::bootstrap_note(
+                steps,
+                trace_bootstrap,
+                common.trials,
+                common.iterations,
+            ));
+        }
+        if let Some(k) = args.scheme.iter().find(|k| k.is_linear_only() && !args.linear) {
+            bail!(
+                "{SCHEME} {k} encodes only linear computations (the matrix-vector product X·w; Lee et al. 2017) and cannot encode the gradient of a nonlinear model: add {LINEAR} if the model's gradient is a matrix-vector product, else drop {k}"
+            );
+        }
+        let schemes: Vec<SchemeKind> = if args.scheme.is_empty() {
+            SchemeKind::ALL
+                .into_iter()
+                .filter(|&k| args.linear || !k.is_linear_only())
+                .filter(|&k| {
+                    // Inexact schemes, and the strategies without an exact
+                    // law (every candidate simulated), only when named.
+                    !matches!(
+                        k,
+                        SchemeKind::Ignore
+                            | SchemeKind::ApproxRegular
+                            | SchemeKind::Custom
+                            | SchemeKind::Timeout
+                            | SchemeKind::Speculative
+                            | SchemeKind::KBatchSync
+                            | SchemeKind::MultiMessage
+                            | SchemeKind::KAsync
+                            | SchemeKind::KBatchAsync
+                            | SchemeKind::PartialFrc
+                            | SchemeKind::PartialCrc
+                            | SchemeKind::Polynomial
+                            | SchemeKind::MatDot
+                            | SchemeKind::Entangled
+                    )
+                })
+                .collect()
+        } else {
+            args.scheme.clone()
+        };
+        let timeouts = match (&args.timeout, schemes.contains(&SchemeKind::Timeout)) {
+            (Some(_), false) => bail!("{TIMEOUT} applies only to {SCHEME} timeout, which is not in {SCHEME}"),
+            (None, true) => bail!("{SCHEME} timeout needs {TIMEOUT}, the deadlines to try (e.g. {TIMEOUT} 1.5,2,3)"),
+            (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
+        };
+        if let Some(k) = schemes
+            .iter()
+            .find(|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))
+        {
+            bail!(
+                "plan ranks schemes by time alone and does not search {SCHEME} {k}, whose value trades time against the gradient's error; compare it with gcsim sweep, which reports approx_error"
+            );
+        }
+        if args.m.is_some() && !schemes.contains(&SchemeKind::CommEfficient) {
+            bail!("{M} applies only to {SCHEME} comm-efficient, which is not in {SCHEME}");
+        }
+        let m = args
+            .m
+            .clone()
+            .unwrap_or_else(|| range::parse("1").expect("a valid list"));
+        if m.values.contains(&0) {
+            bail!("{M} 0 is out of range; accepted: whole numbers >= 1");
+        }
+        let partial = schemes.iter().find(|k| gcsim::sweep::READS_PARTS.contains(k));
+        let parts = match (&args.parts, partial) {
+            (Some(_), None) => {
+                bail!("{PARTS} applies only to {SCHEME} partial-frc and partial-crc, neither of which is in {SCHEME}")
+            }
+            (None, Some(k)) => bail!("{SCHEME} {k} needs {PARTS} (e.g. {PARTS} 10, or 4,8,16)"),
+            (Some(l), _) if l.values.iter().any(|&v| v == 0 || v > gcsim::scheme::MAX_PARTS) => bail!(
+                "{PARTS} {} is out of range; accepted: whole numbers from 1 to {}",
+                l.text,
+                gcsim::scheme::MAX_PARTS
+            ),
+            (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
+        };
+        let req = PlanRequest {
+            ns,
+            workers,
+            load_model,
+            ref_n: args.ref_n,
+            objective: args.objective,
+            max_load: Some(max_load).filter(|l| l.is_finite()),
+            schemes,
+            m: m.values.clone(),
+            parts,
+            timeouts,
+            trials: common.trials,
+            seed: common.seed,
+            iterations: common.iterations,
+            comm: common.comm()?,
+            decoder: common.cluster.decoder,
+            generator: common.cluster.generator,
+            exact: !args.simulate,
+            time_unit,
+            costs: common.cost.model(time_unit)?,
+            data_replicates: trace_bootstrap,
+        };
+        let output = match common.shard {
+            Some(shard) => common.shard_output(shard)?,
+            None => common
+                .output()?
+                .with_columns_and::<PlanRow>(&common.columns, &req.costs.columns(time_unit))?,
+        };
+        let config = PlanConfig {
+            gcsim: env!("CARGO_PKG_VERSION").into(),
+            command: "plan".into(),
+            n: args.n.as_ref().map_or(n0.to_string(), |l| l.text.clone()),
+            workers: req.workers.to_string(),
+            load_model: load_model.name().to_string(),
+            unit_time: load_model.unit_time(),
+            ref_n: args.ref_n,
+            objective: args.objective.to_string(),
+            max_load: Some(max_load).filter(|l| l.is_finite()),
+            linear: args.linear,
+            notes,
+            warnings,
+            schemes: req.schemes.clone(),
+            m: m.text.clone(),
+            parts: args.parts.as_ref().map(|l| l.text.clone()),
+            timeout: args.timeout.as_ref().map(|l| l.text.clone()),
+            trials: common.trials,
+            iterations: common.iterations,
+            seed: common.seed,
+            comm: req.comm.to_string(),
+            time_unit,
+            costs: req.costs,
+        };
+        Ok(Self {
+            req,
+            config,
+            top: args.top,
+            output,
+            engine: common.engine(),
+            shard: common.shard,
+        })
     }
-    // Where uncoded is a candidate, the codes at s = 0 (or k = n) are it
-    // under another name: one row says it.
-    if req.schemes.contains(&SchemeKind::Uncoded) {
-        rows.retain(|r| r.scheme == SchemeKind::Uncoded || !r.is_uncoded());
-    }
-    for r in &mut rows {
-        cost_columns(r, req);
-    }
-    Ok(rows)
 }
 
-fn objective_of(objective: &Objective, s: &Summary) -> (f64, Option<(f64, f64)>) {
-    match *objective {
-        Objective::Mean | Objective::Cost => (s.mean.mean, s.mean.ci95),
-        Objective::Quantile(q) => {
-            let i = Objective::quantile_index(q);
-            (s.quantiles[i], Some(s.quantile_ci95[i]))
+impl PlanJob {
+    /// Plans and writes the ranking; a request no configuration satisfies is
+    /// a [`UsageError`](super::UsageError).
+    pub fn execute(self) -> Result<Status> {
+        if let Some(shard) = self.shard {
+            return self.write_shard(shard);
         }
-        Objective::Deadline(_) => {
-            let p = s.within_deadline.expect("the deadline was counted");
-            (p, Some(proportion_ci(p, s.trials)))
-        }
+        let (report, output) = self.search()?;
+        write_plan(&report, &output)
     }
 }
 
-mod bootstrap;
-mod error;
-mod objective;
-mod recommend;
-pub mod shard;
-use bootstrap::{data_variance, widened};
-pub use error::PlanError;
-pub use objective::Objective;
-use objective::cost_columns;
-pub use recommend::recommendation;
+/// Writes a ranking, its warnings and what was written.
+fn write_plan(report: &PlanReport, output: &Output) -> Result<Status> {
+    let written = output.write(report)?;
+    if written.is_some() || output.format != Format::Table {
+        for warning in &report.config.warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
+    if let Some(path) = written {
+        note!("wrote {} rows to {}", report.rows.len(), path.display());
+    }
+    if let (Format::Csv, Some(r)) = (output.format, &report.recommendation) {
+        note!("{r}");
+    }
+    Ok(Status::Success)
+}
 
-mod candidates;
-mod matmul;
-use candidates::candidates;
+impl PlanJob {
+    /// Runs the search: the ranked rows with their recommendation, and
+    /// where they were to go.
+    pub(crate) fn search(self) -> Result<(PlanReport, Output)> {
+        let quiet = self.engine.quiet;
+        let rows = self
+            .engine
+            .pool()?
+            .install(|| {
+                plan::plan(&self.req, &|study, options| {
+                    let bar = Bar::new(quiet, study.trials());
+                    engine::simulate_full(&engine::TrialPlan::new(study), study, &bar, options)
+                })
+            })
+            .map_err(usage)?;
+        let report = PlanReport {
+            config: self.config,
+            recommendation: plan::recommendation(&rows, &self.req.objective),
+            rows,
+            top: self.top,
+        };
+        Ok((report, self.output))
+    }
+}
 
-#[cfg(test)]
-mod tests;
+impl Export for PlanReport {
+    fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
+        table(self, out)
+    }
+
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        export::write_csv(&self.rows, out)
+    }
+
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        export::write_json(self, out)
+    }
+
+    fn write_table_of(&self, columns: &export::Columns, out: &mut dyn Write) -> io::Result<()> {
+        table_header(self, out)?;
+        let cells = columns.table_cells(self, &Digits::PLAN)?;
+        export::write_cells(&cells[..cells.len().min(self.top + 1)], out)?;
+        table_footer(self, out)
+    }
+
+    fn digits(&self) -> &'static Digits {
+        &Digits::PLAN
+    }
+}

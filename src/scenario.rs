@@ -1,496 +1,511 @@
-//! Scenario files: a complete study per TOML file, so that a study can be
-//! rerun from one file.
-//!
-//! ```toml
-//! name = "seed-literature"                # output goes to output/<name>/
-//! description = "Tandon et al. 2017, n=100 exponential workers"
-//! n = 100
-//! dist = "exp:rate=1"                     # defaults for every study below
-//! load_model = "fixed"                    # unit_time = 0.145 with affine
-//! trials = 100000
-//! seed = 0
-//! # iterations = 1000                    # each trial: 1000 consecutive iterations
-//!
-//! [[study]]
-//! label = "crc"                           # files: <label>.csv, <label>.json
-//! schemes = ["crc"]
-//! s = "0..50"                             # or 5, or [0, 5, 10]; also m, k
-//! # dist, load_model, unit_time, n, iterations, trace_bootstrap, analytic may be set per study
-//! figures = [{ file = "speedup.png", metric = "speedup" }]
-//!
-//! [[figure]]                              # several studies on one axis
-//! file = "scaled-vs-fixed.png"
-//! metric = "mean"
-//! studies = ["crc", "crc-fixed"]          # [[study]] labels, at least two
-//!
-//! [[plan]]                                # a `gcsim plan` search (plan.rs)
-//! label = "pick"                          # files: <label>.csv, <label>.json
-//! schemes = ["uncoded", "frc", "crc"]
-//! objective = "p99"                       # any flag of `gcsim plan`, with underscores
-//!
-//! [[train]]                               # gradient descent on the timeline (train.rs)
-//! label = "tta"                           # files: <label>.csv, .json, -curves.csv
-//! schemes = ["uncoded", "frc", "crc"]
-//! s = 3
-//! data = "../data/breast-cancer.csv"      # relative to this file
-//! target_metric = 0.95
-//! plot = "tta.png"
-//! ```
-//!
-//! Unknown keys, bad values and missing keys are errors naming the file, the
-//! line and the key. Every output has its own file name: a label used twice,
-//! or a file written by two outputs, is refused, naming both, before
-//! anything runs.
+//! `gcsim scenario FILE`: run every study of a scenario file, then every
+//! training study, write their CSV, JSON, curves and figures into
+//! `<out-dir>/<name>/`, and print the tables; with `--report`, a page of
+//! it all beside them (`README.md`, `index.html`).
 
-use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-use toml::Spanned;
+use anyhow::{Context, Result};
+use clap::{Args, Parser};
 
-use crate::export::Format;
+use gcsim::export::markup::markup_cells;
+use gcsim::export::{self, Export, Format};
+use gcsim::report::{self, Report};
+use gcsim::shard::ShardId;
+use gcsim::shard::units::assign;
+use gcsim::train::report::write_curves;
+use gcsim_figures::plot::loss::loss_chart;
+use gcsim_figures::plot::sweep::overlay_chart;
+use gcsim_figures::scenario::page::{Page, Section};
+use gcsim_figures::scenario::shard::{Item, ItemRecord};
+use gcsim_figures::scenario::{Scenario, ScenarioPlan, ScenarioStudy, ScenarioTrain, figure_data_file};
 
-use crate::plot::FigureStyle;
-use crate::plot::sweep::Metric;
-use crate::scheme::SchemeKind;
-use crate::study::Study;
-use crate::sweep::Ranges;
+use super::common::{MIN_TRACE_STEPS, short_trace_warning};
+use super::figure::{Figure, FigureKind, FigureOptions, draw_chart, sweep_chart_of};
+use super::job::{Engine, bootstrap_note, evaluate};
+use super::notes::note;
+use super::output::{self, Stdout, write_atomically};
+use super::train::train;
+use super::{Status, run_config};
 
-mod figures;
-pub mod page;
-mod plan;
-pub mod shard;
-mod source;
-mod train;
+/// Run a study described by a scenario file.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "A scenario file (TOML) holds a complete study: n, dist, load_model
+(unit_time), trials, seed, one [[study]] per sweep with its label, schemes,
+s/m/k lists and figures, and one [[train]] per training comparison (as
+`gcsim train`: data, problem, iterations, repeats, targets, plot). See
+scenarios/ for examples and README.md for every key.
 
-use figures::{figure_spec, overlay};
-pub use plan::ScenarioPlan;
-use source::{Source, Taken, cluster_keys, grid_keys};
-pub use train::ScenarioTrain;
-use train::TrainFile;
+Examples:
+  gcsim scenario scenarios/seed-literature.toml
+  gcsim scenario scenarios/stragglers-100gpu.toml --trials 20000 \\
+      --out-dir /tmp/out
+  gcsim scenario scenarios/time-to-accuracy.toml
+  gcsim scenario scenarios/comm-tradeoff.toml --report
 
-/// A scenario file error: one line, naming the file, the line and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioError {
-    /// The file.
+Sharded by table (each study, train and plan runs whole, as without --shard, so
+its files are the same): --shard I/K runs every K-th unit from the I-th (a unit:
+a [[study]] with the studies its [[figure]] overlays join it to, a [[train]], or
+a [[plan]]), writes their files into <out-dir>/<name>/ and a partial result to
+<out-dir>/<name>-shards/part-I-of-K.json. --merge, with the same FILE, --out-dir
+and --trials, checks that all K parts are there, prints every table in file order
+and writes the --report: the whole run's files and output, byte for byte.
+  gcsim scenario s.toml --out-dir out --shard 1/2    # and --shard 2/2
+  gcsim scenario s.toml --out-dir out --merge --report
+In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/).")]
+pub struct ScenarioArgs {
+    /// The scenario file.
+    #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// The 1-based line, where known.
-    pub line: Option<usize>,
-    /// What is wrong.
-    pub message: String,
+
+    /// Override the file's trials (e.g. for a quick look); the repeats of
+    /// [[train]] tables stay as the file says.
+    #[arg(long, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
+    pub trials: Option<u64>,
+
+    /// Where `<name>/` is created.
+    #[arg(long, short, default_value = "output", value_name = "DIR")]
+    pub out_dir: PathBuf,
+
+    /// Worker threads, 1 to 1024 [default: all cores].
+    #[arg(long, short = 'j', value_name = "N", value_parser = super::parse_threads, allow_negative_numbers = true)]
+    pub threads: Option<usize>,
+
+    /// No progress bar and no notes on stderr (what was written, values
+    /// skipped); warnings and errors are still printed.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Also write a report of the whole scenario into `<out-dir>/<name>/`:
+    /// `README.md` (the configuration, the command that reproduces it, each
+    /// study's table and figures) and a self-contained `index.html` (the
+    /// same, figures embedded).
+    #[arg(long)]
+    pub report: bool,
+
+    /// Run shard I of K of the scenario's tables (or `slurm`: this task of
+    /// a job array), into --out-dir, for --merge. Example: --shard 2/4
+    #[arg(long, value_name = "I/K", value_parser = super::common::parse_shard, allow_hyphen_values = true)]
+    pub shard: Option<ShardId>,
+
+    /// Put together the --shard parts in --out-dir: print every table and
+    /// write the --report, as the scenario without --shard does.
+    #[arg(long, conflicts_with = "shard")]
+    pub merge: bool,
 }
 
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.file.display(), self.message),
-            None => write!(f, "{}: {}", self.file.display(), self.message),
+mod shard;
+
+/// The files `--report` writes.
+const REPORT_FILES: [&str; 2] = ["README.md", "index.html"];
+
+/// A validated scenario and where it goes.
+pub struct ScenarioJob {
+    scenario: Scenario,
+    dir: PathBuf,
+    engine: Engine,
+    /// With `--report`: the page's heading parts, the sections added as
+    /// the studies run.
+    report: Option<Page>,
+    /// The [[plan]] tables and their jobs, checked before anything runs.
+    plans: Vec<(ScenarioPlan, super::plan::PlanJob)>,
+    /// Whole, a shard of it, or the merge of the shards.
+    mode: Mode,
+}
+
+/// What a scenario command does.
+enum Mode {
+    /// Run every table.
+    Whole,
+    /// Run this shard's units, record them with the scenario's fingerprint.
+    Shard(ShardId, String),
+    /// Put the parts together (the scenario's fingerprint).
+    Merge(String),
+}
+
+/// A [[plan]] table's job: its flags parsed by `gcsim plan`'s own parser,
+/// an error placed on the table's line.
+fn plan_job(file: &std::path::Path, plan: &ScenarioPlan, args: &ScenarioArgs) -> Result<super::plan::PlanJob> {
+    let at = |message: &str| {
+        super::UsageError(format!(
+            "{}:{}: plan `{}` (its keys are `gcsim plan`'s flags): {message}",
+            file.display(),
+            plan.line,
+            plan.label
+        ))
+    };
+    let mut argv: Vec<String> = vec!["gcsim".into(), "plan".into()];
+    argv.extend(plan.args.iter().cloned());
+    if args.quiet {
+        argv.push("--quiet".into());
+    }
+    if let Some(threads) = args.threads {
+        argv.extend(["--threads".into(), threads.to_string()]);
+    }
+    let command = match super::Cli::try_parse_from(&argv) {
+        Ok(cli) => cli.command,
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            return Err(at(first.strip_prefix("error: ").unwrap_or(first)).into());
         }
-    }
+    };
+    let super::Command::Plan(plan_args) = command else {
+        unreachable!("the argv starts with `plan`")
+    };
+    super::plan::PlanJob::try_from(*plan_args).map_err(|e| at(&super::flags::render(&e)).into())
 }
 
-impl std::error::Error for ScenarioError {}
+impl TryFrom<ScenarioArgs> for ScenarioJob {
+    type Error = anyhow::Error;
 
-/// A list of integers as TOML allows it: `"0..50"`, `5` or `[0, 5, 10]`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(
-    untagged,
-    expecting = "accepted: a whole number >= 0 (e.g. 5), a range or list as a string (e.g. \"0..50\" or \"1,2,4\"), or an array of whole numbers (e.g. [0, 5, 10])"
-)]
-enum ListValue {
-    Text(String),
-    One(u64),
-    Many(Vec<u64>),
-}
-
-/// A list of times as TOML allows it: `2.5`, `[1, 2.5]` or `"1,2.5"`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(
-    untagged,
-    expecting = "accepted: a number >= 0 (e.g. 2.5), an array of numbers (e.g. [1, 2.5]), or a comma list as a string (e.g. \"1,2.5\")"
-)]
-enum TimesValue {
-    One(f64),
-    Many(Vec<f64>),
-    Text(String),
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FigureFile {
-    file: Spanned<String>,
-    metric: Option<Spanned<String>>,
-    size: Option<Spanned<String>>,
-    dpi: Option<Spanned<u64>>,
-    font_size: Option<Spanned<f64>>,
-    title: Option<bool>,
-    log_y: Option<bool>,
-    studies: Option<Spanned<Vec<String>>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StudyFile {
-    label: Spanned<String>,
-    schemes: Spanned<Vec<String>>,
-    s: Option<Spanned<ListValue>>,
-    m: Option<Spanned<ListValue>>,
-    k: Option<Spanned<ListValue>>,
-    d: Option<Spanned<ListValue>>,
-    timeout: Option<Spanned<TimesValue>>,
-    speculate_after: Option<f64>,
-    speculate_factor: Option<f64>,
-    parts: Option<Spanned<ListValue>>,
-    p: Option<Spanned<ListValue>>,
-    q: Option<Spanned<ListValue>>,
-    n: Option<Spanned<usize>>,
-    dist: Option<Spanned<String>>,
-    workers: Option<Spanned<Vec<String>>>,
-    shuffle_placement: Option<Spanned<bool>>,
-    comm_time: Option<Spanned<f64>>,
-    comm_dist: Option<Spanned<String>>,
-    link: Option<Spanned<String>>,
-    decode_time: Option<Spanned<f64>>,
-    load_model: Option<Spanned<String>>,
-    unit_time: Option<f64>,
-    iterations: Option<Spanned<u64>>,
-    trace_bootstrap: Option<Spanned<usize>>,
-    analytic: Option<bool>,
-    #[serde(default)]
-    figures: Vec<FigureFile>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ScenarioFile {
-    name: Spanned<String>,
-    description: Option<String>,
-    n: Spanned<usize>,
-    dist: Option<Spanned<String>>,
-    workers: Option<Spanned<Vec<String>>>,
-    shuffle_placement: Option<Spanned<bool>>,
-    comm_time: Option<Spanned<f64>>,
-    comm_dist: Option<Spanned<String>>,
-    link: Option<Spanned<String>>,
-    decode_time: Option<Spanned<f64>>,
-    load_model: Option<Spanned<String>>,
-    unit_time: Option<f64>,
-    trials: Option<Spanned<u64>>,
-    iterations: Option<Spanned<u64>>,
-    trace_bootstrap: Option<Spanned<usize>>,
-    seed: Option<u64>,
-    #[serde(default)]
-    analytic: bool,
-    study: Option<Spanned<Vec<StudyFile>>>,
-    train: Option<Spanned<Vec<TrainFile>>>,
-    figure: Option<Vec<FigureFile>>,
-    plan: Option<Vec<Spanned<toml::Table>>>,
-}
-
-/// A figure of a study: where it goes (relative to the scenario's directory),
-/// what it shows and how.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FigureSpec {
-    /// File name, `.png`, `.svg` or `.pdf`.
-    pub file: String,
-    /// What the y axis shows.
-    pub metric: Metric,
-    /// Size, dpi, font size, heading and y scale.
-    pub style: FigureStyle,
-}
-
-/// A top-level `[[figure]]`: one metric of several studies on one axis.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Overlay {
-    /// Where and how.
-    pub figure: FigureSpec,
-    /// The studies it draws, as indices into [`Scenario::studies`], in the
-    /// order given.
-    pub studies: Vec<usize>,
-}
-
-/// The file a figure's plotted series are written to, beside it:
-/// `<figure file>.csv` (`speedup.png.csv`), so that no two figures share one.
-pub fn figure_data_file(figure: &str) -> String {
-    format!("{figure}.csv")
-}
-
-/// One validated study of a scenario.
-#[derive(Debug, Clone)]
-pub struct ScenarioStudy {
-    /// Names the output files.
-    pub label: String,
-    /// What to simulate.
-    pub study: Study,
-    /// The schemes as listed.
-    pub kinds: Vec<SchemeKind>,
-    /// The parameter lists as given.
-    pub ranges: Ranges,
-    /// Values the schemes do not admit.
-    pub skipped: Vec<String>,
-    /// Exact values only.
-    pub analytic: bool,
-    /// Bootstrap replicates of a trace's steps that widen the intervals
-    /// (`trace_bootstrap`; see [`crate::engine::bootstrap`]), where any run.
-    pub trace_bootstrap: Option<usize>,
-    /// Figures to draw.
-    pub figures: Vec<FigureSpec>,
-}
-
-impl ScenarioStudy {
-    /// The formats of a study's result files.
-    pub const RESULT_FORMATS: [Format; 2] = [Format::Csv, Format::Json];
-
-    /// The name of the study's result file in `format`: `<label>.<format>`.
-    pub fn result_file(&self, format: Format) -> String {
-        result_file(&self.label, format)
-    }
-
-    /// Every file the study writes: its results, then its figures and
-    /// their plotted series.
-    pub fn outputs(&self) -> Vec<String> {
-        let results = Self::RESULT_FORMATS.map(|format| self.result_file(format));
-        let figures = self
-            .figures
+    fn try_from(args: ScenarioArgs) -> Result<Self> {
+        let scenario = Scenario::from_file(&args.file, args.trials)?;
+        let dir = args.out_dir.join(&scenario.name);
+        std::fs::create_dir_all(&dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;
+        output::probe(&dir).context("--out-dir")?;
+        let studies = scenario.studies.iter().flat_map(ScenarioStudy::outputs);
+        let overlays = scenario
+            .overlays
             .iter()
-            .flat_map(|f| [f.file.clone(), figure_data_file(&f.file)]);
-        results.into_iter().chain(figures).collect()
-    }
-}
-
-fn result_file(label: &str, format: Format) -> String {
-    format!("{label}.{format}")
-}
-
-/// A validated scenario.
-#[derive(Debug, Clone)]
-pub struct Scenario {
-    /// Names the output directory.
-    pub name: String,
-    /// What the study is about.
-    pub description: Option<String>,
-    /// The studies, in file order.
-    pub studies: Vec<ScenarioStudy>,
-    /// The training studies, in file order; they run after the studies.
-    pub trains: Vec<ScenarioTrain>,
-    /// The `[[figure]]` overlays, drawn once their studies have run.
-    pub overlays: Vec<Overlay>,
-    /// The `[[plan]]` searches, in file order; they run after the trains.
-    pub plans: Vec<ScenarioPlan>,
-}
-
-/// A file-name-safe identifier.
-fn safe_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
-        && !s.starts_with('.')
-}
-
-impl Scenario {
-    /// Reads and validates a scenario file; `trials` overrides the trials
-    /// of its studies (not the repeats of its [[train]] tables).
-    pub fn from_file(path: &Path, trials: Option<u64>) -> Result<Self, ScenarioError> {
-        let fail = |message: String| ScenarioError {
-            file: path.to_path_buf(),
-            line: None,
-            message,
-        };
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the scenario: {e}")))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            fail(format!(
-                "the scenario is not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ))
-        })?;
-        if text.trim().is_empty() {
-            return Err(fail(
-                "the scenario is empty; it needs at least name, n and one [[study]], [[train]] or [[plan]]".into(),
-            ));
-        }
-        Self::from_str(path, &text, trials)
-    }
-
-    /// Validates a scenario given as text; `path` names it in errors, and
-    /// relative paths in it (traces, data) start from its directory.
-    pub fn from_str(path: &Path, text: &str, trials: Option<u64>) -> Result<Self, ScenarioError> {
-        let src = Source { path, text };
-        let file: ScenarioFile = match toml::from_str(text) {
-            Ok(f) => f,
-            Err(e) => {
-                let message = e.message().trim().replace('\n', " ");
-                // toml names the key of an unknown field, not of a bad value
-                // or a duplicate: name it from the source.
-                let message = match e.span().and_then(|s| src.key_at(s.start)) {
-                    Some(key) if !message.starts_with("unknown field") && !message.starts_with("missing field") => {
-                        format!("key `{key}`: {message}")
-                    }
-                    _ => message,
-                };
-                return src.err(e.span(), message);
-            }
-        };
-        if !safe_name(file.name.get_ref()) {
-            return src.err(
-                Some(file.name.span()),
-                format!(
-                    "key `name`: `{}` must be letters, digits, '-', '_' or '.', and not start with '.'",
-                    file.name.get_ref()
-                ),
-            );
-        }
-        let studies = file.study.as_ref().map_or(0, |s| s.get_ref().len());
-        let plans = file.plan.as_ref().map_or(0, Vec::len);
-        if studies + file.train.as_ref().map_or(0, |t| t.get_ref().len()) + plans == 0 {
-            let span = file.study.as_ref().map(|s| s.span());
-            return src.err(
-                span.or(file.train.as_ref().map(|t| t.span())),
-                "the scenario needs at least one [[study]], [[train]] or [[plan]]",
-            );
-        }
-        let trials_flag = trials;
-        let trials = match (trials, &file.trials) {
-            (Some(t), _) => t,
-            (None, Some(t)) => *t.get_ref(),
-            (None, None) => 100_000,
-        };
-        let mut taken = Taken::default();
-        let mut studies = Vec::new();
-        for st in file.study.iter().flat_map(|s| s.get_ref()) {
-            studies.push(study(&src, &file, st, trials, &mut taken)?);
-        }
-        let mut trains = Vec::new();
-        for tr in file.train.iter().flat_map(|t| t.get_ref()) {
-            trains.push(train::train(&src, &file, tr, &mut taken)?);
-        }
-        let mut overlays = Vec::new();
-        for f in file.figure.iter().flatten() {
-            overlays.push(overlay(&src, f, &studies, &mut taken)?);
+            .flat_map(|o| [o.figure.file.clone(), figure_data_file(&o.figure.file)]);
+        for file in studies
+            .chain(scenario.trains.iter().flat_map(ScenarioTrain::outputs))
+            .chain(overlays)
+        {
+            output::check("--out-dir", &dir.join(file))?;
         }
         let mut plans = Vec::new();
-        if let Some(tables) = &file.plan {
-            let top: toml::Table = toml::from_str(src.text).map_err(|e| ScenarioError {
-                file: path.to_path_buf(),
-                line: None,
-                message: e.message().to_string(),
-            })?;
-            for table in tables {
-                plans.push(plan::plan(&src, &top, table, trials_flag, &mut taken)?);
+        for plan in &scenario.plans {
+            plans.push((plan.clone(), plan_job(&args.file, plan, &args)?));
+            for file in plan.outputs() {
+                output::check("--out-dir", &dir.join(file))?;
             }
         }
-        Ok(Scenario {
-            name: file.name.into_inner(),
-            description: file.description,
-            studies,
-            trains,
-            overlays,
+        let text = std::fs::read_to_string(&args.file)
+            .with_context(|| format!("{}: cannot read the scenario file", args.file.display()))?;
+        let print = gcsim_figures::scenario::shard::fingerprint(&text, args.trials);
+        let mode = match (args.shard, args.merge) {
+            (Some(_), _) if args.report => anyhow::bail!(
+                "--report is written by the merge of the shards: drop it here and give it to gcsim scenario FILE --merge"
+            ),
+            (Some(shard), _) => Mode::Shard(shard, print),
+            (None, true) => Mode::Merge(print),
+            (None, false) => Mode::Whole,
+        };
+        let report = if args.report {
+            for file in REPORT_FILES {
+                output::check("--report", &dir.join(file))?;
+            }
+            let config = text;
+            let mut command = format!(
+                "gcsim scenario {} --out-dir {}",
+                args.file.display(),
+                args.out_dir.display()
+            );
+            if let Some(t) = args.trials {
+                command.push_str(&format!(" --trials {t}"));
+            }
+            command.push_str(" --report");
+            Some(Page {
+                title: scenario.name.clone(),
+                description: scenario.description.clone(),
+                command,
+                config,
+                sections: Vec::new(),
+            })
+        } else {
+            None
+        };
+        Ok(Self {
+            scenario,
+            dir,
+            engine: Engine {
+                threads: args.threads,
+                quiet: args.quiet,
+            },
+            report,
             plans,
+            mode,
         })
     }
 }
 
-/// One [[study]] table, validated; its label and files are recorded in `taken`.
-fn study(
-    src: &Source,
-    file: &ScenarioFile,
-    st: &StudyFile,
-    trials: u64,
-    taken: &mut Taken,
-) -> Result<ScenarioStudy, ScenarioError> {
-    let label = src.label(&st.label, "study", taken)?;
-    let owner = format!("study `{label}`");
-    let cluster = src.cluster(
-        &cluster_keys!(file, Some(&file.n)),
-        &cluster_keys!(st, st.n.as_ref()),
-        &st.label,
-    )?;
-    let grid = src.grid(cluster.n, &grid_keys!(st), &st.label, &owner)?;
-    let study = match Study::with_workers(
-        cluster.n,
-        cluster.workers,
-        cluster.model,
-        grid.expanded.schemes,
-        trials,
-        file.seed.unwrap_or(0),
-    ) {
-        Ok(s) => s.with_comm(cluster.comm),
-        Err(e) => {
-            let span = file.trials.as_ref().map_or(st.label.span(), |t| t.span());
-            return src.err(Some(span), format!("{owner}: {e}"));
+impl ScenarioJob {
+    /// Runs every table in file order (with `--shard`, its units' tables;
+    /// with `--merge`, none: their records come from the parts). A closed
+    /// stdout (`| head`) stops the printing, not the files.
+    pub fn execute(self) -> Result<Status> {
+        let ScenarioJob {
+            scenario,
+            dir,
+            engine,
+            mut report,
+            plans,
+            mode,
+        } = self;
+        let mut stdout = Stdout::lock();
+        if let Some(d) = &scenario.description {
+            writeln!(stdout, "# {}: {d}", scenario.name)?;
         }
-    };
-    let iterations = st.iterations.as_ref().or(file.iterations.as_ref());
-    let study = match study.with_iterations(iterations.map_or(1, |t| *t.get_ref())) {
-        Ok(s) => s,
-        Err(e) => {
-            let span = iterations.map_or(st.label.span(), |t| t.span());
-            return src.err(Some(span), format!("{owner}: {e}"));
+        let units = scenario.units();
+        let selected: Vec<Item> = match &mode {
+            Mode::Whole => scenario.items(),
+            Mode::Shard(shard, _) => {
+                let assignment = assign(&vec![1; units.len()], shard.count);
+                let mine: Vec<&Item> = units
+                    .iter()
+                    .zip(&assignment)
+                    .filter(|(_, s)| **s + 1 == shard.index)
+                    .flat_map(|(items, _)| items)
+                    .collect();
+                scenario.items().into_iter().filter(|i| mine.contains(&i)).collect()
+            }
+            Mode::Merge(_) => Vec::new(),
+        };
+        let mut tables = Tables {
+            scenario: &scenario,
+            dir: &dir,
+            engine,
+            sections: report.is_some() || matches!(mode, Mode::Shard(..)),
+            reports: vec![None; scenario.studies.len()],
+            plans: plans.into_iter().map(|(_, job)| Some(job)).collect(),
+        };
+        let mut records = Vec::with_capacity(selected.len());
+        for item in selected {
+            let mut out = Vec::new();
+            let sections = tables.run(item, &mut out)?;
+            stdout.write_all(&out)?;
+            let stdout = String::from_utf8(out).context("a table's text is not UTF-8")?;
+            records.push(ItemRecord { item, stdout, sections });
         }
-    };
-    let analytic = st.analytic.unwrap_or(file.analytic);
-    let given = st.trace_bootstrap.as_ref().or(file.trace_bootstrap.as_ref());
-    let trace_bootstrap = match crate::engine::bootstrap::replicates(
-        given.map(|b| *b.get_ref()),
-        study.workers(),
-        analytic,
-    ) {
-        Ok(b) => (b >= 2).then_some(b),
-        Err(e) => {
-            use crate::engine::bootstrap::ReplicatesError;
-            let reason = match e {
-                ReplicatesError::NoTrace => {
-                    "resamples a trace's recorded steps: it needs dist = \"trace:path=FILE\" or \"replay:path=FILE\""
+        match mode {
+            Mode::Whole => {}
+            Mode::Shard(shard, print) => {
+                let assignment = assign(&vec![1; units.len()], shard.count);
+                let held = records.len();
+                shard::write_part(&dir, &scenario, shard, print, assignment, records)?;
+                note!(
+                    "wrote {held} of the scenario's {} tables; combine all {} shards with gcsim scenario FILE --merge",
+                    scenario.items().len(),
+                    shard.count
+                );
+                stdout.flush()?;
+                return Ok(Status::Success);
+            }
+            Mode::Merge(print) => {
+                records = shard::read_parts(&dir, &scenario, &print).map_err(super::usage)?;
+                for r in &records {
+                    stdout.write_all(r.stdout.as_bytes())?;
                 }
-                ReplicatesError::One => "1 estimates no spread; accepted: 0 (off) or a whole number >= 2",
-                ReplicatesError::Analytic => "widens Monte Carlo intervals, and analytic = true has none",
-            };
-            return src.err(
-                given.map(|b| b.span()),
-                format!("{owner}: key `trace_bootstrap` {reason}"),
-            );
+            }
         }
-    };
-    if let Some(b) = trace_bootstrap {
-        let draws = crate::engine::bootstrap::total_draws(&study, b);
-        if draws > u128::from(crate::study::MAX_TOTAL_DRAWS) {
-            return src.err(
-                Some(given.map_or(st.label.span(), |b| b.span())),
-                format!(
-                    "{owner}: the study and its {b} bootstrap replicates of its trace take {draws} worker draws, more than the limit of {} (about a day on two cores); lower `trials` or set `trace_bootstrap` lower (0: off)",
-                    crate::study::MAX_TOTAL_DRAWS
-                ),
-            );
+        if let Some(page) = &mut report {
+            page.sections = records.into_iter().flat_map(|r| r.sections).collect();
+            let markdown = dir.join(REPORT_FILES[0]);
+            write_atomically(&markdown, |out| page.write_markdown(out))?;
+            let html = dir.join(REPORT_FILES[1]);
+            write_atomically(&html, |out| page.write_html(&dir, out))?;
+            wrote(&mut stdout, &[markdown, html])?;
         }
+        stdout.flush()?;
+        Ok(Status::Success)
     }
-    for format in ScenarioStudy::RESULT_FORMATS {
-        src.claim(taken, &result_file(&label, format), &owner, "label", st.label.span())?;
-    }
-    let mut figures = Vec::new();
-    let deadlines = grid.ranges.timeout.as_ref().map_or(0, |l| l.values.len());
-    let axes = crate::plot::sweep::axes_of(grid.kinds.iter().copied(), deadlines);
-    if let (Some(f), Err(e)) = (st.figures.first(), axes) {
-        return src.err(Some(f.file.span()), format!("{owner}: {e}"));
-    }
-    for f in &st.figures {
-        if let Some(studies) = &f.studies {
-            return src.err(
-                Some(studies.span()),
-                format!("{owner}: key `studies`: a study's figure draws that study; to draw several studies on one axis, use a top-level [[figure]] with `studies`"),
-            );
-        }
-        figures.push(figure_spec(src, f, &owner, taken)?);
-    }
-    Ok(ScenarioStudy {
-        label,
-        study,
-        kinds: grid.kinds,
-        ranges: grid.ranges,
-        skipped: grid.expanded.skipped,
-        analytic,
-        trace_bootstrap,
-        figures,
-    })
 }
 
-#[cfg(test)]
-mod tests;
+/// What runs a scenario's tables: each writes its files and returns its
+/// sections of the report page (where wanted), its text to `out`.
+struct Tables<'a> {
+    scenario: &'a Scenario,
+    dir: &'a Path,
+    engine: Engine,
+    /// Whether to make the report's sections.
+    sections: bool,
+    /// Each study's report once run, for the overlays drawn after them.
+    reports: Vec<Option<Report>>,
+    /// The [[plan]] tables' jobs, each taken when it runs.
+    plans: Vec<Option<super::plan::PlanJob>>,
+}
+
+impl Tables<'_> {
+    fn run(&mut self, item: Item, out: &mut dyn Write) -> Result<Vec<Section>> {
+        match item {
+            Item::Study(i) => self.study(i, out),
+            Item::Figure(j) => self.overlay(j, out),
+            Item::Train(t) => self.train(&self.scenario.trains[t], out),
+            Item::Plan(p) => {
+                let job = self.plans[p].take().context("each plan runs once")?;
+                self.plan(&self.scenario.plans[p], job, out)
+            }
+        }
+    }
+
+    /// Runs a [[study]], writes its results and figures, and prints its table.
+    fn study(&mut self, i: usize, out: &mut dyn Write) -> Result<Vec<Section>> {
+        let (st, dir) = (&self.scenario.studies[i], self.dir);
+        let mut config = run_config("scenario", &st.study, st.kinds.clone());
+        config.study = Some(format!("{}/{}", self.scenario.name, st.label));
+        config.s = st.ranges.s.as_ref().map(|l| l.text.clone());
+        config.m = st.ranges.m.as_ref().map(|l| l.text.clone());
+        config.k = st.ranges.k.as_ref().map(|l| l.text.clone());
+        config.d = st.ranges.d.as_ref().map(|l| l.text.clone());
+        config.timeout = st.ranges.timeout.as_ref().map(|l| l.text.clone());
+        config.speculate_after = st.ranges.speculate_after.map(|v| v.to_string());
+        config.speculate_factor = st.ranges.speculate_factor.map(|v| v.to_string());
+        config.parts = st.ranges.parts.as_ref().map(|l| l.text.clone());
+        config.p = st.ranges.p.as_ref().map(|l| l.text.clone());
+        config.q = st.ranges.q.as_ref().map(|l| l.text.clone());
+        config.skipped = st.skipped.clone();
+        config.trace_bootstrap = st.trace_bootstrap;
+        if let Some(steps) = st.study.workers().recorded_steps().filter(|&s| s < MIN_TRACE_STEPS) {
+            config.warnings.push(short_trace_warning(steps));
+        }
+        bootstrap_note(&st.study, &config);
+        for note in &config.skipped {
+            note!("note: {}: skipped {note}", st.label);
+        }
+        let (rows, outcome) = evaluate(&st.study, &mut config, st.analytic, false, self.engine)?;
+        config.warnings.extend(report::infinite_mean_warnings(&rows));
+        let report = Report { rows, config };
+        let mut written = Vec::new();
+        for format in ScenarioStudy::RESULT_FORMATS {
+            let path = dir.join(st.result_file(format));
+            write_atomically(&path, |f| export::write(&report, format, f))?;
+            written.push(path);
+        }
+        for spec in &st.figures {
+            let figure = Figure {
+                path: dir.join(&spec.file),
+                kind: FigureKind::Sweep(spec.metric),
+                options: FigureOptions {
+                    style: spec.style,
+                    data: Some(dir.join(figure_data_file(&spec.file))),
+                },
+            };
+            figure.draw(&st.study, &report.config, &report.rows, outcome.as_ref())?;
+        }
+        export::write(&report, Format::Table, out)?;
+        wrote(out, &written)?;
+        let figures = st.figures.iter().map(|f| f.file.clone()).collect();
+        let sections = self.section(&st.label, &report, figures)?;
+        self.reports[i] = Some(report);
+        Ok(sections)
+    }
+
+    /// Draws a [[figure]] overlay from its studies' rows.
+    fn overlay(&mut self, j: usize, out: &mut dyn Write) -> Result<Vec<Section>> {
+        let overlay = &self.scenario.overlays[j];
+        let spec = &overlay.figure;
+        let charts = overlay
+            .studies
+            .iter()
+            .map(|&i| {
+                let st = &self.scenario.studies[i];
+                let report = self.reports[i].as_ref().context("an overlay's studies run before it")?;
+                Ok((
+                    st.label.as_str(),
+                    sweep_chart_of(&st.study, &report.config, &report.rows, spec.metric)?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let path = self.dir.join(&spec.file);
+        let chart = overlay_chart(&charts).with_context(|| format!("[[figure]] {}", spec.file))?;
+        let data = self.dir.join(figure_data_file(&spec.file));
+        let options = FigureOptions {
+            style: spec.style,
+            data: Some(data.clone()),
+        };
+        draw_chart(&chart, &path, &options)?;
+        wrote(out, &[path, data])?;
+        if !self.sections {
+            return Ok(Vec::new());
+        }
+        let labels: Vec<&str> = charts.iter().map(|c| c.0).collect();
+        Ok(vec![Section {
+            label: format!("{} ({})", spec.file, labels.join(", ")),
+            notes: Vec::new(),
+            cells: Vec::new(),
+            figures: vec![spec.file.clone()],
+        }])
+    }
+
+    /// Runs a [[plan]] search, writes its results, prints its table and
+    /// puts its recommendation on the page.
+    fn plan(&self, plan: &ScenarioPlan, job: super::plan::PlanJob, out: &mut dyn Write) -> Result<Vec<Section>> {
+        let (report, _) = job.search()?;
+        let mut written = Vec::new();
+        for format in ScenarioPlan::RESULT_FORMATS {
+            let path = self.dir.join(plan.result_file(format));
+            write_atomically(&path, |f| export::write(&report, format, f))?;
+            written.push(path);
+        }
+        export::write(&report, Format::Table, out)?;
+        wrote(out, &written)?;
+        if !self.sections {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Section {
+            label: plan.label.clone(),
+            notes: report.recommendation.iter().cloned().collect(),
+            cells: markup_cells(&report, None, report.digits())?,
+            figures: Vec::new(),
+        }])
+    }
+
+    /// Trains a [[train]] table's configurations, writes its results,
+    /// curves and figure, and prints its table.
+    fn train(&self, tr: &ScenarioTrain, out: &mut dyn Write) -> Result<Vec<Section>> {
+        for note in &tr.skipped {
+            note!("note: {}: skipped {note}", tr.label);
+        }
+        let context = format!("{}: ", tr.label);
+        let (report, trained) = train(
+            &tr.study,
+            &tr.setup,
+            &tr.targets,
+            tr.config.clone(),
+            self.engine,
+            (&context, "`step`"),
+        )?;
+        let mut written = Vec::new();
+        for format in ScenarioTrain::RESULT_FORMATS {
+            let path = self.dir.join(tr.result_file(format));
+            write_atomically(&path, |f| export::write(&report, format, f))?;
+            written.push(path);
+        }
+        let curves = self.dir.join(tr.curves_file());
+        write_atomically(&curves, |out| write_curves(&trained, tr.setup.problem, out))?;
+        written.push(curves);
+        if let Some(file) = &tr.plot {
+            let options = FigureOptions {
+                style: tr.style,
+                data: Some(self.dir.join(figure_data_file(file))),
+            };
+            draw_chart(&loss_chart(&report, &trained), &self.dir.join(file), &options)?;
+        }
+        export::write(&report, Format::Table, out)?;
+        wrote(out, &written)?;
+        self.section(&tr.label, &report, tr.plot.iter().cloned().collect())
+    }
+
+    /// A table's section of the report page, where wanted.
+    fn section<R: Export>(&self, label: &str, report: &R, figures: Vec<String>) -> Result<Vec<Section>> {
+        if !self.sections {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Section {
+            label: label.to_string(),
+            notes: Vec::new(),
+            cells: markup_cells(report, None, report.digits())?,
+            figures,
+        }])
+    }
+}
+
+/// The `# wrote` line after a table.
+fn wrote(stdout: &mut dyn Write, written: &[PathBuf]) -> Result<()> {
+    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    writeln!(stdout, "# wrote {}\n", names.join(", "))?;
+    Ok(())
+}

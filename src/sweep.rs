@@ -1,493 +1,299 @@
-//! Expanding a sweep: schemes × parameter lists → configurations, skipping
-//! the values a scheme does not admit and saying so.
+//! `gcsim sweep`: every scheme × parameter value, on the same draws.
 
-use thiserror::Error;
+use anyhow::{Result, bail};
+use clap::Args;
 
-use crate::param::{Described, Naming, Param, keys};
-use crate::range::{IntList, TimeList};
-use crate::scheme::{CustomShape, Params, Scheme, SchemeError, SchemeKind};
+use gcsim::scheme::SchemeKind;
+use gcsim::study::Study;
+use gcsim_figures::plot::sweep::Metric;
 
-/// Most (s, m) combinations one scheme of a sweep may expand to; the study
-/// then keeps at most [`crate::study::MAX_CONFIGS`] configurations.
-pub const MAX_COMBINATIONS: usize = 1_000_000;
+use super::common::CommonArgs;
+use super::figure::{Figure, FigureKind, metric_parser};
+use super::flags::{CODE, N, OUT, PLOT, SHARD, WORKERS};
+use super::job::Job;
+use super::run_config;
+use gcsim::range::{self, IntList};
+use gcsim::sweep::{self, Expanded, Ranges};
 
-/// The parameter lists of a sweep.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ranges {
-    /// Straggler tolerances.
+/// Simulate schemes over ranges of s, m and k; every configuration sees the
+/// same worker draws, so speedups are paired comparisons.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Ranges are A..B (both ends included), comma lists, or both: 0..10,20,30.
+A scheme skips the values it does not admit (frc where s+1 does not divide n,
+comm-efficient where s+m > n) and says so.
+
+Examples:
+  gcsim sweep --n 100 --s 0..50
+  gcsim sweep --n 100 --s 0..50 --columns scheme,s,mean,p99 --format csv
+  gcsim sweep --n 100 --s 0..10 --scheme uncoded,ignore,frc,crc \\
+      --dist exp:rate=1,p_slow=0.05,slowdown=8
+  gcsim sweep --n 20 --s 2 --m 1..10 --scheme comm-efficient,crc \\
+      --load-model affine --unit-time 0.145
+  gcsim sweep --n 50 --k 1..50 --scheme mds --dist shifted-exp:shift=1,rate=1 \\
+      --load-model scaled --out mds.csv
+  gcsim sweep --n 60 --s 0..30 --d 3 --scheme ignore,approx-regular,crc
+  gcsim sweep --n 50 --scheme mds --k 45 --generator vandermonde --decoder rank
+  gcsim sweep --n 100 --scheme uncoded,timeout --timeout 1.5,2,3,4
+  gcsim sweep --n 100 --s 0..20 \\
+      --scheme ignore,k-batch-sync,multi-message,speculative \\
+      --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled
+  gcsim sweep --n 100 --k 10,50,90 --scheme k-batch-sync,k-async,k-batch-async
+  gcsim sweep --n 60 --s 0..5 --parts 8 --scheme crc,partial-crc \\
+      --load-model scaled
+  gcsim sweep --n 40 --scheme polynomial,entangled --p 1..4 --q 2,4,8 --m 2 \\
+      --load-model scaled    # every split whose threshold is at most n
+  gcsim sweep --n 16,32,64 --s 0..3 --scheme uncoded,frc --load-model scaled \\
+      --dist replay:path=data/trace-llm-64w.csv --time-unit ms"
+)]
+pub struct SweepArgs {
+    /// Number of workers (or give the cluster as --workers classes); a list
+    /// or range (16,32,64) sweeps each cluster size, in the order given.
+    #[arg(long, short, value_name = "N", value_parser = range::parse, allow_negative_numbers = true)]
+    pub n: Option<IntList>,
+
+    #[command(flatten)]
+    pub grid: GridArgs,
+
+    /// Draw the sweep to FILE (.png, .svg or .pdf, by the extension):
+    /// --plot-metric against s (or m, k, the deadline T), one colour and
+    /// marker per scheme, simulated values as markers, exact curves as thin
+    /// dashed lines on top, inexact strategies hollow and dotted, a gap
+    /// where a scheme admits no value. Example: --plot speedup.pdf
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<std::path::PathBuf>,
+
+    /// What the figure shows.
+    #[arg(long, default_value_t = Metric::Speedup, value_name = "METRIC", value_parser = metric_parser())]
+    pub plot_metric: Metric,
+
+    /// A logarithmic y axis (values <= 0 are left out of the figure and
+    /// of --plot-data). Example: --plot-metric mean --log-y
+    #[arg(long)]
+    pub log_y: bool,
+
+    #[command(flatten)]
+    pub figure: super::figure::PlotArgs,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// The schemes and the ranges of their parameters: every combination is a
+/// configuration (`sweep`, `train`).
+#[derive(Debug, Clone, Args)]
+pub struct GridArgs {
+    /// Schemes to compare, comma-separated [default: crc; custom with --code].
+    #[arg(long, value_delimiter = ',', value_name = "SCHEMES", value_parser = super::scheme_values())]
+    pub scheme: Vec<SchemeKind>,
+
+    /// Straggler tolerances, e.g. 0..50 or 0,5,10 (ignore, frc, crc, comm-efficient; mds reads them as k=n-s).
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub s: Option<IntList>,
-    /// Message splits (comm-efficient).
+
+    /// Message splits for comm-efficient, e.g. 1..10; for entangled, the
+    /// inner splits m (each combined with every --p and --q).
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub m: Option<IntList>,
-    /// Recovery thresholds (mds).
+
+    /// Recovery thresholds for mds, k-batch-sync, k-async and k-batch-async,
+    /// e.g. 1..100 (instead of k=n-s).
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub k: Option<IntList>,
-    /// Graph degrees (approx-regular).
+
+    /// Graph degrees for approx-regular, e.g. 2..5 [default: s+1 for each s, the load of frc and crc].
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub d: Option<IntList>,
-    /// The shape of the user's matrix (custom).
-    pub custom: Option<CustomShape>,
-    /// Deadlines (timeout).
-    pub timeout: Option<TimeList>,
-    /// The share Q after which speculative copies start (one value).
-    pub speculate_after: Option<f64>,
-    /// The factor F of speculative (one value).
-    pub speculate_factor: Option<f64>,
-    /// Partitions per worker (partial-frc, partial-crc).
+
+    /// Deadlines for the timeout scheme, a comma list of times >= 0 in the
+    /// time unit (--time-unit), e.g. 1.5,2,3.
+    #[arg(long, value_name = "TIMES", value_parser = range::parse_times, allow_hyphen_values = true)]
+    pub timeout: Option<range::TimeList>,
+
+    #[command(flatten)]
+    pub speculate: super::SpeculateArgs,
+
+    /// Partitions per worker for partial-frc and partial-crc, e.g. 10 or
+    /// 4..20: L >= s+1, of which L-s-1 are the worker's own.
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub parts: Option<IntList>,
-    /// Row blocks of A (polynomial, entangled) or matdot's inner split.
+
+    /// Row blocks p of A for polynomial and entangled, or matdot's inner
+    /// split, e.g. 1..4: a sweep runs every combination of --p, --q (and
+    /// --m for entangled) and skips those whose threshold exceeds n.
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub p: Option<IntList>,
-    /// Column blocks of B (polynomial, entangled).
+
+    /// Column blocks q of B for polynomial and entangled, e.g. 1..4.
+    #[arg(long, value_name = "RANGE", value_parser = range::parse, allow_hyphen_values = true)]
     pub q: Option<IntList>,
+
+    /// A user's encoding matrix for the scheme custom (see `gcsim run --help`);
+    /// with --s, custom waits for the fastest n-s and is inexact.
+    #[arg(long, value_name = "FILE")]
+    pub code: Option<std::path::PathBuf>,
 }
 
-/// The schemes that read k (or s as k = n − s without it).
-pub const READS_K: [SchemeKind; 4] = [
-    SchemeKind::Mds,
-    SchemeKind::KBatchSync,
-    SchemeKind::KAsync,
-    SchemeKind::KBatchAsync,
-];
+impl GridArgs {
+    /// The user's code of --code, checked against `n` where both are given.
+    pub fn custom(&self, n: Option<usize>) -> Result<Option<gcsim::codes::custom::CustomMatrix>> {
+        super::custom_code(self.code.as_deref(), n)
+    }
 
-/// The schemes that read the partitions per worker.
-pub const READS_PARTS: [SchemeKind; 2] = [SchemeKind::PartialFrc, SchemeKind::PartialCrc];
+    /// The schemes asked for: --scheme, or custom with --code, or crc.
+    pub fn kinds(&self, custom: bool) -> Vec<SchemeKind> {
+        match (self.scheme.is_empty(), custom) {
+            (true, true) => vec![SchemeKind::Custom],
+            (true, false) => vec![SchemeKind::Crc],
+            (false, _) => self.scheme.clone(),
+        }
+    }
 
-/// Why a sweep cannot be expanded.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{}", self.describe(&keys))]
-pub enum SweepError {
-    /// A scheme needs a list that is absent.
-    Missing {
-        /// The scheme.
-        scheme: SchemeKind,
-        /// The parameter whose list is absent.
-        param: Param,
-        /// An example list.
-        example: &'static str,
-    },
-    /// A list that no requested scheme reads.
-    Unused {
-        /// The parameter.
-        param: Param,
-        /// The scheme that reads it.
-        scheme: SchemeKind,
-    },
-    /// A list of s that none of the schemes reads.
-    UnreadS,
-    /// More parameter combinations than a sweep may expand (a guard in the
-    /// spirit of hyperfine's `RangeStep`: the product of two long lists would
-    /// otherwise be built before any limit is checked).
-    TooManyCombinations {
-        /// The scheme.
-        scheme: SchemeKind,
-        /// Combinations requested.
-        count: u128,
-    },
-    /// A parameter value out of range for every scheme (e.g. s >= n).
-    Scheme(SchemeError),
-    /// Every value was skipped: nothing to simulate (the reasons, as notes).
-    AllSkipped(Vec<String>),
-}
+    /// The parameter ranges, for a custom matrix of shape `custom`.
+    pub fn ranges(&self, custom: Option<gcsim::scheme::CustomShape>) -> Ranges {
+        Ranges {
+            s: self.s.clone(),
+            m: self.m.clone(),
+            k: self.k.clone(),
+            d: self.d.clone(),
+            custom,
+            timeout: self.timeout.clone(),
+            speculate_after: self.speculate.speculate_after,
+            speculate_factor: self.speculate.speculate_factor,
+            parts: self.parts.clone(),
+            p: self.p.clone(),
+            q: self.q.clone(),
+        }
+    }
 
-// By hand rather than `#[from]`, which would make the scheme's error the
-// source too, and a rendered chain would say it twice.
-impl From<SchemeError> for SweepError {
-    fn from(e: SchemeError) -> Self {
-        SweepError::Scheme(e)
+    /// The configurations on `n` workers, and those skipped; checks that
+    /// every value given is read by some scheme.
+    pub fn expand(&self, n: usize, custom: Option<gcsim::scheme::CustomShape>) -> Result<Expanded> {
+        Ok(sweep::expand(n, &self.kinds(custom.is_some()), &self.ranges(custom))?)
+    }
+
+    /// Writes the ranges as given into `config`.
+    pub fn describe(&self, config: &mut gcsim::report::RunConfig) {
+        config.s = self.s.as_ref().map(|l| l.text.clone());
+        config.m = self.m.as_ref().map(|l| l.text.clone());
+        config.k = self.k.as_ref().map(|l| l.text.clone());
+        config.d = self.d.as_ref().map(|l| l.text.clone());
+        config.timeout = self.timeout.as_ref().map(|l| l.text.clone());
+        config.speculate_after = self.speculate.speculate_after.map(|v| v.to_string());
+        config.speculate_factor = self.speculate.speculate_factor.map(|v| v.to_string());
+        config.parts = self.parts.as_ref().map(|l| l.text.clone());
+        config.p = self.p.as_ref().map(|l| l.text.clone());
+        config.q = self.q.as_ref().map(|l| l.text.clone());
+        config.code = self.code.as_ref().map(|p| p.display().to_string());
     }
 }
 
-impl Described for SweepError {
-    fn describe(&self, name: Naming) -> String {
-        match self {
-            SweepError::Missing { scheme, param, example } => {
-                format!("scheme {scheme} needs {p} (e.g. {p} {example})", p = name(*param))
+/// The shape of a user's code, where one is given.
+fn custom_shape(custom: &Option<gcsim::codes::custom::CustomMatrix>) -> Option<gcsim::scheme::CustomShape> {
+    custom.as_ref().map(|m| m.shape())
+}
+
+impl TryFrom<SweepArgs> for Job {
+    type Error = anyhow::Error;
+
+    fn try_from(args: SweepArgs) -> Result<Self> {
+        let common = args.common.clone();
+        common.check_counts()?;
+        let load_model = common.load_model()?;
+        let grid = &args.grid;
+        let ns: Vec<usize> = args.n.as_ref().map_or(Vec::new(), |l| l.values.clone());
+        if let Some(&bad) = ns.iter().find(|&&n| n == 0) {
+            bail!("{N} {bad} is out of range; accepted: a whole number >= 1");
+        }
+        let several = ns.len() > 1;
+        if several {
+            if grid.code.is_some() {
+                bail!("{CODE} fixes n (its rows): give one {N}");
             }
-            SweepError::Unused { param: Param::K, .. } => format!(
-                "{} applies only to {schemes} mds, k-batch-sync, k-async and k-batch-async, none of which is in {schemes}",
-                name(Param::K),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::Unused { param: Param::M, .. } => format!(
-                "{} applies only to {schemes} comm-efficient (message split) and entangled (inner split), neither of which is in {schemes}",
-                name(Param::M),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::Unused { param: Param::P, .. } => format!(
-                "{} applies only to {schemes} polynomial, matdot and entangled, none of which is in {schemes}",
-                name(Param::P),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::Unused { param: Param::Q, .. } => format!(
-                "{} applies only to {schemes} polynomial and entangled, neither of which is in {schemes}",
-                name(Param::Q),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::Unused {
-                param: Param::Parts, ..
-            } => format!(
-                "{} applies only to {schemes} partial-frc and partial-crc, neither of which is in {schemes}",
-                name(Param::Parts),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::Unused { param, scheme } => format!(
-                "{} applies only to {schemes} {scheme}, which is not in {schemes}",
-                name(*param),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::UnreadS => format!(
-                "none of the schemes given reads {s} (uncoded, timeout, speculative, polynomial, matdot and entangled take no s; mds, k-batch-sync, k-async and k-batch-async read k = n - s only without {k}); drop {s} or add a scheme that reads it",
-                s = name(Param::S),
-                k = name(Param::K)
-            ),
-            SweepError::TooManyCombinations { scheme, count } => format!(
-                "scheme {scheme}: {count} combinations of {} and {} is more than the limit of {MAX_COMBINATIONS}; narrow the lists",
-                name(Param::S),
-                name(match scheme {
-                    SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => Param::P,
-                    SchemeKind::ApproxRegular => Param::D,
-                    SchemeKind::PartialFrc | SchemeKind::PartialCrc => Param::Parts,
-                    _ => Param::M,
-                })
-            ),
-            SweepError::Scheme(e) => e.describe(name),
-            SweepError::AllSkipped(notes) => format!(
-                "no configuration to simulate: every value was skipped: {}",
-                notes.join("; ")
-            ),
-        }
-    }
-}
-
-/// A sweep's configurations, and the values skipped with their reasons.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Expanded {
-    /// The configurations, scheme by scheme in the order requested.
-    pub schemes: Vec<Scheme>,
-    /// One note per scheme and rule, e.g. `frc at s=2; s=5 (s+1 must divide n, n=100)`.
-    pub skipped: Vec<String>,
-}
-
-/// Every (s, x) of two lists, s major, as `make` builds them; more than
-/// [`MAX_COMBINATIONS`] is refused before any is built.
-fn pairs(
-    kind: SchemeKind,
-    ss: Vec<usize>,
-    xs: Vec<usize>,
-    make: impl Fn(usize, usize) -> Params,
-) -> Result<Vec<Params>, SweepError> {
-    let count = ss.len() as u128 * xs.len() as u128;
-    if count > MAX_COMBINATIONS as u128 {
-        return Err(SweepError::TooManyCombinations { scheme: kind, count });
-    }
-    Ok(ss
-        .into_iter()
-        .flat_map(|s| xs.iter().map(move |&x| (s, x)))
-        .map(|(s, x)| make(s, x))
-        .collect())
-}
-
-fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepError> {
-    let values = |l: &Option<IntList>| l.as_ref().map(|l| l.values.clone());
-    let missing = |param, example| SweepError::Missing {
-        scheme: kind,
-        param,
-        example,
-    };
-    let s_values = || values(&ranges.s).ok_or_else(|| missing(Param::S, "0..50"));
-    let p = |s, m, k| Params {
-        s,
-        m,
-        k,
-        ..Params::default()
-    };
-    Ok(match kind {
-        SchemeKind::Uncoded => vec![Params::default()],
-        SchemeKind::CommEfficient => {
-            let ms = values(&ranges.m).ok_or_else(|| missing(Param::M, "1..10"))?;
-            pairs(kind, s_values()?, ms, |s, m| p(Some(s), Some(m), None))?
-        }
-        SchemeKind::Speculative => vec![Params {
-            speculate_after: ranges.speculate_after,
-            speculate_factor: ranges.speculate_factor,
-            ..Params::default()
-        }],
-        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => {
-            s_values()?.into_iter().map(|s| p(Some(s), None, None)).collect()
-        }
-        SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
-            let ls = values(&ranges.parts).ok_or_else(|| missing(Param::Parts, "10"))?;
-            pairs(kind, s_values()?, ls, |s, l| Params {
-                s: Some(s),
-                parts: Some(l),
-                ..Params::default()
-            })?
-        }
-        SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
-            match (values(&ranges.k), values(&ranges.s)) {
-                (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
-                (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
-                (None, None) => return Err(missing(Param::K, "1..100")),
+            if !common.cluster.classes.is_empty() {
+                bail!("{WORKERS} fixes n (the classes' total): give one {N} or none");
+            }
+            if common.shard.is_some() {
+                bail!("{SHARD} runs one cluster size: give one {N} per sharded run");
+            }
+            if args.plot.is_some() {
+                bail!("{PLOT} draws one cluster size: give one {N}, or plot each");
             }
         }
-        SchemeKind::ApproxRegular => {
-            // Without --d, each s with its default d = s + 1.
-            let ds: Vec<Option<usize>> = match values(&ranges.d) {
-                Some(ds) => ds.into_iter().map(Some).collect(),
-                None => vec![None],
-            };
-            let ss = s_values()?;
-            let count = ss.len() as u128 * ds.len() as u128;
-            if count > MAX_COMBINATIONS as u128 {
-                return Err(SweepError::TooManyCombinations { scheme: kind, count });
-            }
-            ss.iter()
-                .flat_map(|&s| {
-                    ds.iter().map(move |&d| Params {
-                        s: Some(s),
-                        d,
-                        ..Params::default()
-                    })
-                })
-                .collect()
+        let custom = grid.custom(ns.first().copied())?;
+        let (n, workers) = common.population(ns.first().copied().or(custom.as_ref().map(|m| m.b.nrows())))?;
+        if n == 0 {
+            bail!("{N} 0 is out of range; accepted: a whole number >= 1");
         }
-        SchemeKind::Timeout => {
-            let ts = ranges
-                .timeout
-                .as_ref()
-                .ok_or_else(|| missing(Param::Timeout, "1,2,4"))?;
-            ts.values
-                .iter()
-                .map(|&t| Params {
-                    timeout: Some(t),
-                    ..Params::default()
-                })
-                .collect()
+        let kinds = grid.kinds(custom.is_some());
+        let study_at = |n: usize, custom| -> Result<(Study, Vec<String>)> {
+            let Expanded { schemes, skipped } = grid.expand(n, custom_shape(&custom))?;
+            let study = Study::with_workers(n, workers.clone(), load_model, schemes, common.trials, common.seed)?
+                .with_comm(common.comm()?)
+                .with_custom(custom)?
+                .with_decoder(common.cluster.decoder)?
+                .with_generator(common.cluster.generator)?
+                .with_iterations(common.iterations)?;
+            Ok((study, skipped))
+        };
+        let (study, skipped) = study_at(n, custom)?;
+        let mut sizes = Vec::new();
+        let mut skipped = if several {
+            skipped.into_iter().map(|k| format!("n={n}: {k}")).collect()
+        } else {
+            skipped
+        };
+        for &other in ns.iter().skip(1) {
+            let (st, more) = study_at(other, None)?;
+            skipped.extend(more.into_iter().map(|k| format!("n={other}: {k}")));
+            sizes.push(st);
         }
-        // Every combination of the lists (entangled: also the --m list).
-        SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
-            let ps = values(&ranges.p).ok_or_else(|| missing(Param::P, "1..4"))?;
-            let qs = match kind {
-                SchemeKind::MatDot => vec![1],
-                _ => values(&ranges.q).ok_or_else(|| missing(Param::Q, "1..4"))?,
-            };
-            let ms = match kind {
-                SchemeKind::Entangled => values(&ranges.m).ok_or_else(|| missing(Param::M, "1..3"))?,
-                _ => vec![1],
-            };
-            let count = ps.len() as u128 * qs.len() as u128 * ms.len() as u128;
-            if count > MAX_COMBINATIONS as u128 {
-                return Err(SweepError::TooManyCombinations { scheme: kind, count });
-            }
-            let mut out = Vec::new();
-            for &pv in &ps {
-                for &mv in &ms {
-                    for &qv in &qs {
-                        out.push(Params {
-                            p: Some(pv),
-                            q: (kind != SchemeKind::MatDot).then_some(qv),
-                            m: (kind == SchemeKind::Entangled).then_some(mv),
-                            ..Params::default()
-                        });
-                    }
-                }
-            }
-            out
-        }
-        // The rank-decoded code, or one approximate code per s.
-        SchemeKind::Custom => match values(&ranges.s) {
-            Some(ss) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
-            None => vec![Params::default()],
-        },
-    })
-}
-
-/// Expands `kinds` (duplicates ignored) over `ranges` on `n` workers.
-pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expanded, SweepError> {
-    let mut unique: Vec<SchemeKind> = Vec::new();
-    for &k in kinds {
-        if !unique.contains(&k) {
-            unique.push(k);
-        }
-    }
-    if ranges.m.is_some() && !unique.contains(&SchemeKind::CommEfficient) && !unique.contains(&SchemeKind::Entangled) {
-        return Err(SweepError::Unused {
-            param: Param::M,
-            scheme: SchemeKind::CommEfficient,
-        });
-    }
-    if ranges.p.is_some() && !unique.iter().any(|k| k.is_matmul()) {
-        return Err(SweepError::Unused {
-            param: Param::P,
-            scheme: SchemeKind::Polynomial,
-        });
-    }
-    if ranges.q.is_some()
-        && !unique
-            .iter()
-            .any(|k| matches!(k, SchemeKind::Polynomial | SchemeKind::Entangled))
-    {
-        return Err(SweepError::Unused {
-            param: Param::Q,
-            scheme: SchemeKind::Polynomial,
-        });
-    }
-    if ranges.k.is_some() && !READS_K.iter().any(|k| unique.contains(k)) {
-        return Err(SweepError::Unused {
-            param: Param::K,
-            scheme: SchemeKind::Mds,
-        });
-    }
-    if ranges.parts.is_some() && !READS_PARTS.iter().any(|k| unique.contains(k)) {
-        return Err(SweepError::Unused {
-            param: Param::Parts,
-            scheme: SchemeKind::PartialCrc,
-        });
-    }
-    for (given, param) in [
-        (ranges.speculate_after.is_some(), Param::SpeculateAfter),
-        (ranges.speculate_factor.is_some(), Param::SpeculateFactor),
-    ] {
-        if given && !unique.contains(&SchemeKind::Speculative) {
-            return Err(SweepError::Unused {
-                param,
-                scheme: SchemeKind::Speculative,
-            });
-        }
-    }
-    if ranges.d.is_some() && !unique.contains(&SchemeKind::ApproxRegular) {
-        return Err(SweepError::Unused {
-            param: Param::D,
-            scheme: SchemeKind::ApproxRegular,
-        });
-    }
-    if ranges.timeout.is_some() && !unique.contains(&SchemeKind::Timeout) {
-        return Err(SweepError::Unused {
-            param: Param::Timeout,
-            scheme: SchemeKind::Timeout,
-        });
-    }
-    if ranges.custom.is_some() && !unique.contains(&SchemeKind::Custom) {
-        return Err(SweepError::Unused {
-            param: Param::Code,
-            scheme: SchemeKind::Custom,
-        });
-    }
-    let reads_s = |k: &SchemeKind| match k {
-        SchemeKind::Uncoded | SchemeKind::Timeout | SchemeKind::Speculative => false,
-        k if k.is_matmul() => false,
-        k if READS_K.contains(k) => ranges.k.is_none(),
-        _ => true,
-    };
-    if ranges.s.is_some() && !unique.iter().any(reads_s) {
-        return Err(SweepError::UnreadS);
-    }
-    let mut schemes = Vec::new();
-    let mut skipped: Vec<(SchemeKind, &'static str, Vec<String>)> = Vec::new();
-    for &kind in &unique {
-        for params in params_of(kind, ranges)? {
-            let built = match (kind, ranges.custom) {
-                (SchemeKind::Custom, Some(shape)) => Scheme::custom(shape, params.s),
-                _ => Scheme::new(kind, n, params),
-            };
-            match built {
-                Ok(s) => schemes.push(s),
-                Err(SchemeError::NotAdmitted { what, rule, .. }) => {
-                    match skipped.iter_mut().find(|(k, r, _)| *k == kind && *r == rule) {
-                        Some(entry) => entry.2.push(what),
-                        None => skipped.push((kind, rule, vec![what])),
-                    }
-                }
-                Err(e) => return Err(e.into()),
+        let mut unique: Vec<SchemeKind> = Vec::new();
+        for &k in &kinds {
+            if !unique.contains(&k) {
+                unique.push(k);
             }
         }
-    }
-    let skipped = skipped
-        .into_iter()
-        .map(|(kind, rule, whats)| format!("{kind} at {} ({rule}, n={n})", whats.join("; ")))
-        .collect();
-    if schemes.is_empty() {
-        return Err(SweepError::AllSkipped(skipped));
-    }
-    Ok(Expanded { schemes, skipped })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::range::parse;
-
-    #[test]
-    fn expands_and_skips() {
-        let ranges = Ranges {
-            s: Some(parse("0..3").unwrap()),
-            m: Some(parse("1,2").unwrap()),
-            ..Ranges::default()
-        };
-        let kinds = [
-            SchemeKind::Frc,
-            SchemeKind::CommEfficient,
-            SchemeKind::Frc,
-            SchemeKind::Uncoded,
-        ];
-        let e = expand(6, &kinds, &ranges).unwrap();
-        // frc: s = 0, 1, 2 (s=3: 4 does not divide 6); comm-efficient: 4 × 2; uncoded: 1.
-        assert_eq!(e.schemes.len(), 3 + 8 + 1);
-        assert_eq!(e.skipped, vec!["frc at s=3 (s+1 must divide n, n=6)".to_string()]);
-    }
-
-    #[test]
-    fn errors() {
-        // An s list that none of the schemes reads is refused, not dropped.
-        let s_only = Ranges {
-            s: Some(parse("0..5").unwrap()),
-            ..Ranges::default()
-        };
-        assert_eq!(expand(6, &[SchemeKind::Uncoded], &s_only), Err(SweepError::UnreadS));
-        let s_and_k = Ranges {
-            s: Some(parse("2").unwrap()),
-            k: Some(parse("1..5").unwrap()),
-            ..Ranges::default()
-        };
-        assert_eq!(expand(6, &[SchemeKind::Mds], &s_and_k), Err(SweepError::UnreadS));
-        assert!(expand(6, &[SchemeKind::Mds, SchemeKind::Crc], &s_and_k).is_ok());
-        assert!(expand(6, &[SchemeKind::Mds], &s_only).is_ok());
-        let none = Ranges::default();
-        assert!(matches!(
-            expand(6, &[SchemeKind::Crc], &none),
-            Err(SweepError::Missing { .. })
-        ));
-        let m = Ranges {
-            m: Some(parse("2").unwrap()),
-            ..Ranges::default()
-        };
-        assert!(matches!(
-            expand(6, &[SchemeKind::Uncoded], &m),
-            Err(SweepError::Unused { .. })
-        ));
-        // Regression: 100 000 × 100 000 (s, m) pairs were built before any limit.
-        let product = Ranges {
-            s: Some(parse("0..99999").unwrap()),
-            m: Some(parse("1..100000").unwrap()),
-            ..Ranges::default()
-        };
-        let err = expand(200_000, &[SchemeKind::CommEfficient], &product).unwrap_err();
-        assert!(err.to_string().contains("10000000000 combinations of s and m"), "{err}");
-        // approx-regular's (s, d) pairs: over the limit by one list's length,
-        // and exactly at it, which is admitted.
-        let pairs = |s: &str, d: &str| Ranges {
-            s: Some(parse(s).unwrap()),
-            d: Some(parse(d).unwrap()),
-            ..Ranges::default()
-        };
-        let err = expand(200_000, &[SchemeKind::ApproxRegular], &pairs("0..99999", "1..11")).unwrap_err();
-        assert!(err.to_string().contains("1100000 combinations of s and d"), "{err}");
-        let at_limit = expand(2000, &[SchemeKind::ApproxRegular], &pairs("0..999", "1..1000")).unwrap();
-        assert_eq!(at_limit.schemes.len(), MAX_COMBINATIONS);
-        let big = Ranges {
-            s: Some(parse("6").unwrap()),
-            ..Ranges::default()
-        };
-        assert!(matches!(
-            expand(6, &[SchemeKind::Crc], &big),
-            Err(SweepError::Scheme(_))
-        ));
+        let mut config = run_config("sweep", &study, unique);
+        common.describe(&mut config, study.workers())?;
+        for st in std::iter::once(&study).chain(&sizes) {
+            common.check_bootstrap_work(st, &config)?;
+        }
+        grid.describe(&mut config);
+        config.skipped = skipped;
+        if several {
+            config.sizes = args.n.as_ref().map(|l| l.text.clone());
+            config
+                .warnings
+                .extend(sizes.iter().filter_map(|st| st.workers().resample_note(st.n())));
+        }
+        let output = common
+            .output()?
+            .with_columns_and::<gcsim::report::Row>(&common.columns, &config.costs.columns(config.time_unit))?;
+        if args.plot.is_some() {
+            let deadlines = grid.timeout.as_ref().map_or(0, |l| l.values.len());
+            gcsim_figures::plot::sweep::axes_of(kinds.iter().copied(), deadlines)
+                .map_err(|e| anyhow::anyhow!("{PLOT}: {e}"))?;
+        }
+        let options = args
+            .figure
+            .options(args.plot.as_deref(), args.log_y, &[(OUT, common.out.as_deref())])?;
+        let figure = args
+            .plot
+            .map(|p| Figure::new(p, FigureKind::Sweep(args.plot_metric), options))
+            .transpose()?;
+        if figure.is_some() && common.shard.is_some() {
+            bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
+        }
+        Ok(Job {
+            study,
+            sizes,
+            config,
+            output,
+            engine: common.engine(),
+            analytic: common.analytic,
+            shard: common.shard,
+            figure,
+        })
     }
 }

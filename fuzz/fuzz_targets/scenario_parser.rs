@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use gcsim::scenario::Scenario;
+use gcsim_figures::scenario::Scenario;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,9 +7,10 @@
 //! (`cli::Cli`, then `cli::Config::try_from`) turn into a job; the job writes
 //! its JSON report into a buffer instead of stdout. So every flag works and
 //! the numbers are the binary's. Errors are the binary's messages with each
-//! argument named by its keyword: the command line's code is compiled here
-//! with [`SPELLING`] keywords, so its [`cli::flags::Flag`]s and the library's
-//! parameters are written as keywords when a message is made, and each value
+//! argument named by its keyword: the module sets the command line's
+//! spelling to keywords when it loads ([`cli::flags::set_spelling`]), so its
+//! [`cli::flags::Flag`]s and the library's parameters are written as
+//! keywords when a message is made, and each value
 //! is checked by its own argument's parser first ([`check_values`]). The job
 //! runs on its own thread with the GIL released; the calling thread wakes
 //! every [`POLL`] to let Python handle signals, and on KeyboardInterrupt
@@ -25,15 +26,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
 
-// The command line's modules, compiled into the module as they are into the
-// binary (clap stays out of the library, as the binary keeps it). The
-// binary uses every item; the module uses the commands it exposes.
-#[allow(dead_code, unused_imports)]
-#[path = "../../src/cli/mod.rs"]
-mod cli;
-
-/// The module names arguments by their keywords (`load_model`).
-const SPELLING: cli::flags::Spelling = cli::flags::Spelling::Keywords;
+use gcsim_cli as cli;
 
 use cli::output::Memory;
 use cli::progress::{INTERRUPT, Interrupted};
@@ -166,8 +159,8 @@ fn find_arg<'c>(cmd: &'c clap::Command, key: &str) -> PyResult<&'c clap::Arg> {
 }
 
 /// The validated command of `argv`, or ValueError with the command line's
-/// message (its arguments written as keywords: the module compiles the
-/// command line with `SPELLING` keywords).
+/// message (its arguments written as keywords, the spelling the module
+/// sets when it loads).
 fn parse(cmd: &clap::Command, argv: &[String]) -> PyResult<Config> {
     let parsed = cli::Cli::try_parse_from(argv).map_err(|e| {
         // The values were checked one by one (`check_values`); what is
@@ -281,6 +274,8 @@ fn version() -> &'static str {
 /// The native part of the `gcsim` package.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The module names arguments by their keywords (`load_model`).
+    cli::flags::set_spelling(cli::flags::Spelling::Keywords);
     m.add_function(wrap_pyfunction!(call, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())

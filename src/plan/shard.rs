@@ -1,286 +1,148 @@
-//! A plan's partial result: the rows of the cluster sizes one shard of
-//! `gcsim plan --shard I/K` evaluated, merged by `gcsim merge` into the
-//! ranking the single process writes.
-//!
-//! Format (JSON, `format = "gcsim-plan-shard"`, `version = 1`):
-//!
-//! ```text
-//! {
-//!   "format": "gcsim-plan-shard", "version": 1, "gcsim": "0.1.0",
-//!   "shard": {"index": 2, "count": 3},             // 1-based index
-//!   "plan": { the plan's JSON config, and what only its table shows },
-//!   "sizes": [16, 32, 64, 128],                    // --n, one unit each
-//!   "assignment": [1, 1, 1, 0],                    // 0-based shard of each size
-//!   "units": [{"index": 3, "rows": [{"n": 128, "scheme": "crc", ...,
-//!              "objective": bits, ...}, ...]}],
-//!   "checksum": "1a2b3c4d"
-//! }
-//! ```
-//!
-//! Each cluster size is a study of its own (exact laws, or a simulation on
-//! its own common random numbers), so a shard evaluates whole sizes and
-//! their rows are the single process's. Rows are stored unranked, numbers
-//! as IEEE 754 bit patterns; the merge concatenates the sizes in the order
-//! of `--n` and ranks them with [`super::rank`], as [`super::plan`] does.
-//! `checksum` is as in [`crate::shard`]: a file whose numbers were edited is
-//! refused by name.
+//! `gcsim plan --shard I/K --out part-I.json`: evaluate this shard's share
+//! of the cluster sizes; `gcsim merge` of the parts writes what the single
+//! `gcsim plan` writes (see [`gcsim::plan::shard`]).
 
+use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::PlanRow;
-use crate::scheme::{SchemeKind, Split};
-use crate::shard::ShardId;
-use crate::shard::units::{PartFault, Sealed, UnitsError, check_cover, read_part};
+use gcsim::plan::shard::PlanShardFile;
+use gcsim::plan::{self, Objective, PlanRow};
+use gcsim::shard::ShardId;
+use gcsim::shard::units::assign;
 
-/// The format name in every plan shard file.
-pub const FORMAT: &str = "gcsim-plan-shard";
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+use super::super::Status;
+use super::super::flags::{PARTIAL, PLOT};
+use super::super::merge::{MergeArgs, shard_files};
+use super::super::notes::note;
+use super::super::output::Output;
+use super::super::progress::Bar;
+use super::super::usage;
+use super::{PlanConfig, PlanJob, PlanReport};
 
-/// A plan row with every number as its bits, unranked.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RowRecord {
-    n: usize,
-    scheme: SchemeKind,
-    s: usize,
-    m: Option<usize>,
-    k: usize,
-    objective: u64,
-    objective_low: Option<u64>,
-    objective_high: Option<u64>,
-    mean: u64,
-    p99: u64,
-    speedup: Option<u64>,
-    load: u64,
-    message: u64,
-    method: String,
-    parts: Option<usize>,
-    /// The matmul split as [p, q, m].
-    split: Option<[usize; 3]>,
-    timeout: Option<u64>,
-    /// iterations per hour, run hours, GPU-hours, cost, storage bytes, bytes per iteration.
-    costs: [Option<u64>; 6],
+/// What a plan shard records of its plan: the JSON config and the table's
+/// row count, which every part must share.
+#[derive(Serialize, Deserialize)]
+struct PlanRecord {
+    config: PlanConfig,
+    top: usize,
 }
 
-impl From<&PlanRow> for RowRecord {
-    fn from(r: &PlanRow) -> Self {
-        let bits = |x: Option<f64>| x.map(f64::to_bits);
-        Self {
-            n: r.n,
-            scheme: r.scheme,
-            s: r.s,
-            m: r.m,
-            k: r.k,
-            objective: r.objective.to_bits(),
-            objective_low: bits(r.objective_low),
-            objective_high: bits(r.objective_high),
-            mean: r.mean.to_bits(),
-            p99: r.p99.to_bits(),
-            speedup: bits(r.speedup),
-            load: r.load.to_bits(),
-            message: r.message.to_bits(),
-            method: r.method.to_string(),
-            parts: r.parts,
-            split: r.split.map(|s| [s.p, s.q, s.m]),
-            timeout: bits(r.timeout),
-            costs: [
-                bits(r.iterations_per_hour),
-                bits(r.run_hours),
-                bits(r.gpu_hours),
-                bits(r.cost),
-                bits(r.storage_bytes),
-                bits(r.bytes_per_iteration),
-            ],
-        }
+impl PlanJob {
+    /// Evaluates the cluster sizes this shard is assigned and writes them,
+    /// unranked, to --out.
+    pub(super) fn write_shard(self, shard: ShardId) -> Result<Status> {
+        let costs = plan::unit_costs(&self.req).map_err(usage)?;
+        let assignment = assign(&costs, shard.count);
+        let mine = |i: usize| assignment[i] + 1 == shard.index;
+        let quiet = self.engine.quiet;
+        let units = self
+            .engine
+            .pool()?
+            .install(|| {
+                plan::plan_units(&self.req, &mine, &|study, options| {
+                    let bar = Bar::new(quiet, study.trials());
+                    gcsim::engine::simulate_full(&gcsim::engine::TrialPlan::new(study), study, &bar, options)
+                })
+            })
+            .map_err(usage)?;
+        let record = PlanRecord {
+            config: self.config,
+            top: self.top,
+        };
+        let plan_value = serde_json::to_value(&record).context("the plan's configuration")?;
+        let file = PlanShardFile::new(shard, plan_value, &self.req.ns, &assignment, &units);
+        let dest = self.output.file.context("a shard needs --out")?;
+        dest.write(|out| serde_json::to_writer(out, &file).map_err(std::io::Error::other))?;
+        let sizes: Vec<String> = file.units.iter().map(|u| self.req.ns[u.index].to_string()).collect();
+        note!(
+            "wrote shard {}/{} (n = {} of {} cluster sizes) to {}; combine all {} with gcsim merge",
+            shard.index,
+            shard.count,
+            if sizes.is_empty() {
+                "none".to_string()
+            } else {
+                sizes.join(",")
+            },
+            self.req.ns.len(),
+            dest.path().display(),
+            shard.count
+        );
+        Ok(Status::Success)
     }
 }
 
-impl RowRecord {
-    /// The row, unranked; `None` for a method this build does not write.
-    fn row(&self) -> Option<PlanRow> {
-        let num = |x: Option<u64>| x.map(f64::from_bits);
-        let method = ["exact", "simulated"].into_iter().find(|m| *m == self.method)?;
-        let [iph, run, gpu, cost, storage, sent] = self.costs;
-        Some(PlanRow {
-            rank: 0,
-            n: self.n,
-            scheme: self.scheme,
-            s: self.s,
-            m: self.m,
-            k: self.k,
-            objective: f64::from_bits(self.objective),
-            objective_low: num(self.objective_low),
-            objective_high: num(self.objective_high),
-            mean: f64::from_bits(self.mean),
-            p99: f64::from_bits(self.p99),
-            speedup: num(self.speedup),
-            load: f64::from_bits(self.load),
-            message: f64::from_bits(self.message),
-            method,
-            parts: self.parts,
-            split: self.split.map(|[p, q, m]| Split { p, q, m }),
-            timeout: num(self.timeout),
-            iterations_per_hour: num(iph),
-            run_hours: num(run),
-            gpu_hours: num(gpu),
-            cost: num(cost),
-            storage_bytes: num(storage),
-            bytes_per_iteration: num(sent),
+/// Whether the files `gcsim merge` was given are plan shards (by the
+/// first file's `format`).
+pub fn given(args: &MergeArgs) -> Result<bool> {
+    let files = shard_files(&args.files)?;
+    let Some(first) = files.first() else {
+        return Ok(false);
+    };
+    let text = std::fs::read_to_string(first).with_context(|| format!("{}: cannot read the shard", first.display()))?;
+    if text.contains(gcsim_figures::scenario::shard::FORMAT)
+        && serde_json::from_str::<serde_json::Value>(&text)
+            .is_ok_and(|v| v["format"] == gcsim_figures::scenario::shard::FORMAT)
+    {
+        bail!(
+            "{}: a part of a sharded scenario: merge them with gcsim scenario FILE --merge --out-dir DIR (the --out-dir the shards had)",
+            first.display()
+        );
+    }
+    Ok(PlanShardFile::is_plan_shard(&text))
+}
+
+/// A plan put together from its shards, and where it goes.
+pub struct PlanMergeJob {
+    report: PlanReport,
+    output: Output,
+}
+
+impl TryFrom<MergeArgs> for PlanMergeJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: MergeArgs) -> Result<Self> {
+        if let Some(p) = &args.plot {
+            bail!("{PLOT} {}: a plan has no figure; drop {PLOT}", p.display());
+        }
+        if args.partial {
+            bail!(
+                "{PARTIAL} merges the trial shards of run and sweep; a plan's parts hold finished rows: merge them all at once"
+            );
+        }
+        let mut files = Vec::new();
+        for path in &shard_files(&args.files)? {
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the shard"))?;
+            files.push((name.clone(), PlanShardFile::parse(&name, &text)?));
+        }
+        let (plan_value, rows) = plan::shard::merge(&files)?;
+        let first = &files[0].0;
+        let record: PlanRecord = serde_json::from_value(plan_value)
+            .with_context(|| format!("{first}: the plan's configuration is not one this gcsim writes"))?;
+        let objective: Objective = record
+            .config
+            .objective
+            .parse()
+            .map_err(|e| anyhow::anyhow!("{first}: the plan's objective: {e}"))?;
+        let config = record.config;
+        let output = Output::resolve(args.format, args.out.as_deref())?
+            .with_columns_and::<PlanRow>(&args.columns, &config.costs.columns(config.time_unit))?;
+        let rows = plan::rank(rows, &objective);
+        Ok(Self {
+            report: PlanReport {
+                recommendation: plan::recommendation(&rows, &objective),
+                config,
+                rows,
+                top: record.top,
+            },
+            output,
         })
     }
 }
 
-/// The rows of one cluster size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UnitRecord {
-    /// Its 0-based position in `--n`.
-    pub index: usize,
-    /// Its rows, unranked, in the order the plan evaluated them.
-    pub rows: Vec<RowRecord>,
-}
-
-/// A plan shard file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanShardFile {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// [`VERSION`] when written.
-    pub version: u32,
-    /// gcsim version that wrote it.
-    pub gcsim: String,
-    /// Which shard.
-    pub shard: ShardId,
-    /// The plan's arguments as its output shows them (opaque here; the
-    /// merge checks that every part has the same).
-    pub plan: serde_json::Value,
-    /// The cluster sizes, one unit each.
-    pub sizes: Vec<usize>,
-    /// The 0-based shard of each size.
-    pub assignment: Vec<u64>,
-    /// The sizes this shard evaluated.
-    pub units: Vec<UnitRecord>,
-    /// CRC-32 of the compact JSON with this field empty, as 8 hex digits.
-    pub checksum: String,
-}
-
-/// Why plan shard files cannot be merged.
-#[derive(Debug, thiserror::Error)]
-pub enum PlanShardError {
-    /// Not JSON of this format, or of another version or release.
-    #[error("{file}: not a gcsim plan shard file: {reason}")]
-    Malformed {
-        /// The file.
-        file: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The checksum does not match the contents.
-    #[error("{file}: the checksum does not match the contents (the file was edited or damaged); rerun its shard")]
-    Checksum {
-        /// The file.
-        file: String,
-    },
-    /// The parts do not make one plan.
-    #[error(transparent)]
-    Units(#[from] UnitsError),
-}
-
-impl Sealed for PlanShardFile {
-    fn checksum_mut(&mut self) -> &mut String {
-        &mut self.checksum
+impl PlanMergeJob {
+    /// Writes the merged plan, as `gcsim plan` writes it.
+    pub fn execute(self) -> Result<Status> {
+        super::write_plan(&self.report, &self.output)
     }
-}
-
-impl PlanShardFile {
-    /// The file of shard `shard` of a plan of `sizes`, assigned as
-    /// `assignment`, holding the rows of its own sizes (`units[i]`: the rows
-    /// of size i, empty for the sizes of other shards).
-    pub fn new(
-        shard: ShardId,
-        plan: serde_json::Value,
-        sizes: &[usize],
-        assignment: &[u64],
-        units: &[Vec<PlanRow>],
-    ) -> Self {
-        let units = units
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| assignment[*i] + 1 == shard.index)
-            .map(|(index, rows)| UnitRecord {
-                index,
-                rows: rows.iter().map(RowRecord::from).collect(),
-            })
-            .collect();
-        Self {
-            format: FORMAT.into(),
-            version: VERSION,
-            gcsim: env!("CARGO_PKG_VERSION").into(),
-            shard,
-            plan,
-            sizes: sizes.to_vec(),
-            assignment: assignment.to_vec(),
-            units,
-            checksum: String::new(),
-        }
-        .sealed()
-    }
-
-    /// Whether `text` is a file of this format (by its `format` field alone).
-    pub fn is_plan_shard(text: &str) -> bool {
-        serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .is_some_and(|v| v.get("format").and_then(serde_json::Value::as_str) == Some(FORMAT))
-    }
-
-    /// Reads a plan shard file's text; `file` names it in errors.
-    pub fn parse(file: &str, text: &str) -> Result<Self, PlanShardError> {
-        let malformed = |reason: String| PlanShardError::Malformed {
-            file: file.to_string(),
-            reason: crate::param::one_line(&reason),
-        };
-        let part: Self = read_part(text, FORMAT, VERSION).map_err(|fault| match fault {
-            PartFault::Malformed(reason) => malformed(reason),
-            PartFault::Checksum => PlanShardError::Checksum { file: file.to_string() },
-        })?;
-        if part.assignment.len() != part.sizes.len()
-            || part.units.iter().any(|u| u.rows.iter().any(|r| r.row().is_none()))
-        {
-            return Err(malformed("its units do not fit its sizes".into()));
-        }
-        Ok(part)
-    }
-}
-
-/// Checks that `files` (name, part) are every shard of one plan, once
-/// each, and returns the plan's arguments and the rows of every cluster
-/// size, unranked, in the order of `--n`.
-pub fn merge(files: &[(String, PlanShardFile)]) -> Result<(serde_json::Value, Vec<PlanRow>), PlanShardError> {
-    let Some((first_name, first)) = files.first() else {
-        return Err(UnitsError::Missing("no plan shard files given".into()).into());
-    };
-    for (name, f) in &files[1..] {
-        if f.shard.count != first.shard.count {
-            return Err(UnitsError::Different(first_name.clone(), name.clone(), "splits (--shard I/K)").into());
-        }
-        if f.plan != first.plan || f.sizes != first.sizes || f.assignment != first.assignment {
-            return Err(UnitsError::Different(first_name.clone(), name.clone(), "plans").into());
-        }
-    }
-    let held: Vec<(String, ShardId, Vec<usize>)> = files
-        .iter()
-        .map(|(name, f)| (name.clone(), f.shard, f.units.iter().map(|u| u.index).collect()))
-        .collect();
-    check_cover(&held, &first.assignment)?;
-    let mut units: Vec<Option<&UnitRecord>> = vec![None; first.sizes.len()];
-    for (_, f) in files {
-        for u in &f.units {
-            units[u.index] = Some(u);
-        }
-    }
-    let rows = units
-        .into_iter()
-        .flat_map(|u| u.expect("every size covered").rows.iter())
-        .map(|r| r.row().expect("checked by parse"))
-        .collect();
-    Ok((first.plan.clone(), rows))
 }

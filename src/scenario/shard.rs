@@ -1,286 +1,81 @@
-//! A scenario split by configuration: `gcsim scenario FILE --shard I/K`
-//! runs whole units of the scenario and writes their files, and
-//! `gcsim scenario FILE --merge` puts together what only the whole
-//! scenario writes (the printed tables in file order, the report).
-//!
-//! A unit is a [[study]] together with every study a [[figure]] overlay
-//! draws beside it (the overlay is drawn in that unit, from its studies'
-//! rows), a [[train]] table, or a [[plan]] table. Each runs exactly as in
-//! the single process (a study's trials are its own, on its own seed), so
-//! its files are the single run's, byte for byte. Units go to shards round
-//! robin, in the order studies, trains, plans ([`crate::shard::units::assign`]
-//! with equal costs).
-//!
-//! Partial result (JSON, `format = "gcsim-scenario-shard"`, `version = 1`),
-//! at `<out-dir>/<name>-shards/part-I-of-K.json`:
-//!
-//! ```text
-//! {
-//!   "format": "gcsim-scenario-shard", "version": 1, "gcsim": "0.1.0",
-//!   "shard": {"index": 1, "count": 3},
-//!   "scenario": "a1b2c3d4",          // CRC-32 of the file's text and --trials
-//!   "assignment": [0, 1, 2, 0],      // 0-based shard of each unit
-//!   "items": [{"item": {"study": 0}, "stdout": "...", "sections": [...]}, ...],
-//!   "checksum": "1a2b3c4d"
-//! }
-//! ```
+//! The partial results of `gcsim scenario FILE --shard I/K` and their
+//! `--merge` (see [`gcsim_figures::scenario::shard`]).
 
-use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
-use super::Scenario;
-use super::page::Section;
-use crate::shard::ShardId;
-use crate::shard::units::{PartFault, Sealed, UnitsError, check_cover, checksum, read_part};
+use anyhow::{Context, Result, bail};
 
-/// The format name in every scenario shard file.
-pub const FORMAT: &str = "gcsim-scenario-shard";
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+use gcsim::shard::ShardId;
+use gcsim_figures::scenario::Scenario;
+use gcsim_figures::scenario::shard::{ItemRecord, ScenarioShardFile, merge, part_file, parts_dir};
 
-/// One table of a scenario, by its index among the tables of its kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Item {
-    /// A [[study]].
-    Study(usize),
-    /// A [[figure]] overlay.
-    Figure(usize),
-    /// A [[train]].
-    Train(usize),
-    /// A [[plan]].
-    Plan(usize),
+use super::super::output::write_atomically;
+
+/// Where a scenario's parts go: `<out-dir>/<name>-shards/`, beside its
+/// directory `dir` (`<out-dir>/<name>`), so that its own files are the
+/// whole run's.
+fn parts_of(dir: &Path, scenario: &Scenario) -> PathBuf {
+    dir.with_file_name(parts_dir(&scenario.name))
 }
 
-impl Scenario {
-    /// Every table, in the order the whole scenario runs them: studies,
-    /// overlays, trains, plans.
-    pub fn items(&self) -> Vec<Item> {
-        let studies = (0..self.studies.len()).map(Item::Study);
-        let figures = (0..self.overlays.len()).map(Item::Figure);
-        let trains = (0..self.trains.len()).map(Item::Train);
-        studies
-            .chain(figures)
-            .chain(trains)
-            .chain((0..self.plans.len()).map(Item::Plan))
-            .collect()
-    }
-
-    /// The units a sharded scenario runs whole, each its tables in the
-    /// order of [`Scenario::items`]: the studies joined by overlays (by
-    /// their first study), each with its overlays; then each train; then
-    /// each plan.
-    pub fn units(&self) -> Vec<Vec<Item>> {
-        // Union-find over the studies, joined by each overlay.
-        let mut root: Vec<usize> = (0..self.studies.len()).collect();
-        fn find(root: &mut [usize], i: usize) -> usize {
-            let mut r = i;
-            while root[r] != r {
-                r = root[r];
-            }
-            root[i] = r;
-            r
-        }
-        for o in &self.overlays {
-            for pair in o.studies.windows(2) {
-                let (a, b) = (find(&mut root, pair[0]), find(&mut root, pair[1]));
-                root[a.max(b)] = a.min(b);
-            }
-        }
-        let mut units: Vec<Vec<Item>> = Vec::new();
-        let mut unit_of_root = vec![usize::MAX; self.studies.len()];
-        for i in 0..self.studies.len() {
-            let r = find(&mut root, i);
-            if unit_of_root[r] == usize::MAX {
-                unit_of_root[r] = units.len();
-                units.push(Vec::new());
-            }
-            units[unit_of_root[r]].push(Item::Study(i));
-        }
-        for (j, o) in self.overlays.iter().enumerate() {
-            if let Some(&first) = o.studies.first() {
-                let r = find(&mut root, first);
-                units[unit_of_root[r]].push(Item::Figure(j));
-            }
-        }
-        units.extend((0..self.trains.len()).map(|t| vec![Item::Train(t)]));
-        units.extend((0..self.plans.len()).map(|p| vec![Item::Plan(p)]));
-        units
-    }
-
-    /// The files a table writes, relative to the scenario's directory.
-    pub fn outputs_of(&self, item: Item) -> Vec<String> {
-        match item {
-            Item::Study(i) => self.studies[i].outputs(),
-            Item::Figure(j) => {
-                let file = &self.overlays[j].figure.file;
-                vec![file.clone(), super::figure_data_file(file)]
-            }
-            Item::Train(t) => self.trains[t].outputs(),
-            Item::Plan(p) => self.plans[p].outputs(),
-        }
-    }
-}
-
-/// What a table printed and put on the report page.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ItemRecord {
-    /// Which table.
-    pub item: Item,
-    /// What it printed on stdout.
-    pub stdout: String,
-    /// Its sections of the report page.
-    pub sections: Vec<Section>,
-}
-
-/// A scenario shard file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScenarioShardFile {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// [`VERSION`] when written.
-    pub version: u32,
-    /// gcsim version that wrote it.
-    pub gcsim: String,
-    /// Which shard.
-    pub shard: ShardId,
-    /// The scenario's fingerprint ([`fingerprint`]).
-    pub scenario: String,
-    /// The 0-based shard of each unit.
-    pub assignment: Vec<u64>,
-    /// The tables this shard ran, in the order of [`Scenario::items`].
-    pub items: Vec<ItemRecord>,
-    /// CRC-32 of the compact JSON with this field empty, as 8 hex digits.
-    pub checksum: String,
-}
-
-/// The fingerprint of a scenario run: the CRC-32 of its file's text and
-/// the `--trials` that overrides it.
-pub fn fingerprint(text: &str, trials: Option<u64>) -> String {
-    checksum(&(text, trials))
-}
-
-/// The file name of shard `shard`'s partial result.
-pub fn part_file(shard: ShardId) -> String {
-    format!("part-{}-of-{}.json", shard.index, shard.count)
-}
-
-/// The directory of a scenario's partial results, beside its own:
-/// `<name>-shards`.
-pub fn parts_dir(name: &str) -> String {
-    format!("{name}-shards")
-}
-
-/// Why scenario shard files cannot be merged.
-#[derive(Debug, thiserror::Error)]
-pub enum ScenarioShardError {
-    /// Not a file of this format, version and release.
-    #[error("{file}: not a gcsim scenario shard file: {reason}")]
-    Malformed {
-        /// The file.
-        file: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The checksum does not match.
-    #[error("{file}: the checksum does not match the contents (the file was edited or damaged); rerun its shard")]
-    Checksum {
-        /// The file.
-        file: String,
-    },
-    /// A part of another scenario, or another --trials.
-    #[error(
-        "{file}: a shard of another scenario file or --trials than this one; rerun it, or merge with the scenario and --trials its shards ran"
-    )]
-    Foreign {
-        /// The file.
-        file: String,
-    },
-    /// The parts do not make one scenario.
-    #[error(transparent)]
-    Units(#[from] UnitsError),
-}
-
-impl Sealed for ScenarioShardFile {
-    fn checksum_mut(&mut self) -> &mut String {
-        &mut self.checksum
-    }
-}
-
-impl ScenarioShardFile {
-    /// The file of shard `shard`, with the records of the tables it ran.
-    pub fn new(shard: ShardId, scenario: String, assignment: Vec<u64>, items: Vec<ItemRecord>) -> Self {
-        Self {
-            format: FORMAT.into(),
-            version: VERSION,
-            gcsim: env!("CARGO_PKG_VERSION").into(),
-            shard,
-            scenario,
-            assignment,
-            items,
-            checksum: String::new(),
-        }
-        .sealed()
-    }
-
-    /// Reads a scenario shard file's text; `file` names it in errors.
-    pub fn parse(file: &str, text: &str) -> Result<Self, ScenarioShardError> {
-        let malformed = |reason: String| ScenarioShardError::Malformed {
-            file: file.to_string(),
-            reason: crate::param::one_line(&reason),
-        };
-        let part: Self = read_part(text, FORMAT, VERSION).map_err(|fault| match fault {
-            PartFault::Malformed(reason) => malformed(reason),
-            PartFault::Checksum => ScenarioShardError::Checksum { file: file.to_string() },
-        })?;
-        Ok(part)
-    }
-}
-
-/// Checks that `files` (name, part) are every shard of `scenario` (whose
-/// fingerprint is `print`), once each, and returns every table's record in
-/// the order of [`Scenario::items`].
-pub fn merge(
+/// Writes shard `shard`'s records.
+pub(super) fn write_part(
+    dir: &Path,
     scenario: &Scenario,
-    print: &str,
-    files: &[(String, ScenarioShardFile)],
-) -> Result<Vec<ItemRecord>, ScenarioShardError> {
-    let units = scenario.units();
-    if let Some((name, _)) = files.iter().find(|(_, f)| f.scenario != print) {
-        return Err(ScenarioShardError::Foreign { file: name.clone() });
+    shard: ShardId,
+    print: String,
+    assignment: Vec<u64>,
+    records: Vec<ItemRecord>,
+) -> Result<()> {
+    let parts = parts_of(dir, scenario);
+    std::fs::create_dir_all(&parts).with_context(|| format!("--out-dir: cannot create {}", parts.display()))?;
+    let path = parts.join(part_file(shard));
+    let file = ScenarioShardFile::new(shard, print, assignment, records);
+    write_atomically(&path, |out| {
+        serde_json::to_writer(out, &file).map_err(std::io::Error::other)
+    })?;
+    super::super::notes::note!("wrote shard {}/{} to {}", shard.index, shard.count, path.display());
+    Ok(())
+}
+
+/// Reads every part in `<out-dir>/<name>-shards/`, checks that they are
+/// all the shards of this scenario once each and that their files are in
+/// `dir`, and returns every table's record in file order.
+pub(super) fn read_parts(dir: &Path, scenario: &Scenario, print: &str) -> Result<Vec<ItemRecord>> {
+    let parts = parts_of(dir, scenario);
+    let entries = std::fs::read_dir(&parts).with_context(|| {
+        format!(
+            "--merge: cannot list {} (the shards write their parts there: give --out-dir as the shards had it)",
+            parts.display()
+        )
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        bail!("--merge: {} holds no parts (.json files)", parts.display());
     }
-    let mut held = Vec::new();
-    for (name, f) in files {
-        if f.shard.count != files[0].1.shard.count {
-            return Err(UnitsError::Different(files[0].0.clone(), name.clone(), "splits (--shard I/K)").into());
-        }
-        if f.assignment.len() != units.len() {
-            return Err(ScenarioShardError::Foreign { file: name.clone() });
-        }
-        // The units whose tables this part holds, ascending.
-        let mut own: Vec<usize> = Vec::new();
-        for r in &f.items {
-            let Some(u) = units.iter().position(|items| items.contains(&r.item)) else {
-                return Err(ScenarioShardError::Foreign { file: name.clone() });
-            };
-            own.push(u);
-        }
-        own.sort_unstable();
-        own.dedup();
-        held.push((name.clone(), f.shard, own));
+    let mut files = Vec::new();
+    for path in &paths {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the part"))?;
+        files.push((name.clone(), ScenarioShardFile::parse(&name, &text)?));
     }
-    let assignment = &files.first().map(|f| f.1.assignment.clone()).unwrap_or_default();
-    for (name, f) in files {
-        if f.assignment != *assignment {
-            return Err(UnitsError::Different(files[0].0.clone(), name.clone(), "splits").into());
+    let records = merge(scenario, print, &files)?;
+    for r in &records {
+        if let Some(missing) = scenario
+            .outputs_of(r.item)
+            .into_iter()
+            .map(|f| dir.join(f))
+            .find(|p| !p.is_file())
+        {
+            bail!(
+                "--merge: {} is missing, though its shard ran: give --out-dir as the shards had it (on a file system they share), or rerun that shard",
+                missing.display()
+            );
         }
     }
-    check_cover(&held, assignment)?;
-    let mut records: Vec<ItemRecord> = files.iter().flat_map(|(_, f)| f.items.iter().cloned()).collect();
-    let order = scenario.items();
-    if records.len() != order.len() || order.iter().any(|i| !records.iter().any(|r| r.item == *i)) {
-        let file = files.first().map(|f| f.0.clone()).unwrap_or_default();
-        return Err(ScenarioShardError::Foreign { file });
-    }
-    records.sort_by_key(|r| order.iter().position(|i| *i == r.item));
     Ok(records)
 }

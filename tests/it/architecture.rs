@@ -1,6 +1,8 @@
-//! The shape of the source: no import circle between the library's
-//! top-level modules, and no source file longer than about 600 lines unless
-//! its opening comment says why (`scripts/module-graph.py` draws the graph).
+//! The shape of the source: each crate keeps to its side of the command
+//! line (the simulator imports no clap, progress bar or plotting), no import
+//! circle between a crate's top-level modules, and no source file longer
+//! than about 600 lines unless its opening comment says why
+//! (`scripts/module-graph.py` draws a crate's graph).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -87,21 +89,108 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<(String, Vec<Strin
     found
 }
 
+/// The workspace's root folder.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Each crate's source folder, by the crate's name.
+const CRATES: [(&str, &str); 3] = [
+    ("gcsim", "crates/gcsim/src"),
+    ("gcsim-figures", "crates/gcsim-figures/src"),
+    ("gcsim-cli", "src"),
+];
+
 #[test]
 fn no_import_circle_between_modules() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let graph = module_graph(&src);
-    assert!(graph.contains_key("engine") && graph.contains_key("study"), "{graph:?}");
-    let found = circles(&graph);
-    assert!(
-        found.is_empty(),
-        "import circles (module: path back to it): {}",
-        found
-            .iter()
-            .map(|(m, path)| format!("{m}: {} -> {m}", path.join(" -> ")))
-            .collect::<Vec<_>>()
-            .join("; ")
-    );
+    for (name, src) in CRATES {
+        let graph = module_graph(&root().join(src));
+        assert!(graph.len() > 1, "{name}: {graph:?}");
+        let found = circles(&graph);
+        assert!(
+            found.is_empty(),
+            "{name}: import circles (module: path back to it): {}",
+            found
+                .iter()
+                .map(|(m, path)| format!("{m}: {} -> {m}", path.join(" -> ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    let core = module_graph(&root().join("crates/gcsim/src"));
+    assert!(core.contains_key("engine") && core.contains_key("study"), "{core:?}");
+}
+
+/// The crates a package depends on to build (not its tests), by its
+/// manifest, with the workspace's own crates among them.
+fn dependencies(manifest: &str) -> BTreeSet<String> {
+    let text = fs::read_to_string(root().join(manifest)).unwrap();
+    let doc: toml::Table = text.parse().unwrap();
+    let mut names: BTreeSet<String> = doc["dependencies"].as_table().unwrap().keys().cloned().collect();
+    if let Some(targets) = doc.get("target").and_then(|t| t.as_table()) {
+        for target in targets.values() {
+            if let Some(deps) = target.get("dependencies").and_then(|d| d.as_table()) {
+                names.extend(deps.keys().cloned());
+            }
+        }
+    }
+    names
+}
+
+/// The command line's crates: parsing, progress bars, terminal handling.
+const COMMAND_LINE: [&str; 9] = [
+    "clap",
+    "clap_complete",
+    "clap_mangen",
+    "indicatif",
+    "anyhow",
+    "roff",
+    "tempfile",
+    "libc",
+    "signal-hook",
+];
+
+/// The figures' crates.
+const PLOTTING: [&str; 2] = ["plotters", "svg2pdf"];
+
+#[test]
+fn each_crate_keeps_to_its_side() {
+    let core = dependencies("crates/gcsim/Cargo.toml");
+    let figures = dependencies("crates/gcsim-figures/Cargo.toml");
+    let cli = dependencies("Cargo.toml");
+    // The manifests are read: the simulator has its engine's crates.
+    assert!(core.contains("rand") && core.contains("rayon"), "{core:?}");
+    for name in COMMAND_LINE.iter().chain(&PLOTTING) {
+        assert!(!core.contains(*name), "the simulator (crates/gcsim) depends on {name}");
+    }
+    assert!(!core.iter().any(|d| d.starts_with("gcsim-")), "{core:?}");
+    for name in COMMAND_LINE {
+        assert!(!figures.contains(name), "the figures (crates/gcsim-figures) depend on {name}");
+    }
+    assert!(figures.contains("gcsim") && !figures.contains("gcsim-cli"), "{figures:?}");
+    assert!(cli.contains("gcsim") && cli.contains("gcsim-figures"), "{cli:?}");
+    // The same by the code, tests included: no crate below the command line
+    // names its parser or progress bars, and the simulator no plotting.
+    let parsing = ["clap", "clap_complete", "clap_mangen", "indicatif"];
+    for (name, src, banned) in [
+        ("gcsim", "crates/gcsim/src", &[parsing.as_slice(), &PLOTTING][..]),
+        ("gcsim-figures", "crates/gcsim-figures/src", &[parsing.as_slice()][..]),
+    ] {
+        let mut files = Vec::new();
+        rust_files(&root().join(src), &mut files);
+        for file in &files {
+            for line in fs::read_to_string(file).unwrap().lines() {
+                let code = line.split("//").next().unwrap();
+                for crate_name in banned.iter().flat_map(|b| b.iter()) {
+                    let path = format!("{}::", crate_name.replace('-', "_"));
+                    let used = code.match_indices(&path).any(|(i, _)| {
+                        !code[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':')
+                    });
+                    assert!(!used, "{name}: {} names {crate_name}: {line}", file.display());
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -120,10 +209,17 @@ fn the_circle_finder_finds_circles() {
 
 #[test]
 fn long_files_say_why() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in ["src", "tests", "benches", "examples"] {
-        rust_files(&root.join(dir), &mut files);
+    for dir in [
+        "src",
+        "tests",
+        "crates/gcsim/src",
+        "crates/gcsim/benches",
+        "crates/gcsim/examples",
+        "crates/gcsim-figures/src",
+        "python/src",
+    ] {
+        rust_files(&root().join(dir), &mut files);
     }
     let unexplained: Vec<String> = files
         .iter()

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use assert_cmd::Command;
-use gcsim::plot::style::{hex, scheme_style, tint};
 use gcsim::scheme::SchemeKind;
+use gcsim_figures::plot::style::{hex, scheme_style, tint};
 use predicates::prelude::*;
 
 fn gcsim() -> Command {
@@ -144,7 +144,7 @@ fn every_format_is_valid_at_its_size() {
     assert!(std::fs::read(&tail).unwrap().starts_with(b"%PDF-"));
     let default = d.join("d.png");
     sweep(d, "20", "0..2", "crc", &["--plot", default.to_str().unwrap()]);
-    assert_eq!(png_size(&default), gcsim::plot::SIZE);
+    assert_eq!(png_size(&default), gcsim_figures::plot::SIZE);
 }
 
 /// crc is blue whether it is the first series or the fourth, in the data

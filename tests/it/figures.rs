@@ -37,7 +37,7 @@ fn every_shipped_scenario_runs() {
     assert!(scenarios.len() >= 3);
     for file in scenarios.iter().filter(|p| p.extension().is_some_and(|e| e == "toml")) {
         let text = std::fs::read_to_string(file).unwrap();
-        let scenario = gcsim::scenario::Scenario::from_str(file, &text, Some(3000)).unwrap();
+        let scenario = gcsim_figures::scenario::Scenario::from_str(file, &text, Some(3000)).unwrap();
         gcsim()
             .args(["scenario", "--trials", "3000", "--quiet", "--out-dir"])
             .arg(dir.path())
@@ -58,10 +58,11 @@ fn every_shipped_scenario_runs() {
             for f in &st.figures {
                 let path = out.join(&f.file);
                 // The plotted series beside each figure.
-                let data = std::fs::read_to_string(out.join(gcsim::scenario::figure_data_file(&f.file))).unwrap();
+                let data =
+                    std::fs::read_to_string(out.join(gcsim_figures::scenario::figure_data_file(&f.file))).unwrap();
                 assert!(data.starts_with("figure,series,scheme,kind,segment,x,y,"), "{data}");
                 if f.file.ends_with(".png") {
-                    assert_eq!(png_size(&path), gcsim::plot::SIZE, "{}", path.display());
+                    assert_eq!(png_size(&path), gcsim_figures::plot::SIZE, "{}", path.display());
                 }
             }
         }
@@ -77,10 +78,13 @@ fn every_shipped_scenario_runs() {
             assert_eq!(json["config"]["repeats"], tr.study.trials());
             assert!(out.join(tr.curves_file()).exists());
             if let Some(file) = &tr.plot {
-                assert!(out.join(gcsim::scenario::figure_data_file(file)).exists(), "{file}");
+                assert!(
+                    out.join(gcsim_figures::scenario::figure_data_file(file)).exists(),
+                    "{file}"
+                );
             }
             for file in tr.plot.iter().filter(|f| f.ends_with(".png")) {
-                assert_eq!(png_size(&out.join(file)), gcsim::plot::SIZE, "{file}");
+                assert_eq!(png_size(&out.join(file)), gcsim_figures::plot::SIZE, "{file}");
             }
         }
     }
@@ -154,7 +158,7 @@ fn run_plot_draws_the_survival_function() {
         .arg(&png)
         .assert()
         .success();
-    assert_eq!(png_size(&png), gcsim::plot::SIZE);
+    assert_eq!(png_size(&png), gcsim_figures::plot::SIZE);
     let svg = dir.path().join("r.svg");
     gcsim()
         .args([

@@ -288,7 +288,7 @@ fn train_table_errors_name_file_line_and_key() {
 #[test]
 fn the_shipped_time_to_accuracy_scenario_reads() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/time-to-accuracy.toml");
-    let scenario = gcsim::scenario::Scenario::from_file(&path, None).unwrap();
+    let scenario = gcsim_figures::scenario::Scenario::from_file(&path, None).unwrap();
     assert!(scenario.studies.is_empty());
     let labels: Vec<&str> = scenario.trains.iter().map(|t| t.label.as_str()).collect();
     assert_eq!(labels, ["scaled", "fixed"]);

@@ -386,7 +386,9 @@ fn deadline_figures_have_their_own_axis() {
     // The deadline's points sit at T = 0.5, 1, 2: the second gap twice the
     // first. They are timeout's hollow triangles (closed outlines of four
     // points in its colour); the last one is the legend's.
-    let timeout = gcsim::plot::style::hex(gcsim::plot::style::scheme_style(gcsim::scheme::SchemeKind::Timeout).color);
+    let timeout = gcsim_figures::plot::style::hex(
+        gcsim_figures::plot::style::scheme_style(gcsim::scheme::SchemeKind::Timeout).color,
+    );
     let mut xs: Vec<f64> = text
         .lines()
         .filter(|l| l.starts_with("<polyline") && l.contains(&format!("stroke=\"{timeout}\"")))
@@ -448,14 +450,17 @@ fn deadline_figures_have_their_own_axis() {
     );
     // crc's four points are marked (and its legend entry); the deadline's
     // one value is a line, unmarked.
-    let crc = gcsim::plot::style::hex(gcsim::plot::style::scheme_style(gcsim::scheme::SchemeKind::Crc).color);
+    let crc =
+        gcsim_figures::plot::style::hex(gcsim_figures::plot::style::scheme_style(gcsim::scheme::SchemeKind::Crc).color);
     let marked = |fill: &str| {
         text.lines()
             .filter(|l| l.starts_with("<circle") && l.contains(&format!("fill=\"{fill}\"")))
             .count()
     };
     assert_eq!(marked(&crc), 4 + 1, "{text}");
-    let timeout = gcsim::plot::style::hex(gcsim::plot::style::scheme_style(gcsim::scheme::SchemeKind::Timeout).color);
+    let timeout = gcsim_figures::plot::style::hex(
+        gcsim_figures::plot::style::scheme_style(gcsim::scheme::SchemeKind::Timeout).color,
+    );
     let outlines = text
         .lines()
         .filter(|l| {

@@ -218,7 +218,7 @@ fn plot_writes_a_heatmap() {
         &["--format", "csv", "--plot", png.to_str().unwrap()],
     );
     assert!(stderr.contains("wrote figure"), "{stderr}");
-    assert_eq!(png_size(&png), gcsim::plot::SIZE);
+    assert_eq!(png_size(&png), gcsim_figures::plot::SIZE);
     let svg = dir.path().join("heat.svg");
     run(
         &trace("trace-llm-64w.csv"),

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use gcsim::scenario::Scenario;
+use gcsim_figures::scenario::Scenario;
 
 use super::runner;
 

@@ -1,0 +1,35 @@
+//! gcsim: a Monte Carlo straggler-latency simulator for coded distributed
+//! computing.
+//!
+//! One iteration of synchronous distributed gradient descent on n workers
+//! ends when the set of finished workers satisfies the scheme's recovery
+//! rule. The library draws worker times from a [`dist::Dist`], applies a
+//! [`load::LoadModel`] and each [`scheme::Scheme`]'s rule on a per-trial event
+//! timeline, and summarises the iteration time over many trials.
+#![warn(missing_docs)]
+
+pub mod analytic;
+pub mod codes;
+pub mod comm;
+pub mod dist;
+pub mod engine;
+pub mod export;
+pub mod fit;
+pub mod load;
+pub mod param;
+pub mod plan;
+pub mod range;
+pub mod report;
+pub mod rng;
+pub mod scheme;
+pub mod shard;
+pub mod stats;
+pub mod study;
+pub mod suggest;
+pub mod sweep;
+pub(crate) mod table;
+pub mod trace;
+pub mod train;
+pub mod units;
+pub mod verify;
+pub mod workers;

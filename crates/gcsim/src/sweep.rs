@@ -1,0 +1,493 @@
+//! Expanding a sweep: schemes × parameter lists → configurations, skipping
+//! the values a scheme does not admit and saying so.
+
+use thiserror::Error;
+
+use crate::param::{Described, Naming, Param, keys};
+use crate::range::{IntList, TimeList};
+use crate::scheme::{CustomShape, Params, Scheme, SchemeError, SchemeKind};
+
+/// Most (s, m) combinations one scheme of a sweep may expand to; the study
+/// then keeps at most [`crate::study::MAX_CONFIGS`] configurations.
+pub const MAX_COMBINATIONS: usize = 1_000_000;
+
+/// The parameter lists of a sweep.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ranges {
+    /// Straggler tolerances.
+    pub s: Option<IntList>,
+    /// Message splits (comm-efficient).
+    pub m: Option<IntList>,
+    /// Recovery thresholds (mds).
+    pub k: Option<IntList>,
+    /// Graph degrees (approx-regular).
+    pub d: Option<IntList>,
+    /// The shape of the user's matrix (custom).
+    pub custom: Option<CustomShape>,
+    /// Deadlines (timeout).
+    pub timeout: Option<TimeList>,
+    /// The share Q after which speculative copies start (one value).
+    pub speculate_after: Option<f64>,
+    /// The factor F of speculative (one value).
+    pub speculate_factor: Option<f64>,
+    /// Partitions per worker (partial-frc, partial-crc).
+    pub parts: Option<IntList>,
+    /// Row blocks of A (polynomial, entangled) or matdot's inner split.
+    pub p: Option<IntList>,
+    /// Column blocks of B (polynomial, entangled).
+    pub q: Option<IntList>,
+}
+
+/// The schemes that read k (or s as k = n − s without it).
+pub const READS_K: [SchemeKind; 4] = [
+    SchemeKind::Mds,
+    SchemeKind::KBatchSync,
+    SchemeKind::KAsync,
+    SchemeKind::KBatchAsync,
+];
+
+/// The schemes that read the partitions per worker.
+pub const READS_PARTS: [SchemeKind; 2] = [SchemeKind::PartialFrc, SchemeKind::PartialCrc];
+
+/// Why a sweep cannot be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{}", self.describe(&keys))]
+pub enum SweepError {
+    /// A scheme needs a list that is absent.
+    Missing {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// The parameter whose list is absent.
+        param: Param,
+        /// An example list.
+        example: &'static str,
+    },
+    /// A list that no requested scheme reads.
+    Unused {
+        /// The parameter.
+        param: Param,
+        /// The scheme that reads it.
+        scheme: SchemeKind,
+    },
+    /// A list of s that none of the schemes reads.
+    UnreadS,
+    /// More parameter combinations than a sweep may expand (a guard in the
+    /// spirit of hyperfine's `RangeStep`: the product of two long lists would
+    /// otherwise be built before any limit is checked).
+    TooManyCombinations {
+        /// The scheme.
+        scheme: SchemeKind,
+        /// Combinations requested.
+        count: u128,
+    },
+    /// A parameter value out of range for every scheme (e.g. s >= n).
+    Scheme(SchemeError),
+    /// Every value was skipped: nothing to simulate (the reasons, as notes).
+    AllSkipped(Vec<String>),
+}
+
+// By hand rather than `#[from]`, which would make the scheme's error the
+// source too, and a rendered chain would say it twice.
+impl From<SchemeError> for SweepError {
+    fn from(e: SchemeError) -> Self {
+        SweepError::Scheme(e)
+    }
+}
+
+impl Described for SweepError {
+    fn describe(&self, name: Naming) -> String {
+        match self {
+            SweepError::Missing { scheme, param, example } => {
+                format!("scheme {scheme} needs {p} (e.g. {p} {example})", p = name(*param))
+            }
+            SweepError::Unused { param: Param::K, .. } => format!(
+                "{} applies only to {schemes} mds, k-batch-sync, k-async and k-batch-async, none of which is in {schemes}",
+                name(Param::K),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::Unused { param: Param::M, .. } => format!(
+                "{} applies only to {schemes} comm-efficient (message split) and entangled (inner split), neither of which is in {schemes}",
+                name(Param::M),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::Unused { param: Param::P, .. } => format!(
+                "{} applies only to {schemes} polynomial, matdot and entangled, none of which is in {schemes}",
+                name(Param::P),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::Unused { param: Param::Q, .. } => format!(
+                "{} applies only to {schemes} polynomial and entangled, neither of which is in {schemes}",
+                name(Param::Q),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::Unused {
+                param: Param::Parts, ..
+            } => format!(
+                "{} applies only to {schemes} partial-frc and partial-crc, neither of which is in {schemes}",
+                name(Param::Parts),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::Unused { param, scheme } => format!(
+                "{} applies only to {schemes} {scheme}, which is not in {schemes}",
+                name(*param),
+                schemes = name(Param::Scheme)
+            ),
+            SweepError::UnreadS => format!(
+                "none of the schemes given reads {s} (uncoded, timeout, speculative, polynomial, matdot and entangled take no s; mds, k-batch-sync, k-async and k-batch-async read k = n - s only without {k}); drop {s} or add a scheme that reads it",
+                s = name(Param::S),
+                k = name(Param::K)
+            ),
+            SweepError::TooManyCombinations { scheme, count } => format!(
+                "scheme {scheme}: {count} combinations of {} and {} is more than the limit of {MAX_COMBINATIONS}; narrow the lists",
+                name(Param::S),
+                name(match scheme {
+                    SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => Param::P,
+                    SchemeKind::ApproxRegular => Param::D,
+                    SchemeKind::PartialFrc | SchemeKind::PartialCrc => Param::Parts,
+                    _ => Param::M,
+                })
+            ),
+            SweepError::Scheme(e) => e.describe(name),
+            SweepError::AllSkipped(notes) => format!(
+                "no configuration to simulate: every value was skipped: {}",
+                notes.join("; ")
+            ),
+        }
+    }
+}
+
+/// A sweep's configurations, and the values skipped with their reasons.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expanded {
+    /// The configurations, scheme by scheme in the order requested.
+    pub schemes: Vec<Scheme>,
+    /// One note per scheme and rule, e.g. `frc at s=2; s=5 (s+1 must divide n, n=100)`.
+    pub skipped: Vec<String>,
+}
+
+/// Every (s, x) of two lists, s major, as `make` builds them; more than
+/// [`MAX_COMBINATIONS`] is refused before any is built.
+fn pairs(
+    kind: SchemeKind,
+    ss: Vec<usize>,
+    xs: Vec<usize>,
+    make: impl Fn(usize, usize) -> Params,
+) -> Result<Vec<Params>, SweepError> {
+    let count = ss.len() as u128 * xs.len() as u128;
+    if count > MAX_COMBINATIONS as u128 {
+        return Err(SweepError::TooManyCombinations { scheme: kind, count });
+    }
+    Ok(ss
+        .into_iter()
+        .flat_map(|s| xs.iter().map(move |&x| (s, x)))
+        .map(|(s, x)| make(s, x))
+        .collect())
+}
+
+fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepError> {
+    let values = |l: &Option<IntList>| l.as_ref().map(|l| l.values.clone());
+    let missing = |param, example| SweepError::Missing {
+        scheme: kind,
+        param,
+        example,
+    };
+    let s_values = || values(&ranges.s).ok_or_else(|| missing(Param::S, "0..50"));
+    let p = |s, m, k| Params {
+        s,
+        m,
+        k,
+        ..Params::default()
+    };
+    Ok(match kind {
+        SchemeKind::Uncoded => vec![Params::default()],
+        SchemeKind::CommEfficient => {
+            let ms = values(&ranges.m).ok_or_else(|| missing(Param::M, "1..10"))?;
+            pairs(kind, s_values()?, ms, |s, m| p(Some(s), Some(m), None))?
+        }
+        SchemeKind::Speculative => vec![Params {
+            speculate_after: ranges.speculate_after,
+            speculate_factor: ranges.speculate_factor,
+            ..Params::default()
+        }],
+        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => {
+            s_values()?.into_iter().map(|s| p(Some(s), None, None)).collect()
+        }
+        SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
+            let ls = values(&ranges.parts).ok_or_else(|| missing(Param::Parts, "10"))?;
+            pairs(kind, s_values()?, ls, |s, l| Params {
+                s: Some(s),
+                parts: Some(l),
+                ..Params::default()
+            })?
+        }
+        SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
+            match (values(&ranges.k), values(&ranges.s)) {
+                (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
+                (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
+                (None, None) => return Err(missing(Param::K, "1..100")),
+            }
+        }
+        SchemeKind::ApproxRegular => {
+            // Without --d, each s with its default d = s + 1.
+            let ds: Vec<Option<usize>> = match values(&ranges.d) {
+                Some(ds) => ds.into_iter().map(Some).collect(),
+                None => vec![None],
+            };
+            let ss = s_values()?;
+            let count = ss.len() as u128 * ds.len() as u128;
+            if count > MAX_COMBINATIONS as u128 {
+                return Err(SweepError::TooManyCombinations { scheme: kind, count });
+            }
+            ss.iter()
+                .flat_map(|&s| {
+                    ds.iter().map(move |&d| Params {
+                        s: Some(s),
+                        d,
+                        ..Params::default()
+                    })
+                })
+                .collect()
+        }
+        SchemeKind::Timeout => {
+            let ts = ranges
+                .timeout
+                .as_ref()
+                .ok_or_else(|| missing(Param::Timeout, "1,2,4"))?;
+            ts.values
+                .iter()
+                .map(|&t| Params {
+                    timeout: Some(t),
+                    ..Params::default()
+                })
+                .collect()
+        }
+        // Every combination of the lists (entangled: also the --m list).
+        SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
+            let ps = values(&ranges.p).ok_or_else(|| missing(Param::P, "1..4"))?;
+            let qs = match kind {
+                SchemeKind::MatDot => vec![1],
+                _ => values(&ranges.q).ok_or_else(|| missing(Param::Q, "1..4"))?,
+            };
+            let ms = match kind {
+                SchemeKind::Entangled => values(&ranges.m).ok_or_else(|| missing(Param::M, "1..3"))?,
+                _ => vec![1],
+            };
+            let count = ps.len() as u128 * qs.len() as u128 * ms.len() as u128;
+            if count > MAX_COMBINATIONS as u128 {
+                return Err(SweepError::TooManyCombinations { scheme: kind, count });
+            }
+            let mut out = Vec::new();
+            for &pv in &ps {
+                for &mv in &ms {
+                    for &qv in &qs {
+                        out.push(Params {
+                            p: Some(pv),
+                            q: (kind != SchemeKind::MatDot).then_some(qv),
+                            m: (kind == SchemeKind::Entangled).then_some(mv),
+                            ..Params::default()
+                        });
+                    }
+                }
+            }
+            out
+        }
+        // The rank-decoded code, or one approximate code per s.
+        SchemeKind::Custom => match values(&ranges.s) {
+            Some(ss) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
+            None => vec![Params::default()],
+        },
+    })
+}
+
+/// Expands `kinds` (duplicates ignored) over `ranges` on `n` workers.
+pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expanded, SweepError> {
+    let mut unique: Vec<SchemeKind> = Vec::new();
+    for &k in kinds {
+        if !unique.contains(&k) {
+            unique.push(k);
+        }
+    }
+    if ranges.m.is_some() && !unique.contains(&SchemeKind::CommEfficient) && !unique.contains(&SchemeKind::Entangled) {
+        return Err(SweepError::Unused {
+            param: Param::M,
+            scheme: SchemeKind::CommEfficient,
+        });
+    }
+    if ranges.p.is_some() && !unique.iter().any(|k| k.is_matmul()) {
+        return Err(SweepError::Unused {
+            param: Param::P,
+            scheme: SchemeKind::Polynomial,
+        });
+    }
+    if ranges.q.is_some()
+        && !unique
+            .iter()
+            .any(|k| matches!(k, SchemeKind::Polynomial | SchemeKind::Entangled))
+    {
+        return Err(SweepError::Unused {
+            param: Param::Q,
+            scheme: SchemeKind::Polynomial,
+        });
+    }
+    if ranges.k.is_some() && !READS_K.iter().any(|k| unique.contains(k)) {
+        return Err(SweepError::Unused {
+            param: Param::K,
+            scheme: SchemeKind::Mds,
+        });
+    }
+    if ranges.parts.is_some() && !READS_PARTS.iter().any(|k| unique.contains(k)) {
+        return Err(SweepError::Unused {
+            param: Param::Parts,
+            scheme: SchemeKind::PartialCrc,
+        });
+    }
+    for (given, param) in [
+        (ranges.speculate_after.is_some(), Param::SpeculateAfter),
+        (ranges.speculate_factor.is_some(), Param::SpeculateFactor),
+    ] {
+        if given && !unique.contains(&SchemeKind::Speculative) {
+            return Err(SweepError::Unused {
+                param,
+                scheme: SchemeKind::Speculative,
+            });
+        }
+    }
+    if ranges.d.is_some() && !unique.contains(&SchemeKind::ApproxRegular) {
+        return Err(SweepError::Unused {
+            param: Param::D,
+            scheme: SchemeKind::ApproxRegular,
+        });
+    }
+    if ranges.timeout.is_some() && !unique.contains(&SchemeKind::Timeout) {
+        return Err(SweepError::Unused {
+            param: Param::Timeout,
+            scheme: SchemeKind::Timeout,
+        });
+    }
+    if ranges.custom.is_some() && !unique.contains(&SchemeKind::Custom) {
+        return Err(SweepError::Unused {
+            param: Param::Code,
+            scheme: SchemeKind::Custom,
+        });
+    }
+    let reads_s = |k: &SchemeKind| match k {
+        SchemeKind::Uncoded | SchemeKind::Timeout | SchemeKind::Speculative => false,
+        k if k.is_matmul() => false,
+        k if READS_K.contains(k) => ranges.k.is_none(),
+        _ => true,
+    };
+    if ranges.s.is_some() && !unique.iter().any(reads_s) {
+        return Err(SweepError::UnreadS);
+    }
+    let mut schemes = Vec::new();
+    let mut skipped: Vec<(SchemeKind, &'static str, Vec<String>)> = Vec::new();
+    for &kind in &unique {
+        for params in params_of(kind, ranges)? {
+            let built = match (kind, ranges.custom) {
+                (SchemeKind::Custom, Some(shape)) => Scheme::custom(shape, params.s),
+                _ => Scheme::new(kind, n, params),
+            };
+            match built {
+                Ok(s) => schemes.push(s),
+                Err(SchemeError::NotAdmitted { what, rule, .. }) => {
+                    match skipped.iter_mut().find(|(k, r, _)| *k == kind && *r == rule) {
+                        Some(entry) => entry.2.push(what),
+                        None => skipped.push((kind, rule, vec![what])),
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    let skipped = skipped
+        .into_iter()
+        .map(|(kind, rule, whats)| format!("{kind} at {} ({rule}, n={n})", whats.join("; ")))
+        .collect();
+    if schemes.is_empty() {
+        return Err(SweepError::AllSkipped(skipped));
+    }
+    Ok(Expanded { schemes, skipped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::range::parse;
+
+    #[test]
+    fn expands_and_skips() {
+        let ranges = Ranges {
+            s: Some(parse("0..3").unwrap()),
+            m: Some(parse("1,2").unwrap()),
+            ..Ranges::default()
+        };
+        let kinds = [
+            SchemeKind::Frc,
+            SchemeKind::CommEfficient,
+            SchemeKind::Frc,
+            SchemeKind::Uncoded,
+        ];
+        let e = expand(6, &kinds, &ranges).unwrap();
+        // frc: s = 0, 1, 2 (s=3: 4 does not divide 6); comm-efficient: 4 × 2; uncoded: 1.
+        assert_eq!(e.schemes.len(), 3 + 8 + 1);
+        assert_eq!(e.skipped, vec!["frc at s=3 (s+1 must divide n, n=6)".to_string()]);
+    }
+
+    #[test]
+    fn errors() {
+        // An s list that none of the schemes reads is refused, not dropped.
+        let s_only = Ranges {
+            s: Some(parse("0..5").unwrap()),
+            ..Ranges::default()
+        };
+        assert_eq!(expand(6, &[SchemeKind::Uncoded], &s_only), Err(SweepError::UnreadS));
+        let s_and_k = Ranges {
+            s: Some(parse("2").unwrap()),
+            k: Some(parse("1..5").unwrap()),
+            ..Ranges::default()
+        };
+        assert_eq!(expand(6, &[SchemeKind::Mds], &s_and_k), Err(SweepError::UnreadS));
+        assert!(expand(6, &[SchemeKind::Mds, SchemeKind::Crc], &s_and_k).is_ok());
+        assert!(expand(6, &[SchemeKind::Mds], &s_only).is_ok());
+        let none = Ranges::default();
+        assert!(matches!(
+            expand(6, &[SchemeKind::Crc], &none),
+            Err(SweepError::Missing { .. })
+        ));
+        let m = Ranges {
+            m: Some(parse("2").unwrap()),
+            ..Ranges::default()
+        };
+        assert!(matches!(
+            expand(6, &[SchemeKind::Uncoded], &m),
+            Err(SweepError::Unused { .. })
+        ));
+        // Regression: 100 000 × 100 000 (s, m) pairs were built before any limit.
+        let product = Ranges {
+            s: Some(parse("0..99999").unwrap()),
+            m: Some(parse("1..100000").unwrap()),
+            ..Ranges::default()
+        };
+        let err = expand(200_000, &[SchemeKind::CommEfficient], &product).unwrap_err();
+        assert!(err.to_string().contains("10000000000 combinations of s and m"), "{err}");
+        // approx-regular's (s, d) pairs: over the limit by one list's length,
+        // and exactly at it, which is admitted.
+        let pairs = |s: &str, d: &str| Ranges {
+            s: Some(parse(s).unwrap()),
+            d: Some(parse(d).unwrap()),
+            ..Ranges::default()
+        };
+        let err = expand(200_000, &[SchemeKind::ApproxRegular], &pairs("0..99999", "1..11")).unwrap_err();
+        assert!(err.to_string().contains("1100000 combinations of s and d"), "{err}");
+        let at_limit = expand(2000, &[SchemeKind::ApproxRegular], &pairs("0..999", "1..1000")).unwrap();
+        assert_eq!(at_limit.schemes.len(), MAX_COMBINATIONS);
+        let big = Ranges {
+            s: Some(parse("6").unwrap()),
+            ..Ranges::default()
+        };
+        assert!(matches!(
+            expand(6, &[SchemeKind::Crc], &big),
+            Err(SweepError::Scheme(_))
+        ));
+    }
+}

@@ -60,7 +60,7 @@ pub fn evaluate(
         .into());
     }
     if analytic {
-        config.mode = "analytic".into();
+        config.mode = report::Mode::Analytic;
         config.quantile_definition = "exact quantiles of the iteration-time law".into();
         let (rows, missing) = report::analytic_rows(study);
         let missing: Vec<String> = missing.iter().map(|s| s.to_string()).collect();

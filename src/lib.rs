@@ -28,7 +28,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 
 use flags::{CODE, N};
-use gcsim::report::RunConfig;
+use gcsim::report::{self, RunConfig};
 use gcsim::scheme::SchemeKind;
 use gcsim::study::Study;
 
@@ -461,11 +461,11 @@ pub fn custom_code(
 }
 
 /// The output's description of `study`.
-pub fn run_config(command: &'static str, study: &Study, schemes: Vec<SchemeKind>) -> RunConfig {
+pub fn run_config(command: report::Command, study: &Study, schemes: Vec<SchemeKind>) -> RunConfig {
     RunConfig {
         gcsim: env!("CARGO_PKG_VERSION").into(),
-        command: command.into(),
-        mode: "monte-carlo".into(),
+        command,
+        mode: report::Mode::MonteCarlo,
         n: study.n(),
         sizes: None,
         dist: study.workers().to_string(),

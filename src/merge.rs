@@ -182,7 +182,7 @@ impl TryFrom<MergeArgs> for MergeJob {
             &[(super::flags::OUT, args.out.as_deref())],
         )?;
         let figure = match args.plot {
-            Some(p) if config.command == "run" => bail!(
+            Some(p) if config.command == report::Command::Run => bail!(
                 "--plot {}: a merged run has no survival curve; plot a sweep",
                 p.display()
             ),

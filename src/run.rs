@@ -3,7 +3,7 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use gcsim::report::RunConfig;
+use gcsim::report::{self, RunConfig};
 use gcsim::scheme::{Params, Scheme, SchemeKind};
 use gcsim::study::Study;
 
@@ -183,7 +183,7 @@ impl TryFrom<RunArgs> for Job {
             .with_decoder(common.cluster.decoder)?
             .with_generator(common.cluster.generator)?
             .with_iterations(common.iterations)?;
-        let mut config: RunConfig = run_config("run", &study, vec![kind]);
+        let mut config: RunConfig = run_config(report::Command::Run, &study, vec![kind]);
         common.describe(&mut config, study.workers())?;
         common.check_bootstrap_work(&study, &config)?;
         config.s = args.s.map(|v| v.to_string());

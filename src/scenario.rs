@@ -344,7 +344,7 @@ impl Tables<'_> {
     /// Runs a [[study]], writes its results and figures, and prints its table.
     fn study(&mut self, i: usize, out: &mut dyn Write) -> Result<Vec<Section>> {
         let (st, dir) = (&self.scenario.studies[i], self.dir);
-        let mut config = run_config("scenario", &st.study, st.kinds.clone());
+        let mut config = run_config(report::Command::Scenario, &st.study, st.kinds.clone());
         config.study = Some(format!("{}/{}", self.scenario.name, st.label));
         config.s = st.ranges.s.as_ref().map(|l| l.text.clone());
         config.m = st.ranges.m.as_ref().map(|l| l.text.clone());

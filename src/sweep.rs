@@ -254,7 +254,7 @@ impl TryFrom<SweepArgs> for Job {
                 unique.push(k);
             }
         }
-        let mut config = run_config("sweep", &study, unique);
+        let mut config = run_config(gcsim::report::Command::Sweep, &study, unique);
         common.describe(&mut config, study.workers())?;
         for st in std::iter::once(&study).chain(&sizes) {
             common.check_bootstrap_work(st, &config)?;

@@ -165,9 +165,15 @@ fn each_crate_keeps_to_its_side() {
     }
     assert!(!core.iter().any(|d| d.starts_with("gcsim-")), "{core:?}");
     for name in COMMAND_LINE {
-        assert!(!figures.contains(name), "the figures (crates/gcsim-figures) depend on {name}");
+        assert!(
+            !figures.contains(name),
+            "the figures (crates/gcsim-figures) depend on {name}"
+        );
     }
-    assert!(figures.contains("gcsim") && !figures.contains("gcsim-cli"), "{figures:?}");
+    assert!(
+        figures.contains("gcsim") && !figures.contains("gcsim-cli"),
+        "{figures:?}"
+    );
     assert!(cli.contains("gcsim") && cli.contains("gcsim-figures"), "{cli:?}");
     // The same by the code, tests included: no crate below the command line
     // names its parser or progress bars, and the simulator no plotting.
@@ -183,9 +189,9 @@ fn each_crate_keeps_to_its_side() {
                 let code = line.split("//").next().unwrap();
                 for crate_name in banned.iter().flat_map(|b| b.iter()) {
                     let path = format!("{}::", crate_name.replace('-', "_"));
-                    let used = code.match_indices(&path).any(|(i, _)| {
-                        !code[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':')
-                    });
+                    let used = code
+                        .match_indices(&path)
+                        .any(|(i, _)| !code[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':'));
                     assert!(!used, "{name}: {} names {crate_name}: {line}", file.display());
                 }
             }

@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 
 mod config;
 mod table;
-pub use config::{Report, RunConfig};
+pub use config::{Command, Mode, Report, RunConfig};
 pub use table::write_table;
 
 use crate::comm::Decoder;
@@ -255,9 +255,11 @@ impl Row {
         (self.p99_speedup_ci95_low, self.p99_speedup_ci95_high) = (p99.map(|c| c.0), p99.map(|c| c.1));
     }
 
-    /// The row of `scheme` from its simulated summary and the baseline's.
-    pub fn new(scheme: &Scheme, summary: &Summary, baseline: &Summary) -> Self {
-        let [p50, p90, p99, p999] = summary.quantiles;
+    /// The row of `scheme` before any result: the scheme's columns, a
+    /// dedicated link with no transfer or decoding time, the threshold
+    /// decoder, one iteration, and every statistic absent. Rows are built
+    /// from it with struct update syntax.
+    pub fn of_scheme(scheme: &Scheme) -> Self {
         Self {
             scheme: scheme.kind(),
             n: scheme.n(),
@@ -267,6 +269,20 @@ impl Row {
             load: scheme.load(),
             message: scheme.message(),
             exact: scheme.exact_gradient(),
+            link: "dedicated",
+            transfer_time: Some(0.0),
+            decoder: "threshold",
+            timeout: scheme.deadline(),
+            parts: scheme.parts(),
+            iterations: 1,
+            ..Self::default()
+        }
+    }
+
+    /// The row of `scheme` from its simulated summary and the baseline's.
+    pub fn new(scheme: &Scheme, summary: &Summary, baseline: &Summary) -> Self {
+        let [p50, p90, p99, p999] = summary.quantiles;
+        Self {
             trials: summary.trials,
             mean: summary.mean.mean,
             std_err: summary.mean.std_err,
@@ -278,34 +294,7 @@ impl Row {
             p999,
             speedup: ratio(baseline.mean.mean, summary.mean.mean),
             p99_speedup: ratio(baseline.quantiles[2], p99),
-            analytic_mean: None,
-            analytic_p99: None,
-            link: "dedicated",
-            transfer_time: Some(0.0),
-            decode_time: 0.0,
-            decoder: "threshold",
-            approx_error: None,
-            undecodable: None,
-            data_fraction: None,
-            timeout: scheme.deadline(),
-            extra_work: None,
-            staleness: None,
-            parts: scheme.parts(),
-            iterations: 1,
-            inclusion_min: None,
-            inclusion_max: None,
-            p99_ci95_low: None,
-            p99_ci95_high: None,
-            speedup_ci95_low: None,
-            speedup_ci95_high: None,
-            p99_speedup_ci95_low: None,
-            p99_speedup_ci95_high: None,
-            iterations_per_hour: None,
-            run_hours: None,
-            gpu_hours: None,
-            cost: None,
-            storage_bytes: None,
-            bytes_per_iteration: None,
+            ..Self::of_scheme(scheme)
         }
     }
 }
@@ -423,19 +412,8 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
         let mean = law.mean();
         let [p50, p90, p99, p999] = QUANTILES.map(|q| law.quantile(q));
         rows.push(Row {
-            scheme: scheme.kind(),
-            n: scheme.n(),
-            s: scheme.s(),
-            m: scheme.m(),
-            k: scheme.k(),
-            load: scheme.load(),
-            message: scheme.message(),
-            exact: scheme.exact_gradient(),
             trials: 0,
             mean,
-            std_err: None,
-            ci95_low: None,
-            ci95_high: None,
             p50,
             p90,
             p99,
@@ -444,32 +422,8 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
             p99_speedup: baseline.and_then(|b| ratio(b.1, p99)),
             analytic_mean: Some(mean),
             analytic_p99: Some(p99),
-            link: "dedicated",
-            transfer_time: Some(0.0),
-            decode_time: 0.0,
-            decoder: "threshold",
-            approx_error: None,
-            undecodable: None,
-            data_fraction: None,
-            timeout: scheme.deadline(),
-            extra_work: None,
-            staleness: None,
-            parts: scheme.parts(),
             iterations: study.iterations(),
-            inclusion_min: None,
-            inclusion_max: None,
-            p99_ci95_low: None,
-            p99_ci95_high: None,
-            speedup_ci95_low: None,
-            speedup_ci95_high: None,
-            p99_speedup_ci95_low: None,
-            p99_speedup_ci95_high: None,
-            iterations_per_hour: None,
-            run_hours: None,
-            gpu_hours: None,
-            cost: None,
-            storage_bytes: None,
-            bytes_per_iteration: None,
+            ..Row::of_scheme(scheme)
         });
         let row = rows.last_mut().expect("just pushed");
         comm_columns(row, study, scheme);

@@ -81,7 +81,7 @@ pub fn caption(config: &RunConfig) -> String {
     if !config.comm.is_empty() && config.comm != gcsim::comm::Comm::default().to_string() {
         c.push_str(&format!("   {}", config.comm));
     }
-    if config.mode == "analytic" {
+    if config.mode == gcsim::report::Mode::Analytic {
         c.push_str("   exact values");
     } else {
         c.push_str(&format!("   {} trials, seed {}", config.trials, config.seed));

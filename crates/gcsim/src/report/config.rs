@@ -1,10 +1,44 @@
 //! The run configuration and the report that carries it beside the rows.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use super::Row;
 use crate::comm::Decoder;
 use crate::scheme::SchemeKind;
+
+/// The subcommands whose results are rows of [`super::Row`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Command {
+    /// `gcsim run`: one configuration.
+    Run,
+    /// `gcsim sweep`: schemes over ranges of their parameters.
+    Sweep,
+    /// A study of a scenario file.
+    Scenario,
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Command::Run => "run",
+            Command::Sweep => "sweep",
+            Command::Scenario => "scenario",
+        })
+    }
+}
+
+/// How the rows' values were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Monte Carlo trials.
+    MonteCarlo,
+    /// Exact values of the iteration-time law (`--analytic`), no trials.
+    Analytic,
+}
 
 /// Everything that determines a result, written beside the rows (JSON
 /// `config`, the table's header). The thread count is not in it: it does not
@@ -13,10 +47,10 @@ use crate::scheme::SchemeKind;
 pub struct RunConfig {
     /// gcsim version that produced the result.
     pub gcsim: String,
-    /// The subcommand (`run` or `sweep`).
-    pub command: String,
-    /// `monte-carlo`, or `analytic` for exact values only.
-    pub mode: String,
+    /// The subcommand that produced the result.
+    pub command: Command,
+    /// Simulated, or exact values only.
+    pub mode: Mode,
     /// Number of workers (the first, where a sweep has several).
     pub n: usize,
     /// `--n` as given where a sweep runs several cluster sizes (`16,32,64`).
@@ -155,7 +189,7 @@ impl RunConfig {
         if let Some(b) = self.trace_bootstrap {
             f.push(("trace-bootstrap", b.to_string()));
         }
-        if self.mode == "analytic" {
+        if self.mode == Mode::Analytic {
             f.push(("mode", "analytic".to_string()));
         } else {
             f.push(("trials", self.trials.to_string()));

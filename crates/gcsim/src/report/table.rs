@@ -139,7 +139,7 @@ impl Report {
     /// whose table is `key: value` lines rather than one row too wide for
     /// a terminal.
     fn one_configuration(&self) -> bool {
-        self.config.command == "run" && self.rows.len() == 1
+        self.config.command == super::Command::Run && self.rows.len() == 1
     }
 }
 

@@ -205,28 +205,7 @@ pub(super) fn merge_runs_top<'a>(
 }
 
 /// The largest `out.len()` values of ascending `a` and `b`, ascending, in
-/// `out`: by a bitonic merge network in AVX2 registers where the processor
-/// has AVX2 and `out` holds at most 64 (see [`bitonic`]; the same values in
-/// the same order), else by [`merge_top_two_scalar`].
-fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    if !a.is_empty() && !b.is_empty() && out.len() <= 64 && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2.
-        unsafe {
-            match out.len() {
-                0..=8 => bitonic::top_two::<2>(a, b, out),
-                9..=16 => bitonic::top_two::<4>(a, b, out),
-                17..=32 => bitonic::top_two::<8>(a, b, out),
-                _ => bitonic::top_two::<16>(a, b, out),
-            }
-        }
-        return;
-    }
-    merge_top_two_scalar(a, b, out);
-}
-
-/// [`merge_top_two`] by comparisons, for processors without AVX2 and tops
-/// wider than the bitonic network's 64. Binary searches find how many of `a` lie below them and below
+/// `out`. Binary searches find how many of `a` lie below them and below
 /// their upper half (merge path splits, ties to `a` first), and each half
 /// of `out` is then merged from both of its ends: four independent chains.
 /// A front step writes the smaller of its two next values (`minsd`) and a
@@ -235,7 +214,7 @@ fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
 /// as +∞ from the front and −∞ from the back: where such a sentinel ties a
 /// real ±∞, every value left in that chain is that same ±∞, so the values
 /// written are the merge's whatever the indices do.
-fn merge_top_two_scalar(a: &[f64], b: &[f64], out: &mut [f64]) {
+fn merge_top_two(a: &[f64], b: &[f64], out: &mut [f64]) {
     if a.is_empty() || b.is_empty() {
         let only = if a.is_empty() { b } else { a };
         out.copy_from_slice(&only[only.len() - out.len()..]);
@@ -375,59 +354,17 @@ pub(super) fn merge_two(a: &[f64], b: &[f64], pad: &mut Vec<f64>) {
 /// Four trials' values, `rows` (trial r's `slots` values at
 /// `rows[r·slots..]`), into column-major `values` (slot j's `count` values
 /// at `values[j·count..]`) at trials `i..i + 4`: a slot's four values in one
-/// store. On processors with AVX2, four slots at a time by a 4 × 4
-/// transpose in registers.
+/// store.
 pub(super) fn transpose_rows4(rows: &[f64], values: &mut [f64], count: usize, i: usize) {
     let slots = rows.len() / 4;
     assert!(rows.len() == 4 * slots && values.len() == slots * count && i + 4 <= count);
-    let mut j = 0;
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2.
-        j = unsafe { transpose_rows4_avx2(rows, values, count, i) };
-    }
     let (r0, rest) = rows.split_at(slots);
     let (r1, rest) = rest.split_at(slots);
     let (r2, r3) = rest.split_at(slots);
-    for j in j..slots {
+    for j in 0..slots {
         values[j * count + i..j * count + i + 4].copy_from_slice(&[r0[j], r1[j], r2[j], r3[j]]);
     }
 }
-
-/// [`transpose_rows4`]'s slots in whole fours; returns how many it placed.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn transpose_rows4_avx2(rows: &[f64], values: &mut [f64], count: usize, i: usize) -> usize {
-    use std::arch::x86_64::*;
-    let slots = rows.len() / 4;
-    let whole = slots / 4 * 4;
-    for j in (0..whole).step_by(4) {
-        let row = |r: usize| -> __m256d {
-            let at = &rows[r * slots + j..r * slots + j + 4];
-            // SAFETY: `at` holds four values.
-            unsafe { _mm256_loadu_pd(at.as_ptr()) }
-        };
-        let (a, b, c, d) = (row(0), row(1), row(2), row(3));
-        // [a0 b0 a2 b2], [a1 b1 a3 b3], [c0 d0 c2 d2], [c1 d1 c3 d3].
-        let (ab0, ab1) = (_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
-        let (cd0, cd1) = (_mm256_unpacklo_pd(c, d), _mm256_unpackhi_pd(c, d));
-        let columns = [
-            _mm256_permute2f128_pd::<0x20>(ab0, cd0),
-            _mm256_permute2f128_pd::<0x20>(ab1, cd1),
-            _mm256_permute2f128_pd::<0x31>(ab0, cd0),
-            _mm256_permute2f128_pd::<0x31>(ab1, cd1),
-        ];
-        for (k, column) in columns.into_iter().enumerate() {
-            let at = &mut values[(j + k) * count + i..(j + k) * count + i + 4];
-            // SAFETY: `at` holds four values.
-            unsafe { _mm256_storeu_pd(at.as_mut_ptr(), column) };
-        }
-    }
-    whole
-}
-
-#[cfg(target_arch = "x86_64")]
-mod bitonic;
 
 #[cfg(test)]
 mod tests;

@@ -309,53 +309,7 @@ pub fn scheme_values() -> impl TypedValueParser<Value = SchemeKind> {
 
 /// What `--help` says of each scheme.
 fn scheme_help(kind: SchemeKind) -> &'static str {
-    match kind {
-        SchemeKind::Uncoded => "No coding: wait for all n workers",
-        SchemeKind::Ignore => "Wait for the fastest n-s workers and drop the rest (inexact)",
-        SchemeKind::Frc => "Fractional repetition (Tandon et al. 2017): load s+1, s+1 must divide n",
-        SchemeKind::Crc => "Cyclic repetition (Tandon et al. 2017): load s+1, any n-s suffice",
-        SchemeKind::CommEfficient => "Communication-efficient (Ye & Abbe 2018): load s+m, message 1/m, any n-s",
-        SchemeKind::Mds => "MDS-coded matrix-vector (Lee et al. 2017): load n/k, any k suffice",
-        SchemeKind::ApproxRegular => {
-            "Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact)"
-        }
-        SchemeKind::Custom => {
-            "A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact)"
-        }
-        SchemeKind::Timeout => {
-            "A deadline (--timeout T): wait for all n until time T, then proceed with those arrived, at least the first (inexact)"
-        }
-        SchemeKind::Speculative => {
-            "Speculative copies (MapReduce, Spark): after the fastest Q·n tasks, at F times that, unfinished tasks are relaunched on idle workers"
-        }
-        SchemeKind::KBatchSync => {
-            "K-batch-sync SGD (Dutta et al. 2018): mini-batches back to back, the iteration ends at the K-th in all (--k, or --s as K=n-s; inexact)"
-        }
-        SchemeKind::MultiMessage => {
-            "Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker"
-        }
-        SchemeKind::KAsync => {
-            "K-async SGD (Dutta et al. 2018): an update per K gradients of distinct workers, the others go on with a stale model (--k, or --s as K=n-s; asynchronous)"
-        }
-        SchemeKind::KBatchAsync => {
-            "K-batch-async SGD (Dutta et al. 2018): an update per K mini-batches from any workers, each computing back to back (--k, or --s as K=n-s; asynchronous)"
-        }
-        SchemeKind::PartialFrc => {
-            "Partial stragglers with frc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each"
-        }
-        SchemeKind::PartialCrc => {
-            "Partial stragglers with crc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each"
-        }
-        SchemeKind::Polynomial => {
-            "Polynomial code for C=A*B (Yu et al. 2017): --p P row blocks of A, --q Q column blocks of B; any pq suffice, load n/(pq), message 1/(pq) of C"
-        }
-        SchemeKind::MatDot => {
-            "MatDot code for C=A*B (Dutta et al. 2019): --p P inner blocks; any 2p-1 suffice, load n/p, message all of C"
-        }
-        SchemeKind::Entangled => {
-            "Entangled polynomial code for C=A*B (Yu et al. 2020): --p P, --m M inner, --q Q; any pmq+m-1 suffice, load n/(pmq), message 1/(pq) of C"
-        }
-    }
+    kind.facts().help
 }
 
 /// The parameters of `--scheme speculative`, shared by `run` and `sweep`.

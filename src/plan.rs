@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 use gcsim::engine;
 use gcsim::export::{self, Digits, Export, Format};
 use gcsim::load::LoadModel;
+use gcsim::param::Param;
 use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
 use gcsim::range::{self, IntList};
-use gcsim::scheme::SchemeKind;
+use gcsim::scheme::{Planning, SchemeKind};
 use gcsim::shard::ShardId;
 use gcsim::study::MAX_DRAWS_PER_TRIAL;
 use gcsim::units::{CostModel, TimeUnit};
@@ -273,27 +274,10 @@ impl TryFrom<PlanArgs> for PlanJob {
             SchemeKind::ALL
                 .into_iter()
                 .filter(|&k| args.linear || !k.is_linear_only())
-                .filter(|&k| {
-                    // Inexact schemes, and the strategies without an exact
-                    // law (every candidate simulated), only when named.
-                    !matches!(
-                        k,
-                        SchemeKind::Ignore
-                            | SchemeKind::ApproxRegular
-                            | SchemeKind::Custom
-                            | SchemeKind::Timeout
-                            | SchemeKind::Speculative
-                            | SchemeKind::KBatchSync
-                            | SchemeKind::MultiMessage
-                            | SchemeKind::KAsync
-                            | SchemeKind::KBatchAsync
-                            | SchemeKind::PartialFrc
-                            | SchemeKind::PartialCrc
-                            | SchemeKind::Polynomial
-                            | SchemeKind::MatDot
-                            | SchemeKind::Entangled
-                    )
-                })
+                // Inexact schemes, the strategies without an exact law
+                // (every candidate simulated) and the matmul codes only
+                // when named.
+                .filter(|&k| k.facts().planning == Planning::Default)
                 .collect()
         } else {
             args.scheme.clone()
@@ -303,10 +287,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             (None, true) => bail!("{SCHEME} timeout needs {TIMEOUT}, the deadlines to try (e.g. {TIMEOUT} 1.5,2,3)"),
             (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
         };
-        if let Some(k) = schemes
-            .iter()
-            .find(|k| matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))
-        {
+        if let Some(k) = schemes.iter().find(|k| k.facts().planning == Planning::Refused) {
             bail!(
                 "plan ranks schemes by time alone and does not search {SCHEME} {k}, whose value trades time against the gradient's error; compare it with gcsim sweep, which reports approx_error"
             );
@@ -321,7 +302,7 @@ impl TryFrom<PlanArgs> for PlanJob {
         if m.values.contains(&0) {
             bail!("{M} 0 is out of range; accepted: whole numbers >= 1");
         }
-        let partial = schemes.iter().find(|k| gcsim::sweep::READS_PARTS.contains(k));
+        let partial = schemes.iter().find(|k| k.facts().reads.contains(&Param::Parts));
         let parts = match (&args.parts, partial) {
             (Some(_), None) => {
                 bail!("{PARTS} applies only to {SCHEME} partial-frc and partial-crc, neither of which is in {SCHEME}")

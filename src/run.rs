@@ -3,6 +3,7 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use gcsim::param::Param;
 use gcsim::report::{self, RunConfig};
 use gcsim::scheme::{Params, Scheme, SchemeKind};
 use gcsim::study::Study;
@@ -122,17 +123,23 @@ impl TryFrom<RunArgs> for Job {
             (None, None) => anyhow::bail!("give {SCHEME} SCHEME (or {CODE} FILE for a user's code)"),
         };
         // As in `sweep`: a parameter the scheme does not read is a mistake, not a no-op.
-        if args.m.is_some() && !matches!(kind, SchemeKind::CommEfficient | SchemeKind::Entangled) {
+        let reads = |param| kind.facts().reads.contains(&param);
+        if args.m.is_some() && !reads(Param::M) {
             anyhow::bail!(
                 "{M} applies only to {SCHEME} comm-efficient (message split) and entangled (inner split), not to {SCHEME} {kind}"
             );
         }
-        if args.p.is_some() && !kind.is_matmul() {
-            anyhow::bail!("{P} applies only to {SCHEME} polynomial, matdot and entangled, not to {SCHEME} {kind}");
-        }
-        if args.q.is_some() && !matches!(kind, SchemeKind::Polynomial | SchemeKind::Entangled) {
-            anyhow::bail!("{Q} applies only to {SCHEME} polynomial and entangled, not to {SCHEME} {kind}");
-        }
+        let read_by_several = |given: bool, flag, param| {
+            if given && !reads(param) {
+                anyhow::bail!(
+                    "{flag} applies only to {SCHEME} {}, not to {SCHEME} {kind}",
+                    SchemeKind::readers_listed(param)
+                );
+            }
+            Ok(())
+        };
+        read_by_several(args.p.is_some(), P, Param::P)?;
+        read_by_several(args.q.is_some(), Q, Param::Q)?;
         for (given, flag, reader) in [
             (
                 args.speculate.speculate_after.is_some(),
@@ -152,14 +159,8 @@ impl TryFrom<RunArgs> for Job {
                 anyhow::bail!("{flag} applies only to {SCHEME} {reader}, not to {SCHEME} {kind}");
             }
         }
-        if args.k.is_some() && !gcsim::sweep::READS_K.contains(&kind) {
-            anyhow::bail!(
-                "{K} applies only to {SCHEME} mds, k-batch-sync, k-async and k-batch-async, not to {SCHEME} {kind}"
-            );
-        }
-        if args.parts.is_some() && !gcsim::sweep::READS_PARTS.contains(&kind) {
-            anyhow::bail!("{PARTS} applies only to {SCHEME} partial-frc and partial-crc, not to {SCHEME} {kind}");
-        }
+        read_by_several(args.k.is_some(), K, Param::K)?;
+        read_by_several(args.parts.is_some(), PARTS, Param::Parts)?;
         let params = Params {
             s: args.s,
             m: args.m,

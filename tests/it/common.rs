@@ -3,30 +3,16 @@
 use gcsim::analytic::{IterationLaw, iteration_law};
 use gcsim::dist::Dist;
 use gcsim::load::LoadModel;
-use gcsim::scheme::{Params, Scheme, SchemeKind};
+use gcsim::scheme::{Scheme, SchemeKind};
 
 /// `kind` on n workers with tolerance s (k = n − s for mds, m = 1 for
 /// comm-efficient).
 pub fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
-    let params = match kind {
-        SchemeKind::Uncoded => Params::default(),
-        SchemeKind::Mds => Params {
-            k: Some(n - s),
-            ..Params::default()
-        },
-        SchemeKind::CommEfficient => Params {
-            s: Some(s),
-            m: Some(1),
-            k: None,
-            d: None,
-            ..Params::default()
-        },
-        _ => Params {
-            s: Some(s),
-            ..Params::default()
-        },
-    };
-    Scheme::new(kind, n, params).unwrap()
+    match kind {
+        SchemeKind::CommEfficient => Scheme::comm_efficient(n, s, 1),
+        _ => Scheme::with_tolerance(kind, n, s),
+    }
+    .unwrap()
 }
 
 /// The law, which the test expects to exist.

@@ -10,18 +10,7 @@ use gcsim::scheme::{Params, Scheme, SchemeKind};
 use gcsim::study::{Decoder, Study};
 
 fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
-    Scheme::new(
-        kind,
-        n,
-        Params {
-            s: Some(s),
-            m: None,
-            k: None,
-            d: None,
-            ..Params::default()
-        },
-    )
-    .unwrap()
+    Scheme::with_tolerance(kind, n, s).unwrap()
 }
 
 /// On the same draws, trial by trial: frc's code decodes exactly when its

@@ -4,7 +4,7 @@
 use gcsim::dist::Dist;
 use gcsim::engine::{self, Silent};
 use gcsim::load::LoadModel;
-use gcsim::scheme::{Params, Scheme, SchemeKind};
+use gcsim::scheme::{Scheme, SchemeKind};
 use gcsim::study::Study;
 
 /// |z| beyond which a check fails: some 80 checks, each a false alarm with
@@ -12,14 +12,7 @@ use gcsim::study::Study;
 const Z: f64 = 4.0;
 
 fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
-    let params = match kind {
-        SchemeKind::Uncoded => Params::default(),
-        _ => Params {
-            s: Some(s),
-            ..Params::default()
-        },
-    };
-    Scheme::new(kind, n, params).unwrap()
+    Scheme::with_tolerance(kind, n, s).unwrap()
 }
 
 /// n = 12 in groups of 4 (three whole) and of 5 (two whole and a partial

@@ -9,7 +9,7 @@ use predicates::prelude::*;
 use gcsim::dist::Dist;
 use gcsim::engine::{self, Silent};
 use gcsim::load::LoadModel;
-use gcsim::scheme::{Params, Rule, Scheme, SchemeKind};
+use gcsim::scheme::{Rule, Scheme, SchemeKind};
 use gcsim::stats::QUANTILES;
 use gcsim::study::{Study, Workers};
 use gcsim::trace::Trace;
@@ -17,18 +17,7 @@ use gcsim::trace::Trace;
 const Z: f64 = 4.5;
 
 fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
-    let params = if kind == SchemeKind::Uncoded {
-        Params::default()
-    } else {
-        Params {
-            s: Some(s),
-            m: None,
-            k: None,
-            d: None,
-            ..Params::default()
-        }
-    };
-    Scheme::new(kind, n, params).unwrap()
+    Scheme::with_tolerance(kind, n, s).unwrap()
 }
 
 /// P(at least k of independent workers with finish probabilities `p` are done):

@@ -44,11 +44,13 @@ use std::fmt;
 use crate::param::Param;
 
 mod error;
+mod facts;
 mod kind;
 mod rule;
 mod split;
 pub use error::SchemeError;
 use error::{frc_admits, out_of_range};
+pub use facts::{Construction, Facts, Messages, Planning};
 pub use kind::{SPECULATE_AFTER, SPECULATE_FACTOR, SchemeKind, Strategy};
 pub use rule::Rule;
 pub use split::Split;
@@ -77,6 +79,40 @@ pub struct Params {
     pub p: Option<usize>,
     /// Column blocks of B (polynomial, entangled).
     pub q: Option<usize>,
+}
+
+impl Params {
+    /// The parameters a scheme may read, in the order a scheme's errors
+    /// name them.
+    pub const KEYS: [Param; 10] = [
+        Param::S,
+        Param::M,
+        Param::K,
+        Param::D,
+        Param::Timeout,
+        Param::SpeculateAfter,
+        Param::SpeculateFactor,
+        Param::Parts,
+        Param::P,
+        Param::Q,
+    ];
+
+    /// Whether `param` is given; false for a parameter no scheme reads.
+    pub fn given(&self, param: Param) -> bool {
+        match param {
+            Param::S => self.s.is_some(),
+            Param::M => self.m.is_some(),
+            Param::K => self.k.is_some(),
+            Param::D => self.d.is_some(),
+            Param::Timeout => self.timeout.is_some(),
+            Param::SpeculateAfter => self.speculate_after.is_some(),
+            Param::SpeculateFactor => self.speculate_factor.is_some(),
+            Param::Parts => self.parts.is_some(),
+            Param::P => self.p.is_some(),
+            Param::Q => self.q.is_some(),
+            _ => false,
+        }
+    }
 }
 
 /// The shape of a user's encoding matrix, which is what a `custom` scheme
@@ -130,38 +166,8 @@ impl Scheme {
     /// reads s only when k is absent), never silently dropped.
     pub fn new(kind: SchemeKind, n: usize, params: Params) -> Result<Self, SchemeError> {
         assert!(n >= 1, "the cluster size is validated before schemes are built");
-        let reads = |param: Param| match (kind, param) {
-            (SchemeKind::Uncoded, Param::S) => true, // s = 0 only, checked below
-            (SchemeKind::CommEfficient, Param::M) => true,
-            (SchemeKind::Mds, Param::K) => true,
-            (SchemeKind::Mds, Param::S) => params.k.is_none(),
-            (SchemeKind::ApproxRegular, Param::D) => true,
-            (SchemeKind::Timeout, Param::Timeout) => true,
-            (SchemeKind::Speculative, Param::SpeculateAfter | Param::SpeculateFactor) => true,
-            (SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync, Param::K) => true,
-            (SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync, Param::S) => params.k.is_none(),
-            (SchemeKind::PartialFrc | SchemeKind::PartialCrc, Param::Parts) => true,
-            (SchemeKind::Polynomial | SchemeKind::Entangled, Param::P | Param::Q) => true,
-            (SchemeKind::MatDot, Param::P) => true,
-            (SchemeKind::Entangled, Param::M) => true,
-            (SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled, Param::S) => false,
-            (SchemeKind::Timeout | SchemeKind::Speculative, Param::S) => false,
-            (_, Param::S) => true,
-            _ => false,
-        };
-        for (given, param) in [
-            (params.s.is_some(), Param::S),
-            (params.m.is_some(), Param::M),
-            (params.k.is_some(), Param::K),
-            (params.d.is_some(), Param::D),
-            (params.timeout.is_some(), Param::Timeout),
-            (params.speculate_after.is_some(), Param::SpeculateAfter),
-            (params.speculate_factor.is_some(), Param::SpeculateFactor),
-            (params.parts.is_some(), Param::Parts),
-            (params.p.is_some(), Param::P),
-            (params.q.is_some(), Param::Q),
-        ] {
-            if given && !reads(param) {
+        for param in Params::KEYS {
+            if params.given(param) && !kind.facts().reads(param, |p| params.given(p)) {
                 return Err(SchemeError::NotRead { scheme: kind, param });
             }
         }
@@ -390,6 +396,64 @@ impl Scheme {
                 })
             }
         }
+    }
+
+    /// No coding on `n` workers.
+    pub fn uncoded(n: usize) -> Self {
+        Self::new(SchemeKind::Uncoded, n, Params::default()).expect("uncoded takes any n >= 1")
+    }
+
+    /// Fractional repetition tolerating `s` stragglers of `n` (s + 1 must
+    /// divide n).
+    pub fn frc(n: usize, s: usize) -> Result<Self, SchemeError> {
+        Self::with_tolerance(SchemeKind::Frc, n, s)
+    }
+
+    /// Cyclic repetition tolerating `s` stragglers of `n`.
+    pub fn crc(n: usize, s: usize) -> Result<Self, SchemeError> {
+        Self::with_tolerance(SchemeKind::Crc, n, s)
+    }
+
+    /// Waiting for the fastest n − s and dropping the rest.
+    pub fn ignore(n: usize, s: usize) -> Result<Self, SchemeError> {
+        Self::with_tolerance(SchemeKind::Ignore, n, s)
+    }
+
+    /// The communication-efficient code tolerating `s` with message split `m`.
+    pub fn comm_efficient(n: usize, s: usize, m: usize) -> Result<Self, SchemeError> {
+        let params = Params {
+            s: Some(s),
+            m: Some(m),
+            ..Params::default()
+        };
+        Self::new(SchemeKind::CommEfficient, n, params)
+    }
+
+    /// The MDS code decodable from any `k` of `n`.
+    pub fn mds(n: usize, k: usize) -> Result<Self, SchemeError> {
+        let params = Params {
+            k: Some(k),
+            ..Params::default()
+        };
+        Self::new(SchemeKind::Mds, n, params)
+    }
+
+    /// `kind` at tolerance `s`, as a sweep over tolerances builds it:
+    /// uncoded whatever `s`, the schemes that read k at k = n − s, the
+    /// others from s alone (a scheme that needs more, such as
+    /// comm-efficient's m, is refused for the missing parameter).
+    pub fn with_tolerance(kind: SchemeKind, n: usize, s: usize) -> Result<Self, SchemeError> {
+        if kind == SchemeKind::Uncoded {
+            return Ok(Self::uncoded(n));
+        }
+        Self::new(
+            kind,
+            n,
+            Params {
+                s: Some(s),
+                ..Params::default()
+            },
+        )
     }
 
     /// The `custom` scheme of a user's matrix of shape `shape`: decoded by

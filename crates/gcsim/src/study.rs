@@ -268,9 +268,7 @@ impl Study {
             return Ok(Code::custom(scheme, m.b.clone()));
         }
         match self.generator {
-            Some(g) if matches!(scheme.kind(), SchemeKind::CommEfficient | SchemeKind::Mds) => {
-                Code::with_generator(scheme, g, self.seed)
-            }
+            Some(g) if scheme.kind().facts().generator => Code::with_generator(scheme, g, self.seed),
             _ => Code::new(scheme, self.seed),
         }
     }

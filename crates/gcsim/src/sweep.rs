@@ -38,16 +38,11 @@ pub struct Ranges {
     pub q: Option<IntList>,
 }
 
-/// The schemes that read k (or s as k = n − s without it).
-pub const READS_K: [SchemeKind; 4] = [
-    SchemeKind::Mds,
-    SchemeKind::KBatchSync,
-    SchemeKind::KAsync,
-    SchemeKind::KBatchAsync,
-];
-
-/// The schemes that read the partitions per worker.
-pub const READS_PARTS: [SchemeKind; 2] = [SchemeKind::PartialFrc, SchemeKind::PartialCrc];
+/// Whether `kind` reads `param` at all (a scheme that reads k reads s
+/// where k is not given).
+fn reads(kind: SchemeKind, param: Param) -> bool {
+    kind.facts().reads.contains(&param)
+}
 
 /// Why a sweep cannot be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -307,35 +302,31 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             unique.push(k);
         }
     }
-    if ranges.m.is_some() && !unique.contains(&SchemeKind::CommEfficient) && !unique.contains(&SchemeKind::Entangled) {
+    if ranges.m.is_some() && !unique.iter().any(|&k| reads(k, Param::M)) {
         return Err(SweepError::Unused {
             param: Param::M,
             scheme: SchemeKind::CommEfficient,
         });
     }
-    if ranges.p.is_some() && !unique.iter().any(|k| k.is_matmul()) {
+    if ranges.p.is_some() && !unique.iter().any(|&k| reads(k, Param::P)) {
         return Err(SweepError::Unused {
             param: Param::P,
             scheme: SchemeKind::Polynomial,
         });
     }
-    if ranges.q.is_some()
-        && !unique
-            .iter()
-            .any(|k| matches!(k, SchemeKind::Polynomial | SchemeKind::Entangled))
-    {
+    if ranges.q.is_some() && !unique.iter().any(|&k| reads(k, Param::Q)) {
         return Err(SweepError::Unused {
             param: Param::Q,
             scheme: SchemeKind::Polynomial,
         });
     }
-    if ranges.k.is_some() && !READS_K.iter().any(|k| unique.contains(k)) {
+    if ranges.k.is_some() && !unique.iter().any(|&k| reads(k, Param::K)) {
         return Err(SweepError::Unused {
             param: Param::K,
             scheme: SchemeKind::Mds,
         });
     }
-    if ranges.parts.is_some() && !READS_PARTS.iter().any(|k| unique.contains(k)) {
+    if ranges.parts.is_some() && !unique.iter().any(|&k| reads(k, Param::Parts)) {
         return Err(SweepError::Unused {
             param: Param::Parts,
             scheme: SchemeKind::PartialCrc,
@@ -370,11 +361,9 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             scheme: SchemeKind::Custom,
         });
     }
-    let reads_s = |k: &SchemeKind| match k {
-        SchemeKind::Uncoded | SchemeKind::Timeout | SchemeKind::Speculative => false,
-        k if k.is_matmul() => false,
-        k if READS_K.contains(k) => ranges.k.is_none(),
-        _ => true,
+    // Uncoded reads s only as 0: a list of s is not for it.
+    let reads_s = |k: &SchemeKind| {
+        *k != SchemeKind::Uncoded && k.facts().reads(Param::S, |p| p == Param::K && ranges.k.is_some())
     };
     if ranges.s.is_some() && !unique.iter().any(reads_s) {
         return Err(SweepError::UnreadS);

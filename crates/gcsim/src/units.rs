@@ -212,11 +212,12 @@ impl CostModel {
 /// times its messages (multi-message sends s + 1, the partial-straggler
 /// codes two unless L = s + 1, every other scheme one).
 pub fn gradients_sent(scheme: crate::scheme::SchemeKind, s: usize, parts: Option<usize>, message: f64) -> f64 {
-    use crate::scheme::SchemeKind;
-    let messages = match scheme {
-        SchemeKind::MultiMessage => s + 1,
-        SchemeKind::PartialFrc | SchemeKind::PartialCrc if parts.is_some_and(|l| l > s + 1) => 2,
-        _ => 1,
+    use crate::scheme::Messages;
+    let messages = match scheme.facts().messages {
+        Messages::One => 1,
+        Messages::PerPartition => s + 1,
+        Messages::OwnAndCoded if parts.is_some_and(|l| l > s + 1) => 2,
+        Messages::OwnAndCoded => 1,
     };
     messages as f64 * message
 }

@@ -197,17 +197,7 @@ mod tests {
     use crate::scheme::{Params, Scheme, SchemeKind};
 
     fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
-        let params = match kind {
-            SchemeKind::Mds => Params {
-                k: Some(n - s),
-                ..Params::default()
-            },
-            _ => Params {
-                s: Some(s),
-                ..Params::default()
-            },
-        };
-        Scheme::new(kind, n, params).unwrap()
+        Scheme::with_tolerance(kind, n, s).unwrap()
     }
 
     /// The quadrature path against the closed forms, where both exist, to

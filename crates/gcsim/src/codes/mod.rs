@@ -82,7 +82,7 @@ use nalgebra::DMatrix;
 use thiserror::Error;
 
 use crate::param::{Described, Naming, Param, keys};
-use crate::scheme::{Scheme, SchemeKind};
+use crate::scheme::{Construction, Scheme, SchemeKind};
 
 pub use decode::Decoding;
 
@@ -258,24 +258,11 @@ impl CodeError {
     /// strategies send uncoded results, and the partial-straggler codes'
     /// coded part is frc's or crc's code.
     pub fn not_a_code(kind: SchemeKind) -> Option<Self> {
-        match kind {
-            SchemeKind::Speculative
-            | SchemeKind::KBatchSync
-            | SchemeKind::MultiMessage
-            | SchemeKind::KAsync
-            | SchemeKind::KBatchAsync => Some(CodeError::NotACode { scheme: kind }),
-            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
-                Some(CodeError::Matmul { scheme: kind })
-            }
-            SchemeKind::PartialFrc => Some(CodeError::PartOf {
-                scheme: kind,
-                code: SchemeKind::Frc,
-            }),
-            SchemeKind::PartialCrc => Some(CodeError::PartOf {
-                scheme: kind,
-                code: SchemeKind::Crc,
-            }),
-            _ => None,
+        match kind.facts().construction {
+            Construction::Matrix => None,
+            Construction::Uncoded => Some(CodeError::NotACode { scheme: kind }),
+            Construction::Matmul => Some(CodeError::Matmul { scheme: kind }),
+            Construction::PartOf(code) => Some(CodeError::PartOf { scheme: kind, code }),
         }
     }
 }
@@ -284,15 +271,14 @@ impl Code {
     /// The code of `scheme`, with a Gaussian generator where the construction
     /// takes one; `seed` fixes the random matrices (crc, comm-efficient, mds).
     pub fn new(scheme: &Scheme, seed: u64) -> Result<Self, CodeError> {
-        let generator =
-            matches!(scheme.kind(), SchemeKind::CommEfficient | SchemeKind::Mds).then_some(Generator::Gaussian);
+        let generator = scheme.kind().facts().generator.then_some(Generator::Gaussian);
         Self::build(scheme, generator, seed)
     }
 
     /// The code of `scheme` with the given generator (comm-efficient and mds
     /// only).
     pub fn with_generator(scheme: &Scheme, generator: Generator, seed: u64) -> Result<Self, CodeError> {
-        if !matches!(scheme.kind(), SchemeKind::CommEfficient | SchemeKind::Mds) {
+        if !scheme.kind().facts().generator {
             return Err(CodeError::NoGenerator {
                 scheme: scheme.kind(),
                 generator: generator.name(),

@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::facts::Construction;
+
 /// The closed set of schemes that `--scheme` accepts. The default, uncoded,
 /// is the baseline every speedup is measured against (and lets result rows
 /// have a `Default`, whose serialised header names their columns).
@@ -92,47 +94,23 @@ impl SchemeKind {
         SchemeKind::Entangled,
     ];
 
-    /// The coded matrix-matrix multiplication codes (polynomial, matdot,
-    /// entangled): k-of-n rules whose load and message follow the split.
-    pub const MATMUL: [SchemeKind; 3] = [SchemeKind::Polynomial, SchemeKind::MatDot, SchemeKind::Entangled];
-
-    /// Whether the scheme codes a matrix-matrix product (see [`Self::MATMUL`]).
+    /// Whether the scheme codes a matrix-matrix product (polynomial,
+    /// matdot, entangled): a k-of-n rule whose load and message follow the
+    /// split.
     pub fn is_matmul(self) -> bool {
-        Self::MATMUL.contains(&self)
+        self.facts().construction == Construction::Matmul
     }
 
-    /// Whether the scheme encodes only linear computations (a matrix-vector
-    /// product: MDS coding of X·w, Lee et al. 2017), so that it cannot
-    /// encode the gradient of a nonlinear model such as a neural network.
-    /// The matmul codes are not counted here: they code a matrix product,
-    /// not a gradient, and `plan` searches them only when named.
+    /// Whether the scheme encodes only linear computations, so that it
+    /// cannot encode the gradient of a nonlinear model (see
+    /// [`super::Facts::linear_only`]).
     pub fn is_linear_only(self) -> bool {
-        matches!(self, SchemeKind::Mds)
+        self.facts().linear_only
     }
 
     /// The name used on the command line and in output.
     pub fn name(self) -> &'static str {
-        match self {
-            SchemeKind::Uncoded => "uncoded",
-            SchemeKind::Ignore => "ignore",
-            SchemeKind::Frc => "frc",
-            SchemeKind::Crc => "crc",
-            SchemeKind::CommEfficient => "comm-efficient",
-            SchemeKind::Mds => "mds",
-            SchemeKind::ApproxRegular => "approx-regular",
-            SchemeKind::Custom => "custom",
-            SchemeKind::Timeout => "timeout",
-            SchemeKind::Speculative => "speculative",
-            SchemeKind::KBatchSync => "k-batch-sync",
-            SchemeKind::MultiMessage => "multi-message",
-            SchemeKind::KAsync => "k-async",
-            SchemeKind::KBatchAsync => "k-batch-async",
-            SchemeKind::PartialFrc => "partial-frc",
-            SchemeKind::PartialCrc => "partial-crc",
-            SchemeKind::Polynomial => "polynomial",
-            SchemeKind::MatDot => "matdot",
-            SchemeKind::Entangled => "entangled",
-        }
+        self.facts().name
     }
 }
 

@@ -5,14 +5,7 @@ use super::*;
 use crate::scheme::{Params, SchemeKind};
 
 fn scheme(kind: SchemeKind, n: usize, s: usize) -> Scheme {
-    let params = match kind {
-        SchemeKind::Uncoded => Params::default(),
-        _ => Params {
-            s: Some(s),
-            ..Params::default()
-        },
-    };
-    Scheme::new(kind, n, params).unwrap()
+    Scheme::with_tolerance(kind, n, s).unwrap()
 }
 
 fn grouped(base: Dist, size: usize, p: f64, slowdown: f64) -> Dist {

@@ -358,6 +358,7 @@ fn bad_custom_and_approx_input_is_refused() {
             "plan --n 10 --scheme approx-regular".into(),
             "does not search --scheme approx-regular",
         ),
+        ("plan --n 10 --scheme custom".into(), "does not search --scheme custom"),
         ("run --n 10".into(), "give --scheme SCHEME"),
     ];
     for (line, message) in cases {

@@ -114,6 +114,10 @@ fn asynchronous_and_partial_flags() {
             &["partial-crc's coded part is crc's code at the same s; check it with gcsim codes --scheme crc"],
         ),
         (
+            &["codes", "--n", "10", "--scheme", "partial-frc", "--s", "1"],
+            &["partial-frc's coded part is frc's code at the same s; check it with gcsim codes --scheme frc"],
+        ),
+        (
             &["codes", "--n", "10", "--scheme", "k-async", "--k", "5"],
             &["k-async sends uncoded results and has no encoding matrix"],
         ),

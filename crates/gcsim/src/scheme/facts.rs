@@ -142,126 +142,79 @@ const fn partial(name: &'static str, help: &'static str, of: SchemeKind) -> Fact
     }
 }
 
+/// Each scheme's line of `--help`.
+mod help {
+    pub const UNCODED: &str = "No coding: wait for all n workers";
+    pub const IGNORE: &str = "Wait for the fastest n-s workers and drop the rest (inexact)";
+    pub const FRC: &str = "Fractional repetition (Tandon et al. 2017): load s+1, s+1 must divide n";
+    pub const CRC: &str = "Cyclic repetition (Tandon et al. 2017): load s+1, any n-s suffice";
+    pub const COMM_EFFICIENT: &str = "Communication-efficient (Ye & Abbe 2018): load s+m, message 1/m, any n-s";
+    pub const MDS: &str = "MDS-coded matrix-vector (Lee et al. 2017): load n/k, any k suffice";
+    pub const APPROX_REGULAR: &str = "Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact)";
+    pub const CUSTOM: &str =
+        "A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact)";
+    pub const TIMEOUT: &str = "A deadline (--timeout T): wait for all n until time T, then proceed with those arrived, at least the first (inexact)";
+    pub const SPECULATIVE: &str = "Speculative copies (MapReduce, Spark): after the fastest Q·n tasks, at F times that, unfinished tasks are relaunched on idle workers";
+    pub const K_BATCH_SYNC: &str = "K-batch-sync SGD (Dutta et al. 2018): mini-batches back to back, the iteration ends at the K-th in all (--k, or --s as K=n-s; inexact)";
+    pub const MULTI_MESSAGE: &str = "Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker";
+    pub const K_ASYNC: &str = "K-async SGD (Dutta et al. 2018): an update per K gradients of distinct workers, the others go on with a stale model (--k, or --s as K=n-s; asynchronous)";
+    pub const K_BATCH_ASYNC: &str = "K-batch-async SGD (Dutta et al. 2018): an update per K mini-batches from any workers, each computing back to back (--k, or --s as K=n-s; asynchronous)";
+    pub const PARTIAL_FRC: &str = "Partial stragglers with frc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each";
+    pub const PARTIAL_CRC: &str = "Partial stragglers with crc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each";
+    pub const POLYNOMIAL: &str = "Polynomial code for C=A*B (Yu et al. 2017): --p P row blocks of A, --q Q column blocks of B; any pq suffice, load n/(pq), message 1/(pq) of C";
+    pub const MATDOT: &str =
+        "MatDot code for C=A*B (Dutta et al. 2019): --p P inner blocks; any 2p-1 suffice, load n/p, message all of C";
+    pub const ENTANGLED: &str = "Entangled polynomial code for C=A*B (Yu et al. 2020): --p P, --m M inner, --q Q; any pmq+m-1 suffice, load n/(pmq), message 1/(pq) of C";
+}
+
 impl SchemeKind {
     /// What the scheme is (see [`Facts`]).
     pub const fn facts(self) -> Facts {
         use Param::{D, K, M, P, Q, S, SpeculateAfter, SpeculateFactor, Timeout};
         match self {
-            SchemeKind::Uncoded => code("uncoded", "No coding: wait for all n workers", &[S]),
+            SchemeKind::Uncoded => code("uncoded", help::UNCODED, &[S]),
             SchemeKind::Ignore => Facts {
                 planning: Planning::WhenNamed,
-                ..code(
-                    "ignore",
-                    "Wait for the fastest n-s workers and drop the rest (inexact)",
-                    &[S],
-                )
+                ..code("ignore", help::IGNORE, &[S])
             },
-            SchemeKind::Frc => code(
-                "frc",
-                "Fractional repetition (Tandon et al. 2017): load s+1, s+1 must divide n",
-                &[S],
-            ),
-            SchemeKind::Crc => code(
-                "crc",
-                "Cyclic repetition (Tandon et al. 2017): load s+1, any n-s suffice",
-                &[S],
-            ),
+            SchemeKind::Frc => code("frc", help::FRC, &[S]),
+            SchemeKind::Crc => code("crc", help::CRC, &[S]),
             SchemeKind::CommEfficient => Facts {
                 generator: true,
-                ..code(
-                    "comm-efficient",
-                    "Communication-efficient (Ye & Abbe 2018): load s+m, message 1/m, any n-s",
-                    &[S, M],
-                )
+                ..code("comm-efficient", help::COMM_EFFICIENT, &[S, M])
             },
             SchemeKind::Mds => Facts {
                 linear_only: true,
                 generator: true,
-                ..code(
-                    "mds",
-                    "MDS-coded matrix-vector (Lee et al. 2017): load n/k, any k suffice",
-                    &[K, S],
-                )
+                ..code("mds", help::MDS, &[K, S])
             },
             SchemeKind::ApproxRegular => Facts {
                 planning: Planning::Refused,
-                ..code(
-                    "approx-regular",
-                    "Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact)",
-                    &[S, D],
-                )
+                ..code("approx-regular", help::APPROX_REGULAR, &[S, D])
             },
             SchemeKind::Custom => Facts {
                 planning: Planning::Refused,
-                ..code(
-                    "custom",
-                    "A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact)",
-                    &[S],
-                )
+                ..code("custom", help::CUSTOM, &[S])
             },
             SchemeKind::Timeout => Facts {
                 planning: Planning::WhenNamed,
-                ..code(
-                    "timeout",
-                    "A deadline (--timeout T): wait for all n until time T, then proceed with those arrived, at least the first (inexact)",
-                    &[Timeout],
-                )
+                ..code("timeout", help::TIMEOUT, &[Timeout])
             },
             SchemeKind::Speculative => strategy(
                 "speculative",
-                "Speculative copies (MapReduce, Spark): after the fastest Q·n tasks, at F times that, unfinished tasks are relaunched on idle workers",
+                help::SPECULATIVE,
                 &[SpeculateAfter, SpeculateFactor],
                 Messages::One,
             ),
-            SchemeKind::KBatchSync => strategy(
-                "k-batch-sync",
-                "K-batch-sync SGD (Dutta et al. 2018): mini-batches back to back, the iteration ends at the K-th in all (--k, or --s as K=n-s; inexact)",
-                &[K, S],
-                Messages::One,
-            ),
-            SchemeKind::MultiMessage => strategy(
-                "multi-message",
-                "Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker",
-                &[S],
-                Messages::PerPartition,
-            ),
-            SchemeKind::KAsync => strategy(
-                "k-async",
-                "K-async SGD (Dutta et al. 2018): an update per K gradients of distinct workers, the others go on with a stale model (--k, or --s as K=n-s; asynchronous)",
-                &[K, S],
-                Messages::One,
-            ),
-            SchemeKind::KBatchAsync => strategy(
-                "k-batch-async",
-                "K-batch-async SGD (Dutta et al. 2018): an update per K mini-batches from any workers, each computing back to back (--k, or --s as K=n-s; asynchronous)",
-                &[K, S],
-                Messages::One,
-            ),
-            SchemeKind::PartialFrc => partial(
-                "partial-frc",
-                "Partial stragglers with frc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each",
-                SchemeKind::Frc,
-            ),
-            SchemeKind::PartialCrc => partial(
-                "partial-crc",
-                "Partial stragglers with crc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each",
-                SchemeKind::Crc,
-            ),
-            SchemeKind::Polynomial => matmul(
-                "polynomial",
-                "Polynomial code for C=A*B (Yu et al. 2017): --p P row blocks of A, --q Q column blocks of B; any pq suffice, load n/(pq), message 1/(pq) of C",
-                &[P, Q],
-            ),
-            SchemeKind::MatDot => matmul(
-                "matdot",
-                "MatDot code for C=A*B (Dutta et al. 2019): --p P inner blocks; any 2p-1 suffice, load n/p, message all of C",
-                &[P],
-            ),
-            SchemeKind::Entangled => matmul(
-                "entangled",
-                "Entangled polynomial code for C=A*B (Yu et al. 2020): --p P, --m M inner, --q Q; any pmq+m-1 suffice, load n/(pmq), message 1/(pq) of C",
-                &[P, Q, M],
-            ),
+            SchemeKind::KBatchSync => strategy("k-batch-sync", help::K_BATCH_SYNC, &[K, S], Messages::One),
+            SchemeKind::MultiMessage => strategy("multi-message", help::MULTI_MESSAGE, &[S], Messages::PerPartition),
+            SchemeKind::KAsync => strategy("k-async", help::K_ASYNC, &[K, S], Messages::One),
+            SchemeKind::KBatchAsync => strategy("k-batch-async", help::K_BATCH_ASYNC, &[K, S], Messages::One),
+            SchemeKind::PartialFrc => partial("partial-frc", help::PARTIAL_FRC, SchemeKind::Frc),
+            SchemeKind::PartialCrc => partial("partial-crc", help::PARTIAL_CRC, SchemeKind::Crc),
+            SchemeKind::Polynomial => matmul("polynomial", help::POLYNOMIAL, &[P, Q]),
+            SchemeKind::MatDot => matmul("matdot", help::MATDOT, &[P]),
+            SchemeKind::Entangled => matmul("entangled", help::ENTANGLED, &[P, Q, M]),
         }
     }
 }

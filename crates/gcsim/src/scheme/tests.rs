@@ -1,5 +1,6 @@
 //! Schemes: the table of loads and messages, admitted and refused parameters, the rules.
 use super::*;
+use crate::param::Param;
 
 fn build(
     kind: SchemeKind,

@@ -1,0 +1,224 @@
+//! The runner that simulates a chunk of trials and folds it into a pass.
+
+use super::*;
+
+impl Runner<'_> {
+    pub(super) fn chunks(&self) -> u64 {
+        self.total.div_ceil(CHUNK)
+    }
+
+    pub(super) fn trials_of(&self, chunk: u64) -> std::ops::Range<u64> {
+        chunk * CHUNK..((chunk + 1) * CHUNK).min(self.total)
+    }
+
+    /// Simulates one chunk, calling `batch` with the slot values of
+    /// [`BATCH`] trials at a time (the last batch may be shorter),
+    /// column-major: `(values, count)` with slot j's values, in trial order,
+    /// at `values[j·count..(j+1)·count]`.
+    /// Where trials are costly ([`TrialPlan::decodes_by_rank`]) a batch's trials
+    /// run in parallel, so that one chunk uses every core (same bytes: a
+    /// trial's values depend on its index alone).
+    pub(super) fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut batch: impl FnMut(&[f64], usize)) {
+        let slots = self.plan.slots();
+        // Trial-major (trial t + i's values at `by_trial[i·slots..]`) where
+        // a batch runs in parallel, then slot-major.
+        let (mut by_trial, mut values) = (vec![0.0; BATCH * slots], vec![0.0; BATCH * slots]);
+        let trials = self.trials_of(chunk);
+        let mut t = trials.start;
+        while t < trials.end {
+            let count = (trials.end - t).min(BATCH as u64) as usize;
+            let place = |values: &mut [f64], i: usize, out: &[f64]| {
+                for (j, &v) in out.iter().enumerate() {
+                    values[j * count + i] = v;
+                }
+            };
+            if self.plan.decodes_by_rank() {
+                let rows = &mut by_trial[..count * slots];
+                rows.par_chunks_mut(slots).enumerate().for_each_init(
+                    || self.plan.scratch(),
+                    |scratch, (i, out)| self.plan.run(self.seed, t + i as u64, scratch, out),
+                );
+                rows.chunks_exact(slots)
+                    .enumerate()
+                    .for_each(|(i, out)| place(&mut values, i, out));
+            } else {
+                // Four trials' rows at a time, each four placed while their
+                // values are hot, a slot's four in one store: one scalar
+                // store per value, strided a column apart, cost a tenth of
+                // the headline's trial.
+                let rows = &mut by_trial[..4 * slots];
+                let mut i = 0;
+                while i < count {
+                    let quad = (count - i).min(4);
+                    for (r, out) in rows.chunks_exact_mut(slots).take(quad).enumerate() {
+                        self.plan.run(self.seed, t + (i + r) as u64, scratch, out);
+                    }
+                    if quad == 4 {
+                        transpose_rows4(rows, &mut values[..count * slots], count, i);
+                    } else {
+                        rows.chunks_exact(slots)
+                            .take(quad)
+                            .enumerate()
+                            .for_each(|(r, out)| place(&mut values, i + r, out));
+                    }
+                    i += quad;
+                }
+            }
+            batch(&values[..count * slots], count);
+            t += count as u64;
+        }
+    }
+
+    /// Calls `batch` with each stored batch of a chunk's values, as
+    /// [`Self::run_chunk`] laid them out.
+    pub(super) fn stored_batches(&self, chunk: u64, values: &[f64], mut batch: impl FnMut(&[f64], usize)) {
+        let slots = self.plan.slots();
+        let mut left = self.trials_of(chunk).count();
+        let mut at = 0;
+        while left > 0 {
+            let count = left.min(BATCH);
+            batch(&values[at..at + count * slots], count);
+            at += count * slots;
+            left -= count;
+        }
+    }
+
+    /// The pilot chunks' values, one vector per chunk, in batches as
+    /// [`Self::run_chunk`] lays them out.
+    /// Where every trial's values are one step's row, the pilot keeps its
+    /// trials' start steps instead.
+    pub(super) fn pilot(&self, progress: &dyn Progress) -> Pilot {
+        if self.plan.step_rows().is_some() {
+            return Pilot::Steps(
+                (0..self.pilot_chunks())
+                    .into_par_iter()
+                    .map(|c| {
+                        let steps = self.chunk_steps(c);
+                        progress.advance(steps.len() as u64);
+                        steps
+                    })
+                    .collect(),
+            );
+        }
+        let values = (0..self.pilot_chunks())
+            .into_par_iter()
+            .map_init(
+                || self.plan.scratch(),
+                |scratch, c| {
+                    let values = self.chunk_values(c, scratch);
+                    progress.advance(values.len() as u64 / self.plan.slots() as u64);
+                    values
+                },
+            )
+            .collect();
+        Pilot::Values(values)
+    }
+
+    /// One chunk's trials' start steps, in trial order (where the plan
+    /// keeps step rows).
+    pub(super) fn chunk_steps(&self, chunk: u64) -> Vec<u32> {
+        self.trials_of(chunk)
+            .map(|t| self.plan.start_step(self.seed, t) as u32)
+            .collect()
+    }
+
+    /// One chunk's values, in batches as [`Self::run_chunk`] lays them out.
+    pub(super) fn chunk_values(&self, chunk: u64, scratch: &mut Scratch) -> Vec<f64> {
+        let mut values = Vec::with_capacity(CHUNK as usize * self.plan.slots());
+        self.run_chunk(chunk, scratch, |batch, _| values.extend_from_slice(batch));
+        values
+    }
+
+    /// Chunks of the pairing sample of a run without a pilot
+    /// ([`pairing::CHUNKS`], at most the pilot's).
+    pub(super) fn pairing_chunks(&self) -> u64 {
+        pairing::CHUNKS.min(self.pilot_chunks())
+    }
+
+    /// Chunks in the pilot: [`PILOT_CHUNKS`], within [`PILOT_BYTES`], at least one.
+    pub(super) fn pilot_chunks(&self) -> u64 {
+        let per_chunk = CHUNK * self.plan.slots() as u64 * 8;
+        (PILOT_BYTES / per_chunk).clamp(1, PILOT_CHUNKS).min(self.chunks())
+    }
+
+    /// Blocks of [`BLOCK_CHUNKS`] chunks.
+    pub(crate) fn blocks(&self) -> u64 {
+        block_count(self.total)
+    }
+
+    /// One pass over the trials of `blocks`; chunks held in `stored` are
+    /// read, not simulated. Chunks fold in order into their block, blocks in
+    /// order into the total. Where `keep` is given, chunk c's values (laid
+    /// out as by [`Self::run_chunk`]) go to its place c, if it has one, as
+    /// the chunk is simulated.
+    pub(super) fn pass(
+        &self,
+        pass: &Pass,
+        stored: &[Vec<f64>],
+        blocks: std::ops::Range<u64>,
+        keep: Option<&std::sync::Mutex<Vec<Option<Vec<f64>>>>>,
+        progress: &dyn Progress,
+    ) -> FirstPass {
+        // The first block's totals are the pass's so far (adding them to
+        // zeros gives the same values; a window's tally can hold 65 536
+        // bins).
+        let mut totals: Option<PassTotals> = None;
+        let mut block_sums = Vec::new();
+        let keep = keep.map(|k| (k, k.lock().expect("no panic while keeping chunks").len()));
+        // Where every trial's values are one step's row, chunks are counted
+        // by their trials' start steps (stored chunks too: the same trials).
+        let rows = self.plan.step_rows();
+        let table = rows.map(|r| StepTable::new(r.rows(), self.plan.slots(), pass));
+        for block in blocks {
+            let mut block_totals = PassTotals::new(pass);
+            let chunks = block * BLOCK_CHUNKS..((block + 1) * BLOCK_CHUNKS).min(self.chunks());
+            let counts: Vec<Counts> = chunks
+                .into_par_iter()
+                .map_init(
+                    || self.plan.scratch(),
+                    |scratch, c| {
+                        let mut counts = Counts::new(pass);
+                        if let Some(table) = &table {
+                            let steps = self.chunk_steps(c);
+                            counts.add_steps(pass, table, &steps);
+                            if stored.get(c as usize).is_none() {
+                                progress.advance(steps.len() as u64);
+                            }
+                            counts.seal();
+                            return counts;
+                        }
+                        match stored.get(c as usize) {
+                            Some(values) => self.stored_batches(c, values, |b, count| counts.add_batch(pass, b, count)),
+                            None => {
+                                let place = keep.filter(|&(_, places)| (c as usize) < places);
+                                let mut kept = Vec::new();
+                                self.run_chunk(c, scratch, |b, count| {
+                                    counts.add_batch(pass, b, count);
+                                    if place.is_some() {
+                                        kept.extend_from_slice(b);
+                                    }
+                                });
+                                if let Some((k, _)) = place {
+                                    k.lock().expect("no panic while keeping chunks")[c as usize] = Some(kept);
+                                }
+                                progress.advance(self.trials_of(c).count() as u64);
+                            }
+                        }
+                        counts.seal();
+                        counts
+                    },
+                )
+                .collect();
+            block_totals.absorb_all(counts);
+            block_sums.push((block, block_totals.moments.clone()));
+            match &mut totals {
+                None => totals = Some(block_totals),
+                Some(t) => t.merge(block_totals),
+            }
+        }
+        FirstPass {
+            totals: totals.unwrap_or_else(|| PassTotals::new(pass)),
+            blocks: block_sums,
+        }
+    }
+}

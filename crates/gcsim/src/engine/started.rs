@@ -1,0 +1,270 @@
+//! The run's stages once its trial plan is fixed: the pilot, the passes
+//! over the trials and their refinement.
+
+use super::*;
+
+impl<'a> Started<'a> {
+    pub(crate) fn new(plan: &'a TrialPlan, study: &Study, options: &Options, progress: &dyn Progress) -> Self {
+        let runner = Runner {
+            plan,
+            seed: study.seed(),
+            total: study.trials(),
+        };
+        progress.pass(1, runner.total);
+        let slots = plan.slots();
+        let pilot_trials = runner.pilot_chunks() * CHUNK;
+        // Windows from the exact law, where it places them (see LAW_WINDOWS_AFTER).
+        let laws: Vec<Option<(f64, [Window; 4])>> =
+            if runner.total >= LAW_WINDOWS_AFTER * pilot_trials && values_follow_the_exact_law(study) {
+                let baseline = study.baseline();
+                let schemes: Vec<&Scheme> = study.schemes().iter().chain(std::iter::once(&baseline)).collect();
+                schemes
+                    .par_iter()
+                    .map(|s| {
+                        let law = study.exact_law(s)?;
+                        let median = law.quantile(0.5);
+                        Some((
+                            if median.is_finite() { median } else { 0.0 },
+                            law_windows(&law, runner.total)?,
+                        ))
+                    })
+                    .collect()
+            } else {
+                vec![None; slots]
+            };
+        // Where every slot has them and no survival curve is asked for, the
+        // pilot has nothing left to decide: the run goes straight to its pass.
+        let pilot = if laws.iter().all(Option::is_some) && options.survival_points == 0 {
+            Pilot::Values(Vec::new())
+        } else {
+            runner.pilot(progress)
+        };
+        let trials = match &pilot {
+            // Each stored batch holds a slot's values contiguously.
+            Pilot::Values(chunks) => chunks.iter().map(|values| values.len() / slots).sum(),
+            Pilot::Steps(chunks) => chunks.iter().map(Vec::len).sum(),
+        };
+        let step_counts = match (&pilot, plan.step_rows()) {
+            (Pilot::Steps(chunks), Some(rows)) => {
+                Some((rows, pilot::step_counts(rows, chunks.iter().flatten().copied())))
+            }
+            _ => None,
+        };
+        // Slot j's pilot values in trial order.
+        let column_of = |j: usize, values: &mut Vec<f64>| {
+            values.clear();
+            values.reserve(trials);
+            for (c, stored) in pilot.values().iter().enumerate() {
+                runner.stored_batches(c as u64, stored, |b, count| {
+                    values.extend_from_slice(&b[j * count..(j + 1) * count]);
+                });
+            }
+        };
+        // The baseline's column and p99, for the pairings on the pilot.
+        let baseline = (!pilot.values().is_empty()).then(|| {
+            let mut u = Vec::new();
+            column_of(slots - 1, &mut u);
+            let mut kept = u.clone();
+            let (_, &mut q, _) = kept.select_nth_unstable_by(pairing::p99_rank(trials), f64::total_cmp);
+            (u, q)
+        });
+        let (columns, pairings): (Vec<PilotColumn>, Vec<Option<pairing::Pairing>>) = laws
+            .into_par_iter()
+            .enumerate()
+            // Two column buffers per thread, reused slot after slot: fresh
+            // memory for every slot's copies costs more in page faults than
+            // the selection.
+            .map_init(
+                Default::default,
+                |(values, kept): &mut (Vec<f64>, Vec<f64>), (j, law)| {
+                    if pilot.is_empty()
+                        && let Some((reference, windows)) = law
+                    {
+                        let column = PilotColumn {
+                            reference,
+                            sample_quantiles: Targets::UNKNOWN,
+                            windows,
+                            span: (f64::NAN, f64::NAN),
+                        };
+                        return (column, None);
+                    }
+                    let (mut column, pairing) = match (&step_counts, &baseline) {
+                        (Some((rows, counts)), _) => (PilotColumn::of_steps(rows, j, counts, runner.total), None),
+                        (None, Some((u, qu))) => {
+                            // The column in trial order for its pairing with the
+                            // baseline; a copy to select its ranks and its p99 in.
+                            column_of(j, values);
+                            kept.clear();
+                            kept.extend_from_slice(values);
+                            let (column, q) = PilotColumn::with_rank(kept, runner.total, pairing::p99_rank(trials));
+                            let pairing =
+                                (j + 1 < slots).then(|| pairing::pairing_of((values, Some(q)), (u, Some(*qu))));
+                            (column, pairing)
+                        }
+                        (None, None) => unreachable!("a pilot of values has a baseline column"),
+                    };
+                    if let Some((reference, windows)) = law {
+                        // As without a pilot, so that asking for a survival
+                        // curve does not change a bit of the statistics.
+                        column.reference = reference;
+                        column.windows = windows;
+                    }
+                    (column, pairing)
+                },
+            )
+            .unzip();
+        // Every configuration's pairing, where the pilot's values gave them.
+        let pilot_pairings = baseline
+            .is_some()
+            .then(|| pairings.into_iter().take(slots - 1).flatten().collect());
+        let refs = columns.iter().map(|c| c.reference).collect();
+        let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
+        Self {
+            runner,
+            pilot,
+            pilot_pairings,
+            columns,
+            refs,
+            survival,
+            deadline: options.deadline,
+            discrete: matches!(study.workers(), Workers::Trace(_) | Workers::Replay(_)),
+            kept: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Where the pairings will need the run's first [`pairing::CHUNKS`]
+    /// chunks (it has no pilot of values), their places, for the first
+    /// pass to keep them in.
+    pub(super) fn keep(&self) -> Option<&std::sync::Mutex<Vec<Option<Vec<f64>>>>> {
+        if self.runner.plan.step_rows().is_some() || self.pilot_pairings.is_some() {
+            return None;
+        }
+        let mut kept = self.kept.lock().expect("no panic while keeping chunks");
+        if kept.is_empty() {
+            kept.resize(self.runner.pairing_chunks() as usize, None);
+        }
+        Some(&self.kept)
+    }
+
+    /// Whether the pilot is the whole run (its sample quantiles are the run's).
+    pub(crate) fn pilot_is_whole_run(&self) -> bool {
+        self.pilot.chunks() as u64 == self.runner.chunks()
+    }
+
+    pub(crate) fn whole_run_outcome(&self, progress: &dyn Progress) -> Outcome {
+        let pass =
+            Pass::new(&self.refs, Vec::new(), self.runner.plan.slots(), self.survival).with_deadline(self.deadline);
+        let totals = self
+            .runner
+            .pass(&pass, self.pilot.values(), 0..self.runner.blocks(), None, progress)
+            .totals;
+        let summaries = self
+            .columns
+            .iter()
+            .zip(&totals.moments)
+            .map(|(c, m)| Summary::new(self.runner.total, m, c.reference, c.sample_quantiles))
+            .collect();
+        self.outcome(summaries, 1, &totals)
+    }
+
+    pub(crate) fn first_pass_spec(&self) -> Pass<'_> {
+        let mut watches = Vec::new();
+        for (slot, c) in self.columns.iter().enumerate() {
+            for window in c.windows {
+                watches.push(Watch { slot, window });
+            }
+        }
+        let pass = Pass::new(&self.refs, watches, self.runner.plan.slots(), self.survival).with_deadline(self.deadline);
+        if self.discrete { pass.with_bin_ranges() } else { pass }
+    }
+
+    pub(crate) fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
+        self.runner.pass(
+            &self.first_pass_spec(),
+            self.pilot.values(),
+            blocks,
+            self.keep(),
+            progress,
+        )
+    }
+
+    /// Resolves every quantile from the first pass's totals, running
+    /// refinement passes over all trials where a window was not enough.
+    pub(crate) fn finish(&self, mut totals: PassTotals, progress: &dyn Progress) -> Outcome {
+        let runner = &self.runner;
+        let slots = runner.plan.slots();
+        let first = self.first_pass_spec();
+        let range = totals.range.clone();
+        // Each quantile's window also serves the two order statistics of its
+        // 95% interval, which lie well inside it.
+        let levels = Targets::levels(runner.total);
+        let mut values = vec![Targets::UNKNOWN; slots];
+        // (slot, target index, window, tally) still to resolve; a window's
+        // tally is shared by its targets (it can hold 65 536 bins).
+        let mut open: Vec<(usize, usize, Window, Rc<Tally>)> = Vec::new();
+        for (w, (watch, tally)) in first
+            .watches
+            .iter()
+            .zip(std::mem::take(&mut totals.tallies))
+            .enumerate()
+        {
+            let qi = w % QUANTILES.len();
+            let tally = Rc::new(tally);
+            for t in Targets::of_quantile(qi) {
+                open.push((watch.slot, t, watch.window, Rc::clone(&tally)));
+            }
+        }
+        let mut passes = 1;
+        loop {
+            let mut next = Vec::new();
+            for (slot, t, window, tally) in open {
+                match quantile::judge(levels[t], runner.total, &window, &tally, range[slot]) {
+                    Verdict::Resolved(x) => values[slot][t] = x,
+                    Verdict::Refine(w) if passes < MAX_PASSES => next.push((slot, t, w)),
+                    Verdict::Refine(w) => values[slot][t] = 0.5 * (w.lo + w.hi.next_down()),
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            passes += 1;
+            progress.pass(passes, runner.total);
+            let watches = next.iter().map(|&(slot, _, window)| Watch { slot, window }).collect();
+            let pass = Pass::new(&[], watches, slots, None).with_bin_ranges();
+            let refined = runner.pass(&pass, &[], 0..runner.blocks(), None, progress).totals;
+            open = next
+                .into_iter()
+                .zip(refined.tallies)
+                .map(|((s, qi, w), t)| (s, qi, w, Rc::new(t)))
+                .collect();
+        }
+        let summaries = totals
+            .moments
+            .iter()
+            .zip(&self.refs)
+            .zip(values)
+            .map(|((m, &r), v)| Summary::new(runner.total, m, r, v))
+            .collect();
+        self.outcome(summaries, passes, &totals)
+    }
+
+    pub(super) fn outcome(&self, mut summaries: Vec<Summary>, passes: u32, totals: &PassTotals) -> Outcome {
+        if let Some(bins) = &self.survival {
+            for (slot, summary) in summaries.iter_mut().enumerate() {
+                summary.survival = totals.survival(bins, slot, self.runner.total);
+            }
+        }
+        if self.deadline.is_some() {
+            for (summary, &c) in summaries.iter_mut().zip(&totals.at_most) {
+                summary.within_deadline = Some(c as f64 / self.runner.total as f64);
+            }
+        }
+        let baseline = summaries.pop().expect("the baseline slot is always present");
+        Outcome {
+            configs: summaries,
+            baseline,
+            passes,
+            pairing: self.pairing(),
+        }
+    }
+}

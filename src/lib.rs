@@ -71,7 +71,7 @@ pub enum Command {
     Sweep(Box<sweep::SweepArgs>),
     /// Check the Monte Carlo engine against every exact formula; exit 1 on a mismatch.
     Verify(verify::VerifyArgs),
-    /// Run a study from a scenario file; write CSV, JSON and figures to output/<name>/.
+    /// Run a study from a scenario file; write CSV, JSON and figures to output/`<name>`/.
     Scenario(scenario::ScenarioArgs),
     /// Combine the partial results of --shard runs into one result.
     Merge(merge::MergeArgs),

@@ -1,7 +1,7 @@
 //! Where results go. `--format` and `--out` become a format and a checked
 //! destination before any work starts; every file is written atomically (a
 //! temporary sibling renamed into place, so an interrupted write leaves any
-//! previous file as it was; see [`atomic`]), and no temporary file outlives
+//! previous file as it was; see `atomic`), and no temporary file outlives
 //! the process (see [`temps`]); a result goes to its file or to stdout in
 //! its format through [`gcsim::export::write`].
 

@@ -60,7 +60,7 @@ pub struct ScenarioArgs {
     pub file: PathBuf,
 
     /// Override the file's trials (e.g. for a quick look); the repeats of
-    /// [[train]] tables stay as the file says.
+    /// `[[train]]` tables stay as the file says.
     #[arg(long, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
     pub trials: Option<u64>,
 
@@ -108,7 +108,7 @@ pub struct ScenarioJob {
     /// With `--report`: the page's heading parts, the sections added as
     /// the studies run.
     report: Option<Page>,
-    /// The [[plan]] tables and their jobs, checked before anything runs.
+    /// The `[[plan]]` tables and their jobs, checked before anything runs.
     plans: Vec<(ScenarioPlan, super::plan::PlanJob)>,
     /// Whole, a shard of it, or the merge of the shards.
     mode: Mode,
@@ -124,7 +124,7 @@ enum Mode {
     Merge(String),
 }
 
-/// A [[plan]] table's job: its flags parsed by `gcsim plan`'s own parser,
+/// A `[[plan]]` table's job: its flags parsed by `gcsim plan`'s own parser,
 /// an error placed on the table's line.
 fn plan_job(file: &std::path::Path, plan: &ScenarioPlan, args: &ScenarioArgs) -> Result<super::plan::PlanJob> {
     let at = |message: &str| {
@@ -324,7 +324,7 @@ struct Tables<'a> {
     sections: bool,
     /// Each study's report once run, for the overlays drawn after them.
     reports: Vec<Option<Report>>,
-    /// The [[plan]] tables' jobs, each taken when it runs.
+    /// The `[[plan]]` tables' jobs, each taken when it runs.
     plans: Vec<Option<super::plan::PlanJob>>,
 }
 
@@ -341,7 +341,7 @@ impl Tables<'_> {
         }
     }
 
-    /// Runs a [[study]], writes its results and figures, and prints its table.
+    /// Runs a `[[study]]`, writes its results and figures, and prints its table.
     fn study(&mut self, i: usize, out: &mut dyn Write) -> Result<Vec<Section>> {
         let (st, dir) = (&self.scenario.studies[i], self.dir);
         let mut config = run_config(report::Command::Scenario, &st.study, st.kinds.clone());
@@ -393,7 +393,7 @@ impl Tables<'_> {
         Ok(sections)
     }
 
-    /// Draws a [[figure]] overlay from its studies' rows.
+    /// Draws a `[[figure]]` overlay from its studies' rows.
     fn overlay(&mut self, j: usize, out: &mut dyn Write) -> Result<Vec<Section>> {
         let overlay = &self.scenario.overlays[j];
         let spec = &overlay.figure;
@@ -430,7 +430,7 @@ impl Tables<'_> {
         }])
     }
 
-    /// Runs a [[plan]] search, writes its results, prints its table and
+    /// Runs a `[[plan]]` search, writes its results, prints its table and
     /// puts its recommendation on the page.
     fn plan(&self, plan: &ScenarioPlan, job: super::plan::PlanJob, out: &mut dyn Write) -> Result<Vec<Section>> {
         let (report, _) = job.search()?;
@@ -453,7 +453,7 @@ impl Tables<'_> {
         }])
     }
 
-    /// Trains a [[train]] table's configurations, writes its results,
+    /// Trains a `[[train]]` table's configurations, writes its results,
     /// curves and figure, and prints its table.
     fn train(&self, tr: &ScenarioTrain, out: &mut dyn Write) -> Result<Vec<Section>> {
         for note in &tr.skipped {

@@ -289,7 +289,7 @@ fn safe_name(s: &str) -> bool {
 
 impl Scenario {
     /// Reads and validates a scenario file; `trials` overrides the trials
-    /// of its studies (not the repeats of its [[train]] tables).
+    /// of its studies (not the repeats of its `[[train]]` tables).
     pub fn from_file(path: &Path, trials: Option<u64>) -> Result<Self, ScenarioError> {
         let fail = |message: String| ScenarioError {
             file: path.to_path_buf(),
@@ -389,7 +389,7 @@ impl Scenario {
     }
 }
 
-/// One [[study]] table, validated; its label and files are recorded in `taken`.
+/// One `[[study]]` table, validated; its label and files are recorded in `taken`.
 fn study(
     src: &Source,
     file: &ScenarioFile,

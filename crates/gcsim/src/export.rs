@@ -1,7 +1,7 @@
 //! The forms of a result: CSV (header row, the output column order), JSON
 //! (`{"config": …, "rows": […]}`), an aligned table for terminals, and the
 //! CSV's columns as a Markdown table or a LaTeX `tabular` ([`markup`]). Every
-//! result type implements [`Export`]; [`write`] is the one place a format
+//! result type implements [`Export`]; [`write()`] is the one place a format
 //! chooses its writer.
 
 use std::fmt;

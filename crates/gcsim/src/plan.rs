@@ -72,7 +72,7 @@ pub struct PlanRequest {
     pub costs: crate::units::CostModel,
     /// With measured workers, bootstrap replicates of the trace's steps
     /// whose spread widens each simulated objective's interval (0: Monte
-    /// Carlo error alone). See [`data_variance`].
+    /// Carlo error alone). See `data_variance`.
     pub data_replicates: usize,
 }
 

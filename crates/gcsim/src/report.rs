@@ -135,7 +135,7 @@ pub struct Row {
     pub timeout: Option<f64>,
     /// `speculative`: the mean number of copies launched per iteration over
     /// n, the extra computation as a share of the uncoded iteration's (see
-    /// [`crate::engine::approx::extra_work`]); empty for the other schemes.
+    /// `crate::engine::approx::extra_work`); empty for the other schemes.
     #[serde(serialize_with = "opt_num")]
     pub extra_work: Option<f64>,
     /// `k-async` and `k-batch-async`: the mean number of updates between

@@ -1,5 +1,5 @@
 //! Figure tables: a study's `figures`, the top-level `[[figure]]` overlays
-//! of several studies, and the style keys both (and a [[train]]'s `plot`) take.
+//! of several studies, and the style keys both (and a `[[train]]`'s `plot`) take.
 
 use std::path::Path;
 
@@ -36,7 +36,7 @@ pub(super) fn figure_spec(
     })
 }
 
-/// A top-level [[figure]]: its studies must be [[study]] labels, at least
+/// A top-level `[[figure]]`: its studies must be `[[study]]` labels, at least
 /// two, none twice, whose figures share one x axis.
 pub(super) fn overlay(
     src: &Source,
@@ -99,7 +99,7 @@ pub(super) fn overlay(
     })
 }
 
-/// The style keys of a figure table (or of a [[train]] table's `plot`).
+/// The style keys of a figure table (or of a `[[train]]` table's `plot`).
 pub(super) struct StyleKeys<'a> {
     pub(super) size: Option<&'a Spanned<String>>,
     pub(super) dpi: Option<&'a Spanned<u64>>,

@@ -20,7 +20,7 @@ use super::source::{Source, Taken};
 use super::{ScenarioError, result_file};
 use gcsim::export::Format;
 
-/// Keys the file gives every [[plan]] that does not set them.
+/// Keys the file gives every `[[plan]]` that does not set them.
 const INHERITED: [&str; 14] = [
     "n",
     "dist",
@@ -38,11 +38,11 @@ const INHERITED: [&str; 14] = [
     "seed",
 ];
 
-/// Flags of `gcsim plan` that a [[plan]] cannot take: the scenario decides
+/// Flags of `gcsim plan` that a `[[plan]]` cannot take: the scenario decides
 /// where and how the results are written.
 const REFUSED: [&str; 6] = ["format", "out", "columns", "shard", "threads", "quiet"];
 
-/// One [[plan]] table: the `gcsim plan` arguments it stands for.
+/// One `[[plan]]` table: the `gcsim plan` arguments it stands for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioPlan {
     /// Names the output files.
@@ -68,7 +68,7 @@ impl ScenarioPlan {
     }
 }
 
-/// The flag of a key: `max_load` → `--max-load`; `schemes` (as [[study]]
+/// The flag of a key: `max_load` → `--max-load`; `schemes` (as `[[study]]`
 /// spells it) → `--scheme`.
 fn flag(key: &str) -> String {
     let key = if key == "schemes" { "scheme" } else { key };
@@ -103,7 +103,7 @@ fn push_key(args: &mut Vec<String>, key: &str, value: &Value) -> Result<(), Stri
     Ok(())
 }
 
-/// One [[plan]] table, its label and files recorded in `taken`; `top` is
+/// One `[[plan]]` table, its label and files recorded in `taken`; `top` is
 /// the file's top-level keys, `trials` the `--trials` that overrides them
 /// and the table's.
 pub(super) fn plan(

@@ -3,9 +3,9 @@
 //! `gcsim scenario FILE --merge` puts together what only the whole
 //! scenario writes (the printed tables in file order, the report).
 //!
-//! A unit is a [[study]] together with every study a [[figure]] overlay
+//! A unit is a `[[study]]` together with every study a `[[figure]]` overlay
 //! draws beside it (the overlay is drawn in that unit, from its studies'
-//! rows), a [[train]] table, or a [[plan]] table. Each runs exactly as in
+//! rows), a `[[train]]` table, or a `[[plan]]` table. Each runs exactly as in
 //! the single process (a study's trials are its own, on its own seed), so
 //! its files are the single run's, byte for byte. Units go to shards round
 //! robin, in the order studies, trains, plans ([`gcsim::shard::units::assign`]
@@ -41,13 +41,13 @@ pub const VERSION: u32 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Item {
-    /// A [[study]].
+    /// A `[[study]]`.
     Study(usize),
-    /// A [[figure]] overlay.
+    /// A `[[figure]]` overlay.
     Figure(usize),
-    /// A [[train]].
+    /// A `[[train]]`.
     Train(usize),
-    /// A [[plan]].
+    /// A `[[plan]]`.
     Plan(usize),
 }
 

@@ -1,5 +1,5 @@
 //! The scenario file as text: errors placed on their line, and the keys
-//! that [[study]] and [[train]] tables share (the cluster, the schemes and
+//! that `[[study]]` and `[[train]]` tables share (the cluster, the schemes and
 //! their parameter lists, the label and the output files) read once for
 //! both.
 

@@ -1,4 +1,4 @@
-//! [[train]] tables: a training study (`gcsim train`) in a scenario file.
+//! `[[train]]` tables: a training study (`gcsim train`) in a scenario file.
 //!
 //! ```toml
 //! [[train]]
@@ -87,7 +87,7 @@ pub(super) struct TrainFile {
     log_y: Option<bool>,
 }
 
-/// One validated [[train]] table: its study (the repeats are its trials),
+/// One validated `[[train]]` table: its study (the repeats are its trials),
 /// the data prepared, and where its outputs go.
 #[derive(Debug, Clone)]
 pub struct ScenarioTrain {
@@ -169,7 +169,7 @@ fn count(src: &Source, key: &str, value: Option<&Spanned<u64>>, default: u64, ma
     }
 }
 
-/// One [[train]] table, validated and its data read; its label and files
+/// One `[[train]]` table, validated and its data read; its label and files
 /// are recorded in `taken`.
 pub(super) fn train(
     src: &Source,

@@ -267,7 +267,7 @@ impl IterationLaw {
     /// Under a deadline with the rule "all n" (the `timeout` scheme), the
     /// mean share of the n workers whose results the master has when it
     /// proceeds: all n if they finish by the deadline d, else those finished
-    /// by d, else the first alone, so E[count]/n = F(d) + S(d)ⁿ/n. `None`
+    /// by d, else the first alone, so E\[count\]/n = F(d) + S(d)ⁿ/n. `None`
     /// without a deadline or for another rule.
     pub fn deadline_share(&self) -> Option<f64> {
         let d = self.deadline?;

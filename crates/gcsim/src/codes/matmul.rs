@@ -20,7 +20,7 @@
 //! In the notation of [`super`]: the encoding matrix is E = [x_i^e] (n × K),
 //! the target T selects the pq wanted coefficients (pq × K), and a set F of
 //! finished workers decodes when T lies in the row space of E_F; decoding is
-//! the least-squares solve of [`super::decode`].
+//! the least-squares solve of `super::decode`.
 //!
 //! Points: `vandermonde` (n equispaced nodes in [−1, 1], the papers' real
 //! points), `chebyshev` (Chebyshev nodes), or, for the polynomial code only,

@@ -17,7 +17,7 @@
 //! `ignore`; for `timeout` (B = I) the share of the n workers that have
 //! arrived when the master proceeds, whose error is then 1 − that share.
 //! Exact for `timeout` where the study has an exact law (i.i.d. workers):
-//! E[count]/n = F(T) + S(T)ⁿ/n with F the law of an arrival; simulated
+//! E\[count\]/n = F(T) + S(T)ⁿ/n with F the law of an arrival; simulated
 //! otherwise.
 
 use rayon::prelude::*;

@@ -50,7 +50,7 @@
 //! order statistic of ℓ·X is ℓ times that of X, and max-of-group-minima
 //! commutes with any increasing transform. Under `additive` each distinct
 //! load gets its own worker times and its own sort on the draw path. With
-//! exponential units and whole loads (see [`laws::erlang_loads`]) a worker's
+//! exponential units and whole loads (see `laws::erlang_loads`) a worker's
 //! time at load ℓ is ℓ·shift + Gamma(ℓ, μ), an increasing function of one
 //! standard exponential (its Erlang quantile,
 //! [`crate::dist::HazardQuantile`]), so every load reads the same order
@@ -59,7 +59,7 @@
 //! shared order statistics instead of through shared units. Exponential
 //! transfer times on dedicated links from exponential workers make each
 //! arrival hypoexponential, read the same way (see
-//! [`laws::hypoexponential_arrivals`]); a deadline reads the fastest
+//! `laws::hypoexponential_arrivals`); a deadline reads the fastest
 //! worker's time, drawn below the top block from a stream of its own given
 //! the block's lowest value (see `TrialPlan::fastest_standard`).
 //! Speculative copies from one law read the sorted times by rank, and

@@ -24,7 +24,7 @@
 //!    - the codes (frc, crc, comm-efficient, approx-regular, custom): each
 //!      used worker's message is its row of B applied to its partitions'
 //!      gradients (for comm-efficient, to their m coordinate blocks), and
-//!      the master applies the decoding matrix A of [`Code::decode`], the
+//!      the master applies the decoding matrix A of `Code::decode`, the
 //!      minimum-norm least-squares solution of A·B_F = T: the exact sum of
 //!      the partial gradients for an exact code, the optimal least-squares
 //!      approximation of it for an inexact one;

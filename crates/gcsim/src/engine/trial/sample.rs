@@ -38,9 +38,9 @@ pub fn needs_identities(study: &Study) -> bool {
 /// workers whose law is an increasing function of a standard exponential
 /// (`Standard`: exponential, shifted-exponential, Pareto, log-normal and
 /// Weibull laws without a straggler mixture, and the bootstrap from a
-/// trace) under a monotone load or Erlang loads (see [`erlang_loads`]),
+/// trace) under a monotone load or Erlang loads (see `erlang_loads`),
 /// with the threshold decoder and no transfer times or hypoexponential
-/// arrivals (see [`hypoexponential_arrivals`]); or a heterogeneous cluster
+/// arrivals (see `hypoexponential_arrivals`); or a heterogeneous cluster
 /// whose every class is such a law (each class's order statistics,
 /// merged). A deadline, which reads the fastest
 /// worker's time besides its rule's, takes it with one law for all workers

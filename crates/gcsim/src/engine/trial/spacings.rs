@@ -16,7 +16,7 @@
 use super::*;
 
 /// Whether `study`'s trials can draw the whole sorted sample by spacings
-/// ([`Sampling::Spacings`]): i.i.d. workers of a [`Standard`] law (the
+/// ([`Sampling::Spacings`]): i.i.d. workers of a `Standard` law (the
 /// bootstrap from a trace among them) under a
 /// monotone load, messages of a constant transfer time, the threshold
 /// decoder, and only k-of-n rules (no frc groups, no strategy's timeline,

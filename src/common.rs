@@ -194,20 +194,6 @@ pub fn short_trace_warning(steps: usize) -> String {
     )
 }
 
-/// How the intervals of a study on a trace of `steps` recorded steps are
-/// made with `replicates` >= 2 bootstrap replicates.
-pub fn bootstrap_note(steps: usize, replicates: usize, trials: u64, iterations: u64) -> String {
-    format!(
-        "intervals include the uncertainty of the trace's {steps} recorded steps: a bootstrap over steps ({replicates} replicates of {} trials{}; their variance less their Monte Carlo variance, added in quadrature; --trace-bootstrap 0 for Monte Carlo error alone)",
-        replicate_trials(trials),
-        if iterations > 1 {
-            format!(", in runs of {iterations} consecutive steps")
-        } else {
-            String::new()
-        }
-    )
-}
-
 /// Options every simulating subcommand takes.
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {

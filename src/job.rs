@@ -5,6 +5,7 @@ use std::io;
 
 use anyhow::{Context, Result};
 
+use gcsim::engine::bootstrap::replicate_trials;
 use gcsim::engine::{self, Outcome};
 use gcsim::report::{self, Report, Row, RunConfig};
 use gcsim::shard::{ShardFile, ShardId};
@@ -142,7 +143,7 @@ pub fn bootstrap_note(study: &Study, config: &RunConfig) {
     if let (Some(steps), Some(replicates)) = (study.workers().recorded_steps(), config.trace_bootstrap) {
         note!(
             "note: {}",
-            super::common::bootstrap_note(steps, replicates, study.trials(), study.iterations())
+            bootstrap_text(steps, replicates, study.trials(), study.iterations())
         );
     }
 }
@@ -241,4 +242,18 @@ pub fn write_report(report: &Report, output: &Output) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// How the intervals of a study on a trace of `steps` recorded steps are
+/// made with `replicates` >= 2 bootstrap replicates.
+pub fn bootstrap_text(steps: usize, replicates: usize, trials: u64, iterations: u64) -> String {
+    format!(
+        "intervals include the uncertainty of the trace's {steps} recorded steps: a bootstrap over steps ({replicates} replicates of {} trials{}; their variance less their Monte Carlo variance, added in quadrature; --trace-bootstrap 0 for Monte Carlo error alone)",
+        replicate_trials(trials),
+        if iterations > 1 {
+            format!(", in runs of {iterations} consecutive steps")
+        } else {
+            String::new()
+        }
+    )
 }

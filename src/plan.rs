@@ -258,7 +258,7 @@ impl TryFrom<PlanArgs> for PlanJob {
         warnings.extend(ns.iter().filter_map(|&n| workers.resample_note(n)));
         let trace_bootstrap = common.trace_bootstrap(&workers, &mut warnings)?;
         if let (Some(steps), 2..) = (workers.recorded_steps(), trace_bootstrap) {
-            notes.push(super::common::bootstrap_note(
+            notes.push(super::job::bootstrap_text(
                 steps,
                 trace_bootstrap,
                 common.trials,

@@ -1,7 +1,8 @@
 //! The shape of the source: each crate keeps to its side of the command
 //! line (the simulator imports no clap, progress bar or plotting), no import
-//! circle between a crate's top-level modules, and no source file longer
-//! than 600 lines (`scripts/module-graph.py` draws a crate's graph).
+//! circle between a crate's top-level modules, no two sibling files that
+//! import each other, and no source file longer than 600 lines
+//! (`scripts/module-graph.py` draws a crate's graph).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -197,6 +198,117 @@ fn each_crate_keeps_to_its_side() {
             }
         }
     }
+}
+
+/// The sibling modules of one folder that each names the other: as
+/// `super::x` (or `super::super::x` from an `x/mod.rs`), or by the path
+/// `crate::folder::x`. Comments and the code after a file's first
+/// `#[cfg(test)]` (its tests) are left out.
+fn mutual_siblings(dir: &Path, module_path: &str) -> Vec<(String, String)> {
+    let mut modules: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if path.is_dir() && path.join("mod.rs").exists() {
+            modules.insert(name, path.join("mod.rs"));
+        } else if path.extension().is_some_and(|e| e == "rs")
+            && !matches!(name.as_str(), "mod" | "lib" | "main" | "tests")
+        {
+            modules.insert(name, path);
+        }
+    }
+    let mut uses: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (name, file) in &modules {
+        let text = fs::read_to_string(file).unwrap();
+        let code: String = text
+            .split("#[cfg(test)]")
+            .next()
+            .unwrap()
+            .lines()
+            .map(|l| l.split("//").next().unwrap())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let up = if file.ends_with("mod.rs") {
+            "super::super::"
+        } else {
+            "super::"
+        };
+        for other in modules.keys().filter(|o| *o != name) {
+            let named = |prefix: &str| {
+                let path = format!("{prefix}{other}");
+                code.match_indices(&path).any(|(i, _)| {
+                    let before = code[..i].chars().next_back();
+                    let after = code[i + path.len()..].chars().next();
+                    !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+                        && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+            };
+            let by_path = !module_path.is_empty() && named(&format!("crate::{module_path}::"));
+            if named(up) || by_path {
+                uses.entry(name).or_default().insert(other);
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    for (a, used) in &uses {
+        for b in used {
+            if a < b && uses.get(b).is_some_and(|u| u.contains(a)) {
+                pairs.push((a.to_string(), b.to_string()));
+            }
+        }
+    }
+    pairs
+}
+
+/// Every folder below `src` with its module path (`engine::trial`).
+fn folders(src: &Path, path: &str, out: &mut Vec<(PathBuf, String)>) {
+    out.push((src.to_path_buf(), path.to_string()));
+    for entry in fs::read_dir(src).unwrap() {
+        let sub = entry.unwrap().path();
+        if sub.is_dir() {
+            let name = sub.file_name().unwrap().to_string_lossy().to_string();
+            let inner = if path.is_empty() {
+                name
+            } else {
+                format!("{path}::{name}")
+            };
+            folders(&sub, &inner, out);
+        }
+    }
+}
+
+#[test]
+fn no_two_sibling_files_import_each_other() {
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for (_, src) in CRATES {
+        let mut dirs = Vec::new();
+        folders(&root().join(src), "", &mut dirs);
+        for (dir, path) in dirs {
+            checked += 1;
+            for (a, b) in mutual_siblings(&dir, &path) {
+                found.push(format!("{}: {a} and {b}", dir.display()));
+            }
+        }
+    }
+    assert!(checked > 20, "{checked} folders");
+    assert!(
+        found.is_empty(),
+        "sibling files that import each other: {}",
+        found.join("; ")
+    );
+}
+
+#[test]
+fn the_sibling_check_finds_a_pair() {
+    let dir = std::env::temp_dir().join(format!("gcsim-siblings-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("a.rs"), "use super::b::B;\npub struct A;\n").unwrap();
+    fs::write(dir.join("b.rs"), "pub struct B(crate::m::a::A);\n").unwrap();
+    fs::write(dir.join("c.rs"), "// super::a in a comment\nuse super::a::A;\n").unwrap();
+    let pairs = mutual_siblings(&dir, "m");
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(pairs, [("a".to_string(), "b".to_string())]);
 }
 
 #[test]

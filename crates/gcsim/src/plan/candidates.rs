@@ -1,6 +1,7 @@
 //! The candidates of a plan at one cluster size: every admissible
 //! parameter of every allowed scheme, in order of load, within `--max-load`.
 
+use super::divisors;
 use super::matmul::matmul_candidates;
 use super::{PlanError, PlanRequest};
 use crate::scheme::{Params, Scheme, SchemeKind};
@@ -125,19 +126,4 @@ pub(super) fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) 
         });
     }
     Ok(out)
-}
-
-/// The divisors of n, ascending.
-pub(super) fn divisors(n: usize) -> Vec<usize> {
-    let (mut low, mut high) = (Vec::new(), Vec::new());
-    for d in (1..).take_while(|d| d * d <= n) {
-        if n.is_multiple_of(d) {
-            low.push(d);
-            if d * d != n {
-                high.push(n / d);
-            }
-        }
-    }
-    low.extend(high.into_iter().rev());
-    low
 }

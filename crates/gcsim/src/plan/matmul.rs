@@ -1,7 +1,7 @@
 //! The candidates of the matmul codes in a plan: one split per distinct
 //! (threshold, load, message), since those fix the iteration-time law.
 
-use super::candidates::divisors;
+use super::divisors;
 use crate::scheme::{Params, SchemeKind};
 
 /// The splits of a matmul code on n workers that differ in (k, load,

@@ -1,6 +1,6 @@
 //! Candidate generation, divisors, intervals and objectives.
 
-use super::candidates::divisors;
+use super::divisors;
 use super::*;
 use crate::scheme::Params;
 

@@ -15,11 +15,10 @@ use serde::Serialize;
 use thiserror::Error;
 
 use super::Trace;
-use super::heterogeneity;
 use super::hmm::{self, HmmFit, NoFit};
 use super::stats;
+use super::{best_fit, heterogeneity};
 use crate::dist::Dist;
-use crate::fit::{self, Fit};
 use crate::param::{Described, Naming, Param};
 
 /// Steps below which the estimates are called rough.
@@ -156,11 +155,6 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
-/// The best fit of every family to `times`, if any fits.
-pub(super) fn best_fit(times: &[f64]) -> Result<Fit, fit::FitError> {
-    fit::fit_all(times).map(|mut fits| fits.swap_remove(0))
-}
-
 impl TraceReport {
     /// Analyses `trace` with the s slowest workers per step (`None`: the
     /// default max(1, n/10)), the bootstrap drawing from `seed`.
@@ -247,7 +241,20 @@ impl TraceReport {
             warnings,
             notes,
         };
-        if let Some(w) = heterogeneity::warning(&report, trace, &series) {
+        let workers: Vec<heterogeneity::Worker> = report
+            .per_worker
+            .iter()
+            .zip(&series)
+            .zip(trace.worker_ids())
+            .map(|((row, times), &id)| heterogeneity::Worker {
+                id,
+                mean: row.mean,
+                autocorrelation: row.autocorrelation,
+                slow_state_share: row.slow_state_share,
+                times,
+            })
+            .collect();
+        if let Some(w) = heterogeneity::warning(report.steps, &workers) {
             report.warnings.push(w);
         }
         Ok(report)

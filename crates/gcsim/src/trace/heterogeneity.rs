@@ -4,9 +4,23 @@
 //! that never leaves it, or a whole group of such workers, is heterogeneity
 //! between workers, which worker classes (`--workers COUNT:DIST`) describe.
 
-use super::Trace;
-use super::analysis::{TraceReport, WorkerRow, best_fit};
-use super::stats;
+use super::{best_fit, stats};
+
+/// What the warning reads of one worker.
+#[derive(Debug, Clone, Copy)]
+pub struct Worker<'a> {
+    /// The worker, as the trace names it.
+    pub id: u64,
+    /// Its mean time over the complete steps.
+    pub mean: f64,
+    /// The lag-1 autocorrelation of its times, where there is one.
+    pub autocorrelation: Option<f64>,
+    /// The share of steps the fitted model puts in the slow state, where
+    /// the model has one.
+    pub slow_state_share: Option<f64>,
+    /// Its time in each complete step.
+    pub times: &'a [f64],
+}
 
 /// A worker slow in at least this share of the steps is persistently slow.
 pub const PERSISTENT_SHARE: f64 = 0.9;
@@ -21,10 +35,10 @@ pub const Z: f64 = 4.0;
 /// The standard error of a worker's mean time over T steps, allowing for
 /// the autocorrelation r of its times: `s/√T · √((1 + r)/(1 − r))`, the
 /// variance inflation of an AR(1) series, with r taken within [0, 0.9].
-fn standard_error(times: &[f64], row: &WorkerRow) -> f64 {
-    let t = times.len() as f64;
-    let var = times.iter().map(|x| (x - row.mean).powi(2)).sum::<f64>() / (t - 1.0);
-    let r = row.autocorrelation.unwrap_or(0.0).clamp(0.0, 0.9);
+fn standard_error(worker: &Worker) -> f64 {
+    let t = worker.times.len() as f64;
+    let var = worker.times.iter().map(|x| (x - worker.mean).powi(2)).sum::<f64>() / (t - 1.0);
+    let r = worker.autocorrelation.unwrap_or(0.0).clamp(0.0, 0.9);
     (var / t * (1.0 + r) / (1.0 - r)).sqrt()
 }
 
@@ -42,12 +56,13 @@ fn id_list(ids: &[u64]) -> String {
 /// [`FAR_ABOVE`] times the median worker mean and [`Z`] standard errors
 /// above it): a difference between workers, which a Markov chain shared by
 /// all workers describes poorly.
-pub fn warning(report: &TraceReport, trace: &Trace, series: &[Vec<f64>]) -> Option<String> {
-    let n = report.workers;
+/// `steps` counts the trace's complete steps.
+pub fn warning(steps: usize, workers: &[Worker]) -> Option<String> {
+    let n = workers.len();
     let mut flagged = vec![false; n];
     let mut slow_held = None;
-    if report.steps >= stats::MIN_STEPS {
-        let shares: Vec<Option<f64>> = report.per_worker.iter().map(|r| r.slow_state_share).collect();
+    if steps >= stats::MIN_STEPS {
+        let shares: Vec<Option<f64>> = workers.iter().map(|w| w.slow_state_share).collect();
         for (w, share) in shares.iter().enumerate() {
             flagged[w] |= share.is_some_and(|s| s >= PERSISTENT_SHARE);
         }
@@ -62,22 +77,22 @@ pub fn warning(report: &TraceReport, trace: &Trace, series: &[Vec<f64>]) -> Opti
             slow_held = Some(held / total);
         }
     }
-    if n >= 3 && report.steps >= stats::MIN_STEPS {
-        let means: Vec<f64> = report.per_worker.iter().map(|r| r.mean).collect();
+    if n >= 3 && steps >= stats::MIN_STEPS {
+        let means: Vec<f64> = workers.iter().map(|w| w.mean).collect();
         let median = stats::median(&means);
-        for (w, row) in report.per_worker.iter().enumerate() {
-            let excess = row.mean - median;
-            flagged[w] |= row.mean >= FAR_ABOVE * median && excess > Z * standard_error(&series[w], row);
+        for (w, worker) in workers.iter().enumerate() {
+            let excess = worker.mean - median;
+            flagged[w] |= worker.mean >= FAR_ABOVE * median && excess > Z * standard_error(worker);
         }
     }
-    let ids: Vec<u64> = (0..n).filter(|&w| flagged[w]).map(|w| trace.worker_ids()[w]).collect();
+    let ids: Vec<u64> = (0..n).filter(|&w| flagged[w]).map(|w| workers[w].id).collect();
     if ids.is_empty() {
         return None;
     }
     let (slow_times, other_times): (Vec<f64>, Vec<f64>) = {
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        for (w, x) in series.iter().enumerate() {
-            if flagged[w] { &mut a } else { &mut b }.extend_from_slice(x);
+        for (w, worker) in workers.iter().enumerate() {
+            if flagged[w] { &mut a } else { &mut b }.extend_from_slice(worker.times);
         }
         (a, b)
     };
@@ -118,7 +133,8 @@ pub fn warning(report: &TraceReport, trace: &Trace, series: &[Vec<f64>]) -> Opti
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::id_list;
+    use crate::trace::{Trace, TraceReport};
 
     /// Ten workers over 60 steps, log-normal times (log deviation `sigma`)
     /// at a fixed seed; `slow` are `factor` times slower in every step.

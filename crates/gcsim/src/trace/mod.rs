@@ -34,6 +34,13 @@ use std::path::Path;
 
 use thiserror::Error;
 
+use crate::fit::{self, Fit};
+
+/// The best fit of every family to `times`, if any fits.
+fn best_fit(times: &[f64]) -> Result<Fit, fit::FitError> {
+    fit::fit_all(times).map(|mut fits| fits.swap_remove(0))
+}
+
 /// Why a trace file cannot be used: names the file and, where it applies, the line.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum TraceError {

@@ -280,6 +280,16 @@ pub(super) trait OverLaw {
     }
 }
 
+/// Whether `workers` carry a state that every draw of an iteration keeps
+/// (see [`Dist::is_stateful`]).
+pub(super) fn stateful(workers: &Workers) -> bool {
+    match workers {
+        Workers::Iid(d) => d.is_stateful(),
+        Workers::Classes { classes, .. } => classes.iter().any(|(_, d)| d.is_stateful()),
+        Workers::Trace(_) | Workers::Replay(_) => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -412,7 +412,7 @@ impl TrialPlan {
 
     /// One iteration's worker times (unit-major under `additive`).
     ///
-    /// Workers that carry a state (see [`stateful`]) draw it first, each
+    /// Workers that carry a state (see [`super::laws::stateful`]) draw it first, each
     /// group's then each worker's (one uniform each, in index order, by
     /// [`next_state`] from the previous iteration's), then their base draws
     /// in that state. A class placement is drawn in a trial's first
@@ -427,7 +427,7 @@ impl TrialPlan {
                 let carried = &scratch.carried;
                 for unit in scratch.draws.chunks_exact_mut(n) {
                     for (w, d) in unit.iter_mut().enumerate() {
-                        *d = in_state(dist, rng, carried, w);
+                        *d = carried.draw(dist, rng, w);
                     }
                 }
             }
@@ -450,7 +450,7 @@ impl TrialPlan {
                     for (w, (d, &c)) in unit.iter_mut().zip(&scratch.worker_class).enumerate() {
                         let law = &classes[c as usize].1;
                         *d = if self.stateful {
-                            in_state(law, rng, carried, w)
+                            carried.draw(law, rng, w)
                         } else {
                             law.sample(rng)
                         };
@@ -571,22 +571,14 @@ pub(super) struct Carried {
     pub(super) replayed_step: Option<usize>,
 }
 
-/// Whether `workers` carry a state that every draw of an iteration keeps
-/// (see [`Dist::is_stateful`]).
-pub(super) fn stateful(workers: &Workers) -> bool {
-    match workers {
-        Workers::Iid(d) => d.is_stateful(),
-        Workers::Classes { classes, .. } => classes.iter().any(|(_, d)| d.is_stateful()),
-        Workers::Trace(_) | Workers::Replay(_) => false,
-    }
-}
-
-/// A draw of worker `w` of law `law` in its iteration's state.
-#[inline]
-pub(super) fn in_state(law: &Dist, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, carried: &Carried, w: usize) -> f64 {
-    let x = law.sample_in_state(rng, carried.own[w]);
-    match law.groups() {
-        Some(g) if carried.group[w / g.size] => x * g.slowdown,
-        _ => x,
+impl Carried {
+    /// A draw of worker `w` of law `law` in its iteration's state.
+    #[inline]
+    pub(super) fn draw(&self, law: &Dist, rng: &mut rand_xoshiro::Xoshiro256PlusPlus, w: usize) -> f64 {
+        let x = law.sample_in_state(rng, self.own[w]);
+        match law.groups() {
+            Some(g) if self.group[w / g.size] => x * g.slowdown,
+            _ => x,
+        }
     }
 }

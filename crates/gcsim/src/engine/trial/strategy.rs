@@ -27,8 +27,7 @@ use rand::RngExt;
 use rand_distr::Distribution;
 
 use super::classes::ClassLaws;
-use super::laws::Standard;
-use super::sample::stateful;
+use super::laws::{Standard, stateful};
 use super::{Eval, Scratch, TrialPlan, additive_time, completion_by_events};
 use crate::comm::Link;
 use crate::scheme::Scheme;
@@ -134,12 +133,12 @@ impl TrialPlan {
         worker_class: &[u32],
     ) -> f64 {
         let x = match &self.workers {
-            Workers::Iid(dist) if self.stateful => super::sample::in_state(dist, rng, carried, w),
+            Workers::Iid(dist) if self.stateful => carried.draw(dist, rng, w),
             Workers::Iid(dist) => dist.sample(rng),
             Workers::Classes { classes, .. } => {
                 let law = &classes[worker_class[w] as usize].1;
                 if self.stateful {
-                    super::sample::in_state(law, rng, carried, w)
+                    carried.draw(law, rng, w)
                 } else {
                     law.sample(rng)
                 }

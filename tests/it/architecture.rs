@@ -1,8 +1,9 @@
 //! The shape of the source: each crate keeps to its side of the command
 //! line (the simulator imports no clap, progress bar or plotting), no import
 //! circle between a crate's top-level modules, no two sibling files that
-//! import each other, and no source file longer than 600 lines
-//! (`scripts/module-graph.py` draws a crate's graph).
+//! import each other, no source file longer than 600 lines and no new
+//! function longer than 100 (`scripts/module-graph.py` draws a crate's
+//! graph).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -348,4 +349,176 @@ fn no_file_is_longer_than_600_lines() {
         .collect();
     assert!(files.len() > 100, "{} files read", files.len());
     assert!(long.is_empty(), "files over {LONG_FILE} lines: {}", long.join(", "));
+}
+
+/// No function is longer than this many lines, from its signature to its
+/// closing brace.
+const LONG_FUNCTION: usize = 100;
+
+/// The functions longer than [`LONG_FUNCTION`] that are still to be split,
+/// by file, name and length: none may grow, none may join them, and one
+/// that is split leaves the list.
+const STILL_LONG: [(&str, &str, usize); 24] = [
+    ("src/plan.rs", "try_from", 173),
+    ("crates/gcsim-figures/src/scenario/train.rs", "train", 149),
+    (
+        "crates/gcsim/src/plan/tests.rs",
+        "candidates_are_every_admissible_configuration_within_the_load",
+        139,
+    ),
+    ("crates/gcsim/src/fit/load/mod.rs", "fit_loads", 136),
+    ("crates/gcsim/src/trace/import/columns.rs", "import", 135),
+    ("crates/gcsim-figures/src/plot/sweep.rs", "sweep_chart", 133),
+    ("crates/gcsim/src/engine/trial.rs", "with", 127),
+    ("crates/gcsim/src/engine/started.rs", "new", 127),
+    ("crates/gcsim/src/verify.rs", "grid", 126),
+    (
+        "crates/gcsim-figures/src/scenario/tests.rs",
+        "errors_name_file_line_and_key",
+        124,
+    ),
+    ("crates/gcsim/src/plan/candidates.rs", "candidates", 117),
+    (
+        "crates/gcsim/src/engine/trial/evaluate.rs",
+        "evaluate_with_transfers",
+        116,
+    ),
+    ("src/run.rs", "try_from", 114),
+    ("crates/gcsim/src/sweep.rs", "params_of", 114),
+    ("crates/gcsim/src/verify.rs", "run", 113),
+    ("crates/gcsim/src/train/data.rs", "read_csv", 105),
+    ("crates/gcsim-figures/src/plot/layers.rs", "layers", 105),
+    ("crates/gcsim/src/shard/fold.rs", "fold", 103),
+    ("crates/gcsim/src/engine/trial/bisection.rs", "run_bisection", 103),
+    ("crates/gcsim/src/sweep.rs", "expand", 102),
+    ("crates/gcsim-figures/src/plot/line.rs", "render", 102),
+    ("crates/gcsim-figures/src/scenario.rs", "study", 101),
+    ("crates/gcsim-figures/src/plot/line.rs", "fill", 101),
+    ("crates/gcsim/examples/analytic_timing.rs", "main", 105),
+];
+
+/// The name of the function a line opens (`pub(crate) const fn name<T>(`),
+/// if it opens one.
+fn opens_function(line: &str) -> Option<&str> {
+    let mut rest = line.trim_start();
+    loop {
+        let before = rest;
+        for word in [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "const ",
+            "unsafe ",
+            "async ",
+            "extern \"C\" ",
+        ] {
+            rest = rest.strip_prefix(word).unwrap_or(rest);
+        }
+        if rest == before {
+            break;
+        }
+    }
+    let name = rest.strip_prefix("fn ")?;
+    let end = name.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+    Some(&name[..end])
+}
+
+/// A line's braces, net, outside comments, strings and character literals.
+fn brace_balance(line: &str) -> i64 {
+    let code = line.split("//").next().unwrap().replace("'{'", "").replace("'}'", "");
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    for c in code.chars() {
+        match (in_string, c) {
+            (true, _) if escaped => escaped = false,
+            (true, '\\') => escaped = true,
+            (_, '"') => in_string = !in_string,
+            (false, '{') => depth += 1,
+            (false, '}') => depth -= 1,
+            _ => {}
+        }
+    }
+    depth
+}
+
+/// Each function of `text` with its name and its length in lines.
+fn function_lengths(text: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(name) = opens_function(lines[i]) else {
+            i += 1;
+            continue;
+        };
+        let (mut depth, mut opened, mut j) = (0, false, i);
+        while j < lines.len() {
+            let code = lines[j].split("//").next().unwrap();
+            depth += brace_balance(lines[j]);
+            opened |= code.contains('{');
+            if opened && depth <= 0 {
+                break;
+            }
+            if !opened && code.trim_end().ends_with(';') {
+                break;
+            }
+            j += 1;
+        }
+        if opened {
+            out.push((name.to_string(), j - i + 1));
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn no_function_is_longer_than_100_lines() {
+    let mut files = Vec::new();
+    for dir in [
+        "src",
+        "crates/gcsim/src",
+        "crates/gcsim/benches",
+        "crates/gcsim/examples",
+        "crates/gcsim-figures/src",
+        "python/src",
+    ] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for file in &files {
+        let rel = file.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
+        for (name, lines) in function_lengths(&fs::read_to_string(file).unwrap()) {
+            if lines <= LONG_FUNCTION {
+                continue;
+            }
+            match STILL_LONG.iter().find(|(f, n, _)| *f == rel && *n == name) {
+                Some(&(_, _, allowed)) if lines <= allowed => {
+                    seen.insert((rel.clone(), name));
+                }
+                Some(&(_, _, allowed)) => problems.push(format!("{rel}: {name} grew from {allowed} to {lines} lines")),
+                None => problems.push(format!("{rel}: {name} has {lines} lines")),
+            }
+        }
+    }
+    for (file, name, _) in STILL_LONG {
+        if !seen.contains(&(file.to_string(), name.to_string())) {
+            problems.push(format!(
+                "{file}: {name} is no longer over {LONG_FUNCTION} lines; take it off STILL_LONG"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "functions over {LONG_FUNCTION} lines: {}",
+        problems.join("; ")
+    );
+}
+
+#[test]
+fn function_lengths_count_from_signature_to_brace() {
+    let text = "/// doc\npub(crate) fn a(x: u8) -> u8 {\n    let s = \"}}{\";\n    if x > 0 { 1 } else { 0 }\n}\n\nfn b();\nconst fn c() {}\n";
+    assert_eq!(function_lengths(text), [("a".to_string(), 4), ("c".to_string(), 1)]);
 }

@@ -363,7 +363,7 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
     }
     // Uncoded reads s only as 0: a list of s is not for it.
     let reads_s = |k: &SchemeKind| {
-        *k != SchemeKind::Uncoded && k.facts().reads(Param::S, |p| p == Param::K && ranges.k.is_some())
+        *k != SchemeKind::Uncoded && k.facts().takes(Param::S, |p| p == Param::K && ranges.k.is_some())
     };
     if ranges.s.is_some() && !unique.iter().any(reads_s) {
         return Err(SweepError::UnreadS);

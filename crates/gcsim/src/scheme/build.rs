@@ -224,7 +224,7 @@ impl Scheme {
     pub fn new(kind: SchemeKind, n: usize, params: Params) -> Result<Self, SchemeError> {
         assert!(n >= 1, "the cluster size is validated before schemes are built");
         for param in Params::KEYS {
-            if params.given(param) && !kind.facts().reads(param, |p| params.given(p)) {
+            if params.given(param) && !kind.facts().takes(param, |p| params.given(p)) {
                 return Err(SchemeError::NotRead { scheme: kind, param });
             }
         }

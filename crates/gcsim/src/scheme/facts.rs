@@ -73,10 +73,10 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// Whether the scheme reads `param` when it is given with `given`
-    /// (`given(Param::K)`: whether k is given, which decides whether a
-    /// k-reading scheme reads s).
-    pub fn reads(&self, param: Param, given: impl Fn(Param) -> bool) -> bool {
+    /// Whether the scheme takes `param` where `given` tells which
+    /// parameters are given: one it [reads](Self::reads), except s for a
+    /// scheme that also reads k and is given k.
+    pub fn takes(&self, param: Param, given: impl Fn(Param) -> bool) -> bool {
         let listed = self.reads.contains(&param);
         if param == Param::S && self.reads.contains(&Param::K) {
             return listed && !given(Param::K);
@@ -85,7 +85,7 @@ impl Facts {
     }
 }
 
-/// The facts of the gradient codes, which differ only in name and line.
+/// The facts of a gradient code; the few that differ override a field.
 const fn code(name: &'static str, help: &'static str, reads: &'static [Param]) -> Facts {
     Facts {
         name,
@@ -269,13 +269,13 @@ mod tests {
             let f = kind.facts();
             let both = f.reads.contains(&Param::K) && f.reads.contains(&Param::S);
             assert_eq!(
-                f.reads(Param::S, k_given),
+                f.takes(Param::S, k_given),
                 f.reads.contains(&Param::S) && !both,
                 "{kind}"
             );
-            assert_eq!(f.reads(Param::S, nothing_given), f.reads.contains(&Param::S), "{kind}");
+            assert_eq!(f.takes(Param::S, nothing_given), f.reads.contains(&Param::S), "{kind}");
         }
-        assert!(SchemeKind::Mds.facts().reads(Param::S, nothing_given));
-        assert!(!SchemeKind::Mds.facts().reads(Param::S, k_given));
+        assert!(SchemeKind::Mds.facts().takes(Param::S, nothing_given));
+        assert!(!SchemeKind::Mds.facts().takes(Param::S, k_given));
     }
 }

@@ -302,64 +302,24 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
             unique.push(k);
         }
     }
-    if ranges.m.is_some() && !unique.iter().any(|&k| reads(k, Param::M)) {
-        return Err(SweepError::Unused {
-            param: Param::M,
-            scheme: SchemeKind::CommEfficient,
-        });
-    }
-    if ranges.p.is_some() && !unique.iter().any(|&k| reads(k, Param::P)) {
-        return Err(SweepError::Unused {
-            param: Param::P,
-            scheme: SchemeKind::Polynomial,
-        });
-    }
-    if ranges.q.is_some() && !unique.iter().any(|&k| reads(k, Param::Q)) {
-        return Err(SweepError::Unused {
-            param: Param::Q,
-            scheme: SchemeKind::Polynomial,
-        });
-    }
-    if ranges.k.is_some() && !unique.iter().any(|&k| reads(k, Param::K)) {
-        return Err(SweepError::Unused {
-            param: Param::K,
-            scheme: SchemeKind::Mds,
-        });
-    }
-    if ranges.parts.is_some() && !unique.iter().any(|&k| reads(k, Param::Parts)) {
-        return Err(SweepError::Unused {
-            param: Param::Parts,
-            scheme: SchemeKind::PartialCrc,
-        });
-    }
     for (given, param) in [
+        (ranges.m.is_some(), Param::M),
+        (ranges.p.is_some(), Param::P),
+        (ranges.q.is_some(), Param::Q),
+        (ranges.k.is_some(), Param::K),
+        (ranges.parts.is_some(), Param::Parts),
         (ranges.speculate_after.is_some(), Param::SpeculateAfter),
         (ranges.speculate_factor.is_some(), Param::SpeculateFactor),
+        (ranges.d.is_some(), Param::D),
+        (ranges.timeout.is_some(), Param::Timeout),
+        (ranges.custom.is_some(), Param::Code),
     ] {
-        if given && !unique.contains(&SchemeKind::Speculative) {
-            return Err(SweepError::Unused {
-                param,
-                scheme: SchemeKind::Speculative,
-            });
+        if given && !unique.iter().any(|&k| reads(k, param)) {
+            let scheme = SchemeKind::readers(param)
+                .next()
+                .expect("every list of a sweep has a scheme that reads it");
+            return Err(SweepError::Unused { param, scheme });
         }
-    }
-    if ranges.d.is_some() && !unique.contains(&SchemeKind::ApproxRegular) {
-        return Err(SweepError::Unused {
-            param: Param::D,
-            scheme: SchemeKind::ApproxRegular,
-        });
-    }
-    if ranges.timeout.is_some() && !unique.contains(&SchemeKind::Timeout) {
-        return Err(SweepError::Unused {
-            param: Param::Timeout,
-            scheme: SchemeKind::Timeout,
-        });
-    }
-    if ranges.custom.is_some() && !unique.contains(&SchemeKind::Custom) {
-        return Err(SweepError::Unused {
-            param: Param::Code,
-            scheme: SchemeKind::Custom,
-        });
     }
     // Uncoded reads s only as 0: a list of s is not for it.
     let reads_s = |k: &SchemeKind| {

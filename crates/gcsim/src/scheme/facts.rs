@@ -194,7 +194,7 @@ impl SchemeKind {
             },
             SchemeKind::Custom => Facts {
                 planning: Planning::Refused,
-                ..code("custom", help::CUSTOM, &[S])
+                ..code("custom", help::CUSTOM, &[S, Param::Code])
             },
             SchemeKind::Timeout => Facts {
                 planning: Planning::WhenNamed,

@@ -12,6 +12,7 @@ pub mod analytic;
 pub mod codes;
 pub mod comm;
 pub mod dist;
+pub mod encoding;
 pub mod engine;
 pub mod export;
 pub mod fit;

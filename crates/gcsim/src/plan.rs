@@ -429,23 +429,7 @@ use objective::cost_columns;
 pub use recommend::recommendation;
 
 mod candidates;
-mod matmul;
 use candidates::candidates;
 
 #[cfg(test)]
 mod tests;
-
-/// The divisors of n, ascending.
-fn divisors(n: usize) -> Vec<usize> {
-    let (mut low, mut high) = (Vec::new(), Vec::new());
-    for d in (1..).take_while(|d| d * d <= n) {
-        if n.is_multiple_of(d) {
-            low.push(d);
-            if d * d != n {
-                high.push(n / d);
-            }
-        }
-    }
-    low.extend(high.into_iter().rev());
-    low
-}

@@ -39,46 +39,44 @@ use std::fmt;
 mod build;
 mod error;
 mod facts;
-mod kind;
+pub mod family;
 mod params;
 mod rule;
+pub mod search;
 mod split;
+mod strategy;
 pub use build::MAX_PARTS;
 pub use error::SchemeError;
-pub use facts::{Construction, Facts, Messages, Planning};
-pub use kind::{SPECULATE_AFTER, SPECULATE_FACTOR, SchemeKind, Strategy};
+pub use facts::{Colour, Construction, Facts, Marker, Messages, Planning, Style};
+use family::{Custom, Entangled, MatDot, Polynomial};
+pub use family::{Def, SchemeKind, Shape};
 pub use params::{CustomShape, Params};
 pub use rule::Rule;
 pub use split::Split;
+pub use strategy::{SPECULATE_AFTER, SPECULATE_FACTOR, Strategy};
 
-/// A validated scheme for a cluster of `n` workers.
+/// A validated scheme for a cluster of `n` workers: the cluster size and
+/// the scheme's own data ([`Shape`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scheme {
-    kind: SchemeKind,
     n: usize,
-    s: usize,
-    m: Option<usize>,
-    k: usize,
-    /// approx-regular: the degree; custom: the largest row support.
-    d: Option<usize>,
-    /// Data partitions (n, except for custom codes).
-    partitions: usize,
-    /// Whether the master waits for a fixed number of workers and decodes
-    /// what it can (ignore with s > 0, approx-regular, custom with s), or
-    /// stops at a deadline (timeout).
-    approximate: bool,
-    /// The time after which the master proceeds with the arrived workers.
-    deadline: Option<f64>,
-    /// The timeline where it is not a rule over one message per worker.
-    strategy: Option<Strategy>,
-    /// The split of a matmul code.
-    split: Option<Split>,
+    shape: Shape,
 }
 
 impl Scheme {
     /// The scheme.
     pub fn kind(&self) -> SchemeKind {
-        self.kind
+        self.shape.kind()
+    }
+
+    /// Its data.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// What it is (see [`Def`]).
+    fn def(&self) -> &dyn Def {
+        self.shape.def()
     }
 
     /// Number of workers.
@@ -86,71 +84,55 @@ impl Scheme {
         self.n
     }
 
-    /// Straggler tolerance (n − k for mds).
+    /// Straggler tolerance: n − k (n − k for mds too).
     pub fn s(&self) -> usize {
-        self.s
+        self.n - self.k()
     }
 
     /// Message split m, for comm-efficient.
     pub fn m(&self) -> Option<usize> {
-        self.m
+        match self.shape {
+            Shape::CommEfficient(c) => Some(c.m),
+            _ => None,
+        }
     }
 
     /// The guaranteed threshold: a number of finished workers that always suffices.
     pub fn k(&self) -> usize {
-        self.k
+        self.def().threshold(self.n)
     }
 
     /// Work per worker, in units of the uncoded share (1/n of the data).
     pub fn load(&self) -> f64 {
-        match self.kind {
-            SchemeKind::Uncoded
-            | SchemeKind::Ignore
-            | SchemeKind::Timeout
-            | SchemeKind::Speculative
-            | SchemeKind::KBatchSync
-            | SchemeKind::KAsync
-            | SchemeKind::KBatchAsync => 1.0,
-            SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => (self.s + 1) as f64,
-            SchemeKind::PartialFrc | SchemeKind::PartialCrc => match self.strategy {
-                Some(Strategy::Partial { s, parts }) => Strategy::partial_loads(s, parts).1,
-                _ => unreachable!("a partial code has its strategy"),
-            },
-            SchemeKind::CommEfficient => (self.s + self.m.unwrap_or(1)) as f64,
-            SchemeKind::Mds => self.n as f64 / self.k as f64,
-            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => match self.split {
-                Some(split) => self.n as f64 * split.compute_share(),
-                None => unreachable!("a matmul code has its split"),
-            },
-            SchemeKind::ApproxRegular | SchemeKind::Custom => {
-                self.d.unwrap_or(1) as f64 * self.n as f64 / self.partitions as f64
-            }
-        }
+        self.def().load(self.n)
     }
 
     /// Degree of approx-regular's graph, or a custom code's largest row support.
     pub fn d(&self) -> Option<usize> {
-        self.d
+        match self.shape {
+            Shape::ApproxRegular(a) => Some(a.d),
+            Shape::Custom(c) => Some(c.max_support),
+            _ => None,
+        }
     }
 
-    /// The deadline T of `timeout`: at T after the iteration starts the
-    /// master proceeds with the messages that have arrived (with the first
-    /// to arrive if none has). The iteration time is min(R, max(T, A₁)),
-    /// with R the time of the recovery rule (all n for timeout) and A₁ the
-    /// first arrival.
+    /// The deadline T of `timeout` (see [`family::Timeout`]).
     pub fn deadline(&self) -> Option<f64> {
-        self.deadline
+        match self.shape {
+            Shape::Timeout(t) => Some(t.deadline),
+            _ => None,
+        }
     }
 
     /// The timeline of the strategies that are not a recovery rule over one
     /// message per worker (see [`Strategy`]).
     pub fn strategy(&self) -> Option<Strategy> {
-        self.strategy
+        self.def().strategy()
     }
 
     /// Partitions per worker, L, of the partial-straggler codes.
     pub fn parts(&self) -> Option<usize> {
-        match self.strategy {
+        match self.strategy() {
             Some(Strategy::Partial { parts, .. }) => Some(parts),
             _ => None,
         }
@@ -158,144 +140,59 @@ impl Scheme {
 
     /// Data partitions: n, or a custom code's columns.
     pub fn partitions(&self) -> usize {
-        self.partitions
+        match self.shape {
+            Shape::Custom(c) => c.partitions,
+            _ => self.n,
+        }
     }
 
     /// Size of one worker's message, as a fraction of one full gradient.
     pub fn message(&self) -> f64 {
-        if let Some(split) = self.split {
-            return split.message_share();
-        }
-        match self.m {
-            Some(m) => 1.0 / m as f64,
-            None => 1.0,
-        }
+        self.def().message()
     }
 
     /// Whether the decoded gradient is the exact full gradient (by
     /// construction; a custom code without s decodes exactly or not at all).
     pub fn exact_gradient(&self) -> bool {
-        !self.approximate
+        self.def().exact_gradient()
     }
 
     /// Whether the master decodes a user's code by its rank condition,
     /// whatever the decoder: a custom code without s.
     pub fn rank_decoded(&self) -> bool {
-        self.kind == SchemeKind::Custom && !self.approximate
+        matches!(self.shape, Shape::Custom(Custom { s: None, .. }))
     }
 
     /// The split of a matmul code (polynomial, matdot, entangled).
     pub fn split(&self) -> Option<Split> {
-        self.split
+        match self.shape {
+            Shape::Polynomial(Polynomial { p, q }) => Some(Split { p, q, m: 1 }),
+            Shape::MatDot(MatDot { p }) => Some(Split { p: 1, q: 1, m: p }),
+            Shape::Entangled(Entangled { p, m, q }) => Some(Split { p, q, m }),
+            _ => None,
+        }
     }
 
     /// The parameters that rebuild this scheme with [`Scheme::new`].
     pub fn params(&self) -> Params {
-        if let Some(Split { p, q, m }) = self.split {
-            return match self.kind {
-                SchemeKind::MatDot => Params {
-                    p: Some(m),
-                    ..Params::default()
-                },
-                SchemeKind::Polynomial => Params {
-                    p: Some(p),
-                    q: Some(q),
-                    ..Params::default()
-                },
-                _ => Params {
-                    p: Some(p),
-                    q: Some(q),
-                    m: Some(m),
-                    ..Params::default()
-                },
-            };
-        }
-        match self.kind {
-            SchemeKind::Uncoded => Params::default(),
-            SchemeKind::Mds => Params {
-                k: Some(self.k),
-                ..Params::default()
-            },
-            SchemeKind::ApproxRegular => Params {
-                s: Some(self.s),
-                d: self.d,
-                ..Params::default()
-            },
-            SchemeKind::Custom => Params {
-                s: self.approximate.then_some(self.s),
-                ..Params::default()
-            },
-            SchemeKind::Timeout => Params {
-                timeout: self.deadline,
-                ..Params::default()
-            },
-            SchemeKind::Speculative => match self.strategy {
-                Some(Strategy::Speculative { after, factor }) => Params {
-                    speculate_after: Some(after),
-                    speculate_factor: Some(factor),
-                    ..Params::default()
-                },
-                _ => unreachable!("speculative has its strategy"),
-            },
-            SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => Params {
-                k: Some(self.k),
-                ..Params::default()
-            },
-            SchemeKind::PartialFrc | SchemeKind::PartialCrc => match self.strategy {
-                Some(Strategy::Partial { s, parts }) => Params {
-                    s: Some(s),
-                    parts: Some(parts),
-                    ..Params::default()
-                },
-                _ => unreachable!("a partial code has its strategy"),
-            },
-            _ => Params {
-                s: Some(self.s),
-                m: self.m,
-                ..Params::default()
-            },
-        }
+        self.def().params()
+    }
+
+    /// Its encoding matrix and decoding target where it is a gradient code
+    /// (see [`Def::encoding`]).
+    pub fn encoding(&self, generator: crate::encoding::Generator, seed: u64) -> crate::encoding::Encoding {
+        self.def().encoding(self.n, generator, seed)
     }
 
     /// The recovery rule.
     pub fn rule(&self) -> Rule {
-        match self.kind {
-            SchemeKind::Frc | SchemeKind::PartialFrc => Rule::Groups { size: self.s + 1 },
-            _ => Rule::KOfN(self.k),
-        }
+        self.def().rule(self.n)
     }
 }
 
 impl fmt::Display for Scheme {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind {
-            SchemeKind::Uncoded => write!(f, "uncoded"),
-            SchemeKind::Mds => write!(f, "mds k={}", self.k),
-            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
-                let Split { p, q, m } = self.split.unwrap_or(Split { p: 1, q: 1, m: 1 });
-                match self.kind {
-                    SchemeKind::Polynomial => write!(f, "polynomial p={p} q={q}"),
-                    SchemeKind::MatDot => write!(f, "matdot p={m}"),
-                    _ => write!(f, "entangled p={p} m={m} q={q}"),
-                }
-            }
-            SchemeKind::CommEfficient => write!(f, "comm-efficient s={} m={}", self.s, self.m.unwrap_or(1)),
-            SchemeKind::ApproxRegular => write!(f, "approx-regular s={} d={}", self.s, self.d.unwrap_or(1)),
-            SchemeKind::Custom if !self.approximate => write!(f, "custom"),
-            SchemeKind::Timeout => write!(f, "timeout T={}", self.deadline.unwrap_or(0.0)),
-            SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
-                write!(f, "{} K={}", self.kind, self.k)
-            }
-            SchemeKind::PartialFrc | SchemeKind::PartialCrc => match self.strategy {
-                Some(Strategy::Partial { s, parts }) => write!(f, "{} s={s} L={parts}", self.kind),
-                _ => write!(f, "{}", self.kind),
-            },
-            SchemeKind::Speculative => match self.strategy {
-                Some(Strategy::Speculative { after, factor }) => write!(f, "speculative Q={after} F={factor}"),
-                _ => write!(f, "speculative"),
-            },
-            kind => write!(f, "{kind} s={}", self.s),
-        }
+        self.def().describe(f)
     }
 }
 

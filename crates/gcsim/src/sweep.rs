@@ -4,39 +4,10 @@
 use thiserror::Error;
 
 use crate::param::{Described, Naming, Param, keys};
-use crate::range::{IntList, TimeList};
-use crate::scheme::{CustomShape, Params, Scheme, SchemeError, SchemeKind};
+use crate::scheme::search::GridError;
+use crate::scheme::{Scheme, SchemeError, SchemeKind};
 
-/// Most (s, m) combinations one scheme of a sweep may expand to; the study
-/// then keeps at most [`crate::study::MAX_CONFIGS`] configurations.
-pub const MAX_COMBINATIONS: usize = 1_000_000;
-
-/// The parameter lists of a sweep.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ranges {
-    /// Straggler tolerances.
-    pub s: Option<IntList>,
-    /// Message splits (comm-efficient).
-    pub m: Option<IntList>,
-    /// Recovery thresholds (mds).
-    pub k: Option<IntList>,
-    /// Graph degrees (approx-regular).
-    pub d: Option<IntList>,
-    /// The shape of the user's matrix (custom).
-    pub custom: Option<CustomShape>,
-    /// Deadlines (timeout).
-    pub timeout: Option<TimeList>,
-    /// The share Q after which speculative copies start (one value).
-    pub speculate_after: Option<f64>,
-    /// The factor F of speculative (one value).
-    pub speculate_factor: Option<f64>,
-    /// Partitions per worker (partial-frc, partial-crc).
-    pub parts: Option<IntList>,
-    /// Row blocks of A (polynomial, entangled) or matdot's inner split.
-    pub p: Option<IntList>,
-    /// Column blocks of B (polynomial, entangled).
-    pub q: Option<IntList>,
-}
+pub use crate::scheme::search::{MAX_COMBINATIONS, Ranges};
 
 /// Whether `kind` reads `param` at all (a scheme that reads k reads s
 /// where k is not given).
@@ -72,6 +43,8 @@ pub enum SweepError {
     TooManyCombinations {
         /// The scheme.
         scheme: SchemeKind,
+        /// The list crossed with the first.
+        param: Param,
         /// Combinations requested.
         count: u128,
     },
@@ -132,15 +105,10 @@ impl Described for SweepError {
                 s = name(Param::S),
                 k = name(Param::K)
             ),
-            SweepError::TooManyCombinations { scheme, count } => format!(
+            SweepError::TooManyCombinations { scheme, param, count } => format!(
                 "scheme {scheme}: {count} combinations of {} and {} is more than the limit of {MAX_COMBINATIONS}; narrow the lists",
                 name(Param::S),
-                name(match scheme {
-                    SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => Param::P,
-                    SchemeKind::ApproxRegular => Param::D,
-                    SchemeKind::PartialFrc | SchemeKind::PartialCrc => Param::Parts,
-                    _ => Param::M,
-                })
+                name(*param)
             ),
             SweepError::Scheme(e) => e.describe(name),
             SweepError::AllSkipped(notes) => format!(
@@ -160,136 +128,18 @@ pub struct Expanded {
     pub skipped: Vec<String>,
 }
 
-/// Every (s, x) of two lists, s major, as `make` builds them; more than
-/// [`MAX_COMBINATIONS`] is refused before any is built.
-fn pairs(
-    kind: SchemeKind,
-    ss: Vec<usize>,
-    xs: Vec<usize>,
-    make: impl Fn(usize, usize) -> Params,
-) -> Result<Vec<Params>, SweepError> {
-    let count = ss.len() as u128 * xs.len() as u128;
-    if count > MAX_COMBINATIONS as u128 {
-        return Err(SweepError::TooManyCombinations { scheme: kind, count });
-    }
-    Ok(ss
-        .into_iter()
-        .flat_map(|s| xs.iter().map(move |&x| (s, x)))
-        .map(|(s, x)| make(s, x))
-        .collect())
-}
-
-fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<Params>, SweepError> {
-    let values = |l: &Option<IntList>| l.as_ref().map(|l| l.values.clone());
-    let missing = |param, example| SweepError::Missing {
-        scheme: kind,
-        param,
-        example,
-    };
-    let s_values = || values(&ranges.s).ok_or_else(|| missing(Param::S, "0..50"));
-    let p = |s, m, k| Params {
-        s,
-        m,
-        k,
-        ..Params::default()
-    };
-    Ok(match kind {
-        SchemeKind::Uncoded => vec![Params::default()],
-        SchemeKind::CommEfficient => {
-            let ms = values(&ranges.m).ok_or_else(|| missing(Param::M, "1..10"))?;
-            pairs(kind, s_values()?, ms, |s, m| p(Some(s), Some(m), None))?
-        }
-        SchemeKind::Speculative => vec![Params {
-            speculate_after: ranges.speculate_after,
-            speculate_factor: ranges.speculate_factor,
-            ..Params::default()
-        }],
-        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => {
-            s_values()?.into_iter().map(|s| p(Some(s), None, None)).collect()
-        }
-        SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
-            let ls = values(&ranges.parts).ok_or_else(|| missing(Param::Parts, "10"))?;
-            pairs(kind, s_values()?, ls, |s, l| Params {
-                s: Some(s),
-                parts: Some(l),
-                ..Params::default()
-            })?
-        }
-        SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
-            match (values(&ranges.k), values(&ranges.s)) {
-                (Some(ks), _) => ks.into_iter().map(|k| p(None, None, Some(k))).collect(),
-                (None, Some(ss)) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
-                (None, None) => return Err(missing(Param::K, "1..100")),
-            }
-        }
-        SchemeKind::ApproxRegular => {
-            // Without --d, each s with its default d = s + 1.
-            let ds: Vec<Option<usize>> = match values(&ranges.d) {
-                Some(ds) => ds.into_iter().map(Some).collect(),
-                None => vec![None],
-            };
-            let ss = s_values()?;
-            let count = ss.len() as u128 * ds.len() as u128;
-            if count > MAX_COMBINATIONS as u128 {
-                return Err(SweepError::TooManyCombinations { scheme: kind, count });
-            }
-            ss.iter()
-                .flat_map(|&s| {
-                    ds.iter().map(move |&d| Params {
-                        s: Some(s),
-                        d,
-                        ..Params::default()
-                    })
-                })
-                .collect()
-        }
-        SchemeKind::Timeout => {
-            let ts = ranges
-                .timeout
-                .as_ref()
-                .ok_or_else(|| missing(Param::Timeout, "1,2,4"))?;
-            ts.values
-                .iter()
-                .map(|&t| Params {
-                    timeout: Some(t),
-                    ..Params::default()
-                })
-                .collect()
-        }
-        // Every combination of the lists (entangled: also the --m list).
-        SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
-            let ps = values(&ranges.p).ok_or_else(|| missing(Param::P, "1..4"))?;
-            let qs = match kind {
-                SchemeKind::MatDot => vec![1],
-                _ => values(&ranges.q).ok_or_else(|| missing(Param::Q, "1..4"))?,
-            };
-            let ms = match kind {
-                SchemeKind::Entangled => values(&ranges.m).ok_or_else(|| missing(Param::M, "1..3"))?,
-                _ => vec![1],
-            };
-            let count = ps.len() as u128 * qs.len() as u128 * ms.len() as u128;
-            if count > MAX_COMBINATIONS as u128 {
-                return Err(SweepError::TooManyCombinations { scheme: kind, count });
-            }
-            let mut out = Vec::new();
-            for &pv in &ps {
-                for &mv in &ms {
-                    for &qv in &qs {
-                        out.push(Params {
-                            p: Some(pv),
-                            q: (kind != SchemeKind::MatDot).then_some(qv),
-                            m: (kind == SchemeKind::Entangled).then_some(mv),
-                            ..Params::default()
-                        });
-                    }
-                }
-            }
-            out
-        }
-        // The rank-decoded code, or one approximate code per s.
-        SchemeKind::Custom => match values(&ranges.s) {
-            Some(ss) => ss.into_iter().map(|s| p(Some(s), None, None)).collect(),
-            None => vec![Params::default()],
+/// One scheme's configurations from the lists (see [`crate::scheme::Facts`]).
+fn params_of(kind: SchemeKind, ranges: &Ranges) -> Result<Vec<crate::scheme::Params>, SweepError> {
+    (kind.facts().grid)(ranges).map_err(|e| match e {
+        GridError::Missing { param, example } => SweepError::Missing {
+            scheme: kind,
+            param,
+            example,
+        },
+        GridError::TooMany { param, count } => SweepError::TooManyCombinations {
+            scheme: kind,
+            param,
+            count,
         },
     })
 }

@@ -298,7 +298,7 @@ fn marker<DB: DrawingBackend>(
     let r = c.em(if hollow { MARKER_EM * HOLLOW_SCALE } else { MARKER_EM }).max(2);
     let stroke = c.stroke(color, 1.1);
     let style = if hollow { stroke } else { color.filled() };
-    match (shape, shape.outline(r)) {
+    match (shape, super::style::outline(shape, r)) {
         (Marker::Cross, _) => {
             for (dx, dy) in [(r, r), (r, -r)] {
                 area.draw(&PathElement::new(

@@ -1,12 +1,11 @@
 //! One colour and one marker per scheme, the same in every figure, keyed on
 //! the scheme (never on a series' place in the legend).
 //!
-//! The colours are Okabe & Ito's palette ("Color Universal Design", 2008),
-//! distinguishable under the common colour-vision deficiencies; its yellow
-//! is left out, as a thin yellow line is illegible on white. Seven colours
-//! serve sixteen schemes, so a colour is shared only by schemes that the
-//! shipped studies never draw together, and the marker tells them apart:
-//! every (colour, marker) pair is unique.
+//! Each scheme names its colour of Okabe & Ito's palette and its marker in
+//! its facts ([`gcsim::scheme::Style`]); this module draws them. Seven
+//! colours serve nineteen schemes, so a colour is shared only by schemes
+//! that the shipped studies never draw together, and the marker tells them
+//! apart: every (colour, marker) pair is unique.
 //!
 //! Exact and simulated values, and exact and inexact strategies, differ in
 //! line and marker, not in colour: simulated values are markers joined by a
@@ -16,63 +15,23 @@
 
 use plotters::style::RGBColor;
 
-use gcsim::scheme::SchemeKind;
+use gcsim::scheme::{Colour, SchemeKind, Style};
 
-/// A marker's shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Marker {
-    /// A disc.
-    Circle,
-    /// A square.
-    Square,
-    /// A triangle, point up.
-    TriangleUp,
-    /// A triangle, point down.
-    TriangleDown,
-    /// A square on its corner.
-    Diamond,
-    /// A diagonal cross.
-    Cross,
-}
+pub use gcsim::scheme::Marker;
 
-impl Marker {
-    /// Every marker; the second series of one scheme in a figure takes the
-    /// next one after the scheme's own.
-    pub const ALL: [Marker; 6] = [
-        Marker::Circle,
-        Marker::Square,
-        Marker::TriangleUp,
-        Marker::TriangleDown,
-        Marker::Diamond,
-        Marker::Cross,
-    ];
-
-    /// Its name in `--plot-data`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Marker::Circle => "circle",
-            Marker::Square => "square",
-            Marker::TriangleUp => "triangle-up",
-            Marker::TriangleDown => "triangle-down",
-            Marker::Diamond => "diamond",
-            Marker::Cross => "cross",
+/// The outline of `marker` around the origin, for a marker of half-width
+/// `r` pixels (None for the circle and the cross, drawn as such).
+pub(crate) fn outline(marker: Marker, r: i32) -> Option<Vec<(i32, i32)>> {
+    let t = (r as f64 * 1.15).round() as i32;
+    match marker {
+        Marker::Circle | Marker::Cross => None,
+        Marker::Square => {
+            let q = (r as f64 * 0.88).round() as i32;
+            Some(vec![(-q, -q), (q, -q), (q, q), (-q, q)])
         }
-    }
-
-    /// The outline around the origin, for a marker of half-width `r`
-    /// pixels (None for the circle and the cross, drawn as such).
-    pub(crate) fn outline(self, r: i32) -> Option<Vec<(i32, i32)>> {
-        let t = (r as f64 * 1.15).round() as i32;
-        match self {
-            Marker::Circle | Marker::Cross => None,
-            Marker::Square => {
-                let q = (r as f64 * 0.88).round() as i32;
-                Some(vec![(-q, -q), (q, -q), (q, q), (-q, q)])
-            }
-            Marker::TriangleUp => Some(vec![(0, -t), (t, t * 3 / 4), (-t, t * 3 / 4)]),
-            Marker::TriangleDown => Some(vec![(0, t), (t, -t * 3 / 4), (-t, -t * 3 / 4)]),
-            Marker::Diamond => Some(vec![(0, -t), (t, 0), (0, t), (-t, 0)]),
-        }
+        Marker::TriangleUp => Some(vec![(0, -t), (t, t * 3 / 4), (-t, t * 3 / 4)]),
+        Marker::TriangleDown => Some(vec![(0, t), (t, -t * 3 / 4), (-t, -t * 3 / 4)]),
+        Marker::Diamond => Some(vec![(0, -t), (t, 0), (0, t), (-t, 0)]),
     }
 }
 
@@ -104,34 +63,28 @@ pub struct SchemeStyle {
     pub marker: Marker,
 }
 
-/// The colour and marker of `kind`. Related schemes share a colour where
-/// they are seldom drawn together (multi-message has crc's placement and
-/// crc's blue), and the marker differs.
+/// The colour and marker of `kind`, from its facts
+/// ([`gcsim::scheme::Facts::style`]).
 pub fn scheme_style(kind: SchemeKind) -> SchemeStyle {
-    use Marker::*;
+    let Style { colour, marker } = kind.facts().style;
+    SchemeStyle {
+        color: rgb(colour),
+        marker,
+    }
+}
+
+/// The RGB value of a colour of the palette.
+pub fn rgb(colour: Colour) -> RGBColor {
     use okabe_ito::*;
-    let (color, marker) = match kind {
-        SchemeKind::Uncoded => (BLACK, Square),
-        SchemeKind::Ignore => (PURPLE, Diamond),
-        SchemeKind::Frc => (VERMILLION, TriangleUp),
-        SchemeKind::Crc => (BLUE, Circle),
-        SchemeKind::CommEfficient => (GREEN, TriangleDown),
-        SchemeKind::Mds => (ORANGE, Square),
-        SchemeKind::ApproxRegular => (GREEN, Diamond),
-        SchemeKind::Custom => (BLACK, Cross),
-        SchemeKind::Timeout => (ORANGE, TriangleDown),
-        SchemeKind::Speculative => (SKY_BLUE, Square),
-        SchemeKind::KBatchSync => (GREEN, Circle),
-        SchemeKind::MultiMessage => (BLUE, TriangleDown),
-        SchemeKind::KAsync => (SKY_BLUE, TriangleUp),
-        SchemeKind::KBatchAsync => (GREEN, Square),
-        SchemeKind::PartialFrc => (VERMILLION, Square),
-        SchemeKind::PartialCrc => (ORANGE, Circle),
-        SchemeKind::Polynomial => (VERMILLION, Diamond),
-        SchemeKind::MatDot => (PURPLE, Square),
-        SchemeKind::Entangled => (SKY_BLUE, Diamond),
-    };
-    SchemeStyle { color, marker }
+    match colour {
+        Colour::Black => BLACK,
+        Colour::Orange => ORANGE,
+        Colour::SkyBlue => SKY_BLUE,
+        Colour::Green => GREEN,
+        Colour::Blue => BLUE,
+        Colour::Vermillion => VERMILLION,
+        Colour::Purple => PURPLE,
+    }
 }
 
 /// `color` mixed with white: `amount` 0 keeps it, 1 is white.

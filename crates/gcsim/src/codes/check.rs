@@ -17,7 +17,8 @@ use rand::{Rng, RngExt};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{Code, Generator, TOLERANCE, build};
+use super::{Code, Generator, TOLERANCE};
+use crate::encoding;
 use crate::rng::trial_rng;
 use crate::scheme::SchemeKind;
 
@@ -287,9 +288,9 @@ pub fn end_to_end(code: &Code, sets: usize, seed: u64, done: &(dyn Fn() + Sync))
         code.encoding().ncols() / m
     };
     let (rows, cols) = (3, 4 * m);
-    let x = build::gaussian(rows * parts, cols, rng.next_u64());
-    let y = DVector::from_column_slice(build::gaussian(rows * parts, 1, rng.next_u64()).as_slice());
-    let w = DVector::from_column_slice(build::gaussian(cols, 1, rng.next_u64()).as_slice());
+    let x = encoding::gaussian(rows * parts, cols, rng.next_u64());
+    let y = DVector::from_column_slice(encoding::gaussian(rows * parts, 1, rng.next_u64()).as_slice());
+    let w = DVector::from_column_slice(encoding::gaussian(cols, 1, rng.next_u64()).as_slice());
     let xw = &x * &w;
     let gradient = x.transpose() * (&xw - &y);
     let norm = gradient.norm();

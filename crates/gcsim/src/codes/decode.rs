@@ -172,7 +172,7 @@ mod tests {
     /// sweep; the fallback factorises it, accurately.
     #[test]
     fn svd_falls_back_where_qr_iteration_does_not_converge() {
-        let b = super::super::build::regular_graph(60, 2, 0) / 2.0;
+        let b = crate::encoding::regular_graph(60, 2, 0) / 2.0;
         let mut rng = crate::rng::trial_rng(5, 0);
         let mut rows: Vec<usize> = Vec::new();
         for _ in 0..=2651 {
@@ -200,7 +200,7 @@ mod tests {
         let (u, s, v) = svd(&ones);
         assert!((s[0] - 5.0).abs() < 1e-12 && s[1..].iter().all(|&x| x < 1e-12), "{s:?}");
         assert!((&u * DMatrix::from_diagonal(&s.clone().into()) * v.transpose() - &ones).norm() < 1e-12);
-        let frc = super::super::build::frc(200, 19);
+        let frc = crate::encoding::frc(200, 19);
         let mut rng = crate::rng::trial_rng(1, 0);
         for _ in 0..20 {
             let mut rows: Vec<usize> = (0..200).collect();

@@ -275,7 +275,7 @@ mod tests {
     /// singular value within a factor 10 of the cutoff.
     #[test]
     fn probes_and_margins_reject() {
-        let m = super::super::build::gaussian(30, 20, 4);
+        let m = crate::encoding::gaussian(30, 20, 4);
         let mut f = svd(&m);
         assert!(reproduces(&m, &f));
         f.1[3] += 1e-9 * m.norm();

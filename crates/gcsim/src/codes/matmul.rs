@@ -35,7 +35,8 @@ use serde::Serialize;
 use thiserror::Error;
 
 use super::check::{median, random_subset};
-use super::{Generator, MAX_CODE_N, TOLERANCE, build, decode};
+use super::{Generator, MAX_CODE_N, TOLERANCE, decode};
+use crate::encoding;
 use crate::rng::trial_rng;
 use crate::scheme::{Scheme, SchemeKind, Split};
 
@@ -121,8 +122,8 @@ impl MatmulCode {
             }
             Generator::Vandermonde | Generator::Chebyshev => {
                 let x = |i: usize| match generator {
-                    Generator::Chebyshev => build::chebyshev_node(i, n),
-                    _ => build::node(i, n),
+                    Generator::Chebyshev => encoding::chebyshev_node(i, n),
+                    _ => encoding::node(i, n),
                 };
                 let a = DMatrix::from_fn(n, p * m, |i, c| x(i).powi((c % m + m * (c / m)) as i32));
                 let b = DMatrix::from_fn(n, m * q, |i, c| {

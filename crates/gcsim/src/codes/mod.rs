@@ -68,7 +68,6 @@
 //! or dependent rows, whose usual condition number is infinite although
 //! decoding is exact). See [`TOLERANCE`] for when a set is decodable.
 
-mod build;
 pub mod check;
 pub mod custom;
 mod decode;
@@ -81,6 +80,7 @@ mod surely;
 use nalgebra::DMatrix;
 use thiserror::Error;
 
+use crate::encoding::Encoding;
 use crate::param::{Described, Naming, Param, keys};
 use crate::scheme::{Construction, Scheme, SchemeKind};
 
@@ -102,21 +102,7 @@ pub const TOLERANCE: f64 = 1e-9;
 /// The largest n for which codes are built (B has n·m columns and is dense).
 pub const MAX_CODE_N: usize = 2000;
 
-/// How the random-free part of an MDS-style generator is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Generator {
-    /// I.i.d. standard normal entries (Kadhe et al. 2020): well conditioned.
-    Gaussian,
-    /// Powers of the nodes x_i = −1 + (2i+1)/n: the classic polynomial code,
-    /// ill conditioned as n grows.
-    Vandermonde,
-    /// Powers of the Chebyshev nodes x_i = cos((2i+1)π/(2n)): the same
-    /// monomial code at nodes clustered towards ±1, whose condition number
-    /// grows more slowly with n (still exponentially).
-    Chebyshev,
-}
-
-crate::comm::named!(Generator, "generator", [Gaussian => "gaussian", Vandermonde => "vandermonde", Chebyshev => "chebyshev"]);
+pub use crate::encoding::Generator;
 
 /// Why a code cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -297,33 +283,13 @@ impl Code {
             seed,
         };
         let gen_ = generator.unwrap_or(Generator::Gaussian);
-        let (b, target) = match scheme.kind() {
-            SchemeKind::Uncoded | SchemeKind::Ignore | SchemeKind::Timeout => {
-                (DMatrix::identity(n, n), DMatrix::from_element(1, n, 1.0))
+        let (b, target) = match scheme.encoding(gen_, seed) {
+            Encoding::Built { b, target } => (b, target),
+            Encoding::Singular => return Err(singular()),
+            Encoding::FromFile => return Err(CodeError::Custom),
+            Encoding::NotACode => {
+                return Err(CodeError::not_a_code(scheme.kind()).expect("a scheme without an encoding is not a code"));
             }
-            SchemeKind::Frc => (build::frc(n, scheme.s()), DMatrix::from_element(1, n, 1.0)),
-            SchemeKind::Crc => (
-                build::crc(n, scheme.s(), seed).ok_or_else(singular)?,
-                DMatrix::from_element(1, n, 1.0),
-            ),
-            SchemeKind::CommEfficient => {
-                let m = scheme.m().unwrap_or(1);
-                let b = build::comm_efficient(n, scheme.s(), m, gen_, seed).ok_or_else(singular)?;
-                (b, build::block_sums(n, m))
-            }
-            SchemeKind::Mds => (
-                build::mds(n, scheme.k(), gen_, seed),
-                DMatrix::identity(scheme.k(), scheme.k()),
-            ),
-            SchemeKind::ApproxRegular => {
-                let d = scheme.d().expect("approx-regular has a degree");
-                (
-                    build::regular_graph(n, d, seed) / d as f64,
-                    DMatrix::from_element(1, n, 1.0),
-                )
-            }
-            SchemeKind::Custom => return Err(CodeError::Custom),
-            kind => return Err(CodeError::not_a_code(kind).expect("the schemes above are the codes")),
         };
         Ok(Self {
             scheme: *scheme,

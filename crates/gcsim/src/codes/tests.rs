@@ -4,6 +4,7 @@
 
 use super::check::{self, E2E_TOLERANCE};
 use super::*;
+use crate::encoding;
 use crate::scheme::{Params, Rule};
 
 fn scheme(kind: SchemeKind, n: usize, s: usize, m: Option<usize>) -> Scheme {
@@ -208,7 +209,7 @@ fn regular_graphs_are_regular_and_reproducible() {
         (12, 11),
     ] {
         for seed in 0..40 {
-            let b = build::regular_graph(n, d, seed);
+            let b = encoding::regular_graph(n, d, seed);
             assert!(b.iter().all(|&x| x == 0.0 || x == 1.0), "n={n} d={d} seed={seed}");
             for i in 0..n {
                 assert_eq!(b.row(i).sum(), d as f64, "n={n} d={d} seed={seed}: row {i}");
@@ -218,7 +219,7 @@ fn regular_graphs_are_regular_and_reproducible() {
     }
     // At d = n/2 the union of matchings is drawn, above it a complement.
     for (d, pinned) in [(2, PINNED_GRAPH), (3, PINNED_HALF), (4, PINNED_DENSE)] {
-        let b = build::regular_graph(6, d, 7);
+        let b = encoding::regular_graph(6, d, 7);
         let entries: Vec<Vec<u8>> = (0..6).map(|i| (0..6).map(|j| b[(i, j)] as u8).collect()).collect();
         assert_eq!(entries, pinned.map(|r| r.to_vec()).to_vec(), "d={d}");
     }

@@ -5,43 +5,19 @@ use super::{Objective, PlanRow};
 use crate::scheme::SchemeKind;
 
 impl SchemeKind {
-    /// Orders ties: schemes that decode the exact gradient before `ignore`.
+    /// Orders ties: schemes that decode the exact gradient before the
+    /// inexact ones ([`crate::scheme::Facts::inexact`]).
     pub(super) fn exact_rank(self) -> u8 {
-        u8::from(!matches!(
-            self,
-            SchemeKind::Ignore
-                | SchemeKind::Timeout
-                | SchemeKind::KBatchSync
-                | SchemeKind::KAsync
-                | SchemeKind::KBatchAsync
-        ))
+        u8::from(!self.facts().inexact)
     }
 }
 
 impl PlanRow {
     /// Whether the row runs uncoded under another name: no redundancy and
-    /// every worker awaited (s = 0, or k = n).
+    /// every worker awaited (k = n, one message split; see
+    /// [`crate::scheme::Facts::uncoded_when_all_awaited`]).
     pub fn is_uncoded(&self) -> bool {
-        match self.scheme {
-            SchemeKind::Uncoded => true,
-            SchemeKind::CommEfficient => self.s == 0 && self.m.unwrap_or(1) == 1,
-            SchemeKind::Frc
-            | SchemeKind::Crc
-            | SchemeKind::Ignore
-            | SchemeKind::MultiMessage
-            | SchemeKind::PartialFrc
-            | SchemeKind::PartialCrc => self.s == 0,
-            SchemeKind::Mds | SchemeKind::KBatchSync => self.k == self.n,
-            // k = n with a split: every worker awaited (polynomial pq = n,
-            // matdot 2p - 1 = n), which is not uncoded's load.
-            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => false,
-            SchemeKind::ApproxRegular
-            | SchemeKind::Custom
-            | SchemeKind::Timeout
-            | SchemeKind::Speculative
-            | SchemeKind::KAsync
-            | SchemeKind::KBatchAsync => false,
-        }
+        self.scheme.facts().uncoded_when_all_awaited && self.k == self.n && self.m.unwrap_or(1) == 1
     }
 
     /// The configuration in words: `crc s=3`, `mds k=45`, `timeout T=2`.

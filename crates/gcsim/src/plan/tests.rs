@@ -1,8 +1,8 @@
 //! Candidate generation, divisors, intervals and objectives.
 
-use super::divisors;
 use super::*;
 use crate::scheme::Params;
+use crate::scheme::search::divisors;
 
 /// The scans that stop at the first candidate over --max-load keep what
 /// a filter over every parameter keeps, in the same order.

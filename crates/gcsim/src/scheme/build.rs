@@ -2,24 +2,24 @@
 //! ones each scheme reads (its [`super::Facts`]), their ranges, and the
 //! load, message and threshold that follow.
 
-use super::error::{frc_admits, out_of_range};
-use super::split::matmul_split;
-use super::{CustomShape, Params, SPECULATE_AFTER, SPECULATE_FACTOR, Scheme, SchemeError, SchemeKind, Strategy};
+use super::error::out_of_range;
+use super::family::{Custom, Shape};
+use super::{CustomShape, Params, Scheme, SchemeError, SchemeKind};
 use crate::param::Param;
 
 /// The most partitions per worker of the partial-straggler codes.
 pub const MAX_PARTS: usize = 1_000_000;
 
 /// One scheme being built: its kind, cluster and the parameters given.
-struct Build {
-    kind: SchemeKind,
-    n: usize,
-    params: Params,
+pub(crate) struct Build {
+    pub kind: SchemeKind,
+    pub n: usize,
+    pub params: Params,
 }
 
 impl Build {
     /// s, which the scheme needs.
-    fn need_s(&self) -> Result<usize, SchemeError> {
+    pub(super) fn need_s(&self) -> Result<usize, SchemeError> {
         let s = self.params.s.ok_or(SchemeError::Missing {
             scheme: self.kind,
             param: Param::S,
@@ -29,7 +29,7 @@ impl Build {
     }
 
     /// s within 0..n − 1.
-    fn check_s(&self, s: usize) -> Result<usize, SchemeError> {
+    pub(super) fn check_s(&self, s: usize) -> Result<usize, SchemeError> {
         if s < self.n {
             Ok(s)
         } else {
@@ -45,7 +45,7 @@ impl Build {
 
     /// k, or s as k = n − s without it (mds, k-batch-sync and the
     /// asynchronous strategies), within 1..n.
-    fn k_or_s(&self) -> Result<usize, SchemeError> {
+    pub(super) fn k_or_s(&self) -> Result<usize, SchemeError> {
         let k = match (self.params.k, self.params.s) {
             (Some(k), _) => k,
             (None, Some(s)) => self.n - self.check_s(s)?,
@@ -64,7 +64,7 @@ impl Build {
     }
 
     /// A parameter the scheme needs, or an error with an example value.
-    fn need<T>(&self, value: Option<T>, param: Param, example: &'static str) -> Result<T, SchemeError> {
+    pub(super) fn need<T>(&self, value: Option<T>, param: Param, example: &'static str) -> Result<T, SchemeError> {
         value.ok_or(SchemeError::Missing {
             scheme: self.kind,
             param,
@@ -73,142 +73,13 @@ impl Build {
     }
 
     /// A value outside what the parameter accepts.
-    fn bad_value(&self, param: Param, value: f64, accepted: &'static str) -> SchemeError {
+    pub(super) fn bad_value(&self, param: Param, value: f64, accepted: &'static str) -> SchemeError {
         SchemeError::BadValue {
             scheme: self.kind,
             param,
             value: value.to_string(),
             accepted,
         }
-    }
-
-    /// The scheme with tolerance `s`, message split `m` and threshold `k`,
-    /// and nothing else (ignore is inexact from s = 1).
-    fn base(&self, s: usize, m: Option<usize>, k: usize) -> Scheme {
-        Scheme {
-            kind: self.kind,
-            n: self.n,
-            s,
-            m,
-            k,
-            d: None,
-            partitions: self.n,
-            approximate: self.kind == SchemeKind::Ignore && s > 0,
-            deadline: None,
-            strategy: None,
-            split: None,
-        }
-    }
-
-    /// The communication-efficient code: s and its message split m.
-    fn comm_efficient(&self) -> Result<Scheme, SchemeError> {
-        let (kind, n) = (self.kind, self.n);
-        let s = self.need_s()?;
-        let m = self.need(self.params.m, Param::M, "2")?;
-        if m == 0 {
-            return Err(out_of_range(kind, Param::M, m, n, format!("1..{}", n - s)));
-        }
-        // s < n here; `m > n - s` is `s + m > n` without overflow.
-        if m > n - s {
-            return Err(SchemeError::NotAdmitted {
-                scheme: kind,
-                what: format!("s={s}, m={m}"),
-                n,
-                rule: "s+m must be at most n",
-                hint: format!("with s={s}, m can be 1..{}", n - s),
-            });
-        }
-        Ok(self.base(s, Some(m), n - s))
-    }
-
-    /// Approximate gradient coding: s and the graph's degree d.
-    fn approx_regular(&self) -> Result<Scheme, SchemeError> {
-        let n = self.n;
-        let s = self.need_s()?;
-        // By default each worker stores s + 1 partitions: the load of frc
-        // and crc at the same tolerance (s < n, so d <= n).
-        let d = self.params.d.unwrap_or(s + 1);
-        if d == 0 || d > n {
-            return Err(out_of_range(self.kind, Param::D, d, n, format!("1..{n}")));
-        }
-        Ok(Scheme {
-            d: Some(d),
-            approximate: s > 0,
-            ..self.base(s, None, n - s)
-        })
-    }
-
-    /// The deadline of timeout.
-    fn timeout(&self) -> Result<Scheme, SchemeError> {
-        let t = self.need(self.params.timeout, Param::Timeout, "2.5")?;
-        if !(t.is_finite() && t >= 0.0) {
-            return Err(self.bad_value(
-                Param::Timeout,
-                t,
-                "a finite number >= 0, in the time unit of the workers' times",
-            ));
-        }
-        Ok(Scheme {
-            approximate: true,
-            deadline: Some(t),
-            ..self.base(0, None, self.n)
-        })
-    }
-
-    /// Speculative copies.
-    fn speculative(&self) -> Result<Scheme, SchemeError> {
-        let after = self.params.speculate_after.unwrap_or(SPECULATE_AFTER);
-        let factor = self.params.speculate_factor.unwrap_or(SPECULATE_FACTOR);
-        if !(after > 0.0 && after <= 1.0) {
-            return Err(self.bad_value(
-                Param::SpeculateAfter,
-                after,
-                "a share of the tasks in (0, 1], e.g. 0.75",
-            ));
-        }
-        if !(factor.is_finite() && (1.0..=1e6).contains(&factor)) {
-            return Err(self.bad_value(
-                Param::SpeculateFactor,
-                factor,
-                "a number from 1 to 1e6 (copies start at F times the time the share was done)",
-            ));
-        }
-        Ok(Scheme {
-            strategy: Some(Strategy::Speculative { after, factor }),
-            ..self.base(0, None, self.n)
-        })
-    }
-
-    /// The partial-straggler codes.
-    fn partial(&self) -> Result<Scheme, SchemeError> {
-        let (kind, n) = (self.kind, self.n);
-        let s = self.need_s()?;
-        let parts = self.need(self.params.parts, Param::Parts, "10")?;
-        if parts > MAX_PARTS {
-            return Err(out_of_range(
-                kind,
-                Param::Parts,
-                parts,
-                n,
-                format!("{}..{MAX_PARTS}", s + 1),
-            ));
-        }
-        if parts < s + 1 {
-            return Err(SchemeError::NotAdmitted {
-                scheme: kind,
-                what: format!("s={s}, L={parts}"),
-                n,
-                rule: "L must be at least s+1",
-                hint: format!("with s={s}, L can be {}..{MAX_PARTS}", s + 1),
-            });
-        }
-        if kind == SchemeKind::PartialFrc {
-            frc_admits(kind, n, s, format!("s={s}, L={parts}"))?;
-        }
-        Ok(Scheme {
-            strategy: Some(Strategy::Partial { s, parts }),
-            ..self.base(s, None, n - s)
-        })
     }
 }
 
@@ -228,76 +99,8 @@ impl Scheme {
                 return Err(SchemeError::NotRead { scheme: kind, param });
             }
         }
-        let b = Build { kind, n, params };
-        match kind {
-            SchemeKind::Uncoded => match params.s {
-                None | Some(0) => Ok(b.base(0, None, n)),
-                Some(s) => Err(out_of_range(
-                    kind,
-                    Param::S,
-                    s,
-                    n,
-                    "0 (uncoded tolerates no straggler)".into(),
-                )),
-            },
-            SchemeKind::Ignore | SchemeKind::Crc => {
-                let s = b.need_s()?;
-                Ok(b.base(s, None, n - s))
-            }
-            SchemeKind::Frc => {
-                let s = b.need_s()?;
-                frc_admits(kind, n, s, format!("s={s}"))?;
-                Ok(b.base(s, None, n - s))
-            }
-            SchemeKind::CommEfficient => b.comm_efficient(),
-            SchemeKind::ApproxRegular => b.approx_regular(),
-            SchemeKind::Mds => {
-                let k = b.k_or_s()?;
-                Ok(b.base(n - k, None, k))
-            }
-            SchemeKind::Custom => Err(SchemeError::Missing {
-                scheme: kind,
-                param: Param::Code,
-                example: "my-code.csv",
-            }),
-            SchemeKind::Timeout => b.timeout(),
-            SchemeKind::Speculative => b.speculative(),
-            SchemeKind::KBatchSync => {
-                let k = b.k_or_s()?;
-                Ok(Self {
-                    approximate: true,
-                    strategy: Some(Strategy::KBatchSync { k }),
-                    ..b.base(n - k, None, k)
-                })
-            }
-            SchemeKind::MultiMessage => {
-                let s = b.need_s()?;
-                Ok(Self {
-                    strategy: Some(Strategy::MultiMessage { s }),
-                    ..b.base(s, None, n - s)
-                })
-            }
-            SchemeKind::KAsync | SchemeKind::KBatchAsync => {
-                let k = b.k_or_s()?;
-                Ok(Self {
-                    approximate: true,
-                    strategy: Some(Strategy::Async {
-                        k,
-                        batch: kind == SchemeKind::KBatchAsync,
-                    }),
-                    ..b.base(n - k, None, k)
-                })
-            }
-            SchemeKind::PartialFrc | SchemeKind::PartialCrc => b.partial(),
-            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
-                let split = matmul_split(kind, n, params)?;
-                let k = split.threshold() as usize;
-                Ok(Self {
-                    split: Some(split),
-                    ..b.base(n - k, None, k)
-                })
-            }
-        }
+        let shape = (kind.facts().build)(&Build { kind, n, params })?;
+        Ok(Self { n, shape })
     }
 
     /// No coding on `n` workers.
@@ -380,19 +183,13 @@ impl Scheme {
         {
             return Err(out_of_range(kind, Param::S, s, n, format!("0..{}", n - 1)));
         }
-        let s_ = s.unwrap_or(0);
         Ok(Self {
-            kind,
             n,
-            s: s_,
-            m: None,
-            k: n - s_,
-            d: Some(max_support),
-            partitions,
-            approximate: s.is_some(),
-            deadline: None,
-            strategy: None,
-            split: None,
+            shape: Shape::Custom(Custom {
+                partitions,
+                max_support,
+                s,
+            }),
         })
     }
 }

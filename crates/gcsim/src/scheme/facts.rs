@@ -1,11 +1,16 @@
-//! What each scheme is, stated once: its name, its line of `--help`, the
-//! parameters it reads, how `plan` treats it, what `gcsim codes` builds for
-//! it and how many messages a worker sends. [`SchemeKind::facts`] fills one
-//! [`Facts`] per scheme in one exhaustive match, so a new scheme cannot
-//! compile without saying each of them, and every layer reads the facts
-//! instead of keeping a list of its own.
+//! What each scheme is whatever its parameters: its name, its line of
+//! `--help`, the parameters it reads, how `plan` treats it, what `gcsim
+//! codes` builds for it, how many messages a worker sends, how figures draw
+//! it, and the functions that build it, expand a sweep's lists for it and
+//! list `plan`'s candidates. Each scheme's module fills its [`Facts`]
+//! ([`SchemeKind::facts`] lists them in one exhaustive match), and every
+//! layer reads the facts instead of keeping a list of its own.
 
-use super::SchemeKind;
+use std::fmt;
+
+use super::build::Build;
+use super::search::{GridError, PlanLists, Ranges, Scan};
+use super::{Params, SchemeError, SchemeKind, Shape};
 use crate::param::Param;
 
 /// How `gcsim plan` treats a scheme.
@@ -48,8 +53,86 @@ pub enum Messages {
     OwnAndCoded,
 }
 
-/// The facts of one scheme (see the module notes).
+/// A colour of Okabe & Ito's palette ("Color Universal Design", 2008),
+/// distinguishable under the common colour-vision deficiencies; its yellow
+/// is left out, as a thin yellow line is illegible on white.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Colour {
+    Black,
+    Orange,
+    SkyBlue,
+    Green,
+    Blue,
+    Vermillion,
+    Purple,
+}
+
+/// A marker's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// A disc.
+    Circle,
+    /// A square.
+    Square,
+    /// A triangle, point up.
+    TriangleUp,
+    /// A triangle, point down.
+    TriangleDown,
+    /// A square on its corner.
+    Diamond,
+    /// A diagonal cross.
+    Cross,
+}
+
+impl Marker {
+    /// Every marker; the second series of one scheme in a figure takes the
+    /// next one after the scheme's own.
+    pub const ALL: [Marker; 6] = [
+        Marker::Circle,
+        Marker::Square,
+        Marker::TriangleUp,
+        Marker::TriangleDown,
+        Marker::Diamond,
+        Marker::Cross,
+    ];
+
+    /// Its name in `--plot-data`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Marker::Circle => "circle",
+            Marker::Square => "square",
+            Marker::TriangleUp => "triangle-up",
+            Marker::TriangleDown => "triangle-down",
+            Marker::Diamond => "diamond",
+            Marker::Cross => "cross",
+        }
+    }
+}
+
+/// How a scheme is drawn in every figure. Seven colours serve the schemes,
+/// so a colour is shared only by schemes that the shipped studies never
+/// draw together, and the marker tells them apart: every (colour, marker)
+/// pair is unique.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Its colour.
+    pub colour: Colour,
+    /// Its marker.
+    pub marker: Marker,
+}
+
+/// Builds a scheme's data from a user's parameters.
+pub(crate) type Builder = fn(&Build) -> Result<Shape, SchemeError>;
+
+/// Expands a sweep's lists into one scheme's configurations.
+pub(crate) type Grid = fn(&Ranges) -> Result<Vec<Params>, GridError>;
+
+/// The candidates `plan` scans on n workers.
+pub(crate) type Search = fn(usize, &PlanLists) -> Vec<Scan>;
+
+/// The facts of one scheme (see the module notes).
+#[derive(Clone, Copy)]
 pub struct Facts {
     /// The name `--scheme` takes and the output prints.
     pub name: &'static str,
@@ -70,6 +153,30 @@ pub struct Facts {
     /// Whether its construction takes a generator matrix (`--generator`:
     /// Gaussian by default, Vandermonde or Chebyshev).
     pub generator: bool,
+    /// Whether it gives up the exact gradient for time by design (drops
+    /// workers, stops at a deadline, counts mini-batches, updates
+    /// asynchronously or decodes approximately): `plan` ranks it after an
+    /// exact scheme of the same value.
+    pub inexact: bool,
+    /// Whether, awaiting every worker (k = n) with one message split, it is
+    /// the uncoded scheme under another name.
+    pub uncoded_when_all_awaited: bool,
+    /// How figures draw it.
+    pub style: Style,
+    /// Its builder, behind [`super::Scheme::new`].
+    pub(crate) build: Builder,
+    /// Its configurations in a sweep.
+    pub(crate) grid: Grid,
+    /// Its candidates in a plan (none where `plan` refuses it).
+    pub(crate) search: Search,
+}
+
+impl fmt::Debug for Facts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Facts")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Facts {
@@ -85,8 +192,22 @@ impl Facts {
     }
 }
 
+/// How a scheme is built, swept and searched: its own functions.
+#[derive(Clone, Copy)]
+pub(crate) struct Ops {
+    pub build: Builder,
+    pub grid: Grid,
+    pub search: Search,
+}
+
 /// The facts of a gradient code; the few that differ override a field.
-const fn code(name: &'static str, help: &'static str, reads: &'static [Param]) -> Facts {
+pub(crate) const fn code(
+    name: &'static str,
+    help: &'static str,
+    reads: &'static [Param],
+    style: Style,
+    ops: Ops,
+) -> Facts {
     Facts {
         name,
         help,
@@ -96,127 +217,34 @@ const fn code(name: &'static str, help: &'static str, reads: &'static [Param]) -
         messages: Messages::One,
         linear_only: false,
         generator: false,
+        inexact: false,
+        uncoded_when_all_awaited: true,
+        style,
+        build: ops.build,
+        grid: ops.grid,
+        search: ops.search,
     }
 }
 
 /// The facts of a scheme that sends uncoded results on a timeline of its
 /// own (`plan` searches it only when named; `codes` builds nothing).
-const fn strategy(name: &'static str, help: &'static str, reads: &'static [Param], messages: Messages) -> Facts {
+pub(crate) const fn strategy(
+    name: &'static str,
+    help: &'static str,
+    reads: &'static [Param],
+    style: Style,
+    ops: Ops,
+) -> Facts {
     Facts {
-        name,
-        help,
-        reads,
         planning: Planning::WhenNamed,
         construction: Construction::Uncoded,
-        messages,
-        linear_only: false,
-        generator: false,
+        ..code(name, help, reads, style, ops)
     }
 }
 
-/// The facts of a matrix-multiplication code.
-const fn matmul(name: &'static str, help: &'static str, reads: &'static [Param]) -> Facts {
-    Facts {
-        name,
-        help,
-        reads,
-        planning: Planning::WhenNamed,
-        construction: Construction::Matmul,
-        messages: Messages::One,
-        linear_only: false,
-        generator: false,
-    }
-}
-
-/// The facts of a partial-straggler code whose coded part is `of`'s code.
-const fn partial(name: &'static str, help: &'static str, of: SchemeKind) -> Facts {
-    Facts {
-        name,
-        help,
-        reads: &[Param::S, Param::Parts],
-        planning: Planning::WhenNamed,
-        construction: Construction::PartOf(of),
-        messages: Messages::OwnAndCoded,
-        linear_only: false,
-        generator: false,
-    }
-}
-
-/// Each scheme's line of `--help`.
-mod help {
-    pub const UNCODED: &str = "No coding: wait for all n workers";
-    pub const IGNORE: &str = "Wait for the fastest n-s workers and drop the rest (inexact)";
-    pub const FRC: &str = "Fractional repetition (Tandon et al. 2017): load s+1, s+1 must divide n";
-    pub const CRC: &str = "Cyclic repetition (Tandon et al. 2017): load s+1, any n-s suffice";
-    pub const COMM_EFFICIENT: &str = "Communication-efficient (Ye & Abbe 2018): load s+m, message 1/m, any n-s";
-    pub const MDS: &str = "MDS-coded matrix-vector (Lee et al. 2017): load n/k, any k suffice";
-    pub const APPROX_REGULAR: &str = "Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact)";
-    pub const CUSTOM: &str =
-        "A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact)";
-    pub const TIMEOUT: &str = "A deadline (--timeout T): wait for all n until time T, then proceed with those arrived, at least the first (inexact)";
-    pub const SPECULATIVE: &str = "Speculative copies (MapReduce, Spark): after the fastest Q·n tasks, at F times that, unfinished tasks are relaunched on idle workers";
-    pub const K_BATCH_SYNC: &str = "K-batch-sync SGD (Dutta et al. 2018): mini-batches back to back, the iteration ends at the K-th in all (--k, or --s as K=n-s; inexact)";
-    pub const MULTI_MESSAGE: &str = "Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker";
-    pub const K_ASYNC: &str = "K-async SGD (Dutta et al. 2018): an update per K gradients of distinct workers, the others go on with a stale model (--k, or --s as K=n-s; asynchronous)";
-    pub const K_BATCH_ASYNC: &str = "K-batch-async SGD (Dutta et al. 2018): an update per K mini-batches from any workers, each computing back to back (--k, or --s as K=n-s; asynchronous)";
-    pub const PARTIAL_FRC: &str = "Partial stragglers with frc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each";
-    pub const PARTIAL_CRC: &str = "Partial stragglers with crc's placement (Tandon et al. 2017, sec. 5): --parts L per worker, L-s-1 own then s+1 coded; two messages each";
-    pub const POLYNOMIAL: &str = "Polynomial code for C=A*B (Yu et al. 2017): --p P row blocks of A, --q Q column blocks of B; any pq suffice, load n/(pq), message 1/(pq) of C";
-    pub const MATDOT: &str =
-        "MatDot code for C=A*B (Dutta et al. 2019): --p P inner blocks; any 2p-1 suffice, load n/p, message all of C";
-    pub const ENTANGLED: &str = "Entangled polynomial code for C=A*B (Yu et al. 2020): --p P, --m M inner, --q Q; any pmq+m-1 suffice, load n/(pmq), message 1/(pq) of C";
-}
-
-impl SchemeKind {
-    /// What the scheme is (see [`Facts`]).
-    pub const fn facts(self) -> Facts {
-        use Param::{D, K, M, P, Q, S, SpeculateAfter, SpeculateFactor, Timeout};
-        match self {
-            SchemeKind::Uncoded => code("uncoded", help::UNCODED, &[S]),
-            SchemeKind::Ignore => Facts {
-                planning: Planning::WhenNamed,
-                ..code("ignore", help::IGNORE, &[S])
-            },
-            SchemeKind::Frc => code("frc", help::FRC, &[S]),
-            SchemeKind::Crc => code("crc", help::CRC, &[S]),
-            SchemeKind::CommEfficient => Facts {
-                generator: true,
-                ..code("comm-efficient", help::COMM_EFFICIENT, &[S, M])
-            },
-            SchemeKind::Mds => Facts {
-                linear_only: true,
-                generator: true,
-                ..code("mds", help::MDS, &[K, S])
-            },
-            SchemeKind::ApproxRegular => Facts {
-                planning: Planning::Refused,
-                ..code("approx-regular", help::APPROX_REGULAR, &[S, D])
-            },
-            SchemeKind::Custom => Facts {
-                planning: Planning::Refused,
-                ..code("custom", help::CUSTOM, &[S, Param::Code])
-            },
-            SchemeKind::Timeout => Facts {
-                planning: Planning::WhenNamed,
-                ..code("timeout", help::TIMEOUT, &[Timeout])
-            },
-            SchemeKind::Speculative => strategy(
-                "speculative",
-                help::SPECULATIVE,
-                &[SpeculateAfter, SpeculateFactor],
-                Messages::One,
-            ),
-            SchemeKind::KBatchSync => strategy("k-batch-sync", help::K_BATCH_SYNC, &[K, S], Messages::One),
-            SchemeKind::MultiMessage => strategy("multi-message", help::MULTI_MESSAGE, &[S], Messages::PerPartition),
-            SchemeKind::KAsync => strategy("k-async", help::K_ASYNC, &[K, S], Messages::One),
-            SchemeKind::KBatchAsync => strategy("k-batch-async", help::K_BATCH_ASYNC, &[K, S], Messages::One),
-            SchemeKind::PartialFrc => partial("partial-frc", help::PARTIAL_FRC, SchemeKind::Frc),
-            SchemeKind::PartialCrc => partial("partial-crc", help::PARTIAL_CRC, SchemeKind::Crc),
-            SchemeKind::Polynomial => matmul("polynomial", help::POLYNOMIAL, &[P, Q]),
-            SchemeKind::MatDot => matmul("matdot", help::MATDOT, &[P]),
-            SchemeKind::Entangled => matmul("entangled", help::ENTANGLED, &[P, Q, M]),
-        }
-    }
+/// A style.
+pub(crate) const fn style(colour: Colour, marker: Marker) -> Style {
+    Style { colour, marker }
 }
 
 impl SchemeKind {

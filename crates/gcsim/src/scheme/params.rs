@@ -73,3 +73,21 @@ pub struct CustomShape {
     /// worker stores.
     pub max_support: usize,
 }
+
+impl Params {
+    /// Only s.
+    pub fn with_s(s: usize) -> Self {
+        Self {
+            s: Some(s),
+            ..Self::default()
+        }
+    }
+
+    /// Only k.
+    pub fn with_k(k: usize) -> Self {
+        Self {
+            k: Some(k),
+            ..Self::default()
+        }
+    }
+}

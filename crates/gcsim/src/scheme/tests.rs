@@ -1,6 +1,8 @@
 //! Schemes: the table of loads and messages, admitted and refused parameters, the rules.
 use super::*;
+use crate::encoding::Encoding;
 use crate::param::Param;
+use search::PlanLists;
 
 fn build(
     kind: SchemeKind,
@@ -183,4 +185,75 @@ fn params_rebuild_and_names_show_the_parameters() {
         (approximate.to_string().as_str(), approximate.params().s),
         ("custom s=2", Some(2))
     );
+}
+
+/// Parameters that build `kind` on 12 workers (listed for every scheme:
+/// the match is exhaustive).
+fn example(kind: SchemeKind) -> Params {
+    let with = |f: fn(&mut Params)| {
+        let mut p = Params::default();
+        f(&mut p);
+        p
+    };
+    match kind {
+        SchemeKind::Uncoded | SchemeKind::Speculative | SchemeKind::Custom => Params::default(),
+        SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc | SchemeKind::MultiMessage => Params::with_s(2),
+        SchemeKind::CommEfficient => with(|p| (p.s, p.m) = (Some(2), Some(3))),
+        SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => Params::with_k(9),
+        SchemeKind::ApproxRegular => with(|p| (p.s, p.d) = (Some(2), Some(4))),
+        SchemeKind::Timeout => with(|p| p.timeout = Some(1.5)),
+        SchemeKind::PartialFrc | SchemeKind::PartialCrc => with(|p| (p.s, p.parts) = (Some(2), Some(5))),
+        SchemeKind::Polynomial => with(|p| (p.p, p.q) = (Some(2), Some(3))),
+        SchemeKind::MatDot => with(|p| p.p = Some(3)),
+        SchemeKind::Entangled => with(|p| (p.p, p.m, p.q) = (Some(2), Some(2), Some(2))),
+    }
+}
+
+/// Each scheme's data agrees with its facts: it rebuilds from its
+/// parameters under its name, a code (and only a code) has an encoding, a
+/// timeline (and only a timeline) has a strategy, and `plan` has
+/// candidates for every scheme it does not refuse.
+#[test]
+fn every_scheme_agrees_with_its_facts() {
+    let n = 12;
+    for kind in SchemeKind::ALL {
+        let facts = kind.facts();
+        let scheme = match kind {
+            SchemeKind::Custom => Scheme::custom(
+                CustomShape {
+                    n,
+                    partitions: n,
+                    max_support: 3,
+                },
+                Some(2),
+            ),
+            _ => Scheme::new(kind, n, example(kind)),
+        }
+        .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(scheme.kind(), kind);
+        assert_eq!(scheme.shape().kind(), kind);
+        assert!(scheme.to_string().starts_with(facts.name), "{scheme}");
+        if kind != SchemeKind::Custom {
+            assert_eq!(Scheme::new(kind, n, scheme.params()).unwrap(), scheme, "{kind}");
+        }
+        assert_eq!(scheme.s(), n - scheme.k(), "{kind}");
+        let encoding = scheme.encoding(crate::encoding::Generator::Gaussian, 1);
+        let has_matrix = matches!(encoding, Encoding::Built { .. } | Encoding::FromFile);
+        assert_eq!(has_matrix, facts.construction == Construction::Matrix, "{kind}");
+        if let Encoding::Built { b, target } = &encoding {
+            assert_eq!((b.nrows(), b.ncols()), (n, target.ncols()), "{kind}");
+        }
+        let timeline = matches!(facts.construction, Construction::Uncoded | Construction::PartOf(_));
+        assert_eq!(scheme.strategy().is_some(), timeline, "{kind}");
+        let lists = PlanLists {
+            parts: vec![5],
+            m: vec![1, 2],
+            timeouts: vec![1.0],
+        };
+        let candidates = (facts.search)(n, &lists)
+            .into_iter()
+            .flat_map(|scan| scan.params)
+            .count();
+        assert_eq!(candidates == 0, facts.planning == Planning::Refused, "{kind}");
+    }
 }

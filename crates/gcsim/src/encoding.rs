@@ -1,11 +1,56 @@
-//! The encoding matrices (constructions and references in the parent module).
+//! The encoding matrices of the gradient codes: each scheme's
+//! [`crate::scheme::Def::encoding`] builds its own from these
+//! constructions (the references are in [`crate::codes`]).
 
 use nalgebra::DMatrix;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::Generator;
+/// How the random-free part of an MDS-style generator is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Generator {
+    /// I.i.d. standard normal entries (Kadhe et al. 2020): well conditioned.
+    Gaussian,
+    /// Powers of the nodes x_i = −1 + (2i+1)/n: the classic polynomial code,
+    /// ill conditioned as n grows.
+    Vandermonde,
+    /// Powers of the Chebyshev nodes x_i = cos((2i+1)π/(2n)): the same
+    /// monomial code at nodes clustered towards ±1, whose condition number
+    /// grows more slowly with n (still exponentially).
+    Chebyshev,
+}
+
+crate::comm::named!(Generator, "generator", [Gaussian => "gaussian", Vandermonde => "vandermonde", Chebyshev => "chebyshev"]);
+
+/// What a scheme's construction gives for its parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Encoding {
+    /// The encoding matrix B (workers × partitions) and the decoding target
+    /// (the combinations of the partitions' gradients the master recovers:
+    /// their sum, or their blocks).
+    Built {
+        /// B.
+        b: DMatrix<f64>,
+        /// The target.
+        target: DMatrix<f64>,
+    },
+    /// A random construction that came out singular for this seed.
+    Singular,
+    /// A user's matrix, read from a file rather than built.
+    FromFile,
+    /// Not a gradient code: a strategy or a matrix-multiplication code.
+    NotACode,
+}
+
+impl Encoding {
+    /// B with the target of a code that recovers the sum of the n
+    /// partitions' gradients.
+    pub fn of_sum(b: DMatrix<f64>) -> Self {
+        let target = DMatrix::from_element(1, b.ncols(), 1.0);
+        Encoding::Built { b, target }
+    }
+}
 
 /// A matrix of i.i.d. standard normal entries drawn in column-major order
 /// from the Xoshiro256++ stream of `seed`.
@@ -15,12 +60,12 @@ pub fn gaussian(rows: usize, cols: usize, seed: u64) -> DMatrix<f64> {
 }
 
 /// The Vandermonde nodes: midpoints of n equal cells of [−1, 1].
-pub(super) fn node(i: usize, n: usize) -> f64 {
+pub(crate) fn node(i: usize, n: usize) -> f64 {
     -1.0 + (2 * i + 1) as f64 / n as f64
 }
 
 /// The Chebyshev nodes of the first kind: cos((2i+1)π/(2n)), i < n.
-pub(super) fn chebyshev_node(i: usize, n: usize) -> f64 {
+pub(crate) fn chebyshev_node(i: usize, n: usize) -> f64 {
     ((2 * i + 1) as f64 * std::f64::consts::PI / (2 * n) as f64).cos()
 }
 

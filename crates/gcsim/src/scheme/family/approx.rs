@@ -1,0 +1,169 @@
+//! Approximate gradient codes: the random d-regular graph of Charles,
+//! Papailiopoulos & Ellenberg (2017), and a user's own matrix.
+
+use std::fmt;
+
+use super::super::build::Build;
+use super::super::error::out_of_range;
+use super::super::facts::{Colour, Facts, Marker, Ops, Planning, code, style};
+use super::super::search::{GridError, MAX_COMBINATIONS, Ranges};
+use super::super::{Params, SchemeError, Shape};
+use super::Def;
+use crate::encoding::{self, Encoding, Generator};
+use crate::param::Param;
+
+/// Approximate gradient coding on a random d-regular bipartite graph: wait
+/// for n − s, decode by least squares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ApproxRegular {
+    /// The workers not awaited.
+    pub s: usize,
+    /// The graph's degree: partitions per worker, 1..=n.
+    pub d: usize,
+}
+
+pub(super) const APPROX_REGULAR: Facts = Facts {
+    planning: Planning::Refused,
+    inexact: true,
+    uncoded_when_all_awaited: false,
+    ..code(
+        "approx-regular",
+        "Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact)",
+        &[Param::S, Param::D],
+        style(Colour::Green, Marker::Diamond),
+        Ops {
+            build: build_regular,
+            grid: grid_regular,
+            search: |_, _| Vec::new(),
+        },
+    )
+};
+
+fn build_regular(b: &Build) -> Result<Shape, SchemeError> {
+    let n = b.n;
+    let s = b.need_s()?;
+    // By default each worker stores s + 1 partitions: the load of frc and
+    // crc at the same tolerance (s < n, so d <= n).
+    let d = b.params.d.unwrap_or(s + 1);
+    if d == 0 || d > n {
+        return Err(out_of_range(b.kind, Param::D, d, n, format!("1..{n}")));
+    }
+    Ok(Shape::ApproxRegular(ApproxRegular { s, d }))
+}
+
+/// Every (s, d) of the lists; without `--d`, each s with its default
+/// d = s + 1.
+fn grid_regular(ranges: &Ranges) -> Result<Vec<Params>, GridError> {
+    let ds: Vec<Option<usize>> = match &ranges.d {
+        Some(ds) => ds.values.iter().copied().map(Some).collect(),
+        None => vec![None],
+    };
+    let ss = ranges.need_s()?;
+    let count = ss.len() as u128 * ds.len() as u128;
+    if count > MAX_COMBINATIONS as u128 {
+        return Err(GridError::TooMany { param: Param::D, count });
+    }
+    Ok(ss
+        .iter()
+        .flat_map(|&s| {
+            ds.iter().map(move |&d| Params {
+                s: Some(s),
+                d,
+                ..Params::default()
+            })
+        })
+        .collect())
+}
+
+impl Def for ApproxRegular {
+    fn threshold(&self, n: usize) -> usize {
+        n - self.s
+    }
+    fn load(&self, n: usize) -> f64 {
+        self.d as f64 * n as f64 / n as f64
+    }
+    fn exact_gradient(&self) -> bool {
+        self.s == 0
+    }
+    fn params(&self) -> Params {
+        Params {
+            s: Some(self.s),
+            d: Some(self.d),
+            ..Params::default()
+        }
+    }
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "approx-regular s={} d={}", self.s, self.d)
+    }
+    fn encoding(&self, n: usize, _: Generator, seed: u64) -> Encoding {
+        Encoding::of_sum(encoding::regular_graph(n, self.d, seed) / self.d as f64)
+    }
+}
+
+/// A user's encoding matrix (`--code FILE`): decoded by its rank
+/// condition, or, with s, approximately from the fastest n − s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Custom {
+    /// The matrix's columns: the data partitions P.
+    pub partitions: usize,
+    /// The most nonzeros in any row.
+    pub max_support: usize,
+    /// The workers not awaited, for approximate decoding; `None` decodes by
+    /// the rank condition.
+    pub s: Option<usize>,
+}
+
+pub(super) const CUSTOM: Facts = Facts {
+    planning: Planning::Refused,
+    inexact: true,
+    uncoded_when_all_awaited: false,
+    ..code(
+        "custom",
+        "A user's encoding matrix (--code FILE): decoded by its rank condition, or from any n-s with --s (inexact)",
+        &[Param::S, Param::Code],
+        style(Colour::Black, Marker::Cross),
+        Ops {
+            // Built from its matrix's shape by `Scheme::custom`.
+            build: |b| {
+                Err(SchemeError::Missing {
+                    scheme: b.kind,
+                    param: Param::Code,
+                    example: "my-code.csv",
+                })
+            },
+            // The rank-decoded code, or one approximate code per s.
+            grid: |ranges| match &ranges.s {
+                Some(ss) => Ok(ss.values.iter().map(|&s| Params::with_s(s)).collect()),
+                None => Ok(vec![Params::default()]),
+            },
+            search: |_, _| Vec::new(),
+        },
+    )
+};
+
+impl Def for Custom {
+    fn threshold(&self, n: usize) -> usize {
+        n - self.s.unwrap_or(0)
+    }
+    fn load(&self, n: usize) -> f64 {
+        self.max_support as f64 * n as f64 / self.partitions as f64
+    }
+    fn exact_gradient(&self) -> bool {
+        self.s.is_none()
+    }
+    fn encoding(&self, _: usize, _: Generator, _: u64) -> Encoding {
+        Encoding::FromFile
+    }
+    fn params(&self) -> Params {
+        Params {
+            s: self.s,
+            ..Params::default()
+        }
+    }
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.s {
+            None => write!(f, "custom"),
+            Some(s) => write!(f, "custom s={s}"),
+        }
+    }
+}

@@ -140,25 +140,19 @@ impl TryFrom<RunArgs> for Job {
         };
         read_by_several(args.p.is_some(), P, Param::P)?;
         read_by_several(args.q.is_some(), Q, Param::Q)?;
-        for (given, flag, reader) in [
-            (
-                args.speculate.speculate_after.is_some(),
-                SPECULATE_AFTER,
-                SchemeKind::Speculative,
-            ),
-            (
-                args.speculate.speculate_factor.is_some(),
-                SPECULATE_FACTOR,
-                SchemeKind::Speculative,
-            ),
-            (args.d.is_some(), D, SchemeKind::ApproxRegular),
-            (custom.is_some(), CODE, SchemeKind::Custom),
-            (args.timeout.is_some(), TIMEOUT, SchemeKind::Timeout),
-        ] {
-            if given && kind != reader {
-                anyhow::bail!("{flag} applies only to {SCHEME} {reader}, not to {SCHEME} {kind}");
-            }
-        }
+        read_by_several(
+            args.speculate.speculate_after.is_some(),
+            SPECULATE_AFTER,
+            Param::SpeculateAfter,
+        )?;
+        read_by_several(
+            args.speculate.speculate_factor.is_some(),
+            SPECULATE_FACTOR,
+            Param::SpeculateFactor,
+        )?;
+        read_by_several(args.d.is_some(), D, Param::D)?;
+        read_by_several(custom.is_some(), CODE, Param::Code)?;
+        read_by_several(args.timeout.is_some(), TIMEOUT, Param::Timeout)?;
         read_by_several(args.k.is_some(), K, Param::K)?;
         read_by_several(args.parts.is_some(), PARTS, Param::Parts)?;
         let params = Params {

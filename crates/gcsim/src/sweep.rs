@@ -68,36 +68,20 @@ impl Described for SweepError {
             SweepError::Missing { scheme, param, example } => {
                 format!("scheme {scheme} needs {p} (e.g. {p} {example})", p = name(*param))
             }
-            SweepError::Unused { param: Param::K, .. } => format!(
-                "{} applies only to {schemes} mds, k-batch-sync, k-async and k-batch-async, none of which is in {schemes}",
-                name(Param::K),
-                schemes = name(Param::Scheme)
-            ),
             SweepError::Unused { param: Param::M, .. } => format!(
                 "{} applies only to {schemes} comm-efficient (message split) and entangled (inner split), neither of which is in {schemes}",
                 name(Param::M),
                 schemes = name(Param::Scheme)
             ),
-            SweepError::Unused { param: Param::P, .. } => format!(
-                "{} applies only to {schemes} polynomial, matdot and entangled, none of which is in {schemes}",
-                name(Param::P),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::Unused { param: Param::Q, .. } => format!(
-                "{} applies only to {schemes} polynomial and entangled, neither of which is in {schemes}",
-                name(Param::Q),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::Unused {
-                param: Param::Parts, ..
-            } => format!(
-                "{} applies only to {schemes} partial-frc and partial-crc, neither of which is in {schemes}",
-                name(Param::Parts),
-                schemes = name(Param::Scheme)
-            ),
-            SweepError::Unused { param, scheme } => format!(
-                "{} applies only to {schemes} {scheme}, which is not in {schemes}",
+            SweepError::Unused { param, .. } => format!(
+                "{} applies only to {schemes} {}, {} {schemes}",
                 name(*param),
+                SchemeKind::readers_listed(*param),
+                match SchemeKind::readers(*param).count() {
+                    1 => "which is not in",
+                    2 => "neither of which is in",
+                    _ => "none of which is in",
+                },
                 schemes = name(Param::Scheme)
             ),
             SweepError::UnreadS => format!(

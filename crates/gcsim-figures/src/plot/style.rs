@@ -3,7 +3,7 @@
 //!
 //! Each scheme names its colour of Okabe & Ito's palette and its marker in
 //! its facts ([`gcsim::scheme::Style`]); this module draws them. Seven
-//! colours serve nineteen schemes, so a colour is shared only by schemes
+//! colours serve all the schemes, so a colour is shared only by schemes
 //! that the shipped studies never draw together, and the marker tells them
 //! apart: every (colour, marker) pair is unique.
 //!

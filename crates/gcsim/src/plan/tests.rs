@@ -17,7 +17,7 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
         max_load,
         schemes: SchemeKind::ALL
             .into_iter()
-            .filter(|&k| !matches!(k, SchemeKind::ApproxRegular | SchemeKind::Custom))
+            .filter(|&k| k.facts().planning != crate::scheme::Planning::Refused)
             .collect(),
         m: vec![1, 2, 3],
         parts: vec![3, 8],

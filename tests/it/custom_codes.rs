@@ -428,3 +428,102 @@ fn sweep_takes_a_users_code_and_rank_rows_have_no_exact_law() {
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["config"]["generator"], "vandermonde");
 }
+
+/// C(a, b) as a float (0 when b > a).
+fn choose(a: usize, b: usize) -> f64 {
+    if b > a {
+        return 0.0;
+    }
+    (0..b).map(|i| (a - i) as f64 / (b - i) as f64).product()
+}
+
+/// ErasureHead's `approx_error` is the share of partitions whose group of
+/// d is wholly among the s workers not awaited: for i.i.d. workers that set
+/// is uniform, so a given group is out with probability
+/// q₁ = C(n−d, s−d)/C(n, s), two given groups with q₂ = C(n−2d, s−2d)/C(n, s),
+/// and the error L = (d/n)·G over the G groups out has mean q₁ and the
+/// variance that follows. The engine's mean over its error trials agrees
+/// within 4.5 standard errors; with s < d it is exact, and with d = 1 it is
+/// ignore's s/n in every trial.
+#[test]
+fn erasurehead_loses_the_groups_wholly_late() {
+    let study = |n, s, d| {
+        let scheme = Scheme::new(
+            SchemeKind::ErasureHead,
+            n,
+            Params {
+                s: Some(s),
+                d: Some(d),
+                ..Params::default()
+            },
+        )
+        .unwrap();
+        Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![scheme], 20_000, 3).unwrap()
+    };
+    for (n, s, d) in [(12, 3, 3), (12, 4, 3), (20, 7, 2), (30, 12, 5)] {
+        let inexact = gcsim::engine::approx::inexact(&study(n, s, d));
+        let groups = (n / d) as f64;
+        let (q1, q2) = (
+            choose(n - d, s - d) / choose(n, s),
+            choose(n - 2 * d, s - 2 * d) / choose(n, s),
+        );
+        let mean_g = groups * q1;
+        let var_g = groups * (groups - 1.0) * q2 + mean_g - mean_g * mean_g;
+        let share = d as f64 / n as f64;
+        let se = share * (var_g / 20_000.0).sqrt();
+        let engine = inexact[0].error;
+        assert!(
+            (engine - q1).abs() < 4.5 * se,
+            "n={n} s={s} d={d}: {engine} vs {q1} ± {se}"
+        );
+        assert!((inexact[0].data_fraction - (1.0 - q1)).abs() < 4.5 * se);
+    }
+    let exact = study(12, 2, 3);
+    assert!(exact.schemes()[0].exact_gradient());
+    assert_eq!(gcsim::engine::approx::inexact(&exact)[0].error, 0.0);
+    let singletons = gcsim::engine::approx::inexact(&study(10, 3, 1));
+    assert!((singletons[0].error - 0.3).abs() < 1e-12, "{}", singletons[0].error);
+}
+
+/// ErasureHead refuses a group size that does not divide n, and the other
+/// schemes refuse --d by naming its readers.
+#[test]
+fn erasurehead_needs_groups_that_divide_n() {
+    gcsim()
+        .args([
+            "run",
+            "--n",
+            "12",
+            "--scheme",
+            "erasurehead",
+            "--s",
+            "4",
+            "--d",
+            "5",
+            "--trials",
+            "10",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "erasurehead does not admit s=4, d=5 with n=12: d must divide n",
+        ));
+    gcsim()
+        .args([
+            "run", "--n", "12", "--scheme", "crc", "--s", "2", "--d", "3", "--trials", "10",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--d applies only to --scheme approx-regular and erasurehead, not to --scheme crc",
+        ));
+    gcsim()
+        .args([
+            "sweep", "--n", "12", "--scheme", "crc", "--s", "2", "--d", "3", "--trials", "10",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--d applies only to --scheme approx-regular and erasurehead, neither of which is in --scheme",
+        ));
+}

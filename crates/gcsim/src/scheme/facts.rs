@@ -284,7 +284,7 @@ mod tests {
             "mds, k-batch-sync, k-async and k-batch-async"
         );
         assert_eq!(SchemeKind::readers_listed(Param::Parts), "partial-frc and partial-crc");
-        assert_eq!(SchemeKind::readers_listed(Param::D), "approx-regular");
+        assert_eq!(SchemeKind::readers_listed(Param::D), "approx-regular and erasurehead");
         assert_eq!(SchemeKind::readers_listed(Param::N), "");
     }
 

@@ -25,7 +25,7 @@ mod plain;
 mod repetition;
 mod strategies;
 
-pub use approx::{ApproxRegular, Custom};
+pub use approx::{ApproxRegular, Custom, ErasureHead};
 pub use comm_efficient::CommEfficient;
 pub use matmul::{Entangled, MatDot, Polynomial};
 pub use mds::Mds;
@@ -94,11 +94,15 @@ pub enum SchemeKind {
     /// Entangled polynomial code for C = A·B (Yu, Maddah-Ali & Avestimehr
     /// 2020): A in p × m blocks, B in m × q; any pmq + m − 1 suffice.
     Entangled,
+    /// ErasureHead (Wang, Charles & Papailiopoulos 2019): frc's groups,
+    /// wait for n−s, decode the groups heard from.
+    #[serde(rename = "erasurehead")]
+    ErasureHead,
 }
 
 impl SchemeKind {
     /// Every scheme, in the order `--help` lists them.
-    pub const ALL: [SchemeKind; 19] = [
+    pub const ALL: [SchemeKind; 20] = [
         SchemeKind::Uncoded,
         SchemeKind::Ignore,
         SchemeKind::Frc,
@@ -107,6 +111,7 @@ impl SchemeKind {
         SchemeKind::Mds,
         SchemeKind::ApproxRegular,
         SchemeKind::Custom,
+        SchemeKind::ErasureHead,
         SchemeKind::Timeout,
         SchemeKind::Speculative,
         SchemeKind::KBatchSync,
@@ -204,6 +209,7 @@ pub enum Shape {
     Mds(Mds),
     ApproxRegular(ApproxRegular),
     Custom(Custom),
+    ErasureHead(ErasureHead),
     Timeout(Timeout),
     Speculative(Speculative),
     KBatchSync(KBatchSync),
@@ -229,6 +235,7 @@ impl Shape {
             Shape::Mds(_) => SchemeKind::Mds,
             Shape::ApproxRegular(_) => SchemeKind::ApproxRegular,
             Shape::Custom(_) => SchemeKind::Custom,
+            Shape::ErasureHead(_) => SchemeKind::ErasureHead,
             Shape::Timeout(_) => SchemeKind::Timeout,
             Shape::Speculative(_) => SchemeKind::Speculative,
             Shape::KBatchSync(_) => SchemeKind::KBatchSync,
@@ -254,6 +261,7 @@ impl Shape {
             Shape::Mds(d) => d,
             Shape::ApproxRegular(d) => d,
             Shape::Custom(d) => d,
+            Shape::ErasureHead(d) => d,
             Shape::Timeout(d) => d,
             Shape::Speculative(d) => d,
             Shape::KBatchSync(d) => d,
@@ -281,6 +289,7 @@ impl SchemeKind {
             SchemeKind::Mds => mds::FACTS,
             SchemeKind::ApproxRegular => approx::APPROX_REGULAR,
             SchemeKind::Custom => approx::CUSTOM,
+            SchemeKind::ErasureHead => approx::ERASUREHEAD,
             SchemeKind::Timeout => plain::TIMEOUT,
             SchemeKind::Speculative => strategies::SPECULATIVE,
             SchemeKind::KBatchSync => strategies::K_BATCH_SYNC,

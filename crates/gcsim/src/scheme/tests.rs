@@ -201,6 +201,7 @@ fn example(kind: SchemeKind) -> Params {
         SchemeKind::CommEfficient => with(|p| (p.s, p.m) = (Some(2), Some(3))),
         SchemeKind::Mds | SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => Params::with_k(9),
         SchemeKind::ApproxRegular => with(|p| (p.s, p.d) = (Some(2), Some(4))),
+        SchemeKind::ErasureHead => with(|p| (p.s, p.d) = (Some(4), Some(3))),
         SchemeKind::Timeout => with(|p| p.timeout = Some(1.5)),
         SchemeKind::PartialFrc | SchemeKind::PartialCrc => with(|p| (p.s, p.parts) = (Some(2), Some(5))),
         SchemeKind::Polynomial => with(|p| (p.p, p.q) = (Some(2), Some(3))),

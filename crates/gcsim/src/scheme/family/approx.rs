@@ -1,5 +1,6 @@
 //! Approximate gradient codes: the random d-regular graph of Charles,
-//! Papailiopoulos & Ellenberg (2017), and a user's own matrix.
+//! Papailiopoulos & Ellenberg (2017), ErasureHead's fractional repetition
+//! (Wang, Charles & Papailiopoulos 2019), and a user's own matrix.
 
 use std::fmt;
 
@@ -97,6 +98,81 @@ impl Def for ApproxRegular {
     }
     fn encoding(&self, n: usize, _: Generator, seed: u64) -> Encoding {
         Encoding::of_sum(encoding::regular_graph(n, self.d, seed) / self.d as f64)
+    }
+}
+
+/// ErasureHead: frc's placement in groups of d workers, each group
+/// holding the same d partitions; the master waits for the fastest n − s
+/// and decodes by least squares, which on this placement sums one message
+/// of every group heard from and loses the groups wholly out. Exact when
+/// s < d, as no group can then be wholly out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ErasureHead {
+    /// The workers not awaited.
+    pub s: usize,
+    /// Workers (and partitions) per group; d divides n.
+    pub d: usize,
+}
+
+pub(super) const ERASUREHEAD: Facts = Facts {
+    planning: Planning::Refused,
+    inexact: true,
+    uncoded_when_all_awaited: false,
+    ..code(
+        "erasurehead",
+        "ErasureHead (Wang et al. 2019): frc's groups of d workers (d divides n), wait for any n-s, decode the groups heard from (inexact when s >= d)",
+        &[Param::S, Param::D],
+        style(Colour::Vermillion, Marker::Circle),
+        Ops {
+            build: build_erasurehead,
+            grid: grid_regular,
+            search: |_, _| Vec::new(),
+        },
+    )
+};
+
+fn build_erasurehead(b: &Build) -> Result<Shape, SchemeError> {
+    let n = b.n;
+    let s = b.need_s()?;
+    // By default groups of s + 1: frc's placement at the same tolerance.
+    let d = b.params.d.unwrap_or(s + 1);
+    if d == 0 || d > n {
+        return Err(out_of_range(b.kind, Param::D, d, n, format!("1..{n}")));
+    }
+    if !n.is_multiple_of(d) {
+        return Err(SchemeError::NotAdmitted {
+            scheme: b.kind,
+            what: format!("s={s}, d={d}"),
+            n,
+            rule: "d must divide n",
+            hint: "accepted d: a divisor of n".to_string(),
+        });
+    }
+    Ok(Shape::ErasureHead(ErasureHead { s, d }))
+}
+
+impl Def for ErasureHead {
+    fn threshold(&self, n: usize) -> usize {
+        n - self.s
+    }
+    fn load(&self, _: usize) -> f64 {
+        self.d as f64
+    }
+    fn exact_gradient(&self) -> bool {
+        self.s < self.d
+    }
+    fn encoding(&self, n: usize, _: Generator, _: u64) -> Encoding {
+        Encoding::of_sum(encoding::frc(n, self.d - 1))
+    }
+    fn params(&self) -> Params {
+        Params {
+            s: Some(self.s),
+            d: Some(self.d),
+            ..Params::default()
+        }
+    }
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "erasurehead s={} d={}", self.s, self.d)
     }
 }
 

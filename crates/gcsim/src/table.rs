@@ -1,50 +1,158 @@
-//! The comma-separated text both trace readers (`trace`, `fit::load`)
-//! take: a header naming the columns, then one row per line, blank lines
+//! Comma-separated text as gcsim's readers take it (traces, load traces,
+//! a user's code matrix, training data), read by the `csv` crate: one
+//! record per line, fields trimmed and possibly quoted, blank lines
 //! skipped, and a UTF-8 byte-order mark (which spreadsheet programs write
 //! first) ignored.
 
-/// A table's header and its rows, each split on commas and trimmed.
+use csv::StringRecord;
+
+/// The rows of a text, read one at a time into one buffer: no header row
+/// (the caller takes the first row as it needs), rows of any length (the
+/// caller says which length is wrong), `#` lines skipped if asked.
+pub(crate) struct Rows<'a> {
+    text: &'a str,
+    reader: csv::Reader<&'a [u8]>,
+    record: StringRecord,
+    comment: bool,
+    /// The byte where the last row started, and its line.
+    counted: (usize, usize),
+}
+
+impl<'a> Rows<'a> {
+    /// The rows of `text`, skipping `#` lines if `comment`.
+    pub fn new(text: &'a str, comment: bool) -> Self {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .comment(comment.then_some(b'#'))
+            .from_reader(text.as_bytes());
+        Self {
+            text,
+            reader,
+            record: StringRecord::new(),
+            comment,
+            counted: (0, 1),
+        }
+    }
+
+    /// The line (from 1) of the row that starts at `byte` or after the line
+    /// breaks and comment lines there: csv's own line count misses the
+    /// lines it skips before a record.
+    fn line_at(&mut self, byte: u64) -> usize {
+        let mut start = (byte as usize).max(self.counted.0);
+        loop {
+            let rest = &self.text[start..];
+            let row = rest.trim_start_matches(['\r', '\n']);
+            start += rest.len() - row.len();
+            match row.find('\n') {
+                Some(end) if self.comment && row.starts_with('#') => start += end,
+                _ => break,
+            }
+        }
+        let lines = self.text[self.counted.0..start].bytes().filter(|&b| b == b'\n').count();
+        self.counted = (start, self.counted.1 + lines);
+        self.counted.1
+    }
+
+    /// The next row that holds more than blanks, with its line number, or
+    /// the line where the `csv` crate cannot read on and why.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<Row<'_>> {
+        loop {
+            match self.reader.read_record(&mut self.record) {
+                Ok(false) => return None,
+                Ok(true) => {
+                    // Trimmed here, and only where a field has blanks
+                    // around it: csv's own trimming rebuilds every record.
+                    let padded = |f: &str| f.starts_with(char::is_whitespace) || f.ends_with(char::is_whitespace);
+                    if self.record.iter().any(padded) {
+                        self.record.trim();
+                    }
+                    if self.record.len() == 1 && self.record[0].is_empty() {
+                        continue;
+                    }
+                    let line = self.line_at(self.record.position().map_or(0, csv::Position::byte));
+                    return Some(Ok((line, &self.record)));
+                }
+                Err(e) => {
+                    let line = self.line_at(e.position().map_or(0, csv::Position::byte));
+                    return Some(Err((line, e.to_string())));
+                }
+            }
+        }
+    }
+}
+
+/// A row's line number (from 1) and its fields, or the line of a row that
+/// cannot be read and why.
+pub(crate) type Row<'a> = Result<(usize, &'a StringRecord), (usize, String)>;
+
+/// A table: a header naming the columns, then rows of as many fields.
 pub(crate) struct Table<'a> {
     /// The header's line number, from 1.
     pub header_line: usize,
-    /// The header as written.
+    /// The header's line as written.
     pub header: &'a str,
     /// The header's column names.
-    pub columns: Vec<&'a str>,
-    lines: Box<dyn Iterator<Item = (usize, &'a str)> + 'a>,
+    pub columns: Vec<String>,
+    rows: Rows<'a>,
 }
 
 impl<'a> Table<'a> {
     /// The table in `text`, or `None` if it holds no header (nothing but
     /// blank lines).
     pub fn new(text: &'a str) -> Option<Self> {
+        let mut rows = Rows::new(text, false);
+        let (header_line, columns) = match rows.next()? {
+            Ok((line, record)) => (line, record.iter().map(str::to_string).collect()),
+            Err((line, _)) => (line, Vec::new()),
+        };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-        let (h, header) = lines.next()?;
         Some(Self {
-            header_line: h + 1,
-            header,
-            columns: header.split(',').map(str::trim).collect(),
-            lines: Box::new(lines.map(|(i, l)| (i + 1, l))),
+            header_line,
+            header: text.lines().nth(header_line.saturating_sub(1)).unwrap_or_default(),
+            columns,
+            rows,
+        })
+    }
+
+    /// The next row with its line number (from 1), or, for a row whose
+    /// count of fields is not the header's, its line number and why.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<Row<'_>> {
+        let width = self.columns.len();
+        Some(match self.rows.next()? {
+            Ok((line, cells)) if cells.len() != width => {
+                Err((line, format!("{} fields, the header has {width}", cells.len())))
+            }
+            other => other,
         })
     }
 }
 
-impl<'a> Iterator for Table<'a> {
-    /// A row's line number (from 1) and its cells, or, for a row whose
-    /// count of fields is not the header's, its line number and why.
-    type Item = Result<(usize, Vec<&'a str>), (usize, String)>;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    fn next(&mut self) -> Option<Self::Item> {
-        let (line, l) = self.lines.next()?;
-        let cells: Vec<&str> = l.split(',').map(str::trim).collect();
-        Some(if cells.len() == self.columns.len() {
-            Ok((line, cells))
-        } else {
-            Err((
-                line,
-                format!("{} fields, the header has {}", cells.len(), self.columns.len()),
-            ))
-        })
+    /// Blank lines and a byte-order mark are skipped, fields trimmed and
+    /// unquoted, line numbers kept, and a short row named.
+    #[test]
+    fn rows_with_their_lines() {
+        let text = "\u{feff}step, worker ,time\n\n1,2,\"3.5\"\n   \n4,5\n";
+        let mut table = Table::new(text).unwrap();
+        assert_eq!((table.header_line, table.header), (1, "step, worker ,time"));
+        assert_eq!(table.columns, ["step", "worker", "time"]);
+        let (line, cells) = table.next().unwrap().unwrap();
+        assert_eq!((line, &cells[2]), (3, "3.5"));
+        assert_eq!(
+            table.next().unwrap().unwrap_err(),
+            (5, "2 fields, the header has 3".to_string())
+        );
+        assert!(table.next().is_none());
+        assert!(Table::new("\n \n").is_none());
+        let mut rows = Rows::new("# a comment\n1,2\n\n\n3,4\n", true);
+        assert_eq!(rows.next().unwrap().unwrap().0, 2);
+        assert_eq!(rows.next().unwrap().unwrap().0, 5);
     }
 }

@@ -85,21 +85,24 @@ impl CustomMatrix {
         Self::parse(&file, &text)
     }
 
-    /// Parses the text of a matrix file named `file`. Blank lines and lines
-    /// starting with `#` are skipped.
+    /// Parses the text of a matrix file named `file` (CSV without a header,
+    /// read by the `csv` crate). Blank lines and lines starting with `#` are
+    /// skipped.
     pub fn parse(file: &str, text: &str) -> Result<Self, CustomError> {
         let mut rows: Vec<Vec<f64>> = Vec::new();
-        // Spreadsheet programs start their CSV with a UTF-8 byte-order mark.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        for line in text.lines() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
+        let mut records = crate::table::Rows::new(text, true);
+        while let Some(record) = records.next() {
+            let (_, record) = record.map_err(|(line, reason)| CustomError::Shape {
+                file: file.into(),
+                reason: format!("line {line}: {reason}"),
+            })?;
+            // A comment may be indented.
+            if record.get(0).is_some_and(|c| c.starts_with('#')) {
                 continue;
             }
             let row = rows.len() + 1;
             let mut values = Vec::new();
-            for (c, cell) in line.split(',').enumerate() {
-                let cell = cell.trim();
+            for (c, cell) in record.iter().enumerate() {
                 match cell.parse::<f64>() {
                     Ok(v) if v.is_finite() => values.push(v),
                     _ => {

@@ -128,7 +128,7 @@ impl Trace {
             line,
             reason,
         };
-        let Some(table) = crate::table::Table::new(text) else {
+        let Some(mut table) = crate::table::Table::new(text) else {
             return Err(TraceError::Empty { file: file.to_string() });
         };
         let (header, columns) = (table.header, table.columns.clone());
@@ -154,26 +154,26 @@ impl Trace {
                 ),
             ));
         };
-        let time_name = columns[ci_time];
+        let time_name = &columns[ci_time];
         let mut by_step: BTreeMap<u64, BTreeMap<u64, f64>> = BTreeMap::new();
         let mut rows = 0;
-        for row in table {
+        while let Some(row) = table.next() {
             let (line, cells) = row.map_err(|(line, reason)| line_err(line, reason))?;
             let int = |c: usize, name: &str| {
                 cells[c]
                     .parse::<u64>()
-                    .map_err(|_| line_err(line, format!("{name} `{}` is not a whole number >= 0", cells[c])))
+                    .map_err(|_| line_err(line, format!("{name} `{}` is not a whole number >= 0", &cells[c])))
             };
             let (step, worker) = (int(ci_step, "step")?, int(ci_worker, "worker")?);
             let time = source_unit
-                .parse_seconds(cells[ci_time])
-                .ok_or_else(|| line_err(line, format!("{time_name} `{}` is not a number", cells[ci_time])))?;
+                .parse_seconds(&cells[ci_time])
+                .ok_or_else(|| line_err(line, format!("{time_name} `{}` is not a number", &cells[ci_time])))?;
             if !(time.is_finite() && time > 0.0) {
                 return Err(line_err(
                     line,
                     format!(
                         "{time_name} `{}` is out of range; accepted: a finite number > 0",
-                        cells[ci_time]
+                        &cells[ci_time]
                     ),
                 ));
             }

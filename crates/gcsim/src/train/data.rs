@@ -67,7 +67,7 @@ pub enum DataError {
         /// The file.
         file: String,
         /// 1-based line of the header.
-        line: u64,
+        line: usize,
         /// The column's name.
         column: String,
     },
@@ -77,7 +77,7 @@ pub enum DataError {
         /// The file.
         file: String,
         /// 1-based line of the header.
-        line: u64,
+        line: usize,
         /// The name.
         column: String,
     },
@@ -87,7 +87,7 @@ pub enum DataError {
         /// The file.
         file: String,
         /// 1-based line of the header.
-        line: u64,
+        line: usize,
         /// The name asked for.
         target: String,
         /// The header's names, comma-separated.
@@ -99,7 +99,7 @@ pub enum DataError {
         /// The file.
         file: String,
         /// 1-based line.
-        line: u64,
+        line: usize,
         /// Fields in the row.
         fields: usize,
         /// Columns in the header.
@@ -113,7 +113,7 @@ pub enum DataError {
         /// The file.
         file: String,
         /// 1-based line.
-        line: u64,
+        line: usize,
         /// 1-based column.
         column: usize,
         /// The column's name.
@@ -165,31 +165,16 @@ impl Dataset {
             file: file.clone(),
             reason: e.to_string(),
         })?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .trim(csv::Trim::All)
-            .from_reader(text.as_bytes());
-        let mut records = reader.records();
-        // csv's own line count misses the blank lines it skips before a
-        // record; count the newlines before the record's first character.
-        let mut counted = (0, 1);
-        let mut line_of = |r: &csv::StringRecord| {
-            let from = r.position().map_or(0, |p| p.byte() as usize).max(counted.0);
-            let start = from + text[from..].len() - text[from..].trim_start_matches(['\r', '\n']).len();
-            counted = (start, counted.1 + text[counted.0..start].matches('\n').count() as u64);
-            counted.1
-        };
-        let read_err = |e: csv::Error| DataError::Read {
+        let read_err = |(_, reason): (usize, String)| DataError::Read {
             file: file.clone(),
-            reason: e.to_string(),
+            reason,
         };
-        let header = match records.next() {
+        let mut records = crate::table::Rows::new(&text, false);
+        let (header_line, header) = match records.next() {
             None => return Err(DataError::NoHeader { file }),
             Some(r) => r.map_err(read_err)?,
         };
-        let header_line = line_of(&header);
+        let header = header.clone();
         let columns: Vec<String> = header.iter().map(str::to_string).collect();
         for (i, c) in columns.iter().enumerate() {
             if columns[..i].contains(c) {
@@ -225,9 +210,8 @@ impl Dataset {
             .map(|c| columns[c].clone())
             .collect();
         let (mut features, mut targets) = (Vec::new(), Vec::new());
-        for record in records {
-            let record = record.map_err(read_err)?;
-            let line = line_of(&record);
+        while let Some(record) = records.next() {
+            let (line, record) = record.map_err(read_err)?;
             if record.len() != columns.len() {
                 return Err(DataError::Ragged {
                     file,

@@ -63,8 +63,10 @@ pub fn names_load_column(path: &Path) -> bool {
             Ok(_) => break,
         }
     }
-    let header = line.strip_prefix('\u{feff}').unwrap_or(&line);
-    header.split(',').any(|c| c.trim() == "load")
+    let mut header = crate::table::Rows::new(&line, false);
+    header
+        .next()
+        .is_some_and(|r| r.is_ok_and(|(_, columns)| columns.iter().any(|c| c == "load")))
 }
 
 /// The columns a load trace needs, in the order errors list them.
@@ -89,7 +91,7 @@ impl LoadTrace {
             line,
             reason,
         };
-        let Some(table) = Table::new(text) else {
+        let Some(mut table) = Table::new(text) else {
             return Err(LoadFitError::Empty { file: file.to_string() });
         };
         let (header, columns) = (table.header, table.columns.clone());
@@ -114,29 +116,29 @@ impl LoadTrace {
         // Load (by its bits: positive floats order as their bits) → step → worker → time.
         let mut by_load: BTreeMap<u64, BTreeMap<u64, BTreeMap<u64, f64>>> = BTreeMap::new();
         let mut workers = std::collections::BTreeSet::new();
-        for row in table {
+        while let Some(row) = table.next() {
             let (line, cells) = row.map_err(|(line, reason)| line_err(line, reason))?;
             let whole = |c: usize, name: &str| {
                 cells[c]
                     .parse::<u64>()
-                    .map_err(|_| line_err(line, format!("{name} `{}` is not a whole number >= 0", cells[c])))
+                    .map_err(|_| line_err(line, format!("{name} `{}` is not a whole number >= 0", &cells[c])))
             };
             let positive = |c: usize, name: &str| {
                 let value: f64 = cells[c]
                     .parse()
-                    .map_err(|_| line_err(line, format!("{name} `{}` is not a number", cells[c])))?;
+                    .map_err(|_| line_err(line, format!("{name} `{}` is not a number", &cells[c])))?;
                 if value.is_finite() && value > 0.0 {
                     Ok(value)
                 } else {
                     Err(line_err(
                         line,
-                        format!("{name} `{}` is out of range; accepted: a finite number > 0", cells[c]),
+                        format!("{name} `{}` is out of range; accepted: a finite number > 0", &cells[c]),
                     ))
                 }
             };
             let (step, worker) = (whole(ci_step, "step")?, whole(ci_worker, "worker")?);
             let (time, load) = (positive(ci_time, "time")?, positive(ci_load, "load")?);
-            let time = unit.parse_seconds(cells[ci_time]).unwrap_or(time);
+            let time = unit.parse_seconds(&cells[ci_time]).unwrap_or(time);
             let steps = by_load.entry(load.to_bits()).or_default();
             match steps.entry(step).or_default().entry(worker) {
                 Entry::Occupied(_) => {

@@ -27,7 +27,8 @@ fn format_help(format: Format) -> &'static str {
         Format::Json => {
             r#"{"file", "workers", "steps", "times", "ranked_by", "best", "fits": [...], "warnings"}; with loads {..., "loads": [...], "models": [...]}"#
         }
-        f @ (Format::Markdown | Format::Latex) => output::format_help(f),
+        // The formats this command writes as every report command does.
+        f => output::format_help(f),
     }
 }
 

@@ -195,13 +195,15 @@ pub struct FormatArg(pub Format);
 
 impl ValueEnum for FormatArg {
     fn value_variants<'a>() -> &'a [Self] {
-        const VARIANTS: [FormatArg; 5] = [
-            FormatArg(Format::ALL[0]),
-            FormatArg(Format::ALL[1]),
-            FormatArg(Format::ALL[2]),
-            FormatArg(Format::ALL[3]),
-            FormatArg(Format::ALL[4]),
-        ];
+        const VARIANTS: [FormatArg; Format::ALL.len()] = {
+            let mut out = [FormatArg(Format::ALL[0]); Format::ALL.len()];
+            let mut i = 1;
+            while i < out.len() {
+                out[i] = FormatArg(Format::ALL[i]);
+                i += 1;
+            }
+            out
+        };
         &VARIANTS
     }
 
@@ -217,11 +219,5 @@ pub fn format_parser(help: fn(Format) -> &'static str) -> impl TypedValueParser<
 
 /// What each `--format` value writes, for the commands that print a report.
 pub fn format_help(format: Format) -> &'static str {
-    match format {
-        Format::Table => "Aligned columns (the default on a terminal)",
-        Format::Csv => "Comma-separated values with a header row (the default when piped)",
-        Format::Json => r#"{"config": {...}, "rows": [...]}"#,
-        Format::Markdown => "The CSV's columns as a Markdown table, numbers as the table writes them (.md)",
-        Format::Latex => "The CSV's columns as a LaTeX tabular with booktabs rules, _ % & # escaped (.tex)",
-    }
+    format.help()
 }

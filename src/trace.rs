@@ -29,7 +29,8 @@ fn format_help(format: Format) -> &'static str {
         Format::Json => {
             r#"{"file", "workers", "steps", "s", "per_worker": [...], "mean_cross_correlation", "mean_autocorrelation", "model": {...}, "fitted", "warnings", "notes"}"#
         }
-        f @ (Format::Markdown | Format::Latex) => output::format_help(f),
+        // The formats this command writes as every report command does.
+        f => output::format_help(f),
     }
 }
 

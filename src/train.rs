@@ -36,7 +36,8 @@ fn format_help(format: Format) -> &'static str {
         Format::Table => "One row per configuration, then the verdict (the default on a terminal)",
         Format::Csv => "One row per configuration with a header row (the default when piped)",
         Format::Json => r#"{"config": {...}, "rows": [...], "verdict": {...}}"#,
-        f @ (Format::Markdown | Format::Latex) => output::format_help(f),
+        // The formats this command writes as every report command does.
+        f => output::format_help(f),
     }
 }
 

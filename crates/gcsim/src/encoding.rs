@@ -46,7 +46,7 @@ pub enum Encoding {
 impl Encoding {
     /// B with the target of a code that recovers the sum of the n
     /// partitions' gradients.
-    pub fn of_sum(b: DMatrix<f64>) -> Self {
+    pub(crate) fn of_sum(b: DMatrix<f64>) -> Self {
         let target = DMatrix::from_element(1, b.ncols(), 1.0);
         Encoding::Built { b, target }
     }
@@ -147,7 +147,7 @@ pub fn comm_efficient(n: usize, s: usize, m: usize, kind: Generator, seed: u64) 
 }
 
 /// The comm-efficient target: row u sums block u over the partitions.
-pub fn block_sums(n: usize, m: usize) -> DMatrix<f64> {
+pub(crate) fn block_sums(n: usize, m: usize) -> DMatrix<f64> {
     DMatrix::from_fn(m, n * m, |u, c| if c % m == u { 1.0 } else { 0.0 })
 }
 
@@ -157,7 +157,7 @@ pub fn mds(n: usize, k: usize, kind: Generator, seed: u64) -> DMatrix<f64> {
 }
 
 /// Scales every row to unit 2-norm.
-pub fn equilibrate(mut b: DMatrix<f64>) -> DMatrix<f64> {
+pub(crate) fn equilibrate(mut b: DMatrix<f64>) -> DMatrix<f64> {
     for mut row in b.row_iter_mut() {
         let norm = row.norm();
         if norm > 0.0 {
@@ -180,7 +180,7 @@ const GRAPH_STREAM: u64 = 0x6_7A9F_D3E6_1B2C;
 ///
 /// # Panics
 /// If d is 0 or above n.
-pub fn regular_graph(n: usize, d: usize, seed: u64) -> DMatrix<f64> {
+pub(crate) fn regular_graph(n: usize, d: usize, seed: u64) -> DMatrix<f64> {
     use rand::RngExt;
     use rand::seq::SliceRandom;
     assert!(d >= 1 && d <= n, "1 <= d <= n");

@@ -47,6 +47,17 @@ impl Format {
         Self::NAMES[self as usize]
     }
 
+    /// What it writes, for `--format`'s help.
+    pub fn help(self) -> &'static str {
+        match self {
+            Format::Table => "Aligned columns (the default on a terminal)",
+            Format::Csv => "Comma-separated values with a header row (the default when piped)",
+            Format::Json => r#"{"config": {...}, "rows": [...]}"#,
+            Format::Markdown => "The CSV's columns as a Markdown table, numbers as the table writes them (.md)",
+            Format::Latex => "The CSV's columns as a LaTeX tabular with booktabs rules, _ % & # escaped (.tex)",
+        }
+    }
+
     /// The format a file name's extension implies (`.csv`, `.json`, `.txt`,
     /// `.md`, `.tex`).
     pub fn from_extension(path: &std::path::Path) -> Option<Self> {
@@ -229,7 +240,7 @@ pub fn write_aligned(cells: &[Vec<String>], left: usize, out: &mut dyn Write) ->
 
 /// Writes rows of cells as columns two spaces apart, column i aligned
 /// left where `left[i]`, else right.
-pub fn write_aligned_by(cells: &[Vec<String>], left: &[bool], out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_aligned_by(cells: &[Vec<String>], left: &[bool], out: &mut dyn Write) -> io::Result<()> {
     let columns = cells.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|i| {

@@ -142,7 +142,7 @@ impl LoadModel {
     ///
     /// # Panics
     /// For `additive`, which has no single-draw form.
-    pub fn base_time(&self, load: f64, time: f64) -> f64 {
+    pub(crate) fn base_time(&self, load: f64, time: f64) -> f64 {
         match *self {
             LoadModel::Fixed => time,
             LoadModel::Scaled => time / load,

@@ -157,7 +157,7 @@ impl fmt::Display for Param {
 }
 
 /// How a front end spells a parameter.
-pub type Naming<'a> = &'a dyn Fn(Param) -> String;
+pub(crate) type Naming<'a> = &'a dyn Fn(Param) -> String;
 
 /// An error whose message names parameters: `describe` renders it with a
 /// front end's names; `Display` renders it with the library's keys.

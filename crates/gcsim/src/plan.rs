@@ -27,7 +27,7 @@ use crate::study::{MAX_CONFIGS, MAX_TOTAL_DRAWS, Study, Workers};
 
 /// Most candidate configurations one plan evaluates, over all cluster sizes
 /// (each size is also bounded by [`crate::study::MAX_CONFIGS`]).
-pub const MAX_PLAN_CONFIGS: usize = 1_000_000;
+pub(crate) const MAX_PLAN_CONFIGS: usize = 1_000_000;
 
 /// What to plan.
 #[derive(Debug, Clone)]
@@ -174,7 +174,7 @@ fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> R
 
 /// A 95% interval of a binomial proportion: Wilson's score interval, which
 /// stays informative at 0 and 1 (Wilson 1927).
-pub fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
+pub(crate) fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
     let z = crate::stats::Z95;
     let n = n as f64;
     let d = 1.0 + z * z / n;

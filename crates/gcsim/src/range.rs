@@ -5,7 +5,7 @@
 //! takes.
 
 /// Most values one list may hold (a guard in the spirit of hyperfine's `RangeStep`).
-pub const MAX_VALUES: usize = 100_000;
+pub(crate) const MAX_VALUES: usize = 100_000;
 
 /// A parsed list and the text it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -259,7 +259,7 @@ impl Row {
     /// dedicated link with no transfer or decoding time, the threshold
     /// decoder, one iteration, and every statistic absent. Rows are built
     /// from it with struct update syntax.
-    pub fn of_scheme(scheme: &Scheme) -> Self {
+    pub(crate) fn of_scheme(scheme: &Scheme) -> Self {
         Self {
             scheme: scheme.kind(),
             n: scheme.n(),

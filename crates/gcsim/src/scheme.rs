@@ -159,7 +159,7 @@ impl Scheme {
 
     /// Whether the master decodes a user's code by its rank condition,
     /// whatever the decoder: a custom code without s.
-    pub fn rank_decoded(&self) -> bool {
+    pub(crate) fn rank_decoded(&self) -> bool {
         matches!(self.shape, Shape::Custom(Custom { s: None, .. }))
     }
 

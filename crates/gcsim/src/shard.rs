@@ -67,7 +67,7 @@ pub const FORMAT: &str = "gcsim-shard";
 /// The format version of a shard's file, which this build writes and reads.
 pub const VERSION: u32 = 6;
 /// The format version of a partial merge's file (`shard` holds `indices`).
-pub const PARTIAL_VERSION: u32 = 7;
+pub(crate) const PARTIAL_VERSION: u32 = 7;
 
 /// Why a shard file cannot be used.
 #[derive(Debug, Error)]

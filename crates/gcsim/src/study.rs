@@ -24,7 +24,7 @@ pub const MAX_DRAWS_PER_TRIAL: u64 = 1 << 24;
 pub const MAX_TOTAL_DRAWS: u64 = 20_000_000_000_000;
 
 /// Most configurations one study compares.
-pub const MAX_CONFIGS: usize = 10_000;
+pub(crate) const MAX_CONFIGS: usize = 10_000;
 
 /// Most consecutive iterations one trial may run.
 pub const MAX_ITERATIONS: u64 = 10_000_000;
@@ -304,7 +304,7 @@ impl Study {
     /// The exact mean staleness of an asynchronous scheme on i.i.d.
     /// exponential workers whose results take no time to travel (see
     /// [`crate::analytic::staleness`]); `None` otherwise.
-    pub fn exact_staleness(&self, scheme: &Scheme) -> Option<f64> {
+    pub(crate) fn exact_staleness(&self, scheme: &Scheme) -> Option<f64> {
         match &self.workers {
             Workers::Iid(d) if !self.comm.transfers() => crate::analytic::staleness(d, &self.load_model, scheme),
             _ => None,
@@ -444,7 +444,7 @@ impl Study {
     /// Each worker's load where it differs between workers (a custom code
     /// whose rows have different supports), in units of the uncoded share:
     /// row i's nonzeros × n/P.
-    pub fn per_worker_loads(&self, scheme: &Scheme) -> Option<Vec<f64>> {
+    pub(crate) fn per_worker_loads(&self, scheme: &Scheme) -> Option<Vec<f64>> {
         let m = self.custom.as_ref().filter(|_| scheme.kind() == SchemeKind::Custom)?;
         if m.is_regular() {
             return None;
@@ -455,7 +455,7 @@ impl Study {
 
     /// Whether the master decodes `scheme` with its real code: a custom
     /// code without s, or an exact scheme under the rank decoder.
-    pub fn decodes_by_code(&self, scheme: &Scheme) -> bool {
+    pub(crate) fn decodes_by_code(&self, scheme: &Scheme) -> bool {
         scheme.rank_decoded()
             || (self.decoder == Decoder::Rank && scheme.exact_gradient() && scheme.strategy().is_none())
     }
@@ -469,7 +469,7 @@ impl Study {
     /// that leaves none), on the same draws: a trial's worker times depend
     /// on the schemes only through the most units of work drawn under
     /// `additive`.
-    pub fn restricted(&self, keep: impl Fn(&Scheme) -> bool) -> Option<Study> {
+    pub(crate) fn restricted(&self, keep: impl Fn(&Scheme) -> bool) -> Option<Study> {
         let schemes: Vec<Scheme> = self.schemes.iter().copied().filter(|s| keep(s)).collect();
         (!schemes.is_empty()).then(|| Study {
             schemes,

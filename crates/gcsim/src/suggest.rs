@@ -25,7 +25,7 @@ pub fn nearest<'a>(given: &str, accepted: impl IntoIterator<Item = &'a str>) -> 
 }
 
 /// ` (did you mean `NAME`?)` for [`nearest`], or nothing.
-pub fn did_you_mean<'a>(given: &str, accepted: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn did_you_mean<'a>(given: &str, accepted: impl IntoIterator<Item = &'a str>) -> String {
     nearest(given, accepted).map_or_else(String::new, |name| format!(" (did you mean `{name}`?)"))
 }
 

@@ -211,7 +211,7 @@ impl CostModel {
 /// Gradients one worker of `scheme` sends per iteration: its message size
 /// times its messages (multi-message sends s + 1, the partial-straggler
 /// codes two unless L = s + 1, every other scheme one).
-pub fn gradients_sent(scheme: crate::scheme::SchemeKind, s: usize, parts: Option<usize>, message: f64) -> f64 {
+pub(crate) fn gradients_sent(scheme: crate::scheme::SchemeKind, s: usize, parts: Option<usize>, message: f64) -> f64 {
     use crate::scheme::Messages;
     let messages = match scheme.facts().messages {
         Messages::One => 1,

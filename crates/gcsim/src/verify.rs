@@ -28,7 +28,7 @@ use crate::scheme::{Params, Scheme, SchemeKind};
 use crate::study::Study;
 
 /// The family-wise false-alarm probability of the whole grid.
-pub const FAMILY_ALPHA: f64 = 1e-3;
+pub(crate) const FAMILY_ALPHA: f64 = 1e-3;
 
 /// One study of the grid: a cluster, a law, a load model and its schemes.
 #[derive(Debug, Clone)]
@@ -261,7 +261,7 @@ pub fn grid() -> Vec<Case> {
 }
 
 /// The worked numbers of n = 100 exponential workers, as computed by the analytic layer.
-pub fn printed_numbers() -> Vec<Printed> {
+pub(crate) fn printed_numbers() -> Vec<Printed> {
     let dist = Dist::exp(1.0).expect("valid");
     let mean = |s: usize| {
         let scheme = scheme(SchemeKind::Crc, 100, Some(s), None, None);

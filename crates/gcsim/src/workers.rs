@@ -91,7 +91,7 @@ pub enum WorkersError {
 
 /// Fewest complete steps a replay samples from: each trial draws one whole
 /// step, so a handful of steps is a handful of distinct outcomes.
-pub const MIN_REPLAY_STEPS: usize = 5;
+pub(crate) const MIN_REPLAY_STEPS: usize = 5;
 
 impl Workers {
     /// Notes on how the workers were read (steps a trace dropped).
@@ -165,7 +165,7 @@ impl Workers {
     /// A bootstrap replicate of measured workers: the trace's steps drawn
     /// with replacement in runs of `block` ([`Trace::resample_steps`]); a
     /// law is returned as it is.
-    pub fn resample_steps<R: rand::Rng + ?Sized>(&self, block: usize, rng: &mut R) -> Self {
+    pub(crate) fn resample_steps<R: rand::Rng + ?Sized>(&self, block: usize, rng: &mut R) -> Self {
         match self {
             Workers::Trace(t) => Workers::Trace(Arc::new(t.resample_steps(block, rng))),
             Workers::Replay(t) => Workers::Replay(Arc::new(t.resample_steps(block, rng))),
@@ -220,7 +220,7 @@ impl Workers {
 
     /// The polynomial tail index of worker `i`'s time: the Pareto shape,
     /// infinite for the light-tailed laws and for recorded times.
-    pub fn tail_index(&self, i: usize) -> f64 {
+    pub(crate) fn tail_index(&self, i: usize) -> f64 {
         self.law_of(i).map_or(f64::INFINITY, Dist::tail_index)
     }
 }

@@ -41,18 +41,14 @@ pub(crate) fn closed_form(worker: &WorkerLaw, order: &Order) -> Option<f64> {
     if d.stragglers().is_some() {
         return None;
     }
-    let (shift, rate) = match d.base() {
-        Base::Exp { rate } => (0.0, rate),
-        Base::ShiftedExp { shift, rate } => (shift, rate),
-        Base::Pareto { scale, shape } => {
-            let (n, m, alpha) = match *order {
-                Order::KOfN { n, k } => (n, n - k + 1, shape),
-                Order::Groups { size, groups } => (groups, 1, shape * size as f64),
-            };
-            return Some(scale * pareto_ratio(n, m, 1.0 / alpha));
-        }
-        Base::LogNormal { .. } | Base::Weibull { .. } => return None,
-    };
+    if let Base::Pareto { scale, shape } = d.base() {
+        let (n, m, alpha) = match *order {
+            Order::KOfN { n, k } => (n, n - k + 1, shape),
+            Order::Groups { size, groups } => (groups, 1, shape * size as f64),
+        };
+        return Some(scale * pareto_ratio(n, m, 1.0 / alpha));
+    }
+    let (shift, rate) = d.base().shifted_exponential()?;
     let spacing_sum = match *order {
         Order::KOfN { n, k } => harmonic_diff(n, n - k) / rate,
         Order::Groups { size, groups } => harmonic_diff(groups, 0) / (size as f64 * rate),

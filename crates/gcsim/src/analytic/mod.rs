@@ -94,11 +94,7 @@ pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Op
             if dist.stragglers().is_some() || load.fract() != 0.0 || load < 1.0 {
                 return None;
             }
-            let (shift, rate) = match dist.base() {
-                Base::Exp { rate } => (0.0, rate),
-                Base::ShiftedExp { shift, rate } => (shift, rate),
-                Base::Pareto { .. } | Base::LogNormal { .. } | Base::Weibull { .. } => return None,
-            };
+            let (shift, rate) = dist.base().shifted_exponential()?;
             let worker = WorkerLaw::Gamma {
                 shape: load,
                 rate,
@@ -238,15 +234,7 @@ fn simplify(dist: &Dist) -> Option<Dist> {
     } else {
         return Some(*dist);
     };
-    match dist.base() {
-        Base::Exp { rate } => Dist::exp(rate / c),
-        Base::ShiftedExp { shift, rate } => Dist::shifted_exp(shift * c, rate / c),
-        Base::Pareto { scale, shape } => Dist::pareto(scale * c, shape),
-        // ln(cX) = ln c + ln X; (cX/(cλ))^k = (X/λ)^k.
-        Base::LogNormal { mu, sigma } => Dist::lognormal(mu + c.ln(), sigma),
-        Base::Weibull { scale, shape } => Dist::weibull(scale * c, shape),
-    }
-    .ok()
+    Dist::checked(dist.base().scaled(c)).ok()
 }
 
 impl IterationLaw {
@@ -257,7 +245,7 @@ impl IterationLaw {
     /// `P(min(T, max(t, T₁)) ≤ x)` is `P(T ≤ x)` for x < t and
     /// `P(T₁ ≤ x) = 1 − S(x)ⁿ` for x ≥ t: an atom at t of the probability
     /// that some but not every worker the rule needs has finished by t.
-    pub fn with_deadline(self, t: f64) -> Self {
+    pub(crate) fn with_deadline(self, t: f64) -> Self {
         Self {
             deadline: Some(self.y_of(t)),
             ..self
@@ -295,7 +283,7 @@ impl IterationLaw {
     }
 
     /// `P(T < t)`: the CDF's left limit, below it only at a deadline's atom.
-    pub fn cdf_below(&self, t: f64) -> f64 {
+    pub(crate) fn cdf_below(&self, t: f64) -> f64 {
         let y = self.y_of(t);
         match self.deadline {
             Some(d) if y == d => {
@@ -519,7 +507,7 @@ impl ExactLaw {
     }
 
     /// P(T < t): the CDF's left limit, below it only at a deadline's atom.
-    pub fn cdf_below(&self, t: f64) -> f64 {
+    pub(crate) fn cdf_below(&self, t: f64) -> f64 {
         self.computation.cdf_below(t - self.shift)
     }
 

@@ -26,10 +26,10 @@ use crate::scheme::SchemeKind;
 /// below this. Like [`TOLERANCE`] it leaves float64 rounding (about
 /// 2.2e-16 × the condition number × the cancellation in Σ_j g_j) a margin of
 /// a thousand or more for condition numbers up to 10⁴.
-pub const E2E_TOLERANCE: f64 = 1e-9;
+pub(crate) const E2E_TOLERANCE: f64 = 1e-9;
 
 /// Random allowed sets decoded in the end-to-end check.
-pub const E2E_SETS: usize = 16;
+pub(crate) const E2E_SETS: usize = 16;
 
 /// Patterns decoded per parallel batch (bounds memory, not the result).
 const BATCH: usize = 1024;
@@ -275,7 +275,7 @@ pub fn check(code: &Code, limit: u64, seed: u64, done: &(dyn Fn() + Sync)) -> Co
 /// `sets` random sets of n − s finished workers (the problem in the module
 /// docs; seeded by `seed`). The sets are drawn in order and decoded in
 /// parallel; `done` is called after each.
-pub fn end_to_end(code: &Code, sets: usize, seed: u64, done: &(dyn Fn() + Sync)) -> f64 {
+pub(crate) fn end_to_end(code: &Code, sets: usize, seed: u64, done: &(dyn Fn() + Sync)) -> f64 {
     let (n, s) = (code.scheme().n(), code.scheme().s());
     let mut rng = trial_rng(seed, 2);
     let is_mds = code.scheme().kind() == SchemeKind::Mds;

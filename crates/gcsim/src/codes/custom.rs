@@ -14,7 +14,7 @@ use thiserror::Error;
 use crate::scheme::CustomShape;
 
 /// The largest matrix read: as for the built-in codes, B is dense.
-pub const MAX_ENTRIES: usize = super::MAX_CODE_N * super::MAX_CODE_N;
+pub(crate) const MAX_ENTRIES: usize = super::MAX_CODE_N * super::MAX_CODE_N;
 
 /// Why a matrix file cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -165,7 +165,7 @@ impl CustomMatrix {
 
     /// Whether every row has the same support size (then every worker has
     /// the same load).
-    pub fn is_regular(&self) -> bool {
+    pub(crate) fn is_regular(&self) -> bool {
         let s = self.supports();
         s.iter().all(|&x| x == s[0])
     }

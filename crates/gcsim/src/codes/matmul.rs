@@ -41,10 +41,10 @@ use crate::rng::trial_rng;
 use crate::scheme::{Scheme, SchemeKind, Split};
 
 /// The end-to-end product check passes when ‖Ĉ − C‖_F/‖C‖_F is below this.
-pub const PRODUCT_TOLERANCE: f64 = 1e-6;
+pub(crate) const PRODUCT_TOLERANCE: f64 = 1e-6;
 
 /// Random sets of k finished workers decoded end to end.
-pub const PRODUCT_SETS: usize = 16;
+pub(crate) const PRODUCT_SETS: usize = 16;
 
 /// Rows, inner size and columns of one block of A (rows × inner) and B
 /// (inner × columns) in the end-to-end product.

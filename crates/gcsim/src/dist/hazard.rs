@@ -161,7 +161,7 @@ impl HazardQuantile {
     ///
     /// # Panics
     /// If k is outside that range.
-    pub fn order_statistic(k: u64, n: u64) -> Self {
+    pub(crate) fn order_statistic(k: u64, n: u64) -> Self {
         assert!((2..=n).contains(&k), "order statistic {k} of {n} outside 2..=n");
         // ln C(n, k) over the smaller of k and n − k: Σ ln(1 + (n − m)/i).
         let m = k.min(n - k);
@@ -183,7 +183,7 @@ impl HazardQuantile {
     ///
     /// # Panics
     /// If `shape` is outside that range.
-    pub fn erlang(shape: u32) -> Self {
+    pub(crate) fn erlang(shape: u32) -> Self {
         assert!(
             (1..=MAX_ERLANG_SHAPE).contains(&shape),
             "Erlang shape {shape} outside 1..={MAX_ERLANG_SHAPE}"
@@ -215,7 +215,7 @@ impl HazardQuantile {
     ///
     /// # Panics
     /// If `sigma` is outside that range.
-    pub fn log_normal(sigma: f64) -> Self {
+    pub(crate) fn log_normal(sigma: f64) -> Self {
         assert!(
             sigma > 0.0 && sigma <= MAX_TABLE_SIGMA,
             "log-normal sigma {sigma} outside (0, {MAX_TABLE_SIGMA}]"
@@ -261,7 +261,7 @@ impl HazardQuantile {
     /// (four short chains in one stream of instructions, where one slot's
     /// chain after another kept few of them in flight).
     #[inline(always)]
-    pub fn at4(laws: [&Self; 4], e: [f64; 4]) -> [f64; 4] {
+    pub(crate) fn at4(laws: [&Self; 4], e: [f64; 4]) -> [f64; 4] {
         let cells = std::array::from_fn::<_, 4, _>(|l| match laws[l].law {
             Law::Exponential => None,
             _ => laws[l].cell_at(e[l]),
@@ -350,7 +350,7 @@ impl HazardQuantile {
     }
 
     /// Whether the table serves `e` (rather than the root).
-    pub fn tabulates(&self, e: f64) -> bool {
+    pub(crate) fn tabulates(&self, e: f64) -> bool {
         let binade = ((e.to_bits() >> 52) as i32) - 1023;
         self.law != Law::Exponential && (self.low..HIGH).contains(&binade) && self.binade(binade).is_some()
     }

@@ -116,7 +116,7 @@ pub struct Dist {
 }
 
 /// Most workers per correlated group.
-pub const MAX_GROUP: usize = 1 << 24;
+pub(crate) const MAX_GROUP: usize = 1 << 24;
 
 /// The next slow/normal state of a two-state chain with stationary
 /// probability `p` and lag-1 autocorrelation `rho`, from the previous state
@@ -125,7 +125,7 @@ pub const MAX_GROUP: usize = 1 << 24;
 /// slow state, p·(1 − rho) after a normal one. With rho = 0 every threshold
 /// is p, so the same `u` gives the independent draw.
 #[inline]
-pub fn next_state(p: f64, rho: f64, previous: Option<bool>, u: f64) -> bool {
+pub(crate) fn next_state(p: f64, rho: f64, previous: Option<bool>, u: f64) -> bool {
     let threshold = match previous {
         None => p,
         Some(true) => p + rho * (1.0 - p),
@@ -138,7 +138,7 @@ pub fn next_state(p: f64, rho: f64, previous: Option<bool>, u: f64) -> bool {
 /// inverse, or e^mu) within [1/MAX_SCALE, MAX_SCALE]. Far outside it the
 /// squares behind standard errors under- or overflow (times near 1e-154
 /// gave std_err 0, near 1e154 none); such a law is in the wrong time unit.
-pub const MAX_SCALE: f64 = 1e100;
+pub(crate) const MAX_SCALE: f64 = 1e100;
 
 /// What a time-scale parameter accepts.
 const SCALE_RANGE: &str = "a number from 1e-100 to 1e100 (rescale the time unit for values outside)";
@@ -203,6 +203,18 @@ impl Dist {
         Ok(Self::from_base(Base::Weibull { scale, shape }))
     }
 
+    /// The plain law `base`, its parameters checked as its constructor
+    /// checks them.
+    pub(crate) fn checked(base: Base) -> Result<Self, DistError> {
+        match base {
+            Base::Exp { rate } => Self::exp(rate),
+            Base::ShiftedExp { shift, rate } => Self::shifted_exp(shift, rate),
+            Base::Pareto { scale, shape } => Self::pareto(scale, shape),
+            Base::LogNormal { mu, sigma } => Self::lognormal(mu, sigma),
+            Base::Weibull { scale, shape } => Self::weibull(scale, shape),
+        }
+    }
+
     fn from_base(base: Base) -> Self {
         Self {
             base,
@@ -253,7 +265,7 @@ impl Dist {
     /// Makes the slow/normal states persist across iterations with lag-1
     /// autocorrelation `rho` ∈ [0, 1) (see [`next_state`]). Needs a
     /// straggler mixture or groups.
-    pub fn with_persist(self, rho: f64) -> Result<Self, DistError> {
+    pub(crate) fn with_persist(self, rho: f64) -> Result<Self, DistError> {
         check("persist", rho, (0.0..1.0).contains(&rho), "a number in [0, 1)")?;
         if self.stragglers.is_none() && self.groups.is_none() {
             return Err(DistError::PersistAlone);
@@ -265,25 +277,7 @@ impl Dist {
     /// of work `factor` times as large under a time-proportional model.
     pub fn scaled(&self, factor: f64) -> Result<Self, DistError> {
         check("factor", factor, factor > 0.0, "a finite number > 0")?;
-        let base = match self.base {
-            Base::Exp { rate } => Base::Exp { rate: rate / factor },
-            Base::ShiftedExp { shift, rate } => Base::ShiftedExp {
-                shift: shift * factor,
-                rate: rate / factor,
-            },
-            Base::Pareto { scale, shape } => Base::Pareto {
-                scale: scale * factor,
-                shape,
-            },
-            Base::LogNormal { mu, sigma } => Base::LogNormal {
-                mu: mu + factor.ln(),
-                sigma,
-            },
-            Base::Weibull { scale, shape } => Base::Weibull {
-                scale: scale * factor,
-                shape,
-            },
-        };
+        let base = self.base.scaled(factor);
         Ok(Self { base, ..*self })
     }
 
@@ -309,7 +303,7 @@ impl Dist {
 
     /// Whether workers of this law carry a state that a trial must keep:
     /// across iterations (`persist`), or shared within a group.
-    pub fn is_stateful(&self) -> bool {
+    pub(crate) fn is_stateful(&self) -> bool {
         self.persist > 0.0 || self.groups.is_some()
     }
 
@@ -325,7 +319,7 @@ impl Dist {
 
     /// The base law's draw times the worker's own slowdown when `slow`.
     #[inline]
-    pub fn sample_in_state<R: Rng + ?Sized>(&self, rng: &mut R, slow: bool) -> f64 {
+    pub(crate) fn sample_in_state<R: Rng + ?Sized>(&self, rng: &mut R, slow: bool) -> f64 {
         let x = self.base.sample(rng);
         match self.stragglers {
             Some(Stragglers { slowdown, .. }) if slow => x * slowdown,
@@ -336,7 +330,7 @@ impl Dist {
     /// The polynomial tail index: P(X > t) ~ t^(−index). The Pareto shape;
     /// infinite for the light-tailed laws (a straggler mixture scales the
     /// time, which keeps the index).
-    pub fn tail_index(&self) -> f64 {
+    pub(crate) fn tail_index(&self) -> f64 {
         match self.base {
             Base::Pareto { shape, .. } => shape,
             _ => f64::INFINITY,
@@ -445,6 +439,60 @@ impl Dist {
 }
 
 impl Base {
+    /// The law of `factor`·X.
+    pub(crate) fn scaled(self, factor: f64) -> Base {
+        match self {
+            Base::Exp { rate } => Base::Exp { rate: rate / factor },
+            Base::ShiftedExp { shift, rate } => Base::ShiftedExp {
+                shift: shift * factor,
+                rate: rate / factor,
+            },
+            Base::Pareto { scale, shape } => Base::Pareto {
+                scale: scale * factor,
+                shape,
+            },
+            // ln(cX) = ln c + ln X.
+            Base::LogNormal { mu, sigma } => Base::LogNormal {
+                mu: mu + factor.ln(),
+                sigma,
+            },
+            // (cX/(cλ))^k = (X/λ)^k.
+            Base::Weibull { scale, shape } => Base::Weibull {
+                scale: scale * factor,
+                shape,
+            },
+        }
+    }
+
+    /// `(shift, rate)` where the law is shift + Exp(rate), whose sums and
+    /// order statistics have closed forms (Gamma sums, harmonic spacings).
+    pub(crate) fn shifted_exponential(self) -> Option<(f64, f64)> {
+        match self {
+            Base::Exp { rate } => Some((0.0, rate)),
+            Base::ShiftedExp { shift, rate } => Some((shift, rate)),
+            Base::Pareto { .. } | Base::LogNormal { .. } | Base::Weibull { .. } => None,
+        }
+    }
+
+    /// `ln f(x)`, in closed form so that it does not underflow where the
+    /// density does.
+    pub(crate) fn ln_pdf(self, x: f64) -> f64 {
+        match self {
+            Base::Exp { rate } if x >= 0.0 => rate.ln() - rate * x,
+            Base::ShiftedExp { shift, rate } if x >= shift => rate.ln() - rate * (x - shift),
+            Base::Pareto { scale, shape } if x >= scale => shape.ln() + shape * scale.ln() - (shape + 1.0) * x.ln(),
+            Base::LogNormal { mu, sigma } if x > 0.0 => {
+                let z = (x.ln() - mu) / sigma;
+                -0.5 * z * z - x.ln() - sigma.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+            }
+            Base::Weibull { scale, shape } if x > 0.0 => {
+                let l = (x / scale).ln();
+                shape.ln() - scale.ln() + (shape - 1.0) * l - (shape * l).exp()
+            }
+            _ => f64::NEG_INFINITY,
+        }
+    }
+
     fn sf(&self, x: f64) -> f64 {
         match *self {
             Base::Exp { rate } => (-rate * x.max(0.0)).exp(),

@@ -36,7 +36,7 @@ use crate::study::Study;
 pub const ERROR_TRIALS: u64 = 20_000;
 
 /// Fewest trials of a simulated error, however large the code.
-pub const MIN_ERROR_TRIALS: u64 = 200;
+pub(crate) const MIN_ERROR_TRIALS: u64 = 200;
 
 /// Work one configuration's error may take, in units of k·P·min(k, P) (the
 /// cost of one SVD of the k × P matrix B_F, about 1.7 ns per unit: 0.3 ms
@@ -46,7 +46,7 @@ const ERROR_BUDGET: f64 = 6e9;
 /// The trials over which the error of a code with `k` arrived rows and `p`
 /// columns is averaged: min(trials, [`ERROR_TRIALS`], the budget's share),
 /// at least [`MIN_ERROR_TRIALS`] (or all trials, if fewer).
-pub fn error_trials(trials: u64, k: usize, p: usize) -> u64 {
+pub(crate) fn error_trials(trials: u64, k: usize, p: usize) -> u64 {
     let unit = k as f64 * p as f64 * k.min(p) as f64;
     let affordable = (ERROR_BUDGET / unit.max(1.0)) as u64;
     trials.min(ERROR_TRIALS.min(affordable.max(MIN_ERROR_TRIALS)))
@@ -80,7 +80,7 @@ pub fn inexact(study: &Study) -> Vec<Inexact> {
 
 /// The error where it is the same in every trial: 0 for the exact schemes,
 /// s/n for `ignore`; `None` where it is simulated.
-pub fn exact_error(s: &Scheme) -> Option<f64> {
+pub(crate) fn exact_error(s: &Scheme) -> Option<f64> {
     match s.kind() {
         _ if s.exact_gradient() => Some(0.0),
         // K-batch-sync's K mini-batches hold K workers' shares of the data,
@@ -174,7 +174,7 @@ fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> I
 /// Most iterations over which one configuration's inclusion shares (and a
 /// strategy's tallies) are counted: the first trials of the study's
 /// streams, at least [`MIN_ERROR_TRIALS`] of them (or all, if fewer).
-pub const INCLUSION_ITERATIONS: u64 = 2_000_000;
+pub(crate) const INCLUSION_ITERATIONS: u64 = 2_000_000;
 
 /// How unevenly an inexact scheme uses the data over a trial of several
 /// iterations, per scheme of `study` (`None` for the exact schemes and for
@@ -192,7 +192,7 @@ pub const INCLUSION_ITERATIONS: u64 = 2_000_000;
 /// persist, the same workers are dropped in consecutive iterations and the
 /// least-held partition falls far below the mean share; without
 /// persistence it stays near it.
-pub fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
+pub(crate) fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
     let iterations = study.iterations();
     let marks = |s: &Scheme| {
         matches!(

@@ -18,16 +18,16 @@ use super::{Options, Outcome, Summary};
 use crate::study::{Study, StudyError};
 
 /// Default number of bootstrap replicates over a trace's steps.
-pub const DATA_REPLICATES: usize = 30;
+pub(crate) const DATA_REPLICATES: usize = 30;
 
 /// Most trials one replicate runs.
-pub const MAX_REPLICATE_TRIALS: u64 = 100_000;
+pub(crate) const MAX_REPLICATE_TRIALS: u64 = 100_000;
 
 /// Mixed into the seed of the bootstrap replicates.
 const REPLICATE_SEED: u64 = 0x6273_7472_6170_0001;
 
 /// A configuration's value and its Monte Carlo 95% interval, if it has one.
-pub type Valued = (f64, Option<(f64, f64)>);
+pub(crate) type Valued = (f64, Option<(f64, f64)>);
 
 /// Why a number of replicates cannot be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -95,13 +95,13 @@ impl<'a> Pass<'a> {
 
     /// The same pass, keeping each bin's value range (for refinement
     /// passes, whose few windows can afford it: it resolves atoms).
-    pub fn with_bin_ranges(mut self) -> Self {
+    pub(crate) fn with_bin_ranges(mut self) -> Self {
         self.bin_ranges = true;
         self
     }
 
     /// The same pass, also counting values at or below `deadline`.
-    pub fn with_deadline(mut self, deadline: Option<f64>) -> Self {
+    pub(crate) fn with_deadline(mut self, deadline: Option<f64>) -> Self {
         self.deadline = deadline;
         self
     }
@@ -112,7 +112,7 @@ impl<'a> Pass<'a> {
 }
 
 /// The counts of one chunk.
-pub struct Counts {
+pub(crate) struct Counts {
     trials: u64,
     /// Power sums per slot, in four lanes.
     s1: Vec<[f64; 4]>,
@@ -244,7 +244,7 @@ impl Counts {
     /// chosen at run time (the operations and their order do not change;
     /// floating-point contraction is never enabled, so the results are the
     /// same bits).
-    pub fn add_batch(&mut self, pass: &Pass, batch: &[f64], count: usize) {
+    pub(crate) fn add_batch(&mut self, pass: &Pass, batch: &[f64], count: usize) {
         #[cfg(target_arch = "x86_64")]
         if pass.avx2 {
             // SAFETY: `pass.avx2` is set only where the processor has AVX2.

@@ -18,7 +18,7 @@ const INSERTION: usize = 16;
 
 /// Reusable buffers for [`sort_floats`] and [`argsort_floats`].
 #[derive(Debug, Clone, Default)]
-pub struct SortBuffers {
+pub(crate) struct SortBuffers {
     keys: Vec<u64>,
     out: Vec<u64>,
     starts: Vec<u32>,
@@ -40,7 +40,7 @@ pub(crate) fn value(k: u64) -> f64 {
 }
 
 /// Sorts `v` ascending in [`f64::total_cmp`] order.
-pub fn sort_floats(v: &mut [f64], buf: &mut SortBuffers) {
+pub(crate) fn sort_floats(v: &mut [f64], buf: &mut SortBuffers) {
     if v.len() < SMALL {
         v.sort_unstable_by(f64::total_cmp);
         return;
@@ -56,7 +56,7 @@ pub fn sort_floats(v: &mut [f64], buf: &mut SortBuffers) {
 /// The indices of `v` in ascending [`f64::total_cmp`] order of their
 /// values, equal values in index order, into `order`: the same as sorting
 /// `0..n` by `(v[i], i)`.
-pub fn argsort_floats(v: &[f64], order: &mut Vec<usize>, buf: &mut SortBuffers) {
+pub(crate) fn argsort_floats(v: &[f64], order: &mut Vec<usize>, buf: &mut SortBuffers) {
     buf.pairs.clear();
     buf.pairs.extend(v.iter().enumerate().map(|(i, &x)| (key(x), i as u32)));
     if v.len() < SMALL {

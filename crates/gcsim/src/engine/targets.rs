@@ -12,14 +12,14 @@ pub struct Targets([f64; Targets::LEN]);
 
 impl Targets {
     /// Targets in all: three per reported quantile.
-    pub const LEN: usize = 3 * QUANTILES.len();
+    pub(crate) const LEN: usize = 3 * QUANTILES.len();
 
     /// Every target not yet known.
-    pub const UNKNOWN: Targets = Targets([f64::NAN; Targets::LEN]);
+    pub(crate) const UNKNOWN: Targets = Targets([f64::NAN; Targets::LEN]);
 
     /// The levels for a run of `trials`: each q, then q ∓ 1.96·√(q(1−q)/N)
     /// (the binomial normal approximation), clamped to [0, 1].
-    pub fn levels(trials: u64) -> Self {
+    pub(crate) fn levels(trials: u64) -> Self {
         let mut levels = [0.0; Self::LEN];
         for (i, q) in QUANTILES.into_iter().enumerate() {
             let half = crate::stats::Z95 * (q * (1.0 - q) / trials as f64).sqrt();
@@ -32,12 +32,12 @@ impl Targets {
     }
 
     /// The targets of quantile `i`: the quantile, its interval's low and high end.
-    pub fn of_quantile(i: usize) -> [usize; 3] {
+    pub(crate) fn of_quantile(i: usize) -> [usize; 3] {
         [3 * i, 3 * i + 1, 3 * i + 2]
     }
 
     /// From one number per target, in order.
-    pub fn from_fn(f: impl FnMut(usize) -> f64) -> Self {
+    pub(crate) fn from_fn(f: impl FnMut(usize) -> f64) -> Self {
         Self(std::array::from_fn(f))
     }
 

@@ -11,7 +11,7 @@ use crate::scheme::Rule;
 
 /// Incremental recovery state, fed one finished worker at a time.
 #[derive(Debug, Clone)]
-pub enum RuleState {
+pub(crate) enum RuleState {
     /// Counting finished workers up to k.
     KOfN {
         /// Finished workers still needed.
@@ -63,7 +63,7 @@ impl RuleState {
 /// The iteration time by walking finish events in time order.
 ///
 /// `order` is scratch space. Costs O(n log n) for the sort.
-pub fn completion_by_events(rule: Rule, times: &[f64], order: &mut Vec<usize>) -> f64 {
+pub(crate) fn completion_by_events(rule: Rule, times: &[f64], order: &mut Vec<usize>) -> f64 {
     order.clear();
     order.extend(0..times.len());
     order.sort_unstable_by(|&a, &b| times[a].total_cmp(&times[b]));
@@ -81,7 +81,7 @@ pub fn completion_by_events(rule: Rule, times: &[f64], order: &mut Vec<usize>) -
 /// with the messages that have arrived, or, if none has arrived by `t`, at
 /// the first arrival `first`: min(rule, max(t, first)).
 #[inline]
-pub fn with_deadline(rule: f64, t: f64, first: f64) -> f64 {
+pub(crate) fn with_deadline(rule: f64, t: f64, first: f64) -> f64 {
     rule.min(t.max(first))
 }
 
@@ -89,7 +89,7 @@ pub fn with_deadline(rule: f64, t: f64, first: f64) -> f64 {
 pub mod fast {
     /// The k-th smallest time, from times sorted ascending.
     #[inline]
-    pub fn k_of_n(sorted: &[f64], k: usize) -> f64 {
+    pub(crate) fn k_of_n(sorted: &[f64], k: usize) -> f64 {
         sorted[k - 1]
     }
 
@@ -111,7 +111,7 @@ pub mod fast {
     /// n·(levels) + Σ n/size: O(n log n) per trial for a whole frc sweep
     /// instead of n per configuration. The results are the same elements
     /// either way (minima and maxima select, they do not round).
-    pub fn groups_all<T: Copy + PartialOrd>(v: &[T], sizes: &[usize], table: &mut Vec<T>, out: &mut Vec<T>) {
+    pub(crate) fn groups_all<T: Copy + PartialOrd>(v: &[T], sizes: &[usize], table: &mut Vec<T>, out: &mut Vec<T>) {
         #[inline(always)]
         fn min<T: PartialOrd>(a: T, b: T) -> T {
             if b < a { b } else { a }

@@ -517,7 +517,7 @@ impl TrialPlan {
     /// (`--decoder rank`): a trial then costs a Gram–Schmidt pass (and
     /// sometimes an SVD) per such slot, tens of microseconds or more, enough
     /// for the engine to spread one chunk's trials over every core.
-    pub fn decodes_by_rank(&self) -> bool {
+    pub(crate) fn decodes_by_rank(&self) -> bool {
         self.delivery
             .codes
             .as_ref()

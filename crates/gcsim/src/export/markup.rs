@@ -73,7 +73,7 @@ pub fn write_markdown(cells: &[Vec<String>], out: &mut dyn Write) -> io::Result<
 
 /// `text` with LaTeX's special characters escaped, so that it prints as
 /// written in a `tabular`.
-pub fn latex_escape(text: &str) -> String {
+pub(crate) fn latex_escape(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -92,7 +92,7 @@ pub fn latex_escape(text: &str) -> String {
 
 /// A LaTeX `tabular` with booktabs rules (`\toprule`, `\midrule`,
 /// `\bottomrule`; `\usepackage{booktabs}`), numbers aligned right.
-pub fn write_latex(cells: &[Vec<String>], out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_latex(cells: &[Vec<String>], out: &mut dyn Write) -> io::Result<()> {
     let Some(header) = cells.first() else {
         return Ok(());
     };

@@ -114,23 +114,9 @@ fn weibull(xs: &[f64], mean_ln: f64) -> (f64, f64) {
     (scale, k)
 }
 
-/// `ln f(x)` of a base law, in closed form so that it does not underflow
-/// where the density does.
+/// `ln f(x)` of a base law (see [`Base::ln_pdf`]).
 pub(crate) fn ln_pdf(base: Base, x: f64) -> f64 {
-    match base {
-        Base::Exp { rate } if x >= 0.0 => rate.ln() - rate * x,
-        Base::ShiftedExp { shift, rate } if x >= shift => rate.ln() - rate * (x - shift),
-        Base::Pareto { scale, shape } if x >= scale => shape.ln() + shape * scale.ln() - (shape + 1.0) * x.ln(),
-        Base::LogNormal { mu, sigma } if x > 0.0 => {
-            let z = (x.ln() - mu) / sigma;
-            -0.5 * z * z - x.ln() - sigma.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
-        }
-        Base::Weibull { scale, shape } if x > 0.0 => {
-            let l = (x / scale).ln();
-            shape.ln() - scale.ln() + (shape - 1.0) * l - (shape * l).exp()
-        }
-        _ => f64::NEG_INFINITY,
-    }
+    base.ln_pdf(x)
 }
 
 #[cfg(test)]

@@ -199,7 +199,7 @@ pub fn fit_all(xs: &[f64]) -> Result<Vec<Fit>, FitError> {
 /// the true critical value is smaller (Lilliefors 1967), so a best fit above
 /// it is poor beyond doubt; correlated times (the workers of one step) make
 /// the effective sample smaller, which this does not allow for.
-pub fn ks_critical_1pct(n: usize) -> f64 {
+pub(crate) fn ks_critical_1pct(n: usize) -> f64 {
     1.628 / (n as f64).sqrt()
 }
 

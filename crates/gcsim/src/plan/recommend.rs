@@ -16,7 +16,7 @@ impl PlanRow {
     /// Whether the row runs uncoded under another name: no redundancy and
     /// every worker awaited (k = n, one message split; see
     /// [`crate::scheme::Facts::uncoded_when_all_awaited`]).
-    pub fn is_uncoded(&self) -> bool {
+    pub(crate) fn is_uncoded(&self) -> bool {
         self.scheme.facts().uncoded_when_all_awaited && self.k == self.n && self.m.unwrap_or(1) == 1
     }
 

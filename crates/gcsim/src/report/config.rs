@@ -142,7 +142,7 @@ fn is_one(x: &u64) -> bool {
 
 impl RunConfig {
     /// The parameters that describe the study, one `key=value` each, for headers.
-    pub fn header_fields(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn header_fields(&self) -> Vec<(&'static str, String)> {
         let mut f = Vec::new();
         if let Some(study) = &self.study {
             f.push(("study", study.clone()));

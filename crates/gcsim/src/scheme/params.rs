@@ -30,7 +30,7 @@ pub struct Params {
 impl Params {
     /// The parameters a scheme may read, in the order a scheme's errors
     /// name them.
-    pub const KEYS: [Param; 10] = [
+    pub(crate) const KEYS: [Param; 10] = [
         Param::S,
         Param::M,
         Param::K,
@@ -76,7 +76,7 @@ pub struct CustomShape {
 
 impl Params {
     /// Only s.
-    pub fn with_s(s: usize) -> Self {
+    pub(crate) fn with_s(s: usize) -> Self {
         Self {
             s: Some(s),
             ..Self::default()

@@ -67,7 +67,7 @@ impl Ranges {
 
 /// Why one scheme's lists of a sweep do not expand.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GridError {
+pub(crate) enum GridError {
     /// A list the scheme needs is absent.
     Missing {
         /// The parameter.
@@ -121,7 +121,7 @@ pub(super) fn product<const K: usize>(
 
 /// The lists `plan` searches besides each scheme's own range.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PlanLists {
+pub(crate) struct PlanLists {
     /// Partitions per worker, L (partial codes).
     pub parts: Vec<usize>,
     /// Message splits (comm-efficient).
@@ -132,7 +132,7 @@ pub struct PlanLists {
 
 /// One run of candidates that `plan` builds in order until one exceeds
 /// `--max-load`: a scheme's load rises along it.
-pub struct Scan {
+pub(crate) struct Scan {
     /// The parameters, by rising load.
     pub params: Box<dyn Iterator<Item = Params>>,
     /// Whether the candidates kept are listed in the reverse order (by

@@ -23,12 +23,12 @@ impl Split {
     }
 
     /// A worker's share of the full product's arithmetic, 1/(pmq).
-    pub fn compute_share(&self) -> f64 {
+    pub(crate) fn compute_share(&self) -> f64 {
         1.0 / (self.p as f64 * self.m as f64 * self.q as f64)
     }
 
     /// A worker's message as a share of C, 1/(pq).
-    pub fn message_share(&self) -> f64 {
+    pub(crate) fn message_share(&self) -> f64 {
         1.0 / (self.p as f64 * self.q as f64)
     }
 }

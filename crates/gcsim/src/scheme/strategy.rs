@@ -84,24 +84,24 @@ pub enum Strategy {
 /// exponential workers under K-async a gradient skips each update with
 /// probability 1 − K/n, so the synchronized start still weighs on the
 /// recorded update's staleness with probability (1 − K/n)^(8n/K) < e⁻⁸.
-pub const WARMUP_GRADIENTS: usize = 8;
+pub(crate) const WARMUP_GRADIENTS: usize = 8;
 
 impl Strategy {
     /// The updates simulated before the recorded one (see [`Strategy::Async`]).
-    pub fn warmup_updates(n: usize, k: usize) -> usize {
+    pub(crate) fn warmup_updates(n: usize, k: usize) -> usize {
         (WARMUP_GRADIENTS * n).div_ceil(k)
     }
 
     /// The loads at which a partial-straggler worker sends its two
     /// messages: its own part (0 where it has none) and its whole work.
-    pub fn partial_loads(s: usize, parts: usize) -> (f64, f64) {
+    pub(crate) fn partial_loads(s: usize, parts: usize) -> (f64, f64) {
         let share = (parts - s) as f64;
         ((parts - s - 1) as f64 / share, parts as f64 / share)
     }
 
     /// The number of results, ⌈Q·n⌉ (at least 1, at most n), whose last
     /// arrival starts the clock of speculative copies.
-    pub fn results_before_copies(after: f64, n: usize) -> usize {
+    pub(crate) fn results_before_copies(after: f64, n: usize) -> usize {
         ((after * n as f64).ceil() as usize).clamp(1, n)
     }
 }

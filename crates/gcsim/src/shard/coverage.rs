@@ -22,7 +22,7 @@ impl Coverage {
 
     /// The shards of `runs`, which must be ascending and disjoint, each
     /// `[first, last]` with 1 <= first <= last <= count.
-    pub fn from_runs(runs: Vec<(u64, u64)>, count: u64) -> Result<Self, String> {
+    pub(crate) fn from_runs(runs: Vec<(u64, u64)>, count: u64) -> Result<Self, String> {
         if runs.is_empty() {
             return Err("covers no shard".into());
         }
@@ -76,7 +76,7 @@ pub fn name_runs(runs: &[(u64, u64)], count: u64) -> String {
 }
 
 /// Whether runs hold more than one index.
-pub fn is_plural(runs: &[(u64, u64)]) -> bool {
+pub(crate) fn is_plural(runs: &[(u64, u64)]) -> bool {
     runs.len() > 1 || runs.first().is_some_and(|r| r.0 != r.1)
 }
 

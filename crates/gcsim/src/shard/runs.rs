@@ -26,7 +26,7 @@ pub struct ShardPart {
 }
 
 /// The blocks shard `index` of `count` runs: a contiguous share of them.
-pub fn shard_blocks(blocks: u64, index: u64, count: u64) -> std::ops::Range<u64> {
+pub(crate) fn shard_blocks(blocks: u64, index: u64, count: u64) -> std::ops::Range<u64> {
     let at = |i: u64| (blocks as u128 * i as u128 / count as u128) as u64;
     at(index)..at(index + 1)
 }

@@ -7,4 +7,4 @@ pub use moments::{MeanEstimate, Moments};
 pub use quantile::QUANTILES;
 
 /// Φ⁻¹(0.975): the two-sided 95% point of the standard normal law.
-pub const Z95: f64 = 1.959_963_984_540_054;
+pub(crate) const Z95: f64 = 1.959_963_984_540_054;

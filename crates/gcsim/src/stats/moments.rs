@@ -38,7 +38,7 @@ impl Moments {
 
     /// Power sums `s1 = Σ(v − r)` and `s2 = Σ(v − r)²` over `count` values,
     /// `infinite` of which were +∞.
-    pub fn from_sums(count: u64, s1: f64, s2: f64, infinite: u64) -> Self {
+    pub(crate) fn from_sums(count: u64, s1: f64, s2: f64, infinite: u64) -> Self {
         Self {
             count,
             s1,

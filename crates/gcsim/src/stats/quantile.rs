@@ -41,7 +41,7 @@ const RANK_TOLERANCE: f64 = 0.05;
 const NEIGHBOURS: usize = 16;
 
 /// Bins of a refinement window.
-pub const REFINE_BINS: usize = 4096;
+pub(crate) const REFINE_BINS: usize = 4096;
 
 /// A half-open range `[lo, hi)` of values split into `bins` equal bins.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -96,14 +96,15 @@ pub fn exact_quantile(sorted: &[f64], q: f64) -> f64 {
 
 /// The first-pass window for quantile `q`, from the pilot's sorted values,
 /// for a run of `total` trials.
-pub fn pilot_window(pilot: &[f64], q: f64, total: u64) -> Window {
+#[cfg(test)]
+pub(crate) fn pilot_window(pilot: &[f64], q: f64, total: u64) -> Window {
     let [lo, hi] = pilot_ranks(q, pilot.len());
     window_from_pilot(pilot[lo], pilot[hi], q, pilot.len(), total)
 }
 
 /// The pilot ranks (0-based, among `p` sorted values) whose values bound the
 /// first-pass window of quantile `q`: q ± (6 standard errors + 2/p).
-pub fn pilot_ranks(q: f64, p: usize) -> [usize; 2] {
+pub(crate) fn pilot_ranks(q: f64, p: usize) -> [usize; 2] {
     let last = p - 1;
     let half = pilot_half_width(q, p);
     let lo_rank = (q - half) * last as f64;
@@ -123,7 +124,7 @@ fn pilot_half_width(q: f64, p: usize) -> f64 {
 
 /// The first-pass window of quantile `q` from the pilot's values `lo` and
 /// `hi` at [`pilot_ranks`], for a run of `total` trials.
-pub fn window_from_pilot(lo: f64, hi: f64, q: f64, p: usize, total: u64) -> Window {
+pub(crate) fn window_from_pilot(lo: f64, hi: f64, q: f64, p: usize, total: u64) -> Window {
     window_over(lo, hi, q, pilot_half_width(q, p), total)
 }
 
@@ -131,13 +132,13 @@ pub fn window_from_pilot(lo: f64, hi: f64, q: f64, p: usize, total: u64) -> Wind
 /// law for a run of `total` trials: 8 standard errors of the sample
 /// quantile (the interval's ends lie 1.96 inside; a sample quantile strays
 /// 6 standard errors with probability 2·10⁻⁹), plus two trials.
-pub fn law_half_width(q: f64, total: u64) -> f64 {
+pub(crate) fn law_half_width(q: f64, total: u64) -> f64 {
     8.0 * (q * (1.0 - q) / total as f64).sqrt() + 2.0 / total as f64
 }
 
 /// The first-pass window `[lo, hi]` of quantile `q` for a run of `total`
 /// trials, holding about `2·half·total` values, with its bins.
-pub fn window_over(lo: f64, hi: f64, q: f64, half: f64, total: u64) -> Window {
+pub(crate) fn window_over(lo: f64, hi: f64, q: f64, half: f64, total: u64) -> Window {
     let hi = if hi > lo { hi } else { lo };
     // Expected count inside the window is about 2·half·N; aim for bins holding
     // a quarter of the allowed count at the target, to absorb density changes.
@@ -157,7 +158,7 @@ pub fn window_over(lo: f64, hi: f64, q: f64, half: f64, total: u64) -> Window {
 /// between them among the few values between them, each selection there
 /// splitting the values so that the ranks on either side are found among
 /// the values on that side. Reorders `values`.
-pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
+pub(crate) fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
     let mut order: Vec<usize> = ranks.to_vec();
     order.sort_unstable();
     order.dedup();
@@ -261,7 +262,7 @@ impl Tally {
     /// Counts `count` copies of a value in bin `b`, and its range where
     /// bins track one.
     #[inline]
-    pub fn add_many(&mut self, b: usize, v: f64, count: u64) {
+    pub(crate) fn add_many(&mut self, b: usize, v: f64, count: u64) {
         self.counts[b] += count;
         self.bin_range.add(b, v, count);
     }
@@ -278,7 +279,7 @@ pub enum Verdict {
 
 /// Decides the q-quantile of `total` values from a window's tally, or the
 /// window to tally next. `range` is the smallest and largest value of the run.
-pub fn judge(q: f64, total: u64, window: &Window, tally: &Tally, range: (f64, f64)) -> Verdict {
+pub(crate) fn judge(q: f64, total: u64, window: &Window, tally: &Tally, range: (f64, f64)) -> Verdict {
     let j = target_index(q, total);
     let inside: u64 = tally.counts.iter().sum();
     if j < tally.below {

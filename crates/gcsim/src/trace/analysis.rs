@@ -22,10 +22,10 @@ use crate::dist::Dist;
 use crate::param::{Described, Naming, Param};
 
 /// Steps below which the estimates are called rough.
-pub const FEW_STEPS: usize = 100;
+pub(crate) const FEW_STEPS: usize = 100;
 
 /// A mean cross-worker correlation above this is reported as step-wide slowdowns.
-pub const STEP_WIDE_CORRELATION: f64 = 0.3;
+pub(crate) const STEP_WIDE_CORRELATION: f64 = 0.3;
 
 /// Significant digits of p_slow, slowdown and persist in the `--dist` string.
 const MODEL_DIGITS: usize = 4;
@@ -34,7 +34,7 @@ const MODEL_DIGITS: usize = 4;
 const MAX_PERSIST: f64 = 0.999;
 
 /// What the fit of the model is, in one line (also in `--help`).
-pub const METHOD: &str = "two-state hidden Markov model fitted by Baum-Welch (EM) to ln(time / step median), \
+pub(crate) const METHOD: &str = "two-state hidden Markov model fitted by Baum-Welch (EM) to ln(time / step median), \
      the slow state's log time shifted by ln(slowdown)";
 
 /// Why a trace cannot be analysed as asked.

@@ -52,10 +52,10 @@ pub const RESAMPLES: usize = 200;
 
 /// The fewest workers for which standard errors are given: resampling fewer
 /// says little about the variability between workers.
-pub const MIN_RESAMPLED_WORKERS: usize = 5;
+pub(crate) const MIN_RESAMPLED_WORKERS: usize = 5;
 
 /// The smallest separation `δ/σ` of a slow state (Ashman's D).
-pub const MIN_SEPARATION: f64 = 2.0;
+pub(crate) const MIN_SEPARATION: f64 = 2.0;
 
 const MAX_ITERATIONS: usize = 2000;
 const TOLERANCE: f64 = 1e-10;
@@ -136,7 +136,7 @@ pub struct HmmFit {
 
 impl HmmFit {
     /// Whether the second state is a separable slow state (module docs).
-    pub fn has_slow_state(&self) -> bool {
+    pub(crate) fn has_slow_state(&self) -> bool {
         let gain = 2.0 * (self.log_likelihood - self.one_state_log_likelihood);
         self.model.shift > 0.0
             && self.model.separation() >= MIN_SEPARATION
@@ -157,7 +157,7 @@ pub struct StandardErrors {
 
 /// Each worker's log times relative to the step median (the trace's median
 /// with fewer than 3 workers), worker by worker.
-pub fn log_relative_times(trace: &Trace) -> Vec<Vec<f64>> {
+pub(crate) fn log_relative_times(trace: &Trace) -> Vec<Vec<f64>> {
     let reference: Vec<f64> = if trace.workers() >= 3 {
         (0..trace.steps()).map(|t| median(trace.step(t)).ln()).collect()
     } else {
@@ -427,7 +427,7 @@ pub fn fit(series: &[Vec<f64>]) -> Result<HmmFit, NoFit> {
 
 /// The posterior probability that each worker is slow in each step, worker
 /// by worker.
-pub fn posterior_slow(model: &Hmm, series: &[Vec<f64>]) -> Vec<Vec<f64>> {
+pub(crate) fn posterior_slow(model: &Hmm, series: &[Vec<f64>]) -> Vec<Vec<f64>> {
     series.iter().map(|r| forward_backward(model, r).0).collect()
 }
 

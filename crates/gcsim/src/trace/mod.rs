@@ -234,7 +234,7 @@ impl Trace {
     /// bootstrap of Künsch 1989, which keeps the persistence within a run;
     /// `block` 1 draws single steps). Each step keeps all its workers, so
     /// the correlation within a step survives.
-    pub fn resample_steps<R: rand::Rng + ?Sized>(&self, block: usize, rng: &mut R) -> Self {
+    pub(crate) fn resample_steps<R: rand::Rng + ?Sized>(&self, block: usize, rng: &mut R) -> Self {
         let block = block.clamp(1, self.steps);
         let starts = self.steps - block + 1;
         let mut times = Vec::with_capacity(self.times.len());
@@ -281,7 +281,8 @@ impl Trace {
 
     /// The unit the file's time column named (`time_ms` → milliseconds);
     /// every time the trace holds was converted from it and is in seconds.
-    pub fn source_unit(&self) -> TimeUnit {
+    #[cfg(test)]
+    pub(crate) fn source_unit(&self) -> TimeUnit {
         self.source_unit
     }
 

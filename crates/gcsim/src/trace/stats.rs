@@ -20,7 +20,7 @@ use super::Trace;
 
 /// The fewest steps for which a correlation is computed: with two points
 /// every Pearson correlation is ±1 and a lag-1 autocorrelation rests on one pair.
-pub const MIN_STEPS: usize = 3;
+pub(crate) const MIN_STEPS: usize = 3;
 
 /// A series whose values are all equal: correlations are undefined for it.
 fn constant(xs: &[f64]) -> bool {
@@ -33,7 +33,7 @@ fn mean(xs: &[f64]) -> f64 {
 
 /// The lag-1 autocorrelation `r₁` of `xs`; `None` with fewer than
 /// [`MIN_STEPS`] values or when they are all equal.
-pub fn lag1_autocorrelation(xs: &[f64]) -> Option<f64> {
+pub(crate) fn lag1_autocorrelation(xs: &[f64]) -> Option<f64> {
     if xs.len() < MIN_STEPS || constant(xs) {
         return None;
     }
@@ -45,7 +45,7 @@ pub fn lag1_autocorrelation(xs: &[f64]) -> Option<f64> {
 
 /// The Pearson correlation of `xs` and `ys` (of equal length); `None` with
 /// fewer than [`MIN_STEPS`] values or when either series is constant.
-pub fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
+pub(crate) fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
     assert_eq!(xs.len(), ys.len(), "pearson: series of different lengths");
     if xs.len() < MIN_STEPS || constant(xs) || constant(ys) {
         return None;
@@ -63,7 +63,7 @@ pub fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
 
 /// `P(flag at t+1 | flag at t)` over consecutive pairs of `flags`; `None`
 /// when no flag is set before the last position.
-pub fn stay_probability(flags: &[bool]) -> Option<f64> {
+pub(crate) fn stay_probability(flags: &[bool]) -> Option<f64> {
     let (mut from, mut stayed) = (0usize, 0usize);
     for w in flags.windows(2) {
         if w[0] {
@@ -75,12 +75,12 @@ pub fn stay_probability(flags: &[bool]) -> Option<f64> {
 }
 
 /// One worker's times across the steps, in step order.
-pub fn worker_series(trace: &Trace, worker: usize) -> Vec<f64> {
+pub(crate) fn worker_series(trace: &Trace, worker: usize) -> Vec<f64> {
     (0..trace.steps()).map(|t| trace.step(t)[worker]).collect()
 }
 
 /// Each worker's times across the steps, worker by worker.
-pub fn worker_major(trace: &Trace) -> Vec<Vec<f64>> {
+pub(crate) fn worker_major(trace: &Trace) -> Vec<Vec<f64>> {
     (0..trace.workers()).map(|w| worker_series(trace, w)).collect()
 }
 
@@ -123,7 +123,7 @@ pub fn slowest(trace: &Trace, s: usize) -> Vec<Vec<bool>> {
 }
 
 /// Ranks by mean, 1 = the largest; ties go to the lower index.
-pub fn ranks_by_mean(means: &[f64]) -> Vec<usize> {
+pub(crate) fn ranks_by_mean(means: &[f64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..means.len()).collect();
     order.sort_by(|&a, &b| means[b].total_cmp(&means[a]).then(a.cmp(&b)));
     let mut ranks = vec![0; means.len()];

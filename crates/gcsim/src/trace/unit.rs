@@ -7,7 +7,7 @@ pub use crate::units::TimeUnit;
 
 impl TimeUnit {
     /// The names a trace's time column may have, with their units.
-    pub const TIME_COLUMNS: [(&'static str, TimeUnit); 4] = [
+    pub(crate) const TIME_COLUMNS: [(&'static str, TimeUnit); 4] = [
         ("time", TimeUnit::Seconds),
         ("time_s", TimeUnit::Seconds),
         ("time_ms", TimeUnit::Milliseconds),
@@ -28,7 +28,7 @@ impl TimeUnit {
     /// 0.0125 (multiplying by the inexact 1e-3 could miss it by one ulp);
     /// a value still in its text form converts more exactly by
     /// [`Self::parse_seconds`].
-    pub fn to_seconds(self, value: f64) -> f64 {
+    pub(crate) fn to_seconds(self, value: f64) -> f64 {
         value / 10f64.powi(self.digits() as i32)
     }
 
@@ -38,7 +38,7 @@ impl TimeUnit {
     /// double nearest the exact value in seconds, as if the file had said
     /// seconds: parsing, then dividing, rounds twice and may be one ulp
     /// off (0.33166407800000003).
-    pub fn parse_seconds(self, text: &str) -> Option<f64> {
+    pub(crate) fn parse_seconds(self, text: &str) -> Option<f64> {
         let text = text.trim();
         let value: f64 = text.parse().ok()?;
         if self == TimeUnit::Seconds {
@@ -53,13 +53,13 @@ impl TimeUnit {
     }
 
     /// The unit of a trace's time column `name` (see [`Self::TIME_COLUMNS`]).
-    pub fn of_time_column(name: &str) -> Option<Self> {
+    pub(crate) fn of_time_column(name: &str) -> Option<Self> {
         Self::TIME_COLUMNS.iter().find(|(n, _)| *n == name).map(|&(_, u)| u)
     }
 
     /// The unit a column name's suffix names (`duration_ms`, `step_time_s`;
     /// any case), if any.
-    pub fn from_suffix(name: &str) -> Option<Self> {
+    pub(crate) fn from_suffix(name: &str) -> Option<Self> {
         let lower = name.to_ascii_lowercase();
         Self::ALL
             .into_iter()
@@ -67,7 +67,7 @@ impl TimeUnit {
     }
 
     /// The accepted time-column names, for error messages.
-    pub fn accepted_columns() -> &'static str {
+    pub(crate) fn accepted_columns() -> &'static str {
         "`time` or `time_s` (seconds), `time_ms` (milliseconds), `time_us` (microseconds)"
     }
 }

@@ -56,7 +56,7 @@ impl Problem {
     /// any finite targets. Logistic regression needs exactly two distinct
     /// values over the training and test rows together: the smaller becomes
     /// 0, the larger 1.
-    pub fn prepare_targets(self, train: &mut Dataset, test: &mut Dataset) -> Result<(), DataError> {
+    pub(crate) fn prepare_targets(self, train: &mut Dataset, test: &mut Dataset) -> Result<(), DataError> {
         if self == Problem::LeastSquares {
             return Ok(());
         }
@@ -186,7 +186,13 @@ impl Objective {
     ///
     /// # Panics
     /// If `z` is not of length |rows| or `grad` not of length d.
-    pub fn add_gradient_from_predictions(&self, data: &Dataset, rows: Range<usize>, z: &[f64], grad: &mut [f64]) {
+    pub(crate) fn add_gradient_from_predictions(
+        &self,
+        data: &Dataset,
+        rows: Range<usize>,
+        z: &[f64],
+        grad: &mut [f64],
+    ) {
         assert_eq!(z.len(), rows.len(), "one prediction per row");
         assert_eq!(grad.len(), data.d, "grad needs d entries");
         let scale = 1.0 / self.n_rows as f64;
@@ -202,7 +208,7 @@ impl Objective {
     ///
     /// # Panics
     /// If `out` is not of length |rows| or `w` not of length d.
-    pub fn predictions(&self, data: &Dataset, rows: Range<usize>, w: &[f64], out: &mut [f64]) {
+    pub(crate) fn predictions(&self, data: &Dataset, rows: Range<usize>, w: &[f64], out: &mut [f64]) {
         assert_eq!(out.len(), rows.len(), "one prediction per row");
         assert_eq!(w.len(), data.d, "w needs d entries");
         for (o, i) in out.iter_mut().zip(rows) {
@@ -221,7 +227,7 @@ impl Objective {
     }
 
     /// Adds λw into `grad`.
-    pub fn add_l2(&self, w: &[f64], grad: &mut [f64]) {
+    pub(crate) fn add_l2(&self, w: &[f64], grad: &mut [f64]) {
         for (g, wj) in grad.iter_mut().zip(w) {
             *g += self.l2 * wj;
         }
@@ -295,7 +301,7 @@ pub fn metric(problem: Problem, data: &Dataset, w: &[f64]) -> f64 {
 }
 
 /// The metric's column name: `test_mse` or `test_accuracy`.
-pub fn metric_name(problem: Problem) -> &'static str {
+pub(crate) fn metric_name(problem: Problem) -> &'static str {
     match problem {
         Problem::LeastSquares => "test_mse",
         Problem::Logistic => "test_accuracy",

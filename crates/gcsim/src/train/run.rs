@@ -122,11 +122,11 @@ pub const MAX_TRAIN_ITERATIONS: u64 = 1_000_000;
 
 /// Most recorded points (configurations × repeats × iterations) of one
 /// training study: three numbers each, 240 MB at most.
-pub const MAX_POINTS: u64 = 10_000_000;
+pub(crate) const MAX_POINTS: u64 = 10_000_000;
 
 /// Most model coefficients an asynchronous run keeps (every version a
 /// stale gradient may be computed on): 256 MiB per repeat in progress.
-pub const MAX_MODEL_VALUES: u64 = 1 << 25;
+pub(crate) const MAX_MODEL_VALUES: u64 = 1 << 25;
 
 /// Most repeats (independent runs per configuration) of one training study.
 pub const MAX_REPEATS: u64 = 100_000;

@@ -42,7 +42,7 @@ impl Counts {
     /// Moves the tables' atoms to the lists and frees the tables: a
     /// block's chunks wait for each other with their counts, and the
     /// tables are mostly empty.
-    pub fn seal(&mut self) {
+    pub(crate) fn seal(&mut self) {
         for (w, table) in self.held.chunks_exact(HELD).enumerate() {
             self.atoms[w].extend(table.iter().filter(|a| a.count > 0));
         }

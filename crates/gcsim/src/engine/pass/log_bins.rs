@@ -34,7 +34,7 @@ impl LogBins {
     }
 
     /// The upper edge of histogram slot `i` (slot 0 ends at `lo`).
-    pub fn upper_edge(&self, i: usize) -> f64 {
+    pub(crate) fn upper_edge(&self, i: usize) -> f64 {
         self.lo * (self.hi / self.lo).powf(i as f64 / self.bins as f64)
     }
 }

@@ -53,7 +53,7 @@ impl Counts {
     /// order from the chunk's first trial (its lanes are those of
     /// [`Counts::add_batch`], trial i of the chunk in lane i mod 4, as a
     /// batch starts at a multiple of four).
-    pub fn add_steps(&mut self, pass: &Pass, table: &StepTable, steps: &[u32]) {
+    pub(crate) fn add_steps(&mut self, pass: &Pass, table: &StepTable, steps: &[u32]) {
         self.trials += steps.len() as u64;
         #[cfg(target_arch = "x86_64")]
         if pass.avx2 {

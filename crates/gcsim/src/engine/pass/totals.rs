@@ -47,7 +47,7 @@ impl PassTotals {
     /// Appends chunks' counts, given in chunk-index order. Power sums fold
     /// in that order; window bins are integer counts and are added window
     /// by window in parallel.
-    pub fn absorb_all(&mut self, mut counts: Vec<Counts>) {
+    pub(crate) fn absorb_all(&mut self, mut counts: Vec<Counts>) {
         self.tallies.par_iter_mut().enumerate().for_each(|(w, t)| {
             for c in &counts {
                 c.tally_hits(w, t);
@@ -67,7 +67,7 @@ impl PassTotals {
     }
 
     /// Appends the next chunk's counts (chunks arrive in index order).
-    pub fn absorb(&mut self, c: Counts) {
+    pub(crate) fn absorb(&mut self, c: Counts) {
         let fold = |l: &[f64; 4]| (l[0] + l[1]) + (l[2] + l[3]);
         for (((m, s1), s2), &inf) in self.moments.iter_mut().zip(&c.s1).zip(&c.s2).zip(&c.infinite) {
             m.merge(&Moments::from_sums(c.trials, fold(s1), fold(s2), inf));

@@ -25,7 +25,7 @@ impl TrialPlan {
     ///
     /// # Panics
     /// As [`TrialPlan::arrivals`].
-    pub fn arrivals_in<'s>(
+    pub(crate) fn arrivals_in<'s>(
         &self,
         slot: usize,
         seed: u64,
@@ -80,7 +80,7 @@ impl TrialPlan {
     ///
     /// # Panics
     /// As [`TrialPlan::arrivals`], or if `arrivals` is not slots × n long.
-    pub fn run_iteration_observed<'s>(
+    pub(crate) fn run_iteration_observed<'s>(
         &self,
         seed: u64,
         trial: u64,

@@ -86,7 +86,7 @@ impl TrialPlan {
     /// # Panics
     /// If the plan keeps no step rows.
     #[inline]
-    pub fn start_step(&self, seed: u64, trial: u64) -> usize {
+    pub(crate) fn start_step(&self, seed: u64, trial: u64) -> usize {
         let rows = self.step_rows.as_ref().expect("a plan with step rows");
         trial_rng(seed, trial * self.iterations).random_range(0..rows.steps())
     }

@@ -155,7 +155,7 @@ const ROUNDS: usize = 3;
 /// 9 points, each time 4 times finer: 44 evaluations, a resolution of
 /// 1/1024 of the bracket (a small fraction of the standard error for
 /// samples of more than a few dozen times). Ties go to the smaller c.
-pub fn shift_fit(sorted: &[Vec<f64>], loads: &[f64], lo: f64, hi: f64, merge: &mut Merge) -> (f64, f64) {
+pub(crate) fn shift_fit(sorted: &[Vec<f64>], loads: &[f64], lo: f64, hi: f64, merge: &mut Merge) -> (f64, f64) {
     let quantile = |s: &[f64], p: f64| s[((s.len() - 1) as f64 * p).round() as usize];
     let medians: Vec<f64> = sorted.iter().map(|s| quantile(s, 0.5)).collect();
     let load_mean = loads.iter().sum::<f64>() / loads.len() as f64;

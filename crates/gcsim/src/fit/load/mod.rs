@@ -58,12 +58,12 @@ use moments::{LoadMoments, moment_fit, variance_growth};
 use resample::{Steps, affine_fit, max_unit_time};
 
 /// The significance level below which a model is rejected.
-pub const ALPHA: f64 = 0.01;
+pub(crate) const ALPHA: f64 = 0.01;
 /// Steps every load needs for steps to be the units of the tests; with
 /// fewer, every time is its own unit.
-pub const MIN_STEPS: usize = 10;
+pub(crate) const MIN_STEPS: usize = 10;
 /// Times below which a load's tests are weak (a warning).
-pub const FEW_TIMES: usize = 30;
+pub(crate) const FEW_TIMES: usize = 30;
 
 /// A load model to be tested, its parameters still to fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -31,7 +31,7 @@ use super::Candidate;
 
 /// The mean and variance of the times at one load, with their covariance.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LoadMoments {
+pub(crate) struct LoadMoments {
     /// The load ℓ.
     pub load: f64,
     /// Sample mean.
@@ -84,7 +84,7 @@ impl LoadMoments {
 
 /// A model's minimum chi-square fit to the per-load moments.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MomentFit {
+pub(crate) struct MomentFit {
     /// Q(θ̂).
     pub chi2: f64,
     /// Degrees of freedom, 2k − p.
@@ -101,14 +101,14 @@ pub struct MomentFit {
 
 /// The load whose covariance is singular (too few or too alike steps).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Singular(pub f64);
+pub(crate) struct Singular(pub f64);
 
 /// The minimum chi-square fit of `candidate` to `moments` (two or more loads).
 ///
 /// Affine's c is constrained to c ≥ 0: when the free fit gives c < 0 the
 /// fit is fixed's (c = 0) with affine's degrees of freedom, a conservative
 /// test of the constrained model.
-pub fn moment_fit(candidate: Candidate, moments: &[LoadMoments]) -> Result<MomentFit, Singular> {
+pub(crate) fn moment_fit(candidate: Candidate, moments: &[LoadMoments]) -> Result<MomentFit, Singular> {
     let fit = gls(candidate, moments)?;
     if let (Candidate::Affine, Some((c, _))) = (candidate, fit.unit_time)
         && c < 0.0
@@ -187,7 +187,7 @@ fn gls(candidate: Candidate, moments: &[LoadMoments]) -> Result<MomentFit, Singu
 }
 
 /// P(χ²_df ≥ q), the regularised upper incomplete gamma Q(df/2, q/2).
-pub fn chi2_sf(q: f64, df: usize) -> f64 {
+pub(crate) fn chi2_sf(q: f64, df: usize) -> f64 {
     if q <= 0.0 {
         1.0
     } else {

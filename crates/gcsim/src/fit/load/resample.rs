@@ -72,7 +72,7 @@ impl Steps {
     /// The permutation p-value of `statistic`, the value of `recompute` on
     /// the data, `recompute` being applied to each permuted data set (sorted
     /// samples by load).
-    pub fn permutation_p<F>(&self, statistic: f64, seed: u64, recompute: F) -> f64
+    pub(crate) fn permutation_p<F>(&self, statistic: f64, seed: u64, recompute: F) -> f64
     where
         F: Fn(&[Vec<f64>], &mut Merge) -> f64 + Sync,
     {
@@ -99,7 +99,7 @@ impl Steps {
 
     /// The bootstrap standard error of `estimate` (a function of the sorted
     /// samples by load) over resamples of whole steps within each load.
-    pub fn bootstrap_se<F>(&self, seed: u64, estimate: F) -> f64
+    pub(crate) fn bootstrap_se<F>(&self, seed: u64, estimate: F) -> f64
     where
         F: Fn(&[Vec<f64>], &mut Merge) -> f64 + Sync,
     {
@@ -131,7 +131,7 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
 
 /// The largest c that keeps every base time `T − c·ℓ` of `sorted` positive:
 /// just under min over loads of (smallest time)/ℓ.
-pub fn max_unit_time(sorted: &[Vec<f64>], loads: &[f64]) -> f64 {
+pub(crate) fn max_unit_time(sorted: &[Vec<f64>], loads: &[f64]) -> f64 {
     let bound = sorted
         .iter()
         .zip(loads)
@@ -142,6 +142,6 @@ pub fn max_unit_time(sorted: &[Vec<f64>], loads: &[f64]) -> f64 {
 
 /// Affine's fitted unit time for sorted samples: [`shift_fit`] over
 /// `[0, max_unit_time]`.
-pub fn affine_fit(sorted: &[Vec<f64>], loads: &[f64], merge: &mut Merge) -> (f64, f64) {
+pub(crate) fn affine_fit(sorted: &[Vec<f64>], loads: &[f64], merge: &mut Merge) -> (f64, f64) {
     shift_fit(sorted, loads, 0.0, max_unit_time(sorted, loads), merge)
 }

@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::super::build::Build;
 use super::super::error::out_of_range;
-use super::super::facts::{Colour, Facts, Marker, Ops, Planning, code, style};
+use super::super::facts::{Builder, Colour, Facts, Marker, Ops, Planning, Style, code, style};
 use super::super::search::{GridError, MAX_COMBINATIONS, Ranges};
 use super::super::{Params, SchemeError, Shape};
 use super::Def;
@@ -23,33 +23,48 @@ pub struct ApproxRegular {
     pub d: usize,
 }
 
-pub(super) const APPROX_REGULAR: Facts = Facts {
-    planning: Planning::Refused,
-    inexact: true,
-    uncoded_when_all_awaited: false,
-    ..code(
-        "approx-regular",
-        "Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact)",
-        &[Param::S, Param::D],
-        style(Colour::Green, Marker::Diamond),
-        Ops {
-            build: build_regular,
-            grid: grid_regular,
-            search: |_, _| Vec::new(),
-        },
-    )
-};
+/// The facts of a code that waits for the fastest n − s and decodes the
+/// rest by least squares: read s and d, swept over both, never planned (its
+/// value trades time against the gradient's error).
+const fn approximate(name: &'static str, help: &'static str, style: Style, build: Builder) -> Facts {
+    Facts {
+        planning: Planning::Refused,
+        inexact: true,
+        uncoded_when_all_awaited: false,
+        ..code(
+            name,
+            help,
+            &[Param::S, Param::D],
+            style,
+            Ops {
+                build,
+                grid: grid_regular,
+                search: |_, _| Vec::new(),
+            },
+        )
+    }
+}
 
-fn build_regular(b: &Build) -> Result<Shape, SchemeError> {
+pub(super) const APPROX_REGULAR: Facts = approximate(
+    "approx-regular",
+    "Approximate gradient coding (Charles et al. 2017): a random d-regular graph, load d, any n-s, least-squares decoding (inexact)",
+    style(Colour::Green, Marker::Diamond),
+    |b| {
+        let (s, d) = s_and_d(b)?;
+        Ok(Shape::ApproxRegular(ApproxRegular { s, d }))
+    },
+);
+
+/// s and d, with d = s + 1 by default (each worker stores s + 1 partitions,
+/// the load of frc and crc at the same tolerance) and within 1..=n.
+fn s_and_d(b: &Build) -> Result<(usize, usize), SchemeError> {
     let n = b.n;
     let s = b.need_s()?;
-    // By default each worker stores s + 1 partitions: the load of frc and
-    // crc at the same tolerance (s < n, so d <= n).
     let d = b.params.d.unwrap_or(s + 1);
     if d == 0 || d > n {
         return Err(out_of_range(b.kind, Param::D, d, n, format!("1..{n}")));
     }
-    Ok(Shape::ApproxRegular(ApproxRegular { s, d }))
+    Ok((s, d))
 }
 
 /// Every (s, d) of the lists; without `--d`, each s with its default
@@ -114,31 +129,16 @@ pub struct ErasureHead {
     pub d: usize,
 }
 
-pub(super) const ERASUREHEAD: Facts = Facts {
-    planning: Planning::Refused,
-    inexact: true,
-    uncoded_when_all_awaited: false,
-    ..code(
-        "erasurehead",
-        "ErasureHead (Wang et al. 2019): frc's groups of d workers (d divides n), wait for any n-s, decode the groups heard from (inexact when s >= d)",
-        &[Param::S, Param::D],
-        style(Colour::Vermillion, Marker::Circle),
-        Ops {
-            build: build_erasurehead,
-            grid: grid_regular,
-            search: |_, _| Vec::new(),
-        },
-    )
-};
+pub(super) const ERASUREHEAD: Facts = approximate(
+    "erasurehead",
+    "ErasureHead (Wang et al. 2019): frc's groups of d workers (d divides n), wait for any n-s, decode the groups heard from (inexact when s >= d)",
+    style(Colour::Vermillion, Marker::Circle),
+    build_erasurehead,
+);
 
 fn build_erasurehead(b: &Build) -> Result<Shape, SchemeError> {
     let n = b.n;
-    let s = b.need_s()?;
-    // By default groups of s + 1: frc's placement at the same tolerance.
-    let d = b.params.d.unwrap_or(s + 1);
-    if d == 0 || d > n {
-        return Err(out_of_range(b.kind, Param::D, d, n, format!("1..{n}")));
-    }
+    let (s, d) = s_and_d(b)?;
     if !n.is_multiple_of(d) {
         return Err(SchemeError::NotAdmitted {
             scheme: b.kind,

@@ -15,7 +15,7 @@ pub struct BinRanges {
 
 impl BinRanges {
     /// Every one of `bins` bins tracked, none holding a value yet.
-    pub fn tracking(bins: usize) -> Self {
+    pub(crate) fn tracking(bins: usize) -> Self {
         assert!(bins <= u32::MAX as usize, "a window has at most 2^32 - 1 bins");
         Self { bins, held: Vec::new() }
     }
@@ -84,7 +84,7 @@ impl BinRanges {
     }
 
     /// From every tracked bin's range in bin order (the shard file's layout).
-    pub fn from_dense(all: &[BinRange]) -> Self {
+    pub(crate) fn from_dense(all: &[BinRange]) -> Self {
         let mut ranges = Self::tracking(all.len());
         ranges.held = (0..)
             .zip(all)
@@ -110,7 +110,7 @@ pub struct BinRange {
 
 impl BinRange {
     /// No value yet.
-    pub const EMPTY: BinRange = BinRange {
+    pub(crate) const EMPTY: BinRange = BinRange {
         lo: f64::INFINITY,
         lo_count: 0,
         hi: f64::NEG_INFINITY,

@@ -105,11 +105,81 @@ pub struct RunArgs {
     pub common: CommonArgs,
 }
 
+/// Refuses a scheme parameter that `kind` does not read: a mistake, not a
+/// no-op (as in `sweep`).
+fn check_read(args: &RunArgs, kind: SchemeKind, custom: bool) -> Result<()> {
+    let reads = |param| kind.facts().reads.contains(&param);
+    if args.m.is_some() && !reads(Param::M) {
+        anyhow::bail!(
+            "{M} applies only to {SCHEME} comm-efficient (message split) and entangled (inner split), not to {SCHEME} {kind}"
+        );
+    }
+    let given = [
+        (args.p.is_some(), P, Param::P),
+        (args.q.is_some(), Q, Param::Q),
+        (
+            args.speculate.speculate_after.is_some(),
+            SPECULATE_AFTER,
+            Param::SpeculateAfter,
+        ),
+        (
+            args.speculate.speculate_factor.is_some(),
+            SPECULATE_FACTOR,
+            Param::SpeculateFactor,
+        ),
+        (args.d.is_some(), D, Param::D),
+        (custom, CODE, Param::Code),
+        (args.timeout.is_some(), TIMEOUT, Param::Timeout),
+        (args.k.is_some(), K, Param::K),
+        (args.parts.is_some(), PARTS, Param::Parts),
+    ];
+    for (given, flag, param) in given {
+        if given && !reads(param) {
+            anyhow::bail!(
+                "{flag} applies only to {SCHEME} {}, not to {SCHEME} {kind}",
+                SchemeKind::readers_listed(param)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The scheme parameters as given.
+fn params(args: &RunArgs) -> Params {
+    Params {
+        s: args.s,
+        m: args.m,
+        k: args.k,
+        d: args.d,
+        timeout: args.timeout,
+        speculate_after: args.speculate.speculate_after,
+        speculate_factor: args.speculate.speculate_factor,
+        parts: args.parts,
+        p: args.p,
+        q: args.q,
+    }
+}
+
+/// The scheme parameters in the output's config, as written.
+fn record(config: &mut RunConfig, args: &RunArgs) {
+    let text = |v: Option<usize>| v.map(|v| v.to_string());
+    config.s = text(args.s);
+    config.m = text(args.m);
+    config.k = text(args.k);
+    config.d = text(args.d);
+    config.timeout = args.timeout.map(|v| v.to_string());
+    config.speculate_after = args.speculate.speculate_after.map(|v| v.to_string());
+    config.speculate_factor = args.speculate.speculate_factor.map(|v| v.to_string());
+    config.parts = text(args.parts);
+    config.p = text(args.p);
+    config.q = text(args.q);
+}
+
 impl TryFrom<RunArgs> for Job {
     type Error = anyhow::Error;
 
     fn try_from(args: RunArgs) -> Result<Self> {
-        let common = args.common;
+        let common = &args.common;
         common.check_counts()?;
         let load_model = common.load_model()?;
         let custom = super::custom_code(args.code.as_deref(), args.n)?;
@@ -122,51 +192,8 @@ impl TryFrom<RunArgs> for Job {
             (None, Some(_)) => SchemeKind::Custom,
             (None, None) => anyhow::bail!("give {SCHEME} SCHEME (or {CODE} FILE for a user's code)"),
         };
-        // As in `sweep`: a parameter the scheme does not read is a mistake, not a no-op.
-        let reads = |param| kind.facts().reads.contains(&param);
-        if args.m.is_some() && !reads(Param::M) {
-            anyhow::bail!(
-                "{M} applies only to {SCHEME} comm-efficient (message split) and entangled (inner split), not to {SCHEME} {kind}"
-            );
-        }
-        let read_by_several = |given: bool, flag, param| {
-            if given && !reads(param) {
-                anyhow::bail!(
-                    "{flag} applies only to {SCHEME} {}, not to {SCHEME} {kind}",
-                    SchemeKind::readers_listed(param)
-                );
-            }
-            Ok(())
-        };
-        read_by_several(args.p.is_some(), P, Param::P)?;
-        read_by_several(args.q.is_some(), Q, Param::Q)?;
-        read_by_several(
-            args.speculate.speculate_after.is_some(),
-            SPECULATE_AFTER,
-            Param::SpeculateAfter,
-        )?;
-        read_by_several(
-            args.speculate.speculate_factor.is_some(),
-            SPECULATE_FACTOR,
-            Param::SpeculateFactor,
-        )?;
-        read_by_several(args.d.is_some(), D, Param::D)?;
-        read_by_several(custom.is_some(), CODE, Param::Code)?;
-        read_by_several(args.timeout.is_some(), TIMEOUT, Param::Timeout)?;
-        read_by_several(args.k.is_some(), K, Param::K)?;
-        read_by_several(args.parts.is_some(), PARTS, Param::Parts)?;
-        let params = Params {
-            s: args.s,
-            m: args.m,
-            k: args.k,
-            d: args.d,
-            timeout: args.timeout,
-            speculate_after: args.speculate.speculate_after,
-            speculate_factor: args.speculate.speculate_factor,
-            parts: args.parts,
-            p: args.p,
-            q: args.q,
-        };
+        check_read(&args, kind, custom.is_some())?;
+        let params = params(&args);
         let scheme = match &custom {
             Some(m) => Scheme::custom(m.shape(), args.s),
             None => Scheme::new(kind, n, params),
@@ -181,17 +208,8 @@ impl TryFrom<RunArgs> for Job {
         let mut config: RunConfig = run_config(report::Command::Run, &study, vec![kind]);
         common.describe(&mut config, study.workers())?;
         common.check_bootstrap_work(&study, &config)?;
-        config.s = args.s.map(|v| v.to_string());
-        config.m = args.m.map(|v| v.to_string());
-        config.k = args.k.map(|v| v.to_string());
-        config.d = args.d.map(|v| v.to_string());
-        config.timeout = args.timeout.map(|v| v.to_string());
-        config.speculate_after = args.speculate.speculate_after.map(|v| v.to_string());
-        config.speculate_factor = args.speculate.speculate_factor.map(|v| v.to_string());
-        config.parts = args.parts.map(|v| v.to_string());
-        config.p = args.p.map(|v| v.to_string());
-        config.q = args.q.map(|v| v.to_string());
-        config.code = args.code.map(|p| p.display().to_string());
+        record(&mut config, &args);
+        config.code = args.code.as_ref().map(|p| p.display().to_string());
         let output = common
             .output()?
             .with_columns_and::<gcsim::report::Row>(&common.columns, &config.costs.columns(config.time_unit))?;

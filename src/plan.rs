@@ -200,6 +200,121 @@ pub struct PlanJob {
     shard: Option<ShardId>,
 }
 
+/// The notes and warnings on what `plan` assumed by default.
+fn defaults_said(args: &PlanArgs, load_model: LoadModel) -> (Vec<String>, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut warnings = Vec::new();
+    match (args.common.cluster.load_model.is_some(), load_model) {
+        (false, _) => notes.push(
+            "load-model=scaled by default: a worker's time grows in proportion to its share of the data (--load-model names another)".to_string(),
+        ),
+        (true, LoadModel::Fixed) => warnings.push(
+            "--load-model fixed makes extra work free (T = X whatever the load), so the most redundant code within --max-load wins; choose scaled or affine unless straggling truly does not grow with the work".to_string(),
+        ),
+        _ => {}
+    }
+    if args.scheme.is_empty() && !args.linear {
+        notes.push(
+            "mds not searched: it encodes only linear computations (X·w); --linear if the model's gradient is a matrix-vector product".to_string(),
+        );
+    }
+    if args.max_load == DEFAULT_MAX_LOAD {
+        notes.push(format!(
+            "max-load={DEFAULT_MAX_LOAD} by default: no worker computes more than {DEFAULT_MAX_LOAD} uncoded shares (--max-load L, or inf, to change)"
+        ));
+    }
+    (notes, warnings)
+}
+
+/// The cluster sizes to plan (`--n`, or the one the workers fix), the
+/// first of them, and the workers.
+fn sizes(args: &PlanArgs) -> Result<(Vec<usize>, usize, gcsim::workers::Workers)> {
+    let common = &args.common;
+    let ns_given = args.n.as_ref().map(|l| l.values.clone());
+    let (n0, workers) = common.population(ns_given.as_ref().and_then(|v| v.first().copied()))?;
+    let ns = match ns_given {
+        Some(v) if !common.cluster.classes.is_empty() && v != [n0] => {
+            bail!("{WORKERS} fixes n={n0}; give one {N} or none")
+        }
+        Some(v) => v,
+        None => vec![n0],
+    };
+    if let Some(&bad) = ns.iter().find(|&&n| n == 0) {
+        bail!("{N} {bad} is out of range; accepted: whole numbers >= 1");
+    }
+    Ok((ns, n0, workers))
+}
+
+/// The schemes to search: those named, or every exact gradient code with a
+/// tolerance to choose ([`Planning::Default`]; mds only with `--linear`).
+fn schemes_of(args: &PlanArgs) -> Result<Vec<SchemeKind>> {
+    if let Some(k) = args.scheme.iter().find(|k| k.is_linear_only() && !args.linear) {
+        bail!(
+            "{SCHEME} {k} encodes only linear computations (the matrix-vector product X·w; Lee et al. 2017) and cannot encode the gradient of a nonlinear model: add {LINEAR} if the model's gradient is a matrix-vector product, else drop {k}"
+        );
+    }
+    Ok(if args.scheme.is_empty() {
+        SchemeKind::ALL
+            .into_iter()
+            .filter(|&k| args.linear || !k.is_linear_only())
+            // Inexact schemes, the strategies without an exact law
+            // (every candidate simulated) and the matmul codes only
+            // when named.
+            .filter(|&k| k.facts().planning == Planning::Default)
+            .collect()
+    } else {
+        args.scheme.clone()
+    })
+}
+
+/// The lists `plan` searches besides s: deadlines, message splits and
+/// partitions per worker.
+struct Lists {
+    timeouts: Vec<f64>,
+    m: IntList,
+    parts: Vec<usize>,
+}
+
+/// The lists of `args` for `schemes`, each refused where no scheme reads
+/// it or required where one needs it; and a scheme `plan` does not search
+/// refused.
+fn lists(args: &PlanArgs, schemes: &[SchemeKind]) -> Result<Lists> {
+    let timeouts = match (&args.timeout, schemes.contains(&SchemeKind::Timeout)) {
+        (Some(_), false) => bail!("{TIMEOUT} applies only to {SCHEME} timeout, which is not in {SCHEME}"),
+        (None, true) => bail!("{SCHEME} timeout needs {TIMEOUT}, the deadlines to try (e.g. {TIMEOUT} 1.5,2,3)"),
+        (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
+    };
+    if let Some(k) = schemes.iter().find(|k| k.facts().planning == Planning::Refused) {
+        bail!(
+            "plan ranks schemes by time alone and does not search {SCHEME} {k}, whose value trades time against the gradient's error; compare it with gcsim sweep, which reports approx_error"
+        );
+    }
+    if args.m.is_some() && !schemes.contains(&SchemeKind::CommEfficient) {
+        bail!("{M} applies only to {SCHEME} comm-efficient, which is not in {SCHEME}");
+    }
+    let m = args
+        .m
+        .clone()
+        .unwrap_or_else(|| range::parse("1").expect("a valid list"));
+    if m.values.contains(&0) {
+        bail!("{M} 0 is out of range; accepted: whole numbers >= 1");
+    }
+    let partial = schemes.iter().find(|k| k.facts().reads.contains(&Param::Parts));
+    let parts = match (&args.parts, partial) {
+        (Some(_), None) => {
+            bail!("{PARTS} applies only to {SCHEME} partial-frc and partial-crc, neither of which is in {SCHEME}")
+        }
+        (None, Some(k)) => bail!("{SCHEME} {k} needs {PARTS} (e.g. {PARTS} 10, or 4,8,16)"),
+        (Some(l), _) if l.values.iter().any(|&v| v == 0 || v > gcsim::scheme::MAX_PARTS) => bail!(
+            "{PARTS} {} is out of range; accepted: whole numbers from 1 to {}",
+            l.text,
+            gcsim::scheme::MAX_PARTS
+        ),
+        (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
+    };
+    Ok(Lists { timeouts, m, parts })
+}
+
 impl TryFrom<PlanArgs> for PlanJob {
     type Error = anyhow::Error;
 
@@ -221,40 +336,9 @@ impl TryFrom<PlanArgs> for PlanJob {
             );
         }
         let load_model = common.cluster.load_model_or("scaled")?;
-        let mut notes = Vec::new();
-        let mut warnings = Vec::new();
-        match (common.cluster.load_model.is_some(), load_model) {
-            (false, _) => notes.push(
-                "load-model=scaled by default: a worker's time grows in proportion to its share of the data (--load-model names another)".to_string(),
-            ),
-            (true, LoadModel::Fixed) => warnings.push(
-                "--load-model fixed makes extra work free (T = X whatever the load), so the most redundant code within --max-load wins; choose scaled or affine unless straggling truly does not grow with the work".to_string(),
-            ),
-            _ => {}
-        }
-        if args.scheme.is_empty() && !args.linear {
-            notes.push(
-                "mds not searched: it encodes only linear computations (X·w); --linear if the model's gradient is a matrix-vector product".to_string(),
-            );
-        }
-        if args.max_load == DEFAULT_MAX_LOAD {
-            notes.push(format!(
-                "max-load={DEFAULT_MAX_LOAD} by default: no worker computes more than {DEFAULT_MAX_LOAD} uncoded shares (--max-load L, or inf, to change)"
-            ));
-        }
-        let ns_given = args.n.as_ref().map(|l| l.values.clone());
-        let (n0, workers) = common.population(ns_given.as_ref().and_then(|v| v.first().copied()))?;
+        let (mut notes, mut warnings) = defaults_said(&args, load_model);
+        let (ns, n0, workers) = sizes(&args)?;
         let time_unit = common.cluster.time_unit_of(&workers);
-        let ns = match ns_given {
-            Some(v) if !common.cluster.classes.is_empty() && v != [n0] => {
-                bail!("{WORKERS} fixes n={n0}; give one {N} or none")
-            }
-            Some(v) => v,
-            None => vec![n0],
-        };
-        if let Some(&bad) = ns.iter().find(|&&n| n == 0) {
-            bail!("{N} {bad} is out of range; accepted: whole numbers >= 1");
-        }
         warnings.extend(ns.iter().filter_map(|&n| workers.resample_note(n)));
         let trace_bootstrap = common.trace_bootstrap(&workers, &mut warnings)?;
         if let (Some(steps), 2..) = (workers.recorded_steps(), trace_bootstrap) {
@@ -265,56 +349,8 @@ impl TryFrom<PlanArgs> for PlanJob {
                 common.iterations,
             ));
         }
-        if let Some(k) = args.scheme.iter().find(|k| k.is_linear_only() && !args.linear) {
-            bail!(
-                "{SCHEME} {k} encodes only linear computations (the matrix-vector product X·w; Lee et al. 2017) and cannot encode the gradient of a nonlinear model: add {LINEAR} if the model's gradient is a matrix-vector product, else drop {k}"
-            );
-        }
-        let schemes: Vec<SchemeKind> = if args.scheme.is_empty() {
-            SchemeKind::ALL
-                .into_iter()
-                .filter(|&k| args.linear || !k.is_linear_only())
-                // Inexact schemes, the strategies without an exact law
-                // (every candidate simulated) and the matmul codes only
-                // when named.
-                .filter(|&k| k.facts().planning == Planning::Default)
-                .collect()
-        } else {
-            args.scheme.clone()
-        };
-        let timeouts = match (&args.timeout, schemes.contains(&SchemeKind::Timeout)) {
-            (Some(_), false) => bail!("{TIMEOUT} applies only to {SCHEME} timeout, which is not in {SCHEME}"),
-            (None, true) => bail!("{SCHEME} timeout needs {TIMEOUT}, the deadlines to try (e.g. {TIMEOUT} 1.5,2,3)"),
-            (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
-        };
-        if let Some(k) = schemes.iter().find(|k| k.facts().planning == Planning::Refused) {
-            bail!(
-                "plan ranks schemes by time alone and does not search {SCHEME} {k}, whose value trades time against the gradient's error; compare it with gcsim sweep, which reports approx_error"
-            );
-        }
-        if args.m.is_some() && !schemes.contains(&SchemeKind::CommEfficient) {
-            bail!("{M} applies only to {SCHEME} comm-efficient, which is not in {SCHEME}");
-        }
-        let m = args
-            .m
-            .clone()
-            .unwrap_or_else(|| range::parse("1").expect("a valid list"));
-        if m.values.contains(&0) {
-            bail!("{M} 0 is out of range; accepted: whole numbers >= 1");
-        }
-        let partial = schemes.iter().find(|k| k.facts().reads.contains(&Param::Parts));
-        let parts = match (&args.parts, partial) {
-            (Some(_), None) => {
-                bail!("{PARTS} applies only to {SCHEME} partial-frc and partial-crc, neither of which is in {SCHEME}")
-            }
-            (None, Some(k)) => bail!("{SCHEME} {k} needs {PARTS} (e.g. {PARTS} 10, or 4,8,16)"),
-            (Some(l), _) if l.values.iter().any(|&v| v == 0 || v > gcsim::scheme::MAX_PARTS) => bail!(
-                "{PARTS} {} is out of range; accepted: whole numbers from 1 to {}",
-                l.text,
-                gcsim::scheme::MAX_PARTS
-            ),
-            (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
-        };
+        let schemes = schemes_of(&args)?;
+        let Lists { timeouts, m, parts } = lists(&args, &schemes)?;
         let req = PlanRequest {
             ns,
             workers,

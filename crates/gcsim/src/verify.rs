@@ -178,11 +178,20 @@ pub fn grid() -> Vec<Case> {
             .map(|s| scheme(SchemeKind::Crc, big, Some(s), None, None))
             .to_vec(),
     });
+    cases.extend(deadline_cases(n, &dists, models));
+    cases.extend(strategy_cases(n));
+    cases.extend(group_cases());
+    cases
+}
+
+/// Timeout at two deadlines, under every law and load model of the grid.
+fn deadline_cases(n: usize, dists: &[Result<Dist, crate::dist::DistError>], models: [LoadModel; 4]) -> Vec<Case> {
+    let mut cases = Vec::new();
     // The deadline of timeout, on its own draws (a deadline takes the draw
     // path): where each branch is common. At the worker's 95% quantile all
     // 20 finish by T in 36% of trials; at its 5% quantile none does in 36%.
     for dist in dists {
-        let dist = dist.expect("valid built-in law");
+        let dist = dist.clone().expect("valid built-in law");
         for model in models {
             // (Under `additive` a load of 1 is one draw.)
             let at = |q: f64| match model {
@@ -197,6 +206,12 @@ pub fn grid() -> Vec<Case> {
             });
         }
     }
+    cases
+}
+
+/// K-batch-sync and the asynchronous strategies on exponential workers.
+fn strategy_cases(n: usize) -> Vec<Case> {
+    let mut cases = Vec::new();
     // K-batch-sync on exponential workers: the K-th of the n workers'
     // Poisson streams of mini-batches, Gamma(K, nμ).
     for model in [LoadModel::Fixed, LoadModel::Scaled, LoadModel::Additive] {
@@ -226,6 +241,12 @@ pub fn grid() -> Vec<Case> {
                 .collect(),
         });
     }
+    cases
+}
+
+/// Correlated group slowdowns.
+fn group_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
     // Correlated group slowdowns: 12 workers in groups of 5 (the last of
     // 2) or of 4 (frc's pairs within them), each group 3 times slower with
     // probability 0.2; the exact law mixes over the workers in slow groups.

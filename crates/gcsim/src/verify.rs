@@ -327,16 +327,52 @@ pub fn admits(cases: &[Case], trials: u64) -> Result<(), crate::study::StudyErro
     Ok(())
 }
 
+/// One check before the family's threshold is known.
+struct Pending {
+    config: String,
+    stat: &'static str,
+    exact: f64,
+    estimate: f64,
+    z: Option<f64>,
+}
+
+/// The mean, p50 and p99 checks of one configuration against its exact
+/// law, with their z-scores: the mean's by its standard error, a
+/// percentile's by the binomial spread of the empirical CDF at it.
+fn pending_checks(
+    config: &str,
+    law: &crate::analytic::ExactLaw,
+    summary: &crate::engine::Summary,
+    reported: f64,
+    trials: u64,
+) -> Vec<Pending> {
+    let mean = law.mean();
+    let mut checks = vec![Pending {
+        config: config.to_string(),
+        stat: "mean",
+        exact: mean,
+        estimate: reported,
+        z: match summary.mean.std_err {
+            Some(se) if mean.is_finite() && reported.is_finite() && se > 0.0 => Some((reported - mean) / se),
+            _ => None,
+        },
+    }];
+    for (stat, q, qi) in [("p50", 0.5, 0), ("p99", 0.99, 2)] {
+        let x = summary.quantiles[qi];
+        checks.push(Pending {
+            config: config.to_string(),
+            stat,
+            exact: law.quantile(q),
+            estimate: x,
+            z: Some(quantile_gap(law.cdf_below(x), law.cdf(x), q) / (q * (1.0 - q) / trials as f64).sqrt()),
+        });
+    }
+    checks
+}
+
 /// Runs every case with `trials` trials from `seed` on `engine`, and judges.
 pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Outcome) -> Verdicts {
-    struct Pending {
-        config: String,
-        stat: &'static str,
-        exact: f64,
-        estimate: f64,
-        z: Option<f64>,
-    }
-    let mut pending = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let study = |schemes| {
             Study::new(
@@ -368,7 +404,6 @@ pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Ou
         let first_of_case = pending.len();
         for ((scheme, law), summary) in exact.iter().zip(&outcome.configs) {
             let config = format!("{} {} n={} {scheme}", case.dist, case.model, case.n);
-            let mean = law.mean();
             // The mean as gcsim reports it: infinite where the tail index
             // says so (the sample mean of such a law never converges).
             let reported = if study.mean_is_infinite(scheme) {
@@ -376,26 +411,7 @@ pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Ou
             } else {
                 summary.mean.mean
             };
-            let mut checks = vec![Pending {
-                config: config.clone(),
-                stat: "mean",
-                exact: mean,
-                estimate: reported,
-                z: match summary.mean.std_err {
-                    Some(se) if mean.is_finite() && reported.is_finite() && se > 0.0 => Some((reported - mean) / se),
-                    _ => None,
-                },
-            }];
-            for (stat, q, qi) in [("p50", 0.5, 0), ("p99", 0.99, 2)] {
-                let x = summary.quantiles[qi];
-                checks.push(Pending {
-                    config: config.clone(),
-                    stat,
-                    exact: law.quantile(q),
-                    estimate: x,
-                    z: Some(quantile_gap(law.cdf_below(x), law.cdf(x), q) / (q * (1.0 - q) / trials as f64).sqrt()),
-                });
-            }
+            let checks = pending_checks(&config, law, summary, reported, trials);
             for check in checks {
                 let same = pending[first_of_case..].iter_mut().find(|p: &&mut Pending| {
                     p.stat == check.stat

@@ -226,19 +226,13 @@ pub(crate) const fn code(
     }
 }
 
-/// The facts of a scheme that sends uncoded results on a timeline of its
-/// own (`plan` searches it only when named; `codes` builds nothing).
-pub(crate) const fn strategy(
-    name: &'static str,
-    help: &'static str,
-    reads: &'static [Param],
-    style: Style,
-    ops: Ops,
-) -> Facts {
+/// The facts `f` of a scheme that sends uncoded results on a timeline of
+/// its own (`plan` searches it only when named; `codes` builds nothing).
+pub(crate) const fn strategy(f: Facts) -> Facts {
     Facts {
         planning: Planning::WhenNamed,
         construction: Construction::Uncoded,
-        ..code(name, help, reads, style, ops)
+        ..f
     }
 }
 

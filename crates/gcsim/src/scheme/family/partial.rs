@@ -12,23 +12,21 @@ use super::super::{Params, Rule, SchemeError, SchemeKind, Shape, Strategy};
 use super::Def;
 use crate::param::Param;
 
-/// Partial stragglers with frc's placement.
+/// Partial stragglers with frc's placement (`FRC` true: s + 1 divides n,
+/// the coded part decoded by groups) or crc's (`FRC` false).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PartialFrc {
-    /// Each coded partition is held by s + 1 workers; s + 1 divides n.
-    pub s: usize,
-    /// L ≥ s + 1: partitions per worker.
-    pub parts: usize,
-}
-
-/// Partial stragglers with crc's placement.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PartialCrc {
+pub struct Partial<const FRC: bool> {
     /// Each coded partition is held by s + 1 workers.
     pub s: usize,
     /// L ≥ s + 1: partitions per worker.
     pub parts: usize,
 }
+
+/// Partial stragglers with frc's placement.
+pub type PartialFrc = Partial<true>;
+
+/// Partial stragglers with crc's placement.
+pub type PartialCrc = Partial<false>;
 
 /// The facts of a partial-straggler code whose coded part is `of`'s code.
 const fn partial(name: &'static str, help: &'static str, of: SchemeKind, style: Style, ops: Ops) -> Facts {
@@ -122,7 +120,7 @@ fn search(ss: Vec<usize>, lists: &PlanLists) -> Vec<Scan> {
         .collect()
 }
 
-impl Def for PartialFrc {
+impl<const FRC: bool> Def for Partial<FRC> {
     fn threshold(&self, n: usize) -> usize {
         n - self.s
     }
@@ -132,8 +130,11 @@ impl Def for PartialFrc {
     fn exact_gradient(&self) -> bool {
         true
     }
-    fn rule(&self, _: usize) -> Rule {
-        Rule::Groups { size: self.s + 1 }
+    fn rule(&self, n: usize) -> Rule {
+        match FRC {
+            true => Rule::Groups { size: self.s + 1 },
+            false => Rule::KOfN(self.threshold(n)),
+        }
     }
     fn strategy(&self) -> Option<Strategy> {
         Some(Strategy::Partial {
@@ -145,30 +146,7 @@ impl Def for PartialFrc {
         with(self.s, self.parts)
     }
     fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "partial-frc s={} L={}", self.s, self.parts)
-    }
-}
-
-impl Def for PartialCrc {
-    fn threshold(&self, n: usize) -> usize {
-        n - self.s
-    }
-    fn load(&self, _: usize) -> f64 {
-        Strategy::partial_loads(self.s, self.parts).1
-    }
-    fn exact_gradient(&self) -> bool {
-        true
-    }
-    fn strategy(&self) -> Option<Strategy> {
-        Some(Strategy::Partial {
-            s: self.s,
-            parts: self.parts,
-        })
-    }
-    fn params(&self) -> Params {
-        with(self.s, self.parts)
-    }
-    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "partial-crc s={} L={}", self.s, self.parts)
+        let name = if FRC { "partial-frc" } else { "partial-crc" };
+        write!(f, "{name} s={} L={}", self.s, self.parts)
     }
 }

@@ -114,7 +114,7 @@ pub struct MultiMessage {
 
 pub(super) const MULTI_MESSAGE: Facts = Facts {
     messages: Messages::PerPartition,
-    ..strategy(
+    ..strategy(code(
         "multi-message",
         "Multi-message (Ozfatura et al. 2019): crc's placement, each partition's gradient sent as it is done; every partition from some worker",
         &[Param::S],
@@ -124,7 +124,7 @@ pub(super) const MULTI_MESSAGE: Facts = Facts {
             grid: s_list,
             search: |n, _| Scan::every_s(n),
         },
-    )
+    ))
 };
 
 impl Def for MultiMessage {

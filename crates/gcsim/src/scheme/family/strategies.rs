@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::super::build::Build;
-use super::super::facts::{Builder, Colour, Facts, Marker, Ops, Style, strategy, style};
+use super::super::facts::{Builder, Colour, Facts, Marker, Ops, Style, code, strategy, style};
 use super::super::search::Scan;
 use super::super::{Params, SPECULATE_AFTER, SPECULATE_FACTOR, SchemeError, Shape, Strategy};
 use super::Def;
@@ -24,7 +24,7 @@ pub struct Speculative {
 
 pub(super) const SPECULATIVE: Facts = Facts {
     uncoded_when_all_awaited: false,
-    ..strategy(
+    ..strategy(code(
         "speculative",
         "Speculative copies (MapReduce, Spark): after the fastest Q·n tasks, at F times that, unfinished tasks are relaunched on idle workers",
         &[Param::SpeculateAfter, Param::SpeculateFactor],
@@ -41,7 +41,7 @@ pub(super) const SPECULATIVE: Facts = Facts {
             // One candidate, at the defaults of --speculate-after and --speculate-factor.
             search: |_, _| Scan::one(Params::default()),
         },
-    )
+    ))
 };
 
 fn build_speculative(b: &Build) -> Result<Shape, SchemeError> {
@@ -103,7 +103,7 @@ pub struct KBatchSync {
 
 pub(super) const K_BATCH_SYNC: Facts = Facts {
     inexact: true,
-    ..strategy(
+    ..strategy(code(
         "k-batch-sync",
         "K-batch-sync SGD (Dutta et al. 2018): mini-batches back to back, the iteration ends at the K-th in all (--k, or --s as K=n-s; inexact)",
         &[Param::K, Param::S],
@@ -114,7 +114,7 @@ pub(super) const K_BATCH_SYNC: Facts = Facts {
             // Load 1 whatever K: the whole list, K = n first.
             search: |n, _| Scan::every_s(n),
         },
-    )
+    ))
 };
 
 impl Def for KBatchSync {
@@ -138,29 +138,29 @@ impl Def for KBatchSync {
     }
 }
 
-/// K-async SGD: an update from the first K gradients of distinct workers;
-/// the others go on with a stale model (see [`Strategy::Async`]).
+/// Asynchronous SGD (see [`Strategy::Async`]): K-async (`BATCH` false),
+/// an update from the first K gradients of distinct workers, the others
+/// going on with a stale model; or K-batch-async (`BATCH` true), an update
+/// from any K mini-batches, every worker computing back to back on the
+/// model it last pulled.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct KAsync {
+pub struct Async<const BATCH: bool> {
     /// K in 1..=n.
     pub k: usize,
 }
 
-/// K-batch-async SGD: an update from any K mini-batches; every worker
-/// computes back to back on the model it last pulled (see
-/// [`Strategy::Async`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct KBatchAsync {
-    /// K in 1..=n.
-    pub k: usize,
-}
+/// K-async SGD.
+pub type KAsync = Async<false>;
+
+/// K-batch-async SGD.
+pub type KBatchAsync = Async<true>;
 
 /// The facts of an asynchronous strategy.
 const fn asynchronous(name: &'static str, help: &'static str, style: Style, build: Builder) -> Facts {
     Facts {
         inexact: true,
         uncoded_when_all_awaited: false,
-        ..strategy(
+        ..strategy(code(
             name,
             help,
             &[Param::K, Param::S],
@@ -174,7 +174,7 @@ const fn asynchronous(name: &'static str, help: &'static str, style: Style, buil
                     vec![Scan::rising(ks.map(Params::with_k))]
                 },
             },
-        )
+        ))
     }
 }
 
@@ -192,7 +192,7 @@ pub(super) const K_BATCH_ASYNC: Facts = asynchronous(
     |b| Ok(Shape::KBatchAsync(KBatchAsync { k: b.k_or_s()? })),
 );
 
-impl Def for KAsync {
+impl<const BATCH: bool> Def for Async<BATCH> {
     fn threshold(&self, _: usize) -> usize {
         self.k
     }
@@ -205,34 +205,14 @@ impl Def for KAsync {
     fn strategy(&self) -> Option<Strategy> {
         Some(Strategy::Async {
             k: self.k,
-            batch: false,
+            batch: BATCH,
         })
     }
     fn params(&self) -> Params {
         Params::with_k(self.k)
     }
     fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "k-async K={}", self.k)
-    }
-}
-
-impl Def for KBatchAsync {
-    fn threshold(&self, _: usize) -> usize {
-        self.k
-    }
-    fn load(&self, _: usize) -> f64 {
-        1.0
-    }
-    fn exact_gradient(&self) -> bool {
-        false
-    }
-    fn strategy(&self) -> Option<Strategy> {
-        Some(Strategy::Async { k: self.k, batch: true })
-    }
-    fn params(&self) -> Params {
-        Params::with_k(self.k)
-    }
-    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "k-batch-async K={}", self.k)
+        let name = if BATCH { "k-batch-async" } else { "k-async" };
+        write!(f, "{name} K={}", self.k)
     }
 }

@@ -72,7 +72,7 @@ pub fn trial_rng(seed: u64, trial: u64) -> Xoshiro256PlusPlus {
 /// same output bytes). That is under the 1.2 times hand-tuned code must
 /// buy, but without it the headline job is 10% slower, which a
 /// simplification may not cost.
-pub(crate) fn weighted_exponentials(rng: &mut Xoshiro256PlusPlus, out: &mut [f64], weights: &[f64]) {
+pub fn weighted_exponentials(rng: &mut Xoshiro256PlusPlus, out: &mut [f64], weights: &[f64]) {
     let n = out.len().min(weights.len());
     let (out, weights) = (&mut out[..n], &weights[..n]);
     let mut at = 0;

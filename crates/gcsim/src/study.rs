@@ -24,7 +24,7 @@ pub const MAX_DRAWS_PER_TRIAL: u64 = 1 << 24;
 pub const MAX_TOTAL_DRAWS: u64 = 20_000_000_000_000;
 
 /// Most configurations one study compares.
-pub(crate) const MAX_CONFIGS: usize = 10_000;
+pub const MAX_CONFIGS: usize = 10_000;
 
 /// Most consecutive iterations one trial may run.
 pub const MAX_ITERATIONS: u64 = 10_000_000;

@@ -21,7 +21,7 @@ use crate::scheme::{Rule, Scheme};
 use crate::workers::Workers;
 
 /// Largest cluster whose class law is computed (the convolution is O(n²)).
-pub(crate) const MAX_CLASS_LAW_N: usize = 4000;
+pub const MAX_CLASS_LAW_N: usize = 4000;
 
 /// The exact iteration-time law of a cluster of worker classes.
 #[derive(Debug, Clone, PartialEq)]

@@ -46,7 +46,7 @@ use crate::workers::Workers;
 /// every term, so this keeps a mean under about half a second (n = 300 at
 /// G = 1, n = 1000 at G = 20, for P = 0.2). The terms number about
 /// 17·√(⌊n/G⌋·P(1−P)) + 1, twice that with a partial group.
-pub(crate) const MAX_GROUP_LAW_WORK: usize = 1 << 15;
+pub const MAX_GROUP_LAW_WORK: usize = 1 << 15;
 
 /// Mixture weights below this are dropped.
 const MIN_WEIGHT: f64 = 1e-16;

@@ -26,7 +26,7 @@ use crate::scheme::SchemeKind;
 /// below this. Like [`TOLERANCE`] it leaves float64 rounding (about
 /// 2.2e-16 × the condition number × the cancellation in Σ_j g_j) a margin of
 /// a thousand or more for condition numbers up to 10⁴.
-pub(crate) const E2E_TOLERANCE: f64 = 1e-9;
+pub const E2E_TOLERANCE: f64 = 1e-9;
 
 /// Random allowed sets decoded in the end-to-end check.
 pub(crate) const E2E_SETS: usize = 16;

@@ -44,7 +44,7 @@ use crate::scheme::{Scheme, SchemeKind, Split};
 pub(crate) const PRODUCT_TOLERANCE: f64 = 1e-6;
 
 /// Random sets of k finished workers decoded end to end.
-pub(crate) const PRODUCT_SETS: usize = 16;
+pub const PRODUCT_SETS: usize = 16;
 
 /// Rows, inner size and columns of one block of A (rows × inner) and B
 /// (inner × columns) in the end-to-end product.

@@ -97,10 +97,10 @@ pub use decode::Decoding;
 /// stochastic gradient descent. Past κ ≈ 10⁶ a decodable set can be reported
 /// undecodable: float64 decoding of that code is then no longer trustworthy,
 /// which is what the verdict should say.
-pub(crate) const TOLERANCE: f64 = 1e-9;
+pub const TOLERANCE: f64 = 1e-9;
 
 /// The largest n for which codes are built (B has n·m columns and is dense).
-pub(crate) const MAX_CODE_N: usize = 2000;
+pub const MAX_CODE_N: usize = 2000;
 
 pub use crate::encoding::Generator;
 
@@ -364,7 +364,7 @@ impl Code {
 
     /// Whether the master can decode from `finished`: the relative residual
     /// is below [`TOLERANCE`]. Same cost as [`Code::decode`].
-    pub(crate) fn is_decodable(&self, finished: &[usize]) -> bool {
+    pub fn is_decodable(&self, finished: &[usize]) -> bool {
         self.decode(finished).decodable
     }
 }

@@ -161,7 +161,7 @@ impl HazardQuantile {
     ///
     /// # Panics
     /// If k is outside that range.
-    pub(crate) fn order_statistic(k: u64, n: u64) -> Self {
+    pub fn order_statistic(k: u64, n: u64) -> Self {
         assert!((2..=n).contains(&k), "order statistic {k} of {n} outside 2..=n");
         // ln C(n, k) over the smaller of k and n − k: Σ ln(1 + (n − m)/i).
         let m = k.min(n - k);
@@ -215,7 +215,7 @@ impl HazardQuantile {
     ///
     /// # Panics
     /// If `sigma` is outside that range.
-    pub(crate) fn log_normal(sigma: f64) -> Self {
+    pub fn log_normal(sigma: f64) -> Self {
         assert!(
             sigma > 0.0 && sigma <= MAX_TABLE_SIGMA,
             "log-normal sigma {sigma} outside (0, {MAX_TABLE_SIGMA}]"

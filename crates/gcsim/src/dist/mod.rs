@@ -125,7 +125,7 @@ pub(crate) const MAX_GROUP: usize = 1 << 24;
 /// slow state, p·(1 − rho) after a normal one. With rho = 0 every threshold
 /// is p, so the same `u` gives the independent draw.
 #[inline]
-pub(crate) fn next_state(p: f64, rho: f64, previous: Option<bool>, u: f64) -> bool {
+pub fn next_state(p: f64, rho: f64, previous: Option<bool>, u: f64) -> bool {
     let threshold = match previous {
         None => p,
         Some(true) => p + rho * (1.0 - p),

@@ -36,7 +36,7 @@ use crate::study::Study;
 pub const ERROR_TRIALS: u64 = 20_000;
 
 /// Fewest trials of a simulated error, however large the code.
-pub(crate) const MIN_ERROR_TRIALS: u64 = 200;
+pub const MIN_ERROR_TRIALS: u64 = 200;
 
 /// Work one configuration's error may take, in units of k·P·min(k, P) (the
 /// cost of one SVD of the k × P matrix B_F, about 1.7 ns per unit: 0.3 ms
@@ -46,7 +46,7 @@ const ERROR_BUDGET: f64 = 6e9;
 /// The trials over which the error of a code with `k` arrived rows and `p`
 /// columns is averaged: min(trials, [`ERROR_TRIALS`], the budget's share),
 /// at least [`MIN_ERROR_TRIALS`] (or all trials, if fewer).
-pub(crate) fn error_trials(trials: u64, k: usize, p: usize) -> u64 {
+pub fn error_trials(trials: u64, k: usize, p: usize) -> u64 {
     let unit = k as f64 * p as f64 * k.min(p) as f64;
     let affordable = (ERROR_BUDGET / unit.max(1.0)) as u64;
     trials.min(ERROR_TRIALS.min(affordable.max(MIN_ERROR_TRIALS)))
@@ -192,7 +192,7 @@ pub(crate) const INCLUSION_ITERATIONS: u64 = 2_000_000;
 /// persist, the same workers are dropped in consecutive iterations and the
 /// least-held partition falls far below the mean share; without
 /// persistence it stays near it.
-pub(crate) fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
+pub fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
     let iterations = study.iterations();
     let marks = |s: &Scheme| {
         matches!(

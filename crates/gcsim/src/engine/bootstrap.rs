@@ -18,10 +18,10 @@ use super::{Options, Outcome, Summary};
 use crate::study::{Study, StudyError};
 
 /// Default number of bootstrap replicates over a trace's steps.
-pub(crate) const DATA_REPLICATES: usize = 30;
+pub const DATA_REPLICATES: usize = 30;
 
 /// Most trials one replicate runs.
-pub(crate) const MAX_REPLICATE_TRIALS: u64 = 100_000;
+pub const MAX_REPLICATE_TRIALS: u64 = 100_000;
 
 /// Mixed into the seed of the bootstrap replicates.
 const REPLICATE_SEED: u64 = 0x6273_7472_6170_0001;

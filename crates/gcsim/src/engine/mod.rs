@@ -49,9 +49,9 @@ pub use trial::{
 pub const CHUNK: u64 = 8192;
 /// Chunks in the pilot (65 536 trials), fewer where the pilot's values of
 /// every configuration would exceed [`PILOT_BYTES`].
-pub(crate) const PILOT_CHUNKS: u64 = 8;
+pub const PILOT_CHUNKS: u64 = 8;
 /// Memory the pilot's stored values may take.
-pub(crate) const PILOT_BYTES: u64 = 128 << 20;
+pub const PILOT_BYTES: u64 = 128 << 20;
 /// Chunks per block (2²⁰ trials). Power sums fold in chunk order within a
 /// block, then in block order: the same floating-point sums whether the
 /// blocks run in one process or in shards.
@@ -205,7 +205,7 @@ pub(crate) struct FirstPass {
 /// needs room only for the run's own. Fewer values fall inside, and fewer
 /// bins are kept. The quantiles are still the run's sample quantiles: a
 /// window that misses its rank is refined like any other.
-pub(crate) const LAW_WINDOWS_AFTER: u64 = 8;
+pub const LAW_WINDOWS_AFTER: u64 = 8;
 
 /// Whether every slot's simulated value has the law
 /// [`Study::exact_law`] gives: no transfer or decode time, the threshold decoder.

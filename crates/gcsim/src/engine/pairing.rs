@@ -31,7 +31,7 @@ use super::trial::StepRows;
 use crate::stats::{Z95, quantile};
 
 /// Chunks of the pairing sample of a run without a pilot.
-pub(crate) const CHUNKS: u64 = 2;
+pub const CHUNKS: u64 = 2;
 
 /// The level whose paired interval is computed besides the mean's: p99.
 const LEVEL: f64 = 0.99;
@@ -256,7 +256,7 @@ fn indicator_correlation_of<I: Iterator<Item = (bool, bool, u64)>>(pairs: I, n: 
 /// method on the log scale: log(a/b) has variance (se_a/a)² + (se_b/b)² −
 /// 2ρ(se_a/a)(se_b/b), and the interval is (a/b)·exp(∓1.96·√that). `None`
 /// where a value is not positive and finite.
-pub(crate) fn ratio_interval(a: f64, se_a: f64, b: f64, se_b: f64, rho: f64) -> Option<(f64, f64)> {
+pub fn ratio_interval(a: f64, se_a: f64, b: f64, se_b: f64, rho: f64) -> Option<(f64, f64)> {
     let ok = |v: f64| v.is_finite() && v > 0.0;
     if !(ok(a) && ok(b) && se_a.is_finite() && se_b.is_finite() && rho.is_finite()) || se_a < 0.0 || se_b < 0.0 {
         return None;

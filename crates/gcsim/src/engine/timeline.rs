@@ -11,7 +11,7 @@ use crate::scheme::Rule;
 
 /// Incremental recovery state, fed one finished worker at a time.
 #[derive(Debug, Clone)]
-pub(crate) enum RuleState {
+pub enum RuleState {
     /// Counting finished workers up to k.
     KOfN {
         /// Finished workers still needed.
@@ -63,7 +63,7 @@ impl RuleState {
 /// The iteration time by walking finish events in time order.
 ///
 /// `order` is scratch space. Costs O(n log n) for the sort.
-pub(crate) fn completion_by_events(rule: Rule, times: &[f64], order: &mut Vec<usize>) -> f64 {
+pub fn completion_by_events(rule: Rule, times: &[f64], order: &mut Vec<usize>) -> f64 {
     order.clear();
     order.extend(0..times.len());
     order.sort_unstable_by(|&a, &b| times[a].total_cmp(&times[b]));

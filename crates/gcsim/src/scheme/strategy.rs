@@ -88,7 +88,7 @@ pub(crate) const WARMUP_GRADIENTS: usize = 8;
 
 impl Strategy {
     /// The updates simulated before the recorded one (see [`Strategy::Async`]).
-    pub(crate) fn warmup_updates(n: usize, k: usize) -> usize {
+    pub fn warmup_updates(n: usize, k: usize) -> usize {
         (WARMUP_GRADIENTS * n).div_ceil(k)
     }
 

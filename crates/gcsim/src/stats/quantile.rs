@@ -279,7 +279,7 @@ pub enum Verdict {
 
 /// Decides the q-quantile of `total` values from a window's tally, or the
 /// window to tally next. `range` is the smallest and largest value of the run.
-pub(crate) fn judge(q: f64, total: u64, window: &Window, tally: &Tally, range: (f64, f64)) -> Verdict {
+pub fn judge(q: f64, total: u64, window: &Window, tally: &Tally, range: (f64, f64)) -> Verdict {
     let j = target_index(q, total);
     let inside: u64 = tally.counts.iter().sum();
     if j < tally.below {

@@ -23,11 +23,11 @@ pub struct Worker<'a> {
 }
 
 /// A worker slow in at least this share of the steps is persistently slow.
-pub(crate) const PERSISTENT_SHARE: f64 = 0.9;
+pub const PERSISTENT_SHARE: f64 = 0.9;
 
 /// A worker's mean is far above the others' when it is at least this factor
 /// above the median worker mean and [`Z`] of its standard errors above it.
-pub(crate) const FAR_ABOVE: f64 = 1.1;
+pub const FAR_ABOVE: f64 = 1.1;
 
 /// Standard errors by which a worker's mean must exceed the median one.
 pub const Z: f64 = 4.0;

@@ -52,7 +52,7 @@ pub const RESAMPLES: usize = 200;
 
 /// The fewest workers for which standard errors are given: resampling fewer
 /// says little about the variability between workers.
-pub(crate) const MIN_RESAMPLED_WORKERS: usize = 5;
+pub const MIN_RESAMPLED_WORKERS: usize = 5;
 
 /// The smallest separation `δ/σ` of a slow state (Ashman's D).
 pub(crate) const MIN_SEPARATION: f64 = 2.0;

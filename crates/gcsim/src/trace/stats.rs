@@ -20,7 +20,7 @@ use super::Trace;
 
 /// The fewest steps for which a correlation is computed: with two points
 /// every Pearson correlation is ±1 and a lag-1 autocorrelation rests on one pair.
-pub(crate) const MIN_STEPS: usize = 3;
+pub const MIN_STEPS: usize = 3;
 
 /// A series whose values are all equal: correlations are undefined for it.
 fn constant(xs: &[f64]) -> bool {

@@ -159,7 +159,7 @@ impl Dataset {
     /// `target` if given, else the last column; every other column is a
     /// feature. Every cell must parse as a finite number; blank lines and a
     /// UTF-8 byte-order mark are skipped, cells are trimmed.
-    pub(crate) fn read_csv(path: &Path, target: Option<&str>) -> Result<Dataset, DataError> {
+    pub fn read_csv(path: &Path, target: Option<&str>) -> Result<Dataset, DataError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| DataError::Read {
             file: file.clone(),

@@ -58,10 +58,10 @@ use moments::{LoadMoments, moment_fit, variance_growth};
 use resample::{Steps, affine_fit, max_unit_time};
 
 /// The significance level below which a model is rejected.
-pub(crate) const ALPHA: f64 = 0.01;
+pub const ALPHA: f64 = 0.01;
 /// Steps every load needs for steps to be the units of the tests; with
 /// fewer, every time is its own unit.
-pub(crate) const MIN_STEPS: usize = 10;
+pub const MIN_STEPS: usize = 10;
 /// Times below which a load's tests are weak (a warning).
 pub(crate) const FEW_TIMES: usize = 30;
 

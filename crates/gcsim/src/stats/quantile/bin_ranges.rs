@@ -110,7 +110,7 @@ pub struct BinRange {
 
 impl BinRange {
     /// No value yet.
-    pub(crate) const EMPTY: BinRange = BinRange {
+    pub const EMPTY: BinRange = BinRange {
         lo: f64::INFINITY,
         lo_count: 0,
         hi: f64::NEG_INFINITY,

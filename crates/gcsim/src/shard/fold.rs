@@ -13,7 +13,7 @@
 //! grouped.
 
 use super::coverage::{Coverage, Held};
-use super::runs::{MergeError, shard_blocks};
+use super::runs::{MergeError, ShardPart, shard_blocks};
 use super::{ShardError, ShardFile};
 use crate::engine::pass::PassTotals;
 use crate::engine::{Options, Outcome, Progress, Started, TrialPlan, block_count, block_trials};
@@ -103,6 +103,71 @@ impl Union {
         self.held.missing(self.count)
     }
 
+    /// Checks that a shard's part holds what its coverage says: the blocks
+    /// its runs cover, each with every configuration's count of trials,
+    /// windows that count no more than those trials, and the shape of the
+    /// parts folded before it.
+    fn check(
+        &self,
+        part: &ShardPart,
+        coverage: &Coverage,
+        blocks: u64,
+        wrong: &dyn Fn(String) -> MergeError,
+    ) -> Result<(), MergeError> {
+        let trials = self.study.trials();
+        let mut covered_trials = 0u64;
+        if !part.blocks.iter().map(|b| b.0).eq(blocks_of(coverage, blocks)) {
+            return Err(wrong(format!(
+                "its blocks are not the ones {} runs",
+                if coverage.plural() {
+                    "the --shard of each"
+                } else {
+                    "its --shard"
+                }
+            )));
+        }
+        let slots = part.range.len();
+        for (b, moments) in &part.blocks {
+            if moments.len() != slots {
+                return Err(wrong(format!("block {b} has the wrong number of configurations")));
+            }
+            let expected = block_trials(trials, *b);
+            if moments.iter().any(|m| m.count() != expected || m.infinite() > expected) {
+                return Err(wrong(format!("block {b}'s counts are not its {expected} trials")));
+            }
+            covered_trials += expected;
+        }
+        for t in &part.tallies {
+            let held = t.counts.iter().try_fold(t.below, |a, &c| a.checked_add(c));
+            if held.is_none_or(|h| h > covered_trials) {
+                return Err(wrong(format!(
+                    "a window counts more values than {} trials",
+                    if coverage.plural() {
+                        "the shards have"
+                    } else {
+                        "the shard has"
+                    }
+                )));
+            }
+        }
+        if self.shaped_by.is_some() {
+            let fits = part.range.len() == self.range.len()
+                && part.tallies.len() == self.tallies.len()
+                && part
+                    .tallies
+                    .iter()
+                    .zip(&self.tallies)
+                    .all(|(p, t)| p.counts.len() == t.counts.len() && p.bin_range.bins() == t.bin_range.bins());
+            if !fits {
+                let first = &self.names[self.shaped_by.unwrap_or(0)];
+                return Err(wrong(format!(
+                    "its numbers of configurations, windows or bins are not those of {first}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks `file` against the study and folds it in.
     fn fold(&mut self, name: &str, file: ShardFile, coverage: Coverage) -> Result<(), MergeError> {
         let wrong = |what: String| MergeError::Inconsistent {
@@ -122,57 +187,8 @@ impl Union {
         let part = file.part();
         drop(file);
         let hollow = part.blocks.is_empty() && part.range.is_empty() && part.tallies.is_empty();
-        let mut covered_trials = 0u64;
         if !hollow {
-            if !part.blocks.iter().map(|b| b.0).eq(blocks_of(&coverage, blocks)) {
-                return Err(wrong(format!(
-                    "its blocks are not the ones {} runs",
-                    if coverage.plural() {
-                        "the --shard of each"
-                    } else {
-                        "its --shard"
-                    }
-                )));
-            }
-            let slots = part.range.len();
-            for (b, moments) in &part.blocks {
-                if moments.len() != slots {
-                    return Err(wrong(format!("block {b} has the wrong number of configurations")));
-                }
-                let expected = block_trials(trials, *b);
-                if moments.iter().any(|m| m.count() != expected || m.infinite() > expected) {
-                    return Err(wrong(format!("block {b}'s counts are not its {expected} trials")));
-                }
-                covered_trials += expected;
-            }
-            for t in &part.tallies {
-                let held = t.counts.iter().try_fold(t.below, |a, &c| a.checked_add(c));
-                if held.is_none_or(|h| h > covered_trials) {
-                    return Err(wrong(format!(
-                        "a window counts more values than {} trials",
-                        if coverage.plural() {
-                            "the shards have"
-                        } else {
-                            "the shard has"
-                        }
-                    )));
-                }
-            }
-            if self.shaped_by.is_some() {
-                let fits = part.range.len() == self.range.len()
-                    && part.tallies.len() == self.tallies.len()
-                    && part
-                        .tallies
-                        .iter()
-                        .zip(&self.tallies)
-                        .all(|(p, t)| p.counts.len() == t.counts.len() && p.bin_range.bins() == t.bin_range.bins());
-                if !fits {
-                    let first = &self.names[self.shaped_by.unwrap_or(0)];
-                    return Err(wrong(format!(
-                        "its numbers of configurations, windows or bins are not those of {first}"
-                    )));
-                }
-            }
+            self.check(&part, &coverage, blocks, &wrong)?;
         }
         let input = self.names.len();
         if let Err(repeated) = self.held.take(&coverage, input) {

@@ -96,6 +96,23 @@ fn shown(v: f64, log: bool) -> bool {
     v.is_finite() && (!log || v > 0.0)
 }
 
+/// `points` (sorted by x) cut wherever `gap` says two neighbours have a
+/// value of x between them at which the series has no point.
+fn segments(points: Vec<Point>, gap: &dyn Fn(f64, f64) -> bool) -> Vec<Vec<Point>> {
+    let mut out = Vec::new();
+    let mut piece: Vec<Point> = Vec::new();
+    for p in points {
+        if let Some(last) = piece.last()
+            && gap(last.x, p.x)
+        {
+            out.push(std::mem::take(&mut piece));
+        }
+        piece.push(p);
+    }
+    out.push(piece);
+    out
+}
+
 /// The chart's layers: per series its simulated then its exact segments,
 /// then the reference line.
 pub fn layers(chart: &LineChart) -> Vec<Layer> {
@@ -168,28 +185,17 @@ pub fn layers(chart: &LineChart) -> Vec<Layer> {
                 });
                 continue;
             }
-            let mut segment = 0;
-            let mut piece: Vec<Point> = Vec::new();
-            for p in points {
-                if let Some(last) = piece.last()
-                    && gap(last.x, p.x)
-                {
-                    out.push(Layer {
+            out.extend(
+                segments(points, &gap)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(segment, points)| Layer {
                         series: Some(i),
                         kind,
                         segment,
-                        points: std::mem::take(&mut piece),
-                    });
-                    segment += 1;
-                }
-                piece.push(p);
-            }
-            out.push(Layer {
-                series: Some(i),
-                kind,
-                segment,
-                points: piece,
-            });
+                        points,
+                    }),
+            );
         }
     }
     if let (Some(y), Some((x0, x1))) = (chart.reference_y.filter(|&y| shown(y, log)), x_range) {

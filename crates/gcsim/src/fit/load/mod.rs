@@ -183,13 +183,27 @@ pub enum LoadFitError {
 /// Times a load needs: a variance and the spread of its estimate.
 const MIN_TIMES: usize = 3;
 
-/// Tests every load model against `trace` and ranks them (module docs).
-/// Permutations and bootstrap resamples draw from `seed`.
-///
-/// Cost: [`PERMUTATIONS`] sorts of the N times per model, and for affine
-/// ([`PERMUTATIONS`] + [`RESAMPLES`]) × 44 merges of them, spread over
-/// rayon's threads: about 3 s of CPU for N = 5000.
-pub fn fit_loads(trace: &LoadTrace, seed: u64) -> Result<LoadFitReport, LoadFitError> {
+/// The warning when some load has fewer than [`MIN_STEPS`] steps, so that
+/// every time counts as independent.
+fn few_steps(trace: &LoadTrace) -> Option<String> {
+    if trace.loads().iter().all(|l| l.steps() >= MIN_STEPS) {
+        return None;
+    }
+    let few: Vec<String> = trace
+        .loads()
+        .iter()
+        .filter(|l| l.steps() < MIN_STEPS)
+        .map(|l| format!("load {} has {}", l.load, l.steps()))
+        .collect();
+    Some(format!(
+        "{} steps, fewer than {MIN_STEPS}: too few to allow for correlation within a step, so every time counts \
+         as independent and the p-values are too small if the workers of a step are correlated",
+        few.join(", ")
+    ))
+}
+
+/// Refuses a load with fewer than [`MIN_TIMES`] times or with one time only.
+fn check_loads(trace: &LoadTrace) -> Result<(), LoadFitError> {
     let file = trace.file();
     let load_err = |load: f64, reason: String| LoadFitError::Load {
         file: file.to_string(),
@@ -214,21 +228,43 @@ pub fn fit_loads(trace: &LoadTrace, seed: u64) -> Result<LoadFitReport, LoadFitE
             ));
         }
     }
+    Ok(())
+}
+
+/// The warnings on loads with too few times for the tests to be strong.
+fn few_times(trace: &LoadTrace) -> Vec<String> {
     let mut warnings = Vec::new();
-    let by_step = trace.loads().iter().all(|l| l.steps() >= MIN_STEPS);
-    if !by_step {
-        let few: Vec<String> = trace
-            .loads()
-            .iter()
-            .filter(|l| l.steps() < MIN_STEPS)
-            .map(|l| format!("load {} has {}", l.load, l.steps()))
-            .collect();
+    if trace.loads().iter().filter(|l| l.times.len() >= FEW_TIMES).count() < 2 {
         warnings.push(format!(
-            "{} steps, fewer than {MIN_STEPS}: too few to allow for correlation within a step, so every time counts \
-             as independent and the p-values are too small if the workers of a step are correlated",
-            few.join(", ")
+            "fewer than 2 loads have {FEW_TIMES} or more times: the tests cannot tell the models apart reliably"
         ));
     }
+    for l in trace.loads().iter().filter(|l| l.times.len() < FEW_TIMES) {
+        warnings.push(format!(
+            "load {} has {} times, fewer than {FEW_TIMES}: its tests are weak",
+            l.load,
+            l.times.len()
+        ));
+    }
+    warnings
+}
+
+/// Tests every load model against `trace` and ranks them (module docs).
+/// Permutations and bootstrap resamples draw from `seed`.
+///
+/// Cost: [`PERMUTATIONS`] sorts of the N times per model, and for affine
+/// ([`PERMUTATIONS`] + [`RESAMPLES`]) × 44 merges of them, spread over
+/// rayon's threads: about 3 s of CPU for N = 5000.
+pub fn fit_loads(trace: &LoadTrace, seed: u64) -> Result<LoadFitReport, LoadFitError> {
+    let file = trace.file();
+    let load_err = |load: f64, reason: String| LoadFitError::Load {
+        file: file.to_string(),
+        load,
+        reason,
+    };
+    check_loads(trace)?;
+    let by_step = trace.loads().iter().all(|l| l.steps() >= MIN_STEPS);
+    let mut warnings: Vec<String> = few_steps(trace).into_iter().collect();
     let ends: Vec<Vec<usize>> = trace
         .loads()
         .iter()
@@ -303,18 +339,7 @@ pub fn fit_loads(trace: &LoadTrace, seed: u64) -> Result<LoadFitReport, LoadFitE
         }
         models.push(row);
     }
-    if trace.loads().iter().filter(|l| l.times.len() >= FEW_TIMES).count() < 2 {
-        warnings.push(format!(
-            "fewer than 2 loads have {FEW_TIMES} or more times: the tests cannot tell the models apart reliably"
-        ));
-    }
-    for l in trace.loads().iter().filter(|l| l.times.len() < FEW_TIMES) {
-        warnings.push(format!(
-            "load {} has {} times, fewer than {FEW_TIMES}: its tests are weak",
-            l.load,
-            l.times.len()
-        ));
-    }
+    warnings.extend(few_times(trace));
     Ok(LoadFitReport::new(
         trace,
         by_step,

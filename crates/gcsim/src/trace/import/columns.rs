@@ -131,64 +131,10 @@ pub fn import(path: &Path, map: &ColumnMap, unit: Option<TimeUnit>) -> Result<Im
         Err(e) => return Err(csv_error(&file, e)),
     };
     let names: Vec<&str> = header.iter().collect();
-    let mut index = [0; 3];
-    for (slot, (key, column)) in index.iter_mut().zip(map.pairs()) {
-        let found: Vec<usize> = (0..names.len()).filter(|&i| names[i] == column).collect();
-        *slot = match found.as_slice() {
-            [i] => *i,
-            [] => {
-                return Err(ImportError::Header {
-                    file: file.clone(),
-                    reason: format!(
-                        "{key}={column}: the header has no column `{column}`; it has {}",
-                        names.join(", ")
-                    ),
-                });
-            }
-            _ => {
-                return Err(ImportError::Header {
-                    file: file.clone(),
-                    reason: format!(
-                        "{key}={column}: the header has {} columns named `{column}`",
-                        found.len()
-                    ),
-                });
-            }
-        };
-    }
+    let index = column_indices(&file, &names, map)?;
     let [ci_step, ci_worker, ci_time] = index;
-    let named = TimeUnit::from_suffix(&map.time);
     let mut imported = Imported::default();
-    let unit = match (unit, named) {
-        (Some(u), Some(n)) if u != n => {
-            imported.note(format!(
-                "{file}: time column `{}` read in {u} as given, not in the {n} its name ends with; converted to seconds",
-                map.time
-            ));
-            u
-        }
-        (Some(u), _) => {
-            imported.note(format!(
-                "{file}: time column `{}` read in {u}, converted to seconds",
-                map.time
-            ));
-            u
-        }
-        (None, Some(n)) => {
-            imported.note(format!(
-                "{file}: time column `{}` read in {n} (from its name), converted to seconds",
-                map.time
-            ));
-            n
-        }
-        (None, None) => {
-            imported.note(format!(
-                "{file}: time column `{}` names no unit (no _s, _ms or _us ending): read as seconds",
-                map.time
-            ));
-            TimeUnit::Seconds
-        }
-    };
+    let unit = time_unit(&file, map, unit, &mut imported);
     let mut record = csv::StringRecord::new();
     loop {
         match reader.read_record(&mut record) {
@@ -240,6 +186,73 @@ pub fn import(path: &Path, map: &ColumnMap, unit: Option<TimeUnit>) -> Result<Im
         return Err(ImportError::Empty { file: file.clone() });
     }
     Ok(imported)
+}
+
+/// Where the step, worker and time columns `map` names are in the header:
+/// each exactly once.
+fn column_indices(file: &str, names: &[&str], map: &ColumnMap) -> Result<[usize; 3], ImportError> {
+    let mut index = [0; 3];
+    for (slot, (key, column)) in index.iter_mut().zip(map.pairs()) {
+        let found: Vec<usize> = (0..names.len()).filter(|&i| names[i] == column).collect();
+        *slot = match found.as_slice() {
+            [i] => *i,
+            [] => {
+                return Err(ImportError::Header {
+                    file: file.to_string(),
+                    reason: format!(
+                        "{key}={column}: the header has no column `{column}`; it has {}",
+                        names.join(", ")
+                    ),
+                });
+            }
+            _ => {
+                return Err(ImportError::Header {
+                    file: file.to_string(),
+                    reason: format!(
+                        "{key}={column}: the header has {} columns named `{column}`",
+                        found.len()
+                    ),
+                });
+            }
+        };
+    }
+    Ok(index)
+}
+
+/// The unit the time column is read in (given, else from its name, else
+/// seconds), with a note saying which and why.
+fn time_unit(file: &str, map: &ColumnMap, unit: Option<TimeUnit>, imported: &mut Imported) -> TimeUnit {
+    let named = TimeUnit::from_suffix(&map.time);
+    match (unit, named) {
+        (Some(u), Some(n)) if u != n => {
+            imported.note(format!(
+                "{file}: time column `{}` read in {u} as given, not in the {n} its name ends with; converted to seconds",
+                map.time
+            ));
+            u
+        }
+        (Some(u), _) => {
+            imported.note(format!(
+                "{file}: time column `{}` read in {u}, converted to seconds",
+                map.time
+            ));
+            u
+        }
+        (None, Some(n)) => {
+            imported.note(format!(
+                "{file}: time column `{}` read in {n} (from its name), converted to seconds",
+                map.time
+            ));
+            n
+        }
+        (None, None) => {
+            imported.note(format!(
+                "{file}: time column `{}` names no unit (no _s, _ms or _us ending): read as seconds",
+                map.time
+            ));
+            TimeUnit::Seconds
+        }
+    }
 }
 
 /// A csv reader's error, with its line where it has one.

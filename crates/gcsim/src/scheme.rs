@@ -84,7 +84,8 @@ impl Scheme {
         self.n
     }
 
-    /// Straggler tolerance: n − k (n − k for mds too).
+    /// Straggler tolerance s = n − k: how many workers the master can
+    /// always do without.
     pub fn s(&self) -> usize {
         self.n - self.k()
     }

@@ -28,12 +28,11 @@ pub enum SweepError {
         /// An example list.
         example: &'static str,
     },
-    /// A list that no requested scheme reads.
+    /// A list that no requested scheme reads (the message names those
+    /// that do, from the facts).
     Unused {
         /// The parameter.
         param: Param,
-        /// The scheme that reads it.
-        scheme: SchemeKind,
     },
     /// A list of s that none of the schemes reads.
     UnreadS,
@@ -149,10 +148,7 @@ pub fn expand(n: usize, kinds: &[SchemeKind], ranges: &Ranges) -> Result<Expande
         (ranges.custom.is_some(), Param::Code),
     ] {
         if given && !unique.iter().any(|&k| reads(k, param)) {
-            let scheme = SchemeKind::readers(param)
-                .next()
-                .expect("every list of a sweep has a scheme that reads it");
-            return Err(SweepError::Unused { param, scheme });
+            return Err(SweepError::Unused { param });
         }
     }
     // Uncoded reads s only as 0: a list of s is not for it.

@@ -362,36 +362,6 @@ fn no_file_is_longer_than_600_lines() {
 /// closing brace.
 const LONG_FUNCTION: usize = 100;
 
-/// The functions longer than [`LONG_FUNCTION`] that are still to be split,
-/// by file, name and length: none may grow, none may join them, and one
-/// that is split leaves the list.
-const STILL_LONG: [(&str, &str, usize); 12] = [
-    ("crates/gcsim-figures/src/scenario/train.rs", "train", 149),
-    (
-        "crates/gcsim/src/plan/tests.rs",
-        "candidates_are_every_admissible_configuration_within_the_load",
-        139,
-    ),
-    ("crates/gcsim-figures/src/plot/sweep.rs", "sweep_chart", 133),
-    ("crates/gcsim/src/engine/trial.rs", "with", 127),
-    ("crates/gcsim/src/engine/started.rs", "new", 127),
-    (
-        "crates/gcsim-figures/src/scenario/tests.rs",
-        "errors_name_file_line_and_key",
-        124,
-    ),
-    (
-        "crates/gcsim/src/engine/trial/evaluate.rs",
-        "evaluate_with_transfers",
-        116,
-    ),
-    ("crates/gcsim/src/engine/trial/bisection.rs", "run_bisection", 103),
-    ("crates/gcsim-figures/src/plot/line.rs", "render", 102),
-    ("crates/gcsim-figures/src/scenario.rs", "study", 101),
-    ("crates/gcsim-figures/src/plot/line.rs", "fill", 101),
-    ("crates/gcsim/examples/analytic_timing.rs", "main", 105),
-];
-
 /// The name of the function a line opens (`pub(crate) const fn name<T>(`),
 /// if it opens one.
 fn opens_function(line: &str) -> Option<&str> {
@@ -471,37 +441,16 @@ fn function_lengths(text: &str) -> Vec<(String, usize)> {
 #[test]
 fn no_function_is_longer_than_100_lines() {
     let files = source_files();
-    let mut problems = Vec::new();
-    let mut seen = BTreeSet::new();
+    let mut long = Vec::new();
     for file in &files {
         let rel = file.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
         for (name, lines) in function_lengths(&fs::read_to_string(file).unwrap()) {
-            if lines <= LONG_FUNCTION {
-                continue;
-            }
-            match STILL_LONG.iter().find(|(f, n, _)| *f == rel && *n == name) {
-                Some(&(_, _, allowed)) => {
-                    if lines > allowed {
-                        problems.push(format!("{rel}: {name} grew from {allowed} to {lines} lines"));
-                    }
-                    seen.insert((rel.clone(), name));
-                }
-                None => problems.push(format!("{rel}: {name} has {lines} lines")),
+            if lines > LONG_FUNCTION {
+                long.push(format!("{rel}: {name} has {lines} lines"));
             }
         }
     }
-    for (file, name, _) in STILL_LONG {
-        if !seen.contains(&(file.to_string(), name.to_string())) {
-            problems.push(format!(
-                "{file}: {name} is no longer over {LONG_FUNCTION} lines; take it off STILL_LONG"
-            ));
-        }
-    }
-    assert!(
-        problems.is_empty(),
-        "functions over {LONG_FUNCTION} lines: {}",
-        problems.join("; ")
-    );
+    assert!(long.is_empty(), "functions over {LONG_FUNCTION} lines: {}", long.join("; "));
 }
 
 #[test]

@@ -428,40 +428,7 @@ fn study(
         }
     };
     let analytic = st.analytic.unwrap_or(file.analytic);
-    let given = st.trace_bootstrap.as_ref().or(file.trace_bootstrap.as_ref());
-    let trace_bootstrap = match gcsim::engine::bootstrap::replicates(
-        given.map(|b| *b.get_ref()),
-        study.workers(),
-        analytic,
-    ) {
-        Ok(b) => (b >= 2).then_some(b),
-        Err(e) => {
-            use gcsim::engine::bootstrap::ReplicatesError;
-            let reason = match e {
-                ReplicatesError::NoTrace => {
-                    "resamples a trace's recorded steps: it needs dist = \"trace:path=FILE\" or \"replay:path=FILE\""
-                }
-                ReplicatesError::One => "1 estimates no spread; accepted: 0 (off) or a whole number >= 2",
-                ReplicatesError::Analytic => "widens Monte Carlo intervals, and analytic = true has none",
-            };
-            return src.err(
-                given.map(|b| b.span()),
-                format!("{owner}: key `trace_bootstrap` {reason}"),
-            );
-        }
-    };
-    if let Some(b) = trace_bootstrap {
-        let draws = gcsim::engine::bootstrap::total_draws(&study, b);
-        if draws > u128::from(gcsim::study::MAX_TOTAL_DRAWS) {
-            return src.err(
-                Some(given.map_or(st.label.span(), |b| b.span())),
-                format!(
-                    "{owner}: the study and its {b} bootstrap replicates of its trace take {draws} worker draws, more than the limit of {} (about a day on two cores); lower `trials` or set `trace_bootstrap` lower (0: off)",
-                    gcsim::study::MAX_TOTAL_DRAWS
-                ),
-            );
-        }
-    }
+    let trace_bootstrap = trace_bootstrap(src, file, st, &study, analytic, &owner)?;
     for format in ScenarioStudy::RESULT_FORMATS {
         src.claim(taken, &result_file(&label, format), &owner, "label", st.label.span())?;
     }
@@ -490,6 +457,51 @@ fn study(
         trace_bootstrap,
         figures,
     })
+}
+
+/// The study's bootstrap replicates of its trace (`trace_bootstrap`, from
+/// the table or the file), `None` when off; an error when the study has no
+/// trace, is analytic, or would draw more than the limit.
+fn trace_bootstrap(
+    src: &Source,
+    file: &ScenarioFile,
+    st: &StudyFile,
+    study: &Study,
+    analytic: bool,
+    owner: &str,
+) -> Result<Option<usize>, ScenarioError> {
+    let given = st.trace_bootstrap.as_ref().or(file.trace_bootstrap.as_ref());
+    let replicates = match gcsim::engine::bootstrap::replicates(given.map(|b| *b.get_ref()), study.workers(), analytic)
+    {
+        Ok(b) => (b >= 2).then_some(b),
+        Err(e) => {
+            use gcsim::engine::bootstrap::ReplicatesError;
+            let reason = match e {
+                ReplicatesError::NoTrace => {
+                    "resamples a trace's recorded steps: it needs dist = \"trace:path=FILE\" or \"replay:path=FILE\""
+                }
+                ReplicatesError::One => "1 estimates no spread; accepted: 0 (off) or a whole number >= 2",
+                ReplicatesError::Analytic => "widens Monte Carlo intervals, and analytic = true has none",
+            };
+            return src.err(
+                given.map(|b| b.span()),
+                format!("{owner}: key `trace_bootstrap` {reason}"),
+            );
+        }
+    };
+    if let Some(b) = replicates {
+        let draws = gcsim::engine::bootstrap::total_draws(study, b);
+        if draws > u128::from(gcsim::study::MAX_TOTAL_DRAWS) {
+            return src.err(
+                Some(given.map_or(st.label.span(), |b| b.span())),
+                format!(
+                    "{owner}: the study and its {b} bootstrap replicates of its trace take {draws} worker draws, more than the limit of {} (about a day on two cores); lower `trials` or set `trace_bootstrap` lower (0: off)",
+                    gcsim::study::MAX_TOTAL_DRAWS
+                ),
+            );
+        }
+    }
+    Ok(replicates)
 }
 
 #[cfg(test)]

@@ -8,9 +8,16 @@ use std::time::Instant;
 use gcsim::analytic::iteration_law;
 use gcsim::dist::Dist;
 use gcsim::load::LoadModel;
-use gcsim::scheme::{Params, Scheme, SchemeKind};
+use gcsim::scheme::Scheme;
 
 fn main() {
+    mds_sweep_at_a_million();
+    mixtures_at_ten_thousand();
+    additive_at_ten_thousand();
+}
+
+/// The closed-form mean and p99 of mds at n = 10⁶ for the last 1001 k.
+fn mds_sweep_at_a_million() {
     let n = 1_000_000;
     for (name, dist) in [
         ("exp", Dist::exp(1.0).unwrap()),
@@ -19,15 +26,7 @@ fn main() {
         let (mut mean_times, mut q_times) = (Vec::new(), Vec::new());
         let start = Instant::now();
         for k in n - 1000..=n {
-            let scheme = Scheme::new(
-                SchemeKind::Mds,
-                n,
-                Params {
-                    k: Some(k),
-                    ..Params::default()
-                },
-            )
-            .unwrap();
+            let scheme = Scheme::mds(n, k).unwrap();
             let law = iteration_law(&dist, &LoadModel::Fixed, &scheme).unwrap();
             let t = Instant::now();
             let m = law.mean();
@@ -55,6 +54,10 @@ fn main() {
             summary(&mut q_times)
         );
     }
+}
+
+/// Integrated means and p99s of crc and frc on straggler mixtures, n = 10⁴.
+fn mixtures_at_ten_thousand() {
     let n = 10_000;
     for (name, dist) in [
         (
@@ -66,21 +69,13 @@ fn main() {
             Dist::pareto(1.0, 1.5).unwrap().with_stragglers(0.05, 8.0).unwrap(),
         ),
     ] {
-        for (kind, s) in [
-            (SchemeKind::Crc, 0),
-            (SchemeKind::Crc, 20),
-            (SchemeKind::Crc, 5000),
-            (SchemeKind::Frc, 19),
+        for scheme in [
+            Scheme::crc(n, 0),
+            Scheme::crc(n, 20),
+            Scheme::crc(n, 5000),
+            Scheme::frc(n, 19),
         ] {
-            let scheme = Scheme::new(
-                kind,
-                n,
-                Params {
-                    s: Some(s),
-                    ..Params::default()
-                },
-            )
-            .unwrap();
+            let scheme = scheme.unwrap();
             let law = iteration_law(&dist, &LoadModel::Fixed, &scheme).unwrap();
             let t = Instant::now();
             let m = law.mean();
@@ -95,17 +90,14 @@ fn main() {
             );
         }
     }
+}
+
+/// The additive load model's mean for crc on exponential workers, n = 10⁴.
+fn additive_at_ten_thousand() {
+    let n = 10_000;
     let dist = Dist::exp(1.0).unwrap();
     for s in [0, 9, 99] {
-        let scheme = Scheme::new(
-            SchemeKind::Crc,
-            n,
-            Params {
-                s: Some(s),
-                ..Params::default()
-            },
-        )
-        .unwrap();
+        let scheme = Scheme::crc(n, s).unwrap();
         let law = iteration_law(&dist, &LoadModel::Additive, &scheme).unwrap();
         let t = Instant::now();
         let m = law.mean();

@@ -61,18 +61,7 @@ pub(super) fn render<DB: DrawingBackend>(
         reason: e.to_string(),
     };
     let layers = layers(chart);
-    let points = || layers.iter().flat_map(|l| &l.points);
-    let (x0, x1) = extent(points().map(|p| p.x)).ok_or_else(|| PlotError::Empty(path.to_string()))?;
-    let ys = points().flat_map(|p| {
-        [Some(p.y), p.band.map(|b| b.0), p.band.map(|b| b.1)]
-            .into_iter()
-            .flatten()
-    });
-    let (y0, y1) = extent(ys).ok_or_else(|| PlotError::Empty(path.to_string()))?;
-    let (x0, x1) = if x1 > x0 { (x0, x1) } else { (x0 - 1.0, x1 + 1.0) };
-    let (x0, x1) = (x0 - 0.02 * (x1 - x0), x1 + 0.02 * (x1 - x0));
-    let (y0, y1) = padded(y0, y1, chart.log_y);
-    let y0 = chart.y_floor.map_or(y0, |f| f.max(y0).min(y1 / 10.0));
+    let [(x0, x1), (y0, y1)] = bounds(chart, &layers, path)?;
 
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let body = canvas
@@ -104,20 +93,7 @@ pub(super) fn render<DB: DrawingBackend>(
         fits(plot_w, 6.0).clamp(3, 10)
     };
     let x_ticks = RangedCoordf64::from(x0..x1).key_points(n_x);
-    let y_ticks = if chart.log_y {
-        // plotters' log ticks crowd towards the top of each decade (0.7,
-        // 0.8, 0.9, 1): a label is kept only at 1.6 em from the last one.
-        let ticks = LogCoord::from((y0..y1).log_scale()).key_points(n_y);
-        let per_em = (y1 / y0).ln() / plot_h as f64 * canvas.em(1.6) as f64;
-        ticks.iter().fold(Vec::new(), |mut kept: Vec<f64>, &t| {
-            if kept.last().is_none_or(|&k: &f64| (t / k).ln().abs() >= per_em) {
-                kept.push(t);
-            }
-            kept
-        })
-    } else {
-        RangedCoordf64::from(y0..y1).key_points(n_y)
-    };
+    let y_ticks = y_ticks(chart, (y0, y1), n_y, plot_h, canvas);
     let (x_fmt, y_fmt) = (
         AxisFormat::for_ticks(&x_ticks, false),
         AxisFormat::for_ticks(&y_ticks, chart.log_y),
@@ -150,6 +126,42 @@ pub(super) fn render<DB: DrawingBackend>(
     } else {
         let mut ctx = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| err(&e))?;
         fill(chart, &layers, &mut ctx, root, &axes).map_err(|e| err(&e))
+    }
+}
+
+/// The plotted ranges of x and y: every point and band with a margin, y
+/// held above the chart's floor.
+fn bounds(chart: &LineChart, layers: &[Layer], path: &str) -> Result<[(f64, f64); 2], PlotError> {
+    let points = || layers.iter().flat_map(|l| &l.points);
+    let (x0, x1) = extent(points().map(|p| p.x)).ok_or_else(|| PlotError::Empty(path.to_string()))?;
+    let ys = points().flat_map(|p| {
+        [Some(p.y), p.band.map(|b| b.0), p.band.map(|b| b.1)]
+            .into_iter()
+            .flatten()
+    });
+    let (y0, y1) = extent(ys).ok_or_else(|| PlotError::Empty(path.to_string()))?;
+    let (x0, x1) = if x1 > x0 { (x0, x1) } else { (x0 - 1.0, x1 + 1.0) };
+    let (x0, x1) = (x0 - 0.02 * (x1 - x0), x1 + 0.02 * (x1 - x0));
+    let (y0, y1) = padded(y0, y1, chart.log_y);
+    let y0 = chart.y_floor.map_or(y0, |f| f.max(y0).min(y1 / 10.0));
+    Ok([(x0, x1), (y0, y1)])
+}
+
+/// The y axis' labelled ticks: plotters' key points, thinned on a log axis.
+fn y_ticks(chart: &LineChart, (y0, y1): (f64, f64), n_y: usize, plot_h: u32, canvas: &Canvas) -> Vec<f64> {
+    if chart.log_y {
+        // plotters' log ticks crowd towards the top of each decade (0.7,
+        // 0.8, 0.9, 1): a label is kept only at 1.6 em from the last one.
+        let ticks = LogCoord::from((y0..y1).log_scale()).key_points(n_y);
+        let per_em = (y1 / y0).ln() / plot_h as f64 * canvas.em(1.6) as f64;
+        ticks.iter().fold(Vec::new(), |mut kept: Vec<f64>, &t| {
+            if kept.last().is_none_or(|&k: &f64| (t / k).ln().abs() >= per_em) {
+                kept.push(t);
+            }
+            kept
+        })
+    } else {
+        RangedCoordf64::from(y0..y1).key_points(n_y)
     }
 }
 
@@ -224,27 +236,7 @@ where
     let looks: Vec<Look> = (0..chart.series.len()).map(|i| look(chart, i)).collect();
     let of = |l: &Layer| l.series.map(|i| looks[i]);
     let xy = |l: &Layer| l.points.iter().map(|p| (p.x, p.y)).collect::<Vec<_>>();
-    for l in layers.iter().filter(|l| l.kind == LayerKind::Simulated) {
-        let band: Vec<(f64, f64, f64)> = l
-            .points
-            .iter()
-            .filter_map(|p| p.band.map(|(lo, hi)| (p.x, lo, hi)))
-            .collect();
-        if let (Some(look), true) = (of(l), band.len() > 1) {
-            let outline: Vec<(f64, f64)> = band
-                .iter()
-                .map(|b| (b.0, b.2))
-                .chain(band.iter().rev().map(|b| (b.0, b.1)))
-                .collect();
-            ctx.draw_series(std::iter::once(Polygon::new(outline, look.color.mix(0.16).filled())))?;
-        } else if let (Some(look), [(x, lo, hi)]) = (of(l), band.as_slice()) {
-            // A lone point (a scheme that admits one value of x here): an error bar.
-            ctx.draw_series(std::iter::once(PathElement::new(
-                vec![(*x, *lo), (*x, *hi)],
-                c.stroke(look.color, 1.0),
-            )))?;
-        }
-    }
+    bands(layers, &looks, ctx, c)?;
     let simulated = |inexact: bool| {
         layers
             .iter()
@@ -281,6 +273,38 @@ where
             root.draw(&PathElement::new(vec![(px - r, py), (px + r, py)], style))?;
         } else {
             ctx.draw_series(DashedLineSeries::new(xy(l), c.px(3.5), c.px(2.2), style))?;
+        }
+    }
+    Ok(())
+}
+
+/// Each simulated series' 95% band: a shaded polygon, or an error bar at a
+/// lone point.
+fn bands<'a, DB, Y>(layers: &[Layer], looks: &[Look], ctx: &mut Ctx<'a, DB, Y>, c: &Canvas) -> Drawn<DB>
+where
+    DB: DrawingBackend + 'a,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let of = |l: &Layer| l.series.map(|i| looks[i]);
+    for l in layers.iter().filter(|l| l.kind == LayerKind::Simulated) {
+        let band: Vec<(f64, f64, f64)> = l
+            .points
+            .iter()
+            .filter_map(|p| p.band.map(|(lo, hi)| (p.x, lo, hi)))
+            .collect();
+        if let (Some(look), true) = (of(l), band.len() > 1) {
+            let outline: Vec<(f64, f64)> = band
+                .iter()
+                .map(|b| (b.0, b.2))
+                .chain(band.iter().rev().map(|b| (b.0, b.1)))
+                .collect();
+            ctx.draw_series(std::iter::once(Polygon::new(outline, look.color.mix(0.16).filled())))?;
+        } else if let (Some(look), [(x, lo, hi)]) = (of(l), band.as_slice()) {
+            // A lone point (a scheme that admits one value of x here): an error bar.
+            ctx.draw_series(std::iter::once(PathElement::new(
+                vec![(*x, *lo), (*x, *hi)],
+                c.stroke(look.color, 1.0),
+            )))?;
         }
     }
     Ok(())

@@ -104,36 +104,9 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
         (_, true, _) => r.k as f64,
         _ => r.s as f64,
     };
-    // One line per scheme; a second parameter that varies too splits it.
-    let key = |r: &Row| {
-        let multi_m = data
-            .rows
-            .iter()
-            .filter(|o| o.scheme == r.scheme)
-            .filter_map(|o| o.m)
-            .collect::<BTreeSet<_>>();
-        let multi_s = data
-            .rows
-            .iter()
-            .filter(|o| o.scheme == r.scheme)
-            .map(|o| o.s)
-            .collect::<BTreeSet<_>>();
-        let multi_parts = data
-            .rows
-            .iter()
-            .filter(|o| o.scheme == r.scheme)
-            .filter_map(|o| o.parts)
-            .collect::<BTreeSet<_>>();
-        match (by_m, r.m, r.parts) {
-            (_, _, Some(l)) if multi_parts.len() > 1 => format!("{} L={l}", r.scheme),
-            (false, Some(m), _) if multi_m.len() > 1 => format!("{} m={m}", r.scheme),
-            (true, _, _) if multi_s.len() > 1 => format!("{} s={}", r.scheme, r.s),
-            _ => r.scheme.to_string(),
-        }
-    };
     let mut series: Vec<Series> = Vec::new();
     for r in data.rows {
-        let label = key(r);
+        let label = series_label(data.rows, r, by_m);
         let idx = match series.iter().position(|s| s.label == label) {
             Some(idx) => idx,
             None => {
@@ -149,20 +122,7 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
             }
         };
         let x = x_of(r);
-        let (y, band, exact) = match metric {
-            Metric::Mean => (r.mean, r.ci95_low.zip(r.ci95_high), r.analytic_mean),
-            Metric::P99 => (r.p99, r.p99_ci95_low.zip(r.p99_ci95_high), r.analytic_p99),
-            Metric::Speedup => (
-                r.speedup.unwrap_or(f64::NAN),
-                r.speedup_ci95_low.zip(r.speedup_ci95_high),
-                ratio(data.baseline_exact.map(|b| b.0), r.analytic_mean),
-            ),
-            Metric::P99Speedup => (
-                r.p99_speedup.unwrap_or(f64::NAN),
-                r.p99_speedup_ci95_low.zip(r.p99_speedup_ci95_high),
-                ratio(data.baseline_exact.map(|b| b.1), r.analytic_p99),
-            ),
-        };
+        let (y, band, exact) = metric_value(data, r, metric);
         let s = &mut series[idx];
         s.inexact |= !r.exact;
         if r.trials > 0 && y.is_finite() {
@@ -224,6 +184,40 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
         integer_x: !by_deadline,
         gaps: true,
     })
+}
+
+/// A series' label: the scheme's name, and the second parameter where it
+/// too varies among the scheme's rows (one line per scheme otherwise).
+fn series_label(rows: &[Row], r: &Row, by_m: bool) -> String {
+    let varies = |value: fn(&Row) -> Option<usize>| {
+        let values = rows.iter().filter(|o| o.scheme == r.scheme).filter_map(value);
+        values.collect::<BTreeSet<_>>().len() > 1
+    };
+    match (by_m, r.m, r.parts) {
+        (_, _, Some(l)) if varies(|o| o.parts) => format!("{} L={l}", r.scheme),
+        (false, Some(m), _) if varies(|o| o.m) => format!("{} m={m}", r.scheme),
+        (true, _, _) if varies(|o| Some(o.s)) => format!("{} s={}", r.scheme, r.s),
+        _ => r.scheme.to_string(),
+    }
+}
+
+/// A row's value of `metric`, its 95% interval, and its exact value where
+/// one is known.
+fn metric_value(data: &SweepData, r: &Row, metric: Metric) -> (f64, Option<(f64, f64)>, Option<f64>) {
+    match metric {
+        Metric::Mean => (r.mean, r.ci95_low.zip(r.ci95_high), r.analytic_mean),
+        Metric::P99 => (r.p99, r.p99_ci95_low.zip(r.p99_ci95_high), r.analytic_p99),
+        Metric::Speedup => (
+            r.speedup.unwrap_or(f64::NAN),
+            r.speedup_ci95_low.zip(r.speedup_ci95_high),
+            ratio(data.baseline_exact.map(|b| b.0), r.analytic_mean),
+        ),
+        Metric::P99Speedup => (
+            r.p99_speedup.unwrap_or(f64::NAN),
+            r.p99_speedup_ci95_low.zip(r.p99_speedup_ci95_high),
+            ratio(data.baseline_exact.map(|b| b.1), r.analytic_p99),
+        ),
+    }
 }
 
 /// Which x axis a sweep figure of some rows takes.

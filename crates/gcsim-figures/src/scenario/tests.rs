@@ -46,7 +46,7 @@ fn reads_a_scenario() {
 
 #[test]
 fn errors_name_file_line_and_key() {
-    let cases = [
+    assert_errors([
         (
             GOOD.replace("trials = 1000", "trials = 1000\ncolour = 3"),
             "x.toml:6:",
@@ -96,6 +96,14 @@ fn errors_name_file_line_and_key() {
             "at least one [[study]]",
         ),
         ("name = [".to_string(), "x.toml:1:", ""),
+    ]);
+}
+
+/// Errors in the cluster's keys, toml's own errors, and values every
+/// scheme skips name the file, the line and the key, on one line.
+#[test]
+fn cluster_and_toml_errors_name_file_line_and_key() {
+    assert_errors([
         (
             GOOD.replace("trials = 1000", "trials = 1000\nworkers = [\"12:exp:rate=1\"]"),
             "x.toml:6:",
@@ -159,7 +167,12 @@ fn errors_name_file_line_and_key() {
             "x.toml:",
             "study `a`: approx-regular s=2 d=3 (its approximation error is simulated with its matrix): n 100000 is too large to build a dense encoding matrix; accepted: 1..2000",
         ),
-    ];
+    ]);
+}
+
+/// Each case's text fails to parse with one line that starts with its
+/// place and contains its words.
+fn assert_errors<const N: usize>(cases: [(String, &str, &str); N]) {
     for (text, place, what) in cases {
         let e = parse(&text).unwrap_err().to_string();
         assert!(

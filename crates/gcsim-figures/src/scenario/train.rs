@@ -185,14 +185,6 @@ pub(super) fn train(
         &tr.label,
     )?;
     let grid = src.grid(cluster.n, &grid_keys!(tr), &tr.label, &owner)?;
-    let problem = parsed(src, "problem", tr.problem.as_ref(), str::parse::<Problem>)?;
-    let data = parsed(src, "data", tr.data.as_ref(), |text| {
-        text.parse::<DataSource>().map(|d| match d {
-            DataSource::File(path) => DataSource::File(src.base().join(path)),
-            synthetic => synthetic,
-        })
-    })?;
-    let schedule = parsed(src, "schedule", tr.schedule.as_ref(), str::parse::<Schedule>)?;
     let repeats = count(src, "repeats", tr.repeats.as_ref(), REPEATS, MAX_REPEATS)?;
     let iterations = count(
         src,
@@ -201,25 +193,7 @@ pub(super) fn train(
         ITERATIONS,
         MAX_TRAIN_ITERATIONS,
     )?;
-    // A library error names its parameter: place it on that key's line,
-    // else on the label's.
-    let span_of = |param: Param| {
-        let span = match param {
-            Param::Scheme => Some(tr.schemes.span()),
-            Param::Problem => tr.problem.as_ref().map(Spanned::span),
-            Param::Data => tr.data.as_ref().map(Spanned::span),
-            Param::Target => tr.target.as_ref().map(Spanned::span),
-            Param::TestFraction => tr.test_fraction.as_ref().map(Spanned::span),
-            Param::L2 => tr.l2.as_ref().map(Spanned::span),
-            Param::Step => tr.step.as_ref().map(Spanned::span),
-            Param::Iterations => tr.iterations.as_ref().map(Spanned::span),
-            Param::Repeats => tr.repeats.as_ref().map(Spanned::span),
-            Param::TargetLoss => tr.target_loss.as_ref().map(Spanned::span),
-            Param::TargetMetric => tr.target_metric.as_ref().map(Spanned::span),
-            _ => None,
-        };
-        Some(span.unwrap_or(tr.label.span()))
-    };
+    let span_of = |param: Param| Some(tr.span_of(param));
     let fail = |param: Param, e: &dyn std::fmt::Display| src.err(span_of(param), format!("{owner}: {e}"));
     let value = |v: &Option<Spanned<f64>>| v.as_ref().map(|v| *v.get_ref());
     let targets = match Targets::new(value(&tr.target_loss), value(&tr.target_metric)) {
@@ -242,16 +216,7 @@ pub(super) fn train(
         Ok(s) => s,
         Err(e) => return fail(Param::Iterations, &e),
     };
-    let recipe = Recipe {
-        problem: problem.unwrap_or(Problem::Logistic),
-        data: data.unwrap_or_else(|| "synthetic".parse().expect("the default data parse")),
-        target: tr.target.as_ref().map(|t| t.get_ref().clone()),
-        test_fraction: value(&tr.test_fraction).unwrap_or(TEST_FRACTION),
-        l2: value(&tr.l2).unwrap_or(0.0),
-        step: value(&tr.step),
-        schedule: schedule.unwrap_or(Schedule::Constant),
-        seed,
-    };
+    let recipe = recipe(src, tr, seed)?;
     let setup = match Setup::prepare(&recipe) {
         Ok(s) => s,
         Err(e) => {
@@ -276,11 +241,56 @@ pub(super) fn train(
         src.claim(taken, &result_file(&label, format), &owner, "label", tr.label.span())?;
     }
     src.claim(taken, &curves_file(&label), &owner, "label", tr.label.span())?;
-    let (plot, style) = match &tr.plot {
+    let (plot, style) = figure(src, tr, &owner, taken)?;
+    let mut config = TrainConfig::new("scenario", &study, &recipe, &setup, targets, &keys);
+    config.study = Some(format!("{}/{label}", file.name.get_ref()));
+    Ok(ScenarioTrain {
+        label,
+        study,
+        skipped: grid.expanded.skipped,
+        setup,
+        targets,
+        config,
+        plot,
+        style,
+    })
+}
+
+impl TrainFile {
+    /// Where an error about `param` points: that key's line where the
+    /// table gives it, else the label's.
+    fn span_of(&self, param: Param) -> std::ops::Range<usize> {
+        let span = match param {
+            Param::Scheme => Some(self.schemes.span()),
+            Param::Problem => self.problem.as_ref().map(Spanned::span),
+            Param::Data => self.data.as_ref().map(Spanned::span),
+            Param::Target => self.target.as_ref().map(Spanned::span),
+            Param::TestFraction => self.test_fraction.as_ref().map(Spanned::span),
+            Param::L2 => self.l2.as_ref().map(Spanned::span),
+            Param::Step => self.step.as_ref().map(Spanned::span),
+            Param::Iterations => self.iterations.as_ref().map(Spanned::span),
+            Param::Repeats => self.repeats.as_ref().map(Spanned::span),
+            Param::TargetLoss => self.target_loss.as_ref().map(Spanned::span),
+            Param::TargetMetric => self.target_metric.as_ref().map(Spanned::span),
+            _ => None,
+        };
+        span.unwrap_or(self.label.span())
+    }
+}
+
+/// The table's loss-against-time figure, its files claimed, and its style;
+/// style keys without `plot` are an error.
+fn figure(
+    src: &Source,
+    tr: &TrainFile,
+    owner: &str,
+    taken: &mut Taken,
+) -> Result<(Option<String>, FigureStyle), ScenarioError> {
+    match &tr.plot {
         Some(p) => {
             let name = src.figure_file("plot", p)?;
-            src.claim(taken, &name, &owner, "plot", p.span())?;
-            src.claim(taken, &super::figure_data_file(&name), &owner, "plot", p.span())?;
+            src.claim(taken, &name, owner, "plot", p.span())?;
+            src.claim(taken, &super::figure_data_file(&name), owner, "plot", p.span())?;
             let keys = StyleKeys {
                 size: tr.size.as_ref(),
                 dpi: tr.dpi.as_ref(),
@@ -290,7 +300,7 @@ pub(super) fn train(
                 file: p.span(),
             };
             let style = style_of(src, &keys, &name)?;
-            (Some(name), style)
+            Ok((Some(name), style))
         }
         None => {
             let given = [
@@ -304,19 +314,31 @@ pub(super) fn train(
                     format!("{owner}: key `{key}` styles the figure `plot`, which this table does not draw"),
                 );
             }
-            (None, FigureStyle::default())
+            Ok((None, FigureStyle::default()))
         }
-    };
-    let mut config = TrainConfig::new("scenario", &study, &recipe, &setup, targets, &keys);
-    config.study = Some(format!("{}/{label}", file.name.get_ref()));
-    Ok(ScenarioTrain {
-        label,
-        study,
-        skipped: grid.expanded.skipped,
-        setup,
-        targets,
-        config,
-        plot,
-        style,
+    }
+}
+
+/// What `Setup::prepare` needs: the problem, the data (a file relative to
+/// the scenario's folder), the split, the step and the seed.
+fn recipe(src: &Source, tr: &TrainFile, seed: u64) -> Result<Recipe, ScenarioError> {
+    let problem = parsed(src, "problem", tr.problem.as_ref(), str::parse::<Problem>)?;
+    let data = parsed(src, "data", tr.data.as_ref(), |text| {
+        text.parse::<DataSource>().map(|d| match d {
+            DataSource::File(path) => DataSource::File(src.base().join(path)),
+            synthetic => synthetic,
+        })
+    })?;
+    let schedule = parsed(src, "schedule", tr.schedule.as_ref(), str::parse::<Schedule>)?;
+    let value = |v: &Option<Spanned<f64>>| v.as_ref().map(|v| *v.get_ref());
+    Ok(Recipe {
+        problem: problem.unwrap_or(Problem::Logistic),
+        data: data.unwrap_or_else(|| "synthetic".parse().expect("the default data parse")),
+        target: tr.target.as_ref().map(|t| t.get_ref().clone()),
+        test_fraction: value(&tr.test_fraction).unwrap_or(TEST_FRACTION),
+        l2: value(&tr.l2).unwrap_or(0.0),
+        step: value(&tr.step),
+        schedule: schedule.unwrap_or(Schedule::Constant),
+        seed,
     })
 }

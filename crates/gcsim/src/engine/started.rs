@@ -13,25 +13,7 @@ impl<'a> Started<'a> {
         progress.pass(1, runner.total);
         let slots = plan.slots();
         let pilot_trials = runner.pilot_chunks() * CHUNK;
-        // Windows from the exact law, where it places them (see LAW_WINDOWS_AFTER).
-        let laws: Vec<Option<(f64, [Window; 4])>> =
-            if runner.total >= LAW_WINDOWS_AFTER * pilot_trials && values_follow_the_exact_law(study) {
-                let baseline = study.baseline();
-                let schemes: Vec<&Scheme> = study.schemes().iter().chain(std::iter::once(&baseline)).collect();
-                schemes
-                    .par_iter()
-                    .map(|s| {
-                        let law = study.exact_law(s)?;
-                        let median = law.quantile(0.5);
-                        Some((
-                            if median.is_finite() { median } else { 0.0 },
-                            law_windows(&law, runner.total)?,
-                        ))
-                    })
-                    .collect()
-            } else {
-                vec![None; slots]
-            };
+        let laws = exact_windows(study, &runner, pilot_trials);
         // Where every slot has them and no survival curve is asked for, the
         // pilot has nothing left to decide: the run goes straight to its pass.
         let pilot = if laws.iter().all(Option::is_some) && options.survival_points == 0 {
@@ -50,24 +32,8 @@ impl<'a> Started<'a> {
             }
             _ => None,
         };
-        // Slot j's pilot values in trial order.
-        let column_of = |j: usize, values: &mut Vec<f64>| {
-            values.clear();
-            values.reserve(trials);
-            for (c, stored) in pilot.values().iter().enumerate() {
-                runner.stored_batches(c as u64, stored, |b, count| {
-                    values.extend_from_slice(&b[j * count..(j + 1) * count]);
-                });
-            }
-        };
-        // The baseline's column and p99, for the pairings on the pilot.
-        let baseline = (!pilot.values().is_empty()).then(|| {
-            let mut u = Vec::new();
-            column_of(slots - 1, &mut u);
-            let mut kept = u.clone();
-            let (_, &mut q, _) = kept.select_nth_unstable_by(pairing::p99_rank(trials), f64::total_cmp);
-            (u, q)
-        });
+        let column_of = |j: usize, values: &mut Vec<f64>| pilot_column(&runner, &pilot, trials, j, values);
+        let baseline = baseline_column(&runner, &pilot, trials);
         let (columns, pairings): (Vec<PilotColumn>, Vec<Option<pairing::Pairing>>) = laws
             .into_par_iter()
             .enumerate()
@@ -267,4 +233,51 @@ impl<'a> Started<'a> {
             pairing: self.pairing(),
         }
     }
+}
+
+/// Each slot's reference (its exact median) and percentile windows from its
+/// exact law, where the run is long enough past the pilot for them to beat
+/// the pilot's (see [`LAW_WINDOWS_AFTER`]) and the values follow that law;
+/// `None` for a slot without one.
+fn exact_windows(study: &Study, runner: &Runner, pilot_trials: u64) -> Vec<Option<(f64, [Window; 4])>> {
+    if runner.total >= LAW_WINDOWS_AFTER * pilot_trials && values_follow_the_exact_law(study) {
+        let baseline = study.baseline();
+        let schemes: Vec<&Scheme> = study.schemes().iter().chain(std::iter::once(&baseline)).collect();
+        schemes
+            .par_iter()
+            .map(|s| {
+                let law = study.exact_law(s)?;
+                let median = law.quantile(0.5);
+                Some((
+                    if median.is_finite() { median } else { 0.0 },
+                    law_windows(&law, runner.total)?,
+                ))
+            })
+            .collect()
+    } else {
+        vec![None; runner.plan.slots()]
+    }
+}
+
+/// Slot j's pilot values in trial order, into `values`.
+fn pilot_column(runner: &Runner, pilot: &Pilot, trials: usize, j: usize, values: &mut Vec<f64>) {
+    values.clear();
+    values.reserve(trials);
+    for (c, stored) in pilot.values().iter().enumerate() {
+        runner.stored_batches(c as u64, stored, |b, count| {
+            values.extend_from_slice(&b[j * count..(j + 1) * count]);
+        });
+    }
+}
+
+/// The baseline's pilot column in trial order and its p99, for the
+/// pairings on the pilot; `None` without a pilot of values.
+fn baseline_column(runner: &Runner, pilot: &Pilot, trials: usize) -> Option<(Vec<f64>, f64)> {
+    (!pilot.values().is_empty()).then(|| {
+        let mut u = Vec::new();
+        pilot_column(runner, pilot, trials, runner.plan.slots() - 1, &mut u);
+        let mut kept = u.clone();
+        let (_, &mut q, _) = kept.select_nth_unstable_by(pairing::p99_rank(trials), f64::total_cmp);
+        (u, q)
+    })
 }

@@ -91,6 +91,7 @@ mod laws;
 mod rows;
 mod sample;
 mod scratch;
+mod slots;
 mod spacings;
 mod strategy;
 
@@ -110,6 +111,7 @@ pub use rows::StepRows;
 use sample::{Carried, split_law};
 pub use sample::{needs_identities, order_statistics_apply, top_block};
 pub use scratch::Scratch;
+use slots::{codes, evals, load_groups, replay_sorted};
 pub use spacings::spacings_apply;
 use strategy::Copies;
 pub use strategy::async_reads_order_statistics;
@@ -302,41 +304,10 @@ impl TrialPlan {
             "{sampling:?} does not apply to this study (see order_statistics_apply, spacings_apply and bisection_apply)"
         );
         let model = *study.load_model();
-        let baseline = study.baseline();
-        let evals: Vec<Eval> = study
-            .schemes()
-            .iter()
-            .chain(std::iter::once(&baseline))
-            .enumerate()
-            .map(|(slot, s)| Eval {
-                slot,
-                load: s.load(),
-                rule: s.rule(),
-                group: usize::MAX,
-                worker_loads: study.per_worker_loads(s).map(Arc::from),
-                deadline: s.deadline(),
-                // Memoryless K-async is its k-of-n rule on order statistics.
-                strategy: s
-                    .strategy()
-                    .filter(|_| !(sampling == Sampling::OrderStatistics && async_reads_order_statistics(study, s))),
-            })
-            .collect();
+        let evals = evals(study, sampling);
         let slots = evals.len();
         let has_strategy = evals.iter().any(|e| e.strategy.is_some());
-        let mut load_groups: Vec<LoadGroup> = Vec::new();
-        for e in evals.iter().cloned() {
-            let shared = model.is_monotone();
-            match load_groups.iter_mut().find(|c| shared || c.load == e.load) {
-                Some(c) => c.evals.push(e),
-                None => load_groups.push(LoadGroup {
-                    load: e.load,
-                    evals: vec![e],
-                    needs_sort: false,
-                    only_k: None,
-                    group_sizes: Vec::new(),
-                }),
-            }
-        }
+        let mut load_groups = load_groups(&evals, model);
         let mut slot_loads = vec![0.0; slots];
         for e in &evals {
             slot_loads[e.slot] = e.load;
@@ -372,18 +343,7 @@ impl TrialPlan {
             has_strategy,
             iterations: study.iterations(),
             stateful: stateful(study.workers()),
-            replay_sorted: match study.workers() {
-                Workers::Replay(trace) if trace.workers() == n => Some(Arc::new(
-                    (0..trace.steps())
-                        .flat_map(|step| {
-                            let mut times = trace.step(step).to_vec();
-                            times.sort_unstable_by(f64::total_cmp);
-                            times
-                        })
-                        .collect(),
-                )),
-                _ => None,
-            },
+            replay_sorted: replay_sorted(study.workers(), n),
             step_rows: None,
             order: OrderStatisticSampler {
                 weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
@@ -402,15 +362,7 @@ impl TrialPlan {
             delivery: Delivery {
                 comm: *study.comm(),
                 messages,
-                codes: needs_identities(study).then(|| {
-                    let slots = study.schemes().iter().copied().chain(std::iter::once(study.baseline()));
-                    let codes = slots.map(|s| {
-                        study
-                            .decodes_by_code(&s)
-                            .then(|| study.code(&s).expect("the study checked that its codes build"))
-                    });
-                    Arc::new(codes.collect())
-                }),
+                codes: codes(study),
             },
         };
         plan.update_sorting();

@@ -8,7 +8,25 @@ use crate::scheme::search::divisors;
 /// a filter over every parameter keeps, in the same order.
 #[test]
 fn candidates_are_every_admissible_configuration_within_the_load() {
-    let req = |max_load| PlanRequest {
+    for max_load in [None, Some(1.0), Some(2.0), Some(3.5), Some(12.0)] {
+        let req = request(max_load);
+        for n in [1, 2, 6, 7, 12, 36] {
+            for factor in [1.0, 0.5, 3.0] {
+                let want = every_admissible(&req, n, factor);
+                match candidates(&req, n, factor, usize::MAX) {
+                    Ok(got) => assert_eq!(got, want, "n={n} max_load={max_load:?} factor={factor}"),
+                    Err(_) => assert!(want.is_empty(), "n={n} max_load={max_load:?} factor={factor}"),
+                }
+            }
+        }
+    }
+    // Past `room`, a scan stops: one more than room is built, no more.
+    assert_eq!(candidates(&request(None), 36, 1.0, 10).unwrap().len(), 11);
+}
+
+/// A plan of every scheme plan searches, on exp(1) workers.
+fn request(max_load: Option<f64>) -> PlanRequest {
+    PlanRequest {
         ns: vec![],
         workers: Workers::Iid("exp:rate=1".parse().unwrap()),
         load_model: LoadModel::Scaled,
@@ -32,119 +50,115 @@ fn candidates_are_every_admissible_configuration_within_the_load() {
         time_unit: None,
         costs: Default::default(),
         data_replicates: 0,
+    }
+}
+
+/// What the scans must give: every admissible configuration of every
+/// scheme whose load (times `factor`) is within the plan's --max-load, in
+/// the scans' order.
+fn every_admissible(req: &PlanRequest, n: usize, factor: f64) -> Vec<Scheme> {
+    let mut out = Vec::new();
+    for &kind in &req.schemes {
+        out.extend(
+            every_params(kind, req, n)
+                .into_iter()
+                .filter_map(|p| Scheme::new(kind, n, p).ok())
+                .filter(|s| req.max_load.is_none_or(|l| s.load() * factor <= l)),
+        );
+    }
+    out.dedup();
+    out
+}
+
+/// Every parameter of `kind` a filter tries at cluster size n.
+fn every_params(kind: SchemeKind, req: &PlanRequest, n: usize) -> Vec<Params> {
+    let with_s = |s| Params {
+        s: Some(s),
+        ..Params::default()
     };
-    let all = |req: &PlanRequest, n: usize, factor: f64| {
-        let mut out = Vec::new();
-        for &kind in &req.schemes {
-            let with_s = |s| Params {
-                s: Some(s),
+    match kind {
+        SchemeKind::Uncoded | SchemeKind::Speculative => vec![Params::default()],
+        SchemeKind::Mds => (1..=n)
+            .map(|k| Params {
+                k: Some(k),
                 ..Params::default()
-            };
-            let params: Vec<Params> = match kind {
-                SchemeKind::Uncoded | SchemeKind::Speculative => vec![Params::default()],
-                SchemeKind::Mds => (1..=n)
-                    .map(|k| Params {
-                        k: Some(k),
-                        ..Params::default()
-                    })
-                    .collect(),
-                SchemeKind::CommEfficient => req
-                    .m
-                    .iter()
-                    .flat_map(|&m| {
-                        (0..n).map(move |s| Params {
-                            m: Some(m),
-                            ..with_s(s)
-                        })
-                    })
-                    .collect(),
-                SchemeKind::Timeout => req
-                    .timeouts
-                    .iter()
-                    .map(|&t| Params {
-                        timeout: Some(t),
-                        ..Params::default()
-                    })
-                    .collect(),
-                // K = ⌈n/2^j⌉ for j = 0, 1, …: n, then halving down to 1.
-                SchemeKind::KAsync | SchemeKind::KBatchAsync => {
-                    let mut ks: Vec<usize> = (0..usize::BITS).map(|j| n.div_ceil(1 << j)).collect();
-                    ks.dedup();
-                    ks.into_iter()
-                        .map(|k| Params {
-                            k: Some(k),
-                            ..Params::default()
-                        })
-                        .collect()
-                }
-                SchemeKind::PartialFrc | SchemeKind::PartialCrc => req
-                    .parts
-                    .iter()
-                    .flat_map(|&l| {
-                        (0..n).map(move |s| Params {
-                            parts: Some(l),
-                            ..with_s(s)
-                        })
-                    })
-                    .collect(),
-                // One split per product t = pq (p the largest divisor of t
-                // up to √t), by falling load, then by rising k.
-                SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => {
-                    let root_divisor = |t: usize| (1..=t).filter(|d| t.is_multiple_of(*d) && d * d <= t).max().unwrap();
-                    let mut splits: Vec<(usize, usize, Params)> = Vec::new();
-                    for t in 1..=n {
-                        let p = root_divisor(t);
-                        for m in 1..=n {
-                            let params = match kind {
-                                SchemeKind::Polynomial if m == 1 => Params {
-                                    p: Some(p),
-                                    q: Some(t / p),
-                                    ..Params::default()
-                                },
-                                SchemeKind::MatDot if t == 1 => Params {
-                                    p: Some(m),
-                                    ..Params::default()
-                                },
-                                SchemeKind::Entangled if m >= 2 => Params {
-                                    p: Some(p),
-                                    q: Some(t / p),
-                                    m: Some(m),
-                                    ..Params::default()
-                                },
-                                _ => continue,
-                            };
-                            splits.push((t * m, t * m + m - 1, params));
-                        }
-                    }
-                    splits.sort_by_key(|&(work, k, _)| (work, k));
-                    splits.into_iter().map(|(_, _, p)| p).collect()
-                }
-                _ => (0..n).map(with_s).collect(),
-            };
-            out.extend(
-                params
-                    .into_iter()
-                    .filter_map(|p| Scheme::new(kind, n, p).ok())
-                    .filter(|s| req.max_load.is_none_or(|l| s.load() * factor <= l)),
-            );
+            })
+            .collect(),
+        SchemeKind::CommEfficient => req
+            .m
+            .iter()
+            .flat_map(|&m| {
+                (0..n).map(move |s| Params {
+                    m: Some(m),
+                    ..with_s(s)
+                })
+            })
+            .collect(),
+        SchemeKind::Timeout => req
+            .timeouts
+            .iter()
+            .map(|&t| Params {
+                timeout: Some(t),
+                ..Params::default()
+            })
+            .collect(),
+        // K = ⌈n/2^j⌉ for j = 0, 1, …: n, then halving down to 1.
+        SchemeKind::KAsync | SchemeKind::KBatchAsync => {
+            let mut ks: Vec<usize> = (0..usize::BITS).map(|j| n.div_ceil(1 << j)).collect();
+            ks.dedup();
+            ks.into_iter()
+                .map(|k| Params {
+                    k: Some(k),
+                    ..Params::default()
+                })
+                .collect()
         }
-        out.dedup();
-        out
-    };
-    for max_load in [None, Some(1.0), Some(2.0), Some(3.5), Some(12.0)] {
-        let req = req(max_load);
-        for n in [1, 2, 6, 7, 12, 36] {
-            for factor in [1.0, 0.5, 3.0] {
-                let want = all(&req, n, factor);
-                match candidates(&req, n, factor, usize::MAX) {
-                    Ok(got) => assert_eq!(got, want, "n={n} max_load={max_load:?} factor={factor}"),
-                    Err(_) => assert!(want.is_empty(), "n={n} max_load={max_load:?} factor={factor}"),
-                }
-            }
+        SchemeKind::PartialFrc | SchemeKind::PartialCrc => req
+            .parts
+            .iter()
+            .flat_map(|&l| {
+                (0..n).map(move |s| Params {
+                    parts: Some(l),
+                    ..with_s(s)
+                })
+            })
+            .collect(),
+        SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => matmul_splits(kind, n),
+        _ => (0..n).map(with_s).collect(),
+    }
+}
+
+/// One split per product t = pq (p the largest divisor of t
+/// up to √t), by falling load, then by rising k.
+fn matmul_splits(kind: SchemeKind, n: usize) -> Vec<Params> {
+    let root_divisor = |t: usize| (1..=t).filter(|d| t.is_multiple_of(*d) && d * d <= t).max().unwrap();
+    let mut splits: Vec<(usize, usize, Params)> = Vec::new();
+    for t in 1..=n {
+        let p = root_divisor(t);
+        for m in 1..=n {
+            let params = match kind {
+                SchemeKind::Polynomial if m == 1 => Params {
+                    p: Some(p),
+                    q: Some(t / p),
+                    ..Params::default()
+                },
+                SchemeKind::MatDot if t == 1 => Params {
+                    p: Some(m),
+                    ..Params::default()
+                },
+                SchemeKind::Entangled if m >= 2 => Params {
+                    p: Some(p),
+                    q: Some(t / p),
+                    m: Some(m),
+                    ..Params::default()
+                },
+                _ => continue,
+            };
+            splits.push((t * m, t * m + m - 1, params));
         }
     }
-    // Past `room`, a scan stops: one more than room is built, no more.
-    assert_eq!(candidates(&req(None), 36, 1.0, 10).unwrap().len(), 11);
+    splits.sort_by_key(|&(work, k, _)| (work, k));
+    splits.into_iter().map(|(_, _, p)| p).collect()
 }
 
 #[test]

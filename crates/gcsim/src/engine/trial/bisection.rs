@@ -462,29 +462,11 @@ impl TrialPlan {
     pub(super) fn run_bisection(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
         let tree = self.bisection.as_ref().expect("a bisection plan");
         let n = self.n;
-        let mut rng = trial_rng(seed, trial);
+        let rng = trial_rng(seed, trial);
         let mut lower = std::mem::take(&mut scratch.lower);
         lower.start(n, tree);
         let k0 = tree.k0;
-        let lowest = if tree.lazy_top {
-            // E_(k₀) as the top block's draw takes it, then the largest of
-            // the m = n − k₀ above it, E_(k₀) plus the largest of m
-            // exponentials: −ln(1 − V^(1/m)).
-            let e0 = self.lowest_of_top(&mut rng);
-            let v: f64 = rng.random();
-            let d = -(-(v.ln() / (n - k0) as f64).exp_m1()).ln();
-            lower.x[k0] = self.law_of_standard(e0);
-            lower.x[n] = self.law_of_standard(e0 + d);
-            lower.ends = (e0, d);
-            lower.top_rng = Some(rng);
-            e0
-        } else {
-            self.draw_top(&mut rng, scratch);
-            self.order
-                .standard
-                .apply_all(&scratch.sorted[k0 - 1..n], &mut lower.x[k0..=n]);
-            scratch.sorted[k0 - 1]
-        };
+        let lowest = self.draw_lowest(rng, tree, &mut lower, scratch);
         lower.u[k0] = -(-lowest).exp_m1();
         let mut walk = Walk {
             plan: self,
@@ -561,6 +543,38 @@ impl TrialPlan {
             read(key, walk.lower, out);
         }
         scratch.lower = lower;
+    }
+
+    /// The trial's top block: E_(k₀), the lowest standard draw of it, with
+    /// the block drawn (or, lazily, only its two ends) into `lower`.
+    #[inline]
+    fn draw_lowest(
+        &self,
+        mut rng: rand_xoshiro::Xoshiro256PlusPlus,
+        tree: &Bisection,
+        lower: &mut Lower,
+        scratch: &mut Scratch,
+    ) -> f64 {
+        let (n, k0) = (self.n, tree.k0);
+        if tree.lazy_top {
+            // E_(k₀) as the top block's draw takes it, then the largest of
+            // the m = n − k₀ above it, E_(k₀) plus the largest of m
+            // exponentials: −ln(1 − V^(1/m)).
+            let e0 = self.lowest_of_top(&mut rng);
+            let v: f64 = rng.random();
+            let d = -(-(v.ln() / (n - k0) as f64).exp_m1()).ln();
+            lower.x[k0] = self.law_of_standard(e0);
+            lower.x[n] = self.law_of_standard(e0 + d);
+            lower.ends = (e0, d);
+            lower.top_rng = Some(rng);
+            e0
+        } else {
+            self.draw_top(&mut rng, scratch);
+            self.order
+                .standard
+                .apply_all(&scratch.sorted[k0 - 1..n], &mut lower.x[k0..=n]);
+            scratch.sorted[k0 - 1]
+        }
     }
 }
 

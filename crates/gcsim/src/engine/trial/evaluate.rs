@@ -187,67 +187,7 @@ impl TrialPlan {
             };
             let key = (load.to_bits(), message.to_bits());
             if current != Some(key) {
-                let finish = |x: f64| {
-                    if self.model.is_monotone() {
-                        self.model.apply(e.load, x)
-                    } else {
-                        x
-                    }
-                };
-                match (shared, by_worker) {
-                    // The times are the sorted sample: the queue's order,
-                    // and with the same transfer for all, arrivals in order.
-                    _ if self.sampling == Sampling::Spacings => {
-                        let c = self
-                            .delivery
-                            .comm
-                            .comm_time()
-                            .expect("spacings: a constant transfer time")
-                            * message;
-                        let mut free = f64::NEG_INFINITY;
-                        for (a, &x) in scratch.sorted.iter_mut().zip(times) {
-                            *a = if shared { free.max(finish(x)) + c } else { finish(x) + c };
-                            free = *a;
-                        }
-                    }
-                    (true, false) => {
-                        if !queued {
-                            scratch.queue.clear();
-                            scratch.queue.extend_from_slice(times);
-                            sort_floats(&mut scratch.queue, &mut scratch.sort);
-                            queued = true;
-                        }
-                        let c = self.delivery.comm.comm_time().expect("a constant transfer time") * message;
-                        let mut free = f64::NEG_INFINITY;
-                        for (a, &x) in scratch.sorted.iter_mut().zip(&scratch.queue) {
-                            free = free.max(finish(x)) + c;
-                            *a = free;
-                        }
-                    }
-                    (true, true) => {
-                        for (f, &x) in scratch.finish.iter_mut().zip(times) {
-                            *f = finish(x);
-                        }
-                        if !queued {
-                            argsort_floats(times, &mut scratch.order, &mut scratch.sort);
-                        }
-                        // Ties the load made are served in worker order, which
-                        // reorders the queue: order it anew for the next load.
-                        queued = !serve_in_order(
-                            &scratch.finish,
-                            &scratch.transfer,
-                            message,
-                            &mut scratch.order,
-                            &mut scratch.arrival,
-                            &mut scratch.sorted,
-                        );
-                    }
-                    (false, _) => {
-                        for ((a, &x), &c) in scratch.arrival.iter_mut().zip(times).zip(&scratch.transfer) {
-                            *a = finish(x) + c * message;
-                        }
-                    }
-                }
+                self.transfer_all(e.load, message, times, scratch, (shared, by_worker), &mut queued);
                 sorted = shared || self.sampling == Sampling::Spacings;
                 current = Some(key);
             }
@@ -273,6 +213,84 @@ impl TrialPlan {
                 }
                 None => done,
             };
+        }
+    }
+
+    /// Each worker's arrival at the master for a load and a message size:
+    /// its finish plus its transfer, queued on one link when `shared`, into
+    /// `scratch.arrival`, or in arrival order into `scratch.sorted` where
+    /// the link is shared or the times are the sorted sample. `queued` says
+    /// whether `scratch` already holds this trial's queue order.
+    #[inline]
+    fn transfer_all(
+        &self,
+        load: f64,
+        message: f64,
+        times: &[f64],
+        scratch: &mut Scratch,
+        (shared, by_worker): (bool, bool),
+        queued: &mut bool,
+    ) {
+        let finish = |x: f64| {
+            if self.model.is_monotone() {
+                self.model.apply(load, x)
+            } else {
+                x
+            }
+        };
+        match (shared, by_worker) {
+            // The times are the sorted sample: the queue's order,
+            // and with the same transfer for all, arrivals in order.
+            _ if self.sampling == Sampling::Spacings => {
+                let c = self
+                    .delivery
+                    .comm
+                    .comm_time()
+                    .expect("spacings: a constant transfer time")
+                    * message;
+                let mut free = f64::NEG_INFINITY;
+                for (a, &x) in scratch.sorted.iter_mut().zip(times) {
+                    *a = if shared { free.max(finish(x)) + c } else { finish(x) + c };
+                    free = *a;
+                }
+            }
+            (true, false) => {
+                if !*queued {
+                    scratch.queue.clear();
+                    scratch.queue.extend_from_slice(times);
+                    sort_floats(&mut scratch.queue, &mut scratch.sort);
+                    *queued = true;
+                }
+                let c = self.delivery.comm.comm_time().expect("a constant transfer time") * message;
+                let mut free = f64::NEG_INFINITY;
+                for (a, &x) in scratch.sorted.iter_mut().zip(&scratch.queue) {
+                    free = free.max(finish(x)) + c;
+                    *a = free;
+                }
+            }
+            (true, true) => {
+                for (f, &x) in scratch.finish.iter_mut().zip(times) {
+                    *f = finish(x);
+                }
+                if !*queued {
+                    argsort_floats(times, &mut scratch.order, &mut scratch.sort);
+                }
+                // Ties the load made are served in worker order, which
+                // reorders the queue: order it anew for the next load.
+                *queued = !serve_in_order(
+                    &scratch.finish,
+                    &scratch.transfer,
+                    message,
+                    &mut scratch.order,
+                    &mut scratch.arrival,
+                    &mut scratch.sorted,
+                );
+            }
+            (false, _) => {
+                for ((a, &x), &c) in scratch.arrival.iter_mut().zip(times).zip(&scratch.transfer) {
+                    *a = finish(x) + c * message;
+                }
+            }
         }
     }
 }

@@ -33,6 +33,8 @@ gcsim's trials are):
                 bucket counts, so it is built in one piece: same result).
                 KLL is asked for the inclusive quantile (type 1 on its
                 retained items), DDSketch for rank j/(N-1) (index j).
+                KLL compacts with random bits that DataSketches seeds
+                itself, so its columns change from run to run.
   4. Prints, per estimate, the value as gcsim's table prints it (4 significant
      digits, export.rs `short`), `*` where that printed value differs from
      the exact one's, and the error in standard errors of the quantile,
@@ -60,18 +62,18 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 try:
+    import numpy as np
     from datasketches import kll_doubles_sketch
     import ddsketch
     import fastdigest
 except ImportError as e:
-    sys.exit(f"bench/sketch.py needs the packages datasketches, fastdigest and ddsketch ({e}); "
+    sys.exit(f"bench/sketch.py needs the packages numpy, datasketches, fastdigest and ddsketch ({e}); "
              "e.g. pip install --user numpy datasketches fastdigest ddsketch")
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, str(HERE))
 from numpy_common import read_trace  # noqa: E402
 
@@ -379,70 +381,57 @@ def parse_count(s):
     return int(float(s.replace("_", "")))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--gcsim", help="a gcsim binary: also report the passes it needs on each job")
-    ap.add_argument("--trials", default="1e4,1e5,1e6", help="comma list of N (default 1e4,1e5,1e6)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jobs", default=None, help="comma list of jobs (default all)")
-    a = ap.parse_args()
-    ns = sorted(parse_count(x) for x in a.trials.split(","))
-    rng = np.random.default_rng(a.seed)
-    started = time.perf_counter()
+def table_row(name, cfg, n, q, qi, srt, est, gc, passes, summary):
+    """One row of the table; adds its estimates to `summary`."""
+    j = target_index(q, n)
+    exact = float(srt[j])
+    d = int(math.sqrt(q * (1 - q) * n)) + 1
+    se = (srt[min(j + d, n - 1)] - srt[max(j - d, 0)]) / 2.0
+    row = f"{name:9} {cfg:5} {n:>7} {q:>5} {exact!r:>18} {gc:>2} {passes[qi]:>2}"
+    for m in METHODS:
+        x = float(est[m][qi])
+        differs = short(x) != short(exact)
+        if se > 0:
+            err = (x - exact) / se
+            err_s = f"{err:+.2f}" if abs(err) < 100 else f"{err:+.0e}"
+        else:
+            err = 0.0 if x == exact else math.inf
+            err_s = "0" if x == exact else "inf"
+        cell = f"{short(x)}{'*' if differs else ' '} {err_s}"
+        row += f"  {cell:>15}"
+        s = summary[m].setdefault(n, {"rows": 0, "printed": 0, "bits": 0, "errs": []})
+        s["rows"] += 1
+        s["printed"] += differs
+        s["bits"] += x == exact
+        if se > 0:
+            s["errs"].append(abs(err))
+    return row
 
-    head = f"{'job':9} {'cfg':5} {'N':>7} {'q':>5} {'exact':>18} {'gc':>2} {'ps':>2}"
-    cols = "".join(f"  {m:>15}" for m in METHODS)
-    print("# bench/sketch.py: per estimate, its value as gcsim's table prints it, `*` if that differs from the exact")
-    print("# value's, and its error in standard errors of the quantile (0/inf: an atom, hit or missed);")
-    print("# gc = passes the real gcsim needed at this N on its own draws; ps = passes gcsim's algorithm needs here")
-    print(head + cols)
-    summary = {m: {} for m in METHODS}
-    memory = {}
-    gruns = []
-    selected = a.jobs.split(",") if a.jobs else None
-    for name, args, gen, cfgs, law in jobs():
-        if selected and name not in selected:
-            continue
-        data = gen(rng, ns[-1])
-        for n in ns:
-            gc = "-"
-            if a.gcsim:
-                p, wall = gcsim_passes(a.gcsim, args, n, a.seed)
-                gc = "?" if p is None else str(p)
-                gruns.append((name, n, p, wall))
-            for ci, cfg in enumerate(cfgs):
-                values = np.ascontiguousarray(data[:n, ci])
-                srt = np.sort(values)
-                law_ws = None
-                if law and n >= LAW_WINDOWS_AFTER * PILOT:
-                    law_ws = law_windows(law[0], law[0] - law[1][ci], law[2], n)
-                est, mem, passes = estimates(values, law_ws, discrete=(name == "bootstrap"))
-                for m, b in mem.items():
-                    memory.setdefault((m, n), []).append(b)
-                for qi, q in enumerate(QUANTILES):
-                    j = target_index(q, n)
-                    exact = float(srt[j])
-                    d = int(math.sqrt(q * (1 - q) * n)) + 1
-                    se = (srt[min(j + d, n - 1)] - srt[max(j - d, 0)]) / 2.0
-                    row = f"{name:9} {cfg:5} {n:>7} {q:>5} {exact!r:>18} {gc:>2} {passes[qi]:>2}"
-                    for m in METHODS:
-                        x = float(est[m][qi])
-                        differs = short(x) != short(exact)
-                        if se > 0:
-                            err = (x - exact) / se
-                            err_s = f"{err:+.2f}" if abs(err) < 100 else f"{err:+.0e}"
-                        else:
-                            err = 0.0 if x == exact else math.inf
-                            err_s = "0" if x == exact else "inf"
-                        cell = f"{short(x)}{'*' if differs else ' '} {err_s}"
-                        row += f"  {cell:>15}"
-                        s = summary[m].setdefault(n, {"rows": 0, "printed": 0, "bits": 0, "errs": []})
-                        s["rows"] += 1
-                        s["printed"] += differs
-                        s["bits"] += x == exact
-                        if se > 0:
-                            s["errs"].append(abs(err))
-                    print(row, flush=True)
+
+def run_job(job, ns, rng, a, summary, memory, gruns):
+    """Draws a job's trials once (the largest N), then prints its rows for every N."""
+    name, args, gen, cfgs, law = job
+    data = gen(rng, ns[-1])
+    for n in ns:
+        gc = "-"
+        if a.gcsim:
+            p, wall = gcsim_passes(a.gcsim, args, n, a.seed)
+            gc = "?" if p is None else str(p)
+            gruns.append((name, n, p, wall))
+        for ci, cfg in enumerate(cfgs):
+            values = np.ascontiguousarray(data[:n, ci])
+            srt = np.sort(values)
+            law_ws = None
+            if law and n >= LAW_WINDOWS_AFTER * PILOT:
+                law_ws = law_windows(law[0], law[0] - law[1][ci], law[2], n)
+            est, mem, passes = estimates(values, law_ws, discrete=(name == "bootstrap"))
+            for m, b in mem.items():
+                memory.setdefault((m, n), []).append(b)
+            for qi, q in enumerate(QUANTILES):
+                print(table_row(name, cfg, n, q, qi, srt, est, gc, passes, summary), flush=True)
+
+
+def print_summary(summary, ns):
     print()
     print("# summary per estimator and N: printed values that differ from the exact ones in gcsim's table (4 significant")
     print("# digits); estimates bit-identical to the exact order statistic (what CSV/JSON, which print every digit, need);")
@@ -457,6 +446,9 @@ def main():
             med = f"{statistics.median(e):.3f}" if e else "-"
             mx = f"{max(e):.3f}" if e else "-"
             print(f"{m:9} {n:>8} {s['printed']:>7} of {s['rows']:<6} {s['bits']:>6} of {s['rows']:<5} {med:>12} {mx:>10}")
+
+
+def print_memory(memory, ns):
     print()
     print("# memory per configuration, bytes: sketches as serialized (KLL), 16 B per centroid (t-digest), 8 B per")
     print("# bucket of the dense span (DDSketch); gcsim: u64 counts of its four first-pass windows (pilot or law")
@@ -468,14 +460,41 @@ def main():
             v = memory.get((m, n))
             if v:
                 parts.append(f"{m} {min(v)}-{max(v)}")
-        pilot = [8 * sum(gcsim_first_pass_bins(q, n, False) for q in QUANTILES)]
-        lawb = 8 * sum(gcsim_first_pass_bins(q, n, True) for q in QUANTILES)
-        g = f"gcsim first pass {pilot[0]} (pilot windows) / {lawb} (law windows)" if n > PILOT else \
-            f"gcsim: all {n} values ({8 * n})"
+        pilot = 8 * sum(gcsim_first_pass_bins(q, n, False) for q in QUANTILES)
+        law = 8 * sum(gcsim_first_pass_bins(q, n, True) for q in QUANTILES)
+        if n <= PILOT:
+            g = f"gcsim: all {n} values ({8 * n})"
+        elif n < LAW_WINDOWS_AFTER * PILOT:
+            g = f"gcsim first pass {pilot} (pilot windows) + the pilot's {8 * PILOT}"
+        else:
+            g = f"gcsim first pass {law} (law windows, where an exact law exists) or {pilot} + {8 * PILOT} (pilot)"
         print(f"N={n}: " + ", ".join(parts) + f"; {g}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gcsim", help="a gcsim binary: also report the passes it needs on each job")
+    ap.add_argument("--trials", default="1e4,1e5,1e6", help="comma list of N (default 1e4,1e5,1e6)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", default=None, help="comma list of jobs (default all)")
+    a = ap.parse_args()
+    ns = sorted(parse_count(x) for x in a.trials.split(","))
+    rng = np.random.default_rng(a.seed)
+    started = time.perf_counter()
+    print("# bench/sketch.py: per estimate, its value as gcsim's table prints it, `*` if that differs from the exact")
+    print("# value's, and its error in standard errors of the quantile (0/inf: an atom, hit or missed);")
+    print("# gc = passes the real gcsim needed at this N on its own draws; ps = passes gcsim's algorithm needs here")
+    print(f"{'job':9} {'cfg':5} {'N':>7} {'q':>5} {'exact':>18} {'gc':>2} {'ps':>2}" + "".join(f"  {m:>15}" for m in METHODS))
+    summary, memory, gruns = {m: {} for m in METHODS}, {}, []
+    selected = a.jobs.split(",") if a.jobs else None
+    for job in jobs():
+        if not selected or job[0] in selected:
+            run_job(job, ns, rng, a, summary, memory, gruns)
+    print_summary(summary, ns)
+    print_memory(memory, ns)
     if gruns:
         print()
-        print("# the real gcsim (its own draws, seed %d): passes and wall time of the whole job (all configurations)" % a.seed)
+        print(f"# the real gcsim (its own draws, seed {a.seed}): passes and wall time of the whole job (all configurations)")
         for name, n, p, wall in gruns:
             print(f"{name:9} N={n:<8} passes={p}  wall={wall:.2f}s")
     print(f"\n# total time {time.perf_counter() - started:.0f} s")

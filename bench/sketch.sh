@@ -46,7 +46,7 @@ task_clock() { # args: trials seed -> mean task-clock in ms on one thread
 symbol=""
 if command -v gdb >/dev/null; then
   symbol=$(gdb -q -batch -ex "info functions Runner>::pass::h" "$gcsim" 2>/dev/null |
-    awk '/Runner>::pass::h/ && !/closure/ {sub(/^0x[0-9a-f]+ +/, ""); print; exit}')
+    awk '/^0x.*Runner>::pass::h/ && !/closure/ {sub(/^0x[0-9a-f]+ +/, ""); print; exit}')
   cat >"$tmp/passes.py" <<EOF
 import gdb, time, os
 T0 = time.perf_counter(); ev = []
@@ -110,9 +110,10 @@ if [ ${#refining[@]} -gt 0 ]; then
         'BEGIN {printf "  task-clock (1 thread) %.1f ms vs %.1f ms at seed %s: +%.0f%%, refinement %.0f%% of the run", a, b, s, 100 * (a - b) / b, 100 * (a - b) / a}')
     fi
     if [ -n "$symbol" ]; then
+      rm -f "$tmp/gdb.out"
       gdb -q -batch -x "$tmp/passes.py" --args "$gcsim" "${gcsim_args[@]}" --trials "$t" --seed "$seed" \
         --format csv -o "$tmp/out.csv" >/dev/null 2>&1 || true
-      line+="; gdb: $(cat "$tmp/gdb.out" 2>/dev/null)"
+      line+="; gdb: $(cat "$tmp/gdb.out" 2>/dev/null || echo 'no timing')"
     fi
     echo "$line"
   done

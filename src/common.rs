@@ -17,11 +17,12 @@ use gcsim::study::{MAX_TOTAL_DRAWS, Study};
 use gcsim::units::TimeUnit;
 use gcsim::workers::{self, Workers};
 
+use super::figure::Figure;
 use super::flags::{
     ANALYTIC, DECODER, DIST, FORMAT, GPU_HOUR_PRICE, ITERATIONS_PER_RUN, N, OUT, SHARD, SHUFFLE_PLACEMENT, TIME_UNIT,
     TRACE_BOOTSTRAP, TRIALS, WORKERS,
 };
-use super::job::Engine;
+use super::job::{Engine, Job};
 use super::output::{FormatArg, Output};
 
 /// `--load-model` values, each with its formula.
@@ -416,6 +417,28 @@ impl CommonArgs {
             );
         }
         Ok(())
+    }
+
+    /// The job of `study` (and its other `sizes`), with these flags'
+    /// engine, `--analytic` and `--shard`.
+    pub(crate) fn job(
+        &self,
+        study: Study,
+        sizes: Vec<Study>,
+        config: RunConfig,
+        output: Output,
+        figure: Option<Figure>,
+    ) -> Job {
+        Job {
+            study,
+            sizes,
+            config,
+            output,
+            engine: self.engine(),
+            analytic: self.analytic,
+            shard: self.shard,
+            figure,
+        }
     }
 
     /// Threads and progress of --threads and --quiet.

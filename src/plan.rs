@@ -469,16 +469,14 @@ impl PlanJob {
 }
 
 impl Export for PlanReport {
+    type Row = PlanRow;
+
+    fn rows(&self) -> &[PlanRow] {
+        &self.rows
+    }
+
     fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
         table(self, out)
-    }
-
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        export::write_csv(&self.rows, out)
-    }
-
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        export::write_json(self, out)
     }
 
     fn write_table_of(&self, columns: &export::Columns, out: &mut dyn Write) -> io::Result<()> {

@@ -223,15 +223,6 @@ impl TryFrom<RunArgs> for Job {
         if figure.is_some() && common.shard.is_some() {
             bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
         }
-        Ok(Job {
-            study,
-            sizes: Vec::new(),
-            config,
-            output,
-            engine: common.engine(),
-            analytic: common.analytic,
-            shard: common.shard,
-            figure,
-        })
+        Ok(common.job(study, Vec::new(), config, output, figure))
     }
 }

@@ -450,7 +450,11 @@ fn no_function_is_longer_than_100_lines() {
             }
         }
     }
-    assert!(long.is_empty(), "functions over {LONG_FUNCTION} lines: {}", long.join("; "));
+    assert!(
+        long.is_empty(),
+        "functions over {LONG_FUNCTION} lines: {}",
+        long.join("; ")
+    );
 }
 
 #[test]

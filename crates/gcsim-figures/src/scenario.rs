@@ -128,36 +128,16 @@ struct FigureFile {
     studies: Option<Spanned<Vec<String>>>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StudyFile {
-    label: Spanned<String>,
-    schemes: Spanned<Vec<String>>,
-    s: Option<Spanned<ListValue>>,
-    m: Option<Spanned<ListValue>>,
-    k: Option<Spanned<ListValue>>,
-    d: Option<Spanned<ListValue>>,
-    timeout: Option<Spanned<TimesValue>>,
-    speculate_after: Option<f64>,
-    speculate_factor: Option<f64>,
-    parts: Option<Spanned<ListValue>>,
-    p: Option<Spanned<ListValue>>,
-    q: Option<Spanned<ListValue>>,
-    n: Option<Spanned<usize>>,
-    dist: Option<Spanned<String>>,
-    workers: Option<Spanned<Vec<String>>>,
-    shuffle_placement: Option<Spanned<bool>>,
-    comm_time: Option<Spanned<f64>>,
-    comm_dist: Option<Spanned<String>>,
-    link: Option<Spanned<String>>,
-    decode_time: Option<Spanned<f64>>,
-    load_model: Option<Spanned<String>>,
-    unit_time: Option<f64>,
-    iterations: Option<Spanned<u64>>,
-    trace_bootstrap: Option<Spanned<usize>>,
-    analytic: Option<bool>,
-    #[serde(default)]
-    figures: Vec<FigureFile>,
+source::scheme_table! {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct StudyFile {
+        iterations: Option<Spanned<u64>>,
+        trace_bootstrap: Option<Spanned<usize>>,
+        analytic: Option<bool>,
+        #[serde(default)]
+        figures: Vec<FigureFile>,
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -95,14 +95,23 @@ impl FromStr for Format {
     }
 }
 
-/// A result that can be written in every [`Format`].
-pub trait Export {
+/// A result that can be written in every [`Format`]: its rows make the
+/// CSV, the whole result the JSON.
+pub trait Export: Serialize {
+    /// One CSV row; its serde fields are the columns.
+    type Row: Serialize;
+    /// The result's rows, in the order they are written.
+    fn rows(&self) -> &[Self::Row];
     /// Aligned columns under a `#` header naming what was run.
     fn write_table(&self, out: &mut dyn Write) -> io::Result<()>;
     /// One CSV row per result row, the header from the row type.
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()>;
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_csv(self.rows(), out)
+    }
     /// The whole result as one pretty-printed JSON object.
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()>;
+    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_json(self, out)
+    }
     /// The table of only `columns` (`--columns`): the values of those CSV
     /// columns, as [`table_cell`] shows them. Results override it to keep
     /// their `#` lines.

@@ -28,7 +28,7 @@ pub mod stats;
 pub mod study;
 pub mod suggest;
 pub mod sweep;
-pub(crate) mod table;
+pub mod table;
 pub mod trace;
 pub mod train;
 pub mod units;

@@ -334,12 +334,7 @@ fn unit_rows(
         parts: s.parts(),
         split: s.split(),
         timeout: s.deadline(),
-        iterations_per_hour: None,
-        run_hours: None,
-        gpu_hours: None,
-        cost: None,
-        storage_bytes: None,
-        bytes_per_iteration: None,
+        ..PlanRow::default()
     };
     match (laws, study.exact_law(&study.baseline())) {
         (Some(laws), Some(base)) => {

@@ -4,7 +4,58 @@
 //! skipped, and a UTF-8 byte-order mark (which spreadsheet programs write
 //! first) ignored.
 
+use std::path::Path;
+
 use csv::StringRecord;
+use thiserror::Error;
+
+/// Why a trace file's text cannot be had, or one of its lines used: the
+/// faults the two trace readers ([`crate::trace`], [`crate::fit::load`])
+/// share.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum TraceFileError {
+    /// The file cannot be read.
+    #[error("{file}: cannot read the trace: {reason}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// Not UTF-8 text.
+    #[error("{file}: the trace is not UTF-8 text")]
+    NotText {
+        /// The file.
+        file: String,
+    },
+    /// A bad header or row.
+    #[error("{file}:{line}: {reason}")]
+    Line {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A trace file's contents as UTF-8 text; `file` names it in errors.
+pub fn trace_text<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceFileError> {
+    std::str::from_utf8(bytes).map_err(|_| TraceFileError::NotText { file: file.to_string() })
+}
+
+/// A trace file's name as errors give it, and its bytes.
+pub fn read_trace(path: &Path) -> Result<(String, Vec<u8>), TraceFileError> {
+    let file = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => Ok((file, bytes)),
+        Err(e) => Err(TraceFileError::Read {
+            file,
+            reason: e.to_string(),
+        }),
+    }
+}
 
 /// The rows of a text, read one at a time into one buffer: no header row
 /// (the caller takes the first row as it needs), rows of any length (the

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::Scenario;
 use super::page::Section;
 use gcsim::shard::ShardId;
-use gcsim::shard::units::{PartFault, Sealed, UnitsError, check_cover, checksum, read_part};
+use gcsim::shard::units::{PartError, Sealed, UnitsError, check_cover, checksum, read_part};
 
 /// The format name in every scenario shard file.
 pub const FORMAT: &str = "gcsim-scenario-shard";
@@ -173,20 +173,9 @@ pub fn parts_dir(name: &str) -> String {
 /// Why scenario shard files cannot be merged.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioShardError {
-    /// Not a file of this format, version and release.
-    #[error("{file}: not a gcsim scenario shard file: {reason}")]
-    Malformed {
-        /// The file.
-        file: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The checksum does not match.
-    #[error("{file}: the checksum does not match the contents (the file was edited or damaged); rerun its shard")]
-    Checksum {
-        /// The file.
-        file: String,
-    },
+    /// Not a readable part of this format, version and release.
+    #[error(transparent)]
+    Part(#[from] PartError),
     /// A part of another scenario, or another --trials.
     #[error(
         "{file}: a shard of another scenario file or --trials than this one; rerun it, or merge with the scenario and --trials its shards ran"
@@ -224,14 +213,7 @@ impl ScenarioShardFile {
 
     /// Reads a scenario shard file's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self, ScenarioShardError> {
-        let malformed = |reason: String| ScenarioShardError::Malformed {
-            file: file.to_string(),
-            reason: gcsim::param::one_line(&reason),
-        };
-        let part: Self = read_part(text, FORMAT, VERSION).map_err(|fault| match fault {
-            PartFault::Malformed(reason) => malformed(reason),
-            PartFault::Checksum => ScenarioShardError::Checksum { file: file.to_string() },
-        })?;
+        let part: Self = read_part(file, text, FORMAT, VERSION)?;
         Ok(part)
     }
 }

@@ -77,6 +77,41 @@ macro_rules! grid_keys {
 }
 pub(super) use grid_keys;
 
+/// A table that simulates schemes on a cluster (`[[study]]`, `[[train]]`):
+/// its label, its schemes and their parameter lists ([`GridKeys`]), its
+/// cluster keys ([`ClusterKeys`]) in that order, then its own keys.
+macro_rules! scheme_table {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$fmeta:meta])* $field:ident: $ty:ty,)* }) => {
+        $(#[$meta])*
+        $vis struct $name {
+            label: toml::Spanned<String>,
+            schemes: toml::Spanned<Vec<String>>,
+            s: Option<toml::Spanned<$crate::scenario::ListValue>>,
+            m: Option<toml::Spanned<$crate::scenario::ListValue>>,
+            k: Option<toml::Spanned<$crate::scenario::ListValue>>,
+            d: Option<toml::Spanned<$crate::scenario::ListValue>>,
+            timeout: Option<toml::Spanned<$crate::scenario::TimesValue>>,
+            speculate_after: Option<f64>,
+            speculate_factor: Option<f64>,
+            parts: Option<toml::Spanned<$crate::scenario::ListValue>>,
+            p: Option<toml::Spanned<$crate::scenario::ListValue>>,
+            q: Option<toml::Spanned<$crate::scenario::ListValue>>,
+            n: Option<toml::Spanned<usize>>,
+            dist: Option<toml::Spanned<String>>,
+            workers: Option<toml::Spanned<Vec<String>>>,
+            shuffle_placement: Option<toml::Spanned<bool>>,
+            comm_time: Option<toml::Spanned<f64>>,
+            comm_dist: Option<toml::Spanned<String>>,
+            link: Option<toml::Spanned<String>>,
+            decode_time: Option<toml::Spanned<f64>>,
+            load_model: Option<toml::Spanned<String>>,
+            unit_time: Option<f64>,
+            $($(#[$fmeta])* $field: $ty,)*
+        }
+    };
+}
+pub(super) use scheme_table;
+
 /// What a table's cluster keys, over the file's, make.
 pub(super) struct Cluster {
     pub(super) n: usize,

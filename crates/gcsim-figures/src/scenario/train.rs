@@ -23,8 +23,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::figures::{StyleKeys, style_of};
-use super::source::{Source, Taken, cluster_keys, grid_keys};
-use super::{ListValue, ScenarioError, ScenarioFile, TimesValue, result_file};
+use super::source::{Source, Taken, cluster_keys, grid_keys, scheme_table};
+use super::{ScenarioError, ScenarioFile, result_file};
 use crate::plot::FigureStyle;
 use gcsim::export::Format;
 use gcsim::param::{Param, keys};
@@ -43,48 +43,28 @@ const REPEATS: u64 = 10;
 /// The test fraction when the table gives none, as `gcsim train`.
 const TEST_FRACTION: f64 = 0.2;
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct TrainFile {
-    label: Spanned<String>,
-    schemes: Spanned<Vec<String>>,
-    s: Option<Spanned<ListValue>>,
-    m: Option<Spanned<ListValue>>,
-    k: Option<Spanned<ListValue>>,
-    d: Option<Spanned<ListValue>>,
-    timeout: Option<Spanned<TimesValue>>,
-    speculate_after: Option<f64>,
-    speculate_factor: Option<f64>,
-    parts: Option<Spanned<ListValue>>,
-    p: Option<Spanned<ListValue>>,
-    q: Option<Spanned<ListValue>>,
-    n: Option<Spanned<usize>>,
-    dist: Option<Spanned<String>>,
-    workers: Option<Spanned<Vec<String>>>,
-    shuffle_placement: Option<Spanned<bool>>,
-    comm_time: Option<Spanned<f64>>,
-    comm_dist: Option<Spanned<String>>,
-    link: Option<Spanned<String>>,
-    decode_time: Option<Spanned<f64>>,
-    load_model: Option<Spanned<String>>,
-    unit_time: Option<f64>,
-    problem: Option<Spanned<String>>,
-    data: Option<Spanned<String>>,
-    target: Option<Spanned<String>>,
-    test_fraction: Option<Spanned<f64>>,
-    l2: Option<Spanned<f64>>,
-    iterations: Option<Spanned<u64>>,
-    step: Option<Spanned<f64>>,
-    schedule: Option<Spanned<String>>,
-    repeats: Option<Spanned<u64>>,
-    target_loss: Option<Spanned<f64>>,
-    target_metric: Option<Spanned<f64>>,
-    plot: Option<Spanned<String>>,
-    size: Option<Spanned<String>>,
-    dpi: Option<Spanned<u64>>,
-    font_size: Option<Spanned<f64>>,
-    title: Option<bool>,
-    log_y: Option<bool>,
+scheme_table! {
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(super) struct TrainFile {
+        problem: Option<Spanned<String>>,
+        data: Option<Spanned<String>>,
+        target: Option<Spanned<String>>,
+        test_fraction: Option<Spanned<f64>>,
+        l2: Option<Spanned<f64>>,
+        iterations: Option<Spanned<u64>>,
+        step: Option<Spanned<f64>>,
+        schedule: Option<Spanned<String>>,
+        repeats: Option<Spanned<u64>>,
+        target_loss: Option<Spanned<f64>>,
+        target_metric: Option<Spanned<f64>>,
+        plot: Option<Spanned<String>>,
+        size: Option<Spanned<String>>,
+        dpi: Option<Spanned<u64>>,
+        font_size: Option<Spanned<f64>>,
+        title: Option<bool>,
+        log_y: Option<bool>,
+    }
 }
 
 /// One validated `[[train]]` table: its study (the repeats are its trials),

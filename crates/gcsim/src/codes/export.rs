@@ -37,16 +37,14 @@ pub struct CodesReport {
 pub const DEFINITIONS: &str = "residual = |A*B_F - T|_F / |T|_F for the least-squares decoder A; condition = sigma_max/sigma_r of B_F over its numerically nonzero singular values";
 
 impl Export for CodesReport {
+    type Row = CodesRow;
+
+    fn rows(&self) -> &[CodesRow] {
+        &self.rows
+    }
+
     fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
         write_table(self, out)
-    }
-
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_csv(&self.rows, out)
-    }
-
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_json(self, out)
     }
 }
 

@@ -398,6 +398,12 @@ pub struct MatmulReport {
 pub const MATMUL_DEFINITIONS: &str = "E = [x_i^e] (n x K, or the Khatri-Rao rows for gaussian); a set F decodes when |D*E_F - T|_F / |T|_F < tolerance for the least-squares D, T selecting the pq coefficients that are the blocks of C; condition = sigma_max/sigma_r of E_F; product_error = |C_decoded - A*B|_F / |A*B|_F for random normal A, B";
 
 impl crate::export::Export for MatmulReport {
+    type Row = MatmulRow;
+
+    fn rows(&self) -> &[MatmulRow] {
+        &self.rows
+    }
+
     fn write_table(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let sci = |x: f64| if x == 0.0 { "0".into() } else { format!("{x:.3e}") };
         let header = [
@@ -452,14 +458,6 @@ impl crate::export::Export for MatmulReport {
             ]);
         }
         crate::export::write_aligned(&rows, 2, out)
-    }
-
-    fn write_csv(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        crate::export::write_csv(&self.rows, out)
-    }
-
-    fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        crate::export::write_json(self, out)
     }
 }
 

@@ -179,16 +179,16 @@ mod tests {
         ok: bool,
     }
 
+    #[derive(Serialize)]
     struct Rows(Vec<Sample>);
 
     impl Export for Rows {
+        type Row = Sample;
+
+        fn rows(&self) -> &[Sample] {
+            &self.0
+        }
         fn write_table(&self, _: &mut dyn Write) -> io::Result<()> {
-            Ok(())
-        }
-        fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-            crate::export::write_csv(&self.0, out)
-        }
-        fn write_json(&self, _: &mut dyn Write) -> io::Result<()> {
             Ok(())
         }
     }

@@ -65,16 +65,14 @@ impl FitReport {
 /// The table ends with [`FitReport::best_line`]; CSV holds the rows only
 /// (rank 1 is the best), JSON the whole report.
 impl Export for FitReport {
+    type Row = Fit;
+
+    fn rows(&self) -> &[Fit] {
+        &self.fits
+    }
+
     fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
         write_table(self, out)
-    }
-
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_csv(&self.fits, out)
-    }
-
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_json(self, out)
     }
 }
 

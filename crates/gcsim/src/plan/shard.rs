@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::PlanRow;
 use crate::scheme::{SchemeKind, Split};
 use crate::shard::ShardId;
-use crate::shard::units::{PartFault, Sealed, UnitsError, check_cover, read_part};
+use crate::shard::units::{PartError, Sealed, UnitsError, check_cover, read_part};
 
 /// The format name in every plan shard file.
 pub const FORMAT: &str = "gcsim-plan-shard";
@@ -166,20 +166,9 @@ pub struct PlanShardFile {
 /// Why plan shard files cannot be merged.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanShardError {
-    /// Not JSON of this format, or of another version or release.
-    #[error("{file}: not a gcsim plan shard file: {reason}")]
-    Malformed {
-        /// The file.
-        file: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The checksum does not match the contents.
-    #[error("{file}: the checksum does not match the contents (the file was edited or damaged); rerun its shard")]
-    Checksum {
-        /// The file.
-        file: String,
-    },
+    /// Not a readable part of this format, version and release.
+    #[error(transparent)]
+    Part(#[from] PartError),
     /// The parts do not make one plan.
     #[error(transparent)]
     Units(#[from] UnitsError),
@@ -234,18 +223,11 @@ impl PlanShardFile {
 
     /// Reads a plan shard file's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self, PlanShardError> {
-        let malformed = |reason: String| PlanShardError::Malformed {
-            file: file.to_string(),
-            reason: crate::param::one_line(&reason),
-        };
-        let part: Self = read_part(text, FORMAT, VERSION).map_err(|fault| match fault {
-            PartFault::Malformed(reason) => malformed(reason),
-            PartFault::Checksum => PlanShardError::Checksum { file: file.to_string() },
-        })?;
+        let part: Self = read_part(file, text, FORMAT, VERSION)?;
         if part.assignment.len() != part.sizes.len()
             || part.units.iter().any(|u| u.rows.iter().any(|r| r.row().is_none()))
         {
-            return Err(malformed("its units do not fit its sizes".into()));
+            return Err(PartError::malformed(file, FORMAT, "its units do not fit its sizes".into()).into());
         }
         Ok(part)
     }

@@ -207,28 +207,11 @@ fn objectives_parse() {
     let row = PlanRow {
         rank: 1,
         n: 4,
-        scheme: SchemeKind::Uncoded,
-        s: 0,
-        m: None,
         k: 4,
         objective: 0.0,
-        objective_low: None,
-        objective_high: None,
-        mean: 1.0,
         p99: 2.0,
         speedup: Some(1.0),
-        load: 1.0,
-        message: 1.0,
-        method: "exact",
-        parts: None,
-        split: None,
-        timeout: None,
-        iterations_per_hour: None,
-        run_hours: None,
-        gpu_hours: None,
-        cost: None,
-        storage_bytes: None,
-        bytes_per_iteration: None,
+        ..row(SchemeKind::Uncoded, 0, 4, 1.0, 1.0)
     };
     let line = recommendation(&[row], &Objective::Deadline(1e-300)).unwrap();
     assert!(line.contains("P(T <= 1e-300) = 0.0000"), "{line}");
@@ -241,26 +224,15 @@ fn row(scheme: SchemeKind, s: usize, k: usize, load: f64, mean: f64) -> PlanRow 
         n: 8,
         scheme,
         s,
-        m: None,
         k,
         objective: mean,
-        objective_low: None,
-        objective_high: None,
         mean,
         p99: 2.0 * mean,
         speedup: Some(2.0 / mean),
         load,
         message: 1.0,
         method: "exact",
-        parts: None,
-        split: None,
-        timeout: None,
-        iterations_per_hour: None,
-        run_hours: None,
-        gpu_hours: None,
-        cost: None,
-        storage_bytes: None,
-        bytes_per_iteration: None,
+        ..PlanRow::default()
     }
 }
 

@@ -3,11 +3,15 @@
 use std::io::{self, Write};
 
 use super::{Report, Row};
-use crate::export::{
-    Columns, Digits, Export, short, short_cell, write_aligned, write_columns, write_csv, write_json, write_vertical,
-};
+use crate::export::{Columns, Digits, Export, short, short_cell, write_aligned, write_columns, write_vertical};
 
 impl Export for Report {
+    type Row = Row;
+
+    fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
     fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
         write_table(self, out)
     }
@@ -15,14 +19,6 @@ impl Export for Report {
     fn write_table_of(&self, columns: &Columns, out: &mut dyn Write) -> io::Result<()> {
         write_header(self, out)?;
         write_columns(self, columns, &Digits::TABLE, self.one_configuration(), out)
-    }
-
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        write_csv(&self.rows, out)
-    }
-
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        write_json(self, out)
     }
 }
 

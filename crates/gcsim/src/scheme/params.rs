@@ -83,6 +83,14 @@ impl Params {
         }
     }
 
+    /// Only s and d.
+    pub(crate) fn with_s_d(s: usize, d: usize) -> Self {
+        Self {
+            d: Some(d),
+            ..Self::with_s(s)
+        }
+    }
+
     /// Only k.
     pub fn with_k(k: usize) -> Self {
         Self {

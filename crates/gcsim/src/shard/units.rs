@@ -45,12 +45,12 @@ pub fn checksum<T: Serialize>(value: &T) -> String {
     format!("{:08x}", crc32fast::hash(&bytes))
 }
 
-/// A part of format `format` and version `version`, read from `text`: the
-/// head first, so that a file of another kind, version or gcsim release is
-/// named as such rather than by its first unexpected field; then its
-/// checksum. The caller names the file.
-pub fn read_part<T: Sealed>(text: &str, format: &str, version: u32) -> Result<T, PartFault> {
-    let malformed = |reason: String| PartFault::Malformed(crate::param::one_line(&reason));
+/// A part of format `format` (`gcsim-plan-shard`) and version `version`,
+/// read from `text`, the file named `file`: the head first, so that a file
+/// of another kind, version or gcsim release is named as such rather than
+/// by its first unexpected field; then its checksum.
+pub fn read_part<T: Sealed>(file: &str, text: &str, format: &'static str, version: u32) -> Result<T, PartError> {
+    let malformed = |reason: String| PartError::malformed(file, format, reason);
     let head: serde_json::Value = serde_json::from_str(text).map_err(|e| malformed(format!("not JSON ({e})")))?;
     match head.get("format").and_then(serde_json::Value::as_str) {
         Some(f) if f == format => {}
@@ -73,7 +73,7 @@ pub fn read_part<T: Sealed>(text: &str, format: &str, version: u32) -> Result<T,
     let mut bare = part.clone();
     let given = std::mem::take(bare.checksum_mut());
     if given != checksum(&bare) {
-        return Err(PartFault::Checksum);
+        return Err(PartError::Checksum { file: file.to_string() });
     }
     Ok(part)
 }
@@ -92,13 +92,36 @@ pub trait Sealed: Serialize + serde::de::DeserializeOwned + Clone {
     }
 }
 
-/// Why a part cannot be read (the caller names the file).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PartFault {
+/// Why a part cannot be read.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum PartError {
     /// Not a part of this format, version or release, or not its fields.
-    Malformed(String),
+    #[error("{file}: not a {} file: {reason}", format.replace('-', " "))]
+    Malformed {
+        /// The file.
+        file: String,
+        /// The format it should have (`gcsim-plan-shard`).
+        format: &'static str,
+        /// What is wrong, on one line.
+        reason: String,
+    },
     /// The checksum does not match the contents.
-    Checksum,
+    #[error("{file}: the checksum does not match the contents (the file was edited or damaged); rerun its shard")]
+    Checksum {
+        /// The file.
+        file: String,
+    },
+}
+
+impl PartError {
+    /// `file` is not a well-formed part of `format`, for `reason`.
+    pub fn malformed(file: &str, format: &'static str, reason: String) -> Self {
+        PartError::Malformed {
+            file: file.to_string(),
+            format,
+            reason: crate::param::one_line(&reason),
+        }
+    }
 }
 
 /// Why the parts of a sharded command do not make one whole.

@@ -25,6 +25,16 @@
 //!    pure function of the seed) to tally it.
 //!
 //! All tallies are integer counts, so they merge exactly in any order.
+//!
+//! What this buys over a one-pass mergeable sketch, measured by
+//! `bench/sketch.py` on the laws of the README's jobs at 10⁴–10⁶ trials: the
+//! estimate stays within 0.011 standard errors of the order statistic and
+//! changed one printed value in 108; KLL, t-digest and DDSketch at 16–416 KB
+//! a configuration err by up to 0.7–3.7 standard errors at 10⁶, change 6–10
+//! of 36 printed values at every size, and (KLL) depend on merge order and
+//! random bits, so shards and thread counts would change the bytes. The
+//! refinement pass costs a whole pass where it runs, about one seed in 20
+//! at 10⁵ trials (`bench/sketch.sh`), none at the bench paths' counts.
 
 mod bin_ranges;
 

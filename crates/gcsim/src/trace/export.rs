@@ -4,22 +4,20 @@
 
 use std::io::{self, Write};
 
-use super::analysis::TraceReport;
+use super::analysis::{TraceReport, WorkerRow};
 use crate::export::{Digits, Export, short, short_cell, write_aligned};
 
 /// The table ends with [`TraceReport::fitted_line`]; CSV holds the
 /// per-worker rows only, JSON the whole report.
 impl Export for TraceReport {
+    type Row = WorkerRow;
+
+    fn rows(&self) -> &[WorkerRow] {
+        &self.per_worker
+    }
+
     fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
         write_table(self, out)
-    }
-
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_csv(&self.per_worker, out)
-    }
-
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_json(self, out)
     }
 }
 

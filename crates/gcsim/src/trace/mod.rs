@@ -35,6 +35,7 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::fit::{self, Fit};
+use crate::table::{TraceFileError, read_trace, trace_text};
 
 /// The best fit of every family to `times`, if any fits.
 fn best_fit(times: &[f64]) -> Result<Fit, fit::FitError> {
@@ -44,35 +45,14 @@ fn best_fit(times: &[f64]) -> Result<Fit, fit::FitError> {
 /// Why a trace file cannot be used: names the file and, where it applies, the line.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum TraceError {
-    /// The file cannot be read.
-    #[error("{file}: cannot read the trace: {reason}")]
-    Read {
-        /// The file.
-        file: String,
-        /// The system's reason.
-        reason: String,
-    },
-    /// Not UTF-8 text.
-    #[error("{file}: the trace is not UTF-8 text")]
-    NotText {
-        /// The file.
-        file: String,
-    },
+    /// The file cannot be read, is not text, or has a bad line.
+    #[error(transparent)]
+    File(#[from] TraceFileError),
     /// No header or no rows.
     #[error("{file}: the trace is empty; it needs a header `step,worker,time` and at least one row")]
     Empty {
         /// The file.
         file: String,
-    },
-    /// A bad header or row.
-    #[error("{file}:{line}: {reason}")]
-    Line {
-        /// The file.
-        file: String,
-        /// 1-based line.
-        line: usize,
-        /// What is wrong.
-        reason: String,
     },
     /// No step has a time for every worker.
     #[error("{file}: no step has a time for every one of its {workers} workers")]
@@ -107,26 +87,23 @@ pub struct Trace {
 impl Trace {
     /// Reads a trace file.
     pub fn from_file(path: &Path) -> Result<Self, TraceError> {
-        let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| TraceError::Read {
-            file: file.clone(),
-            reason: e.to_string(),
-        })?;
+        let (file, bytes) = read_trace(path)?;
         Self::from_bytes(&file, &bytes)
     }
 
     /// Reads a trace file's contents (UTF-8 text); `file` names it in errors.
     pub fn from_bytes(file: &str, bytes: &[u8]) -> Result<Self, TraceError> {
-        let text = std::str::from_utf8(bytes).map_err(|_| TraceError::NotText { file: file.to_string() })?;
-        Self::parse(file, text)
+        Self::parse(file, trace_text(file, bytes)?)
     }
 
     /// Parses a trace's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self, TraceError> {
-        let line_err = |line: usize, reason: String| TraceError::Line {
-            file: file.to_string(),
-            line,
-            reason,
+        let line_err = |line: usize, reason: String| {
+            TraceError::from(TraceFileError::Line {
+                file: file.to_string(),
+                line,
+                reason,
+            })
         };
         let Some(mut table) = crate::table::Table::new(text) else {
             return Err(TraceError::Empty { file: file.to_string() });

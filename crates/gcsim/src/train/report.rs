@@ -255,6 +255,12 @@ impl TrainReport {
 }
 
 impl Export for TrainReport {
+    type Row = TrainRow;
+
+    fn rows(&self) -> &[TrainRow] {
+        &self.rows
+    }
+
     fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
         self.write_table_header(out)?;
         let (c, d) = (&self.config, &Digits::TABLE);
@@ -302,14 +308,6 @@ impl Export for TrainReport {
         self.write_table_header(out)?;
         write_columns(self, columns, &Digits::TABLE, false, out)?;
         self.write_table_footer(out)
-    }
-
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_csv(&self.rows, out)
-    }
-
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_json(self, out)
     }
 }
 

@@ -250,16 +250,14 @@ impl LoadFitReport {
 /// The table ends with [`LoadFitReport::best_line`]; CSV holds the model
 /// rows only (rank 1 is the best), JSON the whole report.
 impl Export for LoadFitReport {
+    type Row = ModelFit;
+
+    fn rows(&self) -> &[ModelFit] {
+        &self.models
+    }
+
     fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
         write_table(self, out)
-    }
-
-    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_csv(&self.models, out)
-    }
-
-    fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        crate::export::write_json(self, out)
     }
 }
 

@@ -53,6 +53,7 @@ use thiserror::Error;
 use super::FitError;
 use crate::dist::Dist;
 use crate::load::LoadModel;
+use crate::table::TraceFileError;
 use ksample::{Merge, shift_fit};
 use moments::{LoadMoments, moment_fit, variance_growth};
 use resample::{Steps, affine_fit, max_unit_time};
@@ -118,35 +119,14 @@ impl Candidate {
 /// applies, the line or the load.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum LoadFitError {
-    /// The file cannot be read.
-    #[error("{file}: cannot read the trace: {reason}")]
-    Read {
-        /// The file.
-        file: String,
-        /// The system's reason.
-        reason: String,
-    },
-    /// Not UTF-8 text.
-    #[error("{file}: the trace is not UTF-8 text")]
-    NotText {
-        /// The file.
-        file: String,
-    },
+    /// The file cannot be read, is not text, or has a bad line.
+    #[error(transparent)]
+    File(#[from] TraceFileError),
     /// No header or no rows.
     #[error("{file}: the trace is empty; it needs a header `step,worker,time,load` and at least one row")]
     Empty {
         /// The file.
         file: String,
-    },
-    /// A bad header or row.
-    #[error("{file}:{line}: {reason}")]
-    Line {
-        /// The file.
-        file: String,
-        /// 1-based line.
-        line: usize,
-        /// What is wrong.
-        reason: String,
     },
     /// Every row has the same load.
     #[error(

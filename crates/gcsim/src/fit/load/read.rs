@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::LoadFitError;
-use crate::table::Table;
+use crate::table::{Table, TraceFileError, read_trace, trace_text};
 use crate::units::TimeUnit;
 
 /// Times measured at two or more loads, grouped by load and step.
@@ -75,21 +75,18 @@ const COLUMNS: [&str; 4] = ["step", "worker", "time", "load"];
 impl LoadTrace {
     /// Reads a load trace file.
     pub fn from_file(path: &Path) -> Result<Self, LoadFitError> {
-        let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| LoadFitError::Read {
-            file: file.clone(),
-            reason: e.to_string(),
-        })?;
-        let text = std::str::from_utf8(&bytes).map_err(|_| LoadFitError::NotText { file: file.clone() })?;
-        Self::parse(&file, text)
+        let (file, bytes) = read_trace(path)?;
+        Self::parse(&file, trace_text(&file, &bytes)?)
     }
 
     /// Parses a load trace's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self, LoadFitError> {
-        let line_err = |line: usize, reason: String| LoadFitError::Line {
-            file: file.to_string(),
-            line,
-            reason,
+        let line_err = |line: usize, reason: String| {
+            LoadFitError::from(TraceFileError::Line {
+                file: file.to_string(),
+                line,
+                reason,
+            })
         };
         let Some(mut table) = Table::new(text) else {
             return Err(LoadFitError::Empty { file: file.to_string() });

@@ -102,11 +102,7 @@ impl Def for ApproxRegular {
         self.s == 0
     }
     fn params(&self) -> Params {
-        Params {
-            s: Some(self.s),
-            d: Some(self.d),
-            ..Params::default()
-        }
+        Params::with_s_d(self.s, self.d)
     }
     fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "approx-regular s={} d={}", self.s, self.d)
@@ -165,11 +161,7 @@ impl Def for ErasureHead {
         Encoding::of_sum(encoding::frc(n, self.d - 1))
     }
     fn params(&self) -> Params {
-        Params {
-            s: Some(self.s),
-            d: Some(self.d),
-            ..Params::default()
-        }
+        Params::with_s_d(self.s, self.d)
     }
     fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "erasurehead s={} d={}", self.s, self.d)

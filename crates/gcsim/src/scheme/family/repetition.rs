@@ -127,21 +127,29 @@ pub(super) const MULTI_MESSAGE: Facts = Facts {
     ))
 };
 
+impl MultiMessage {
+    /// The code whose placement it uses.
+    fn placement(&self) -> Crc {
+        Crc { s: self.s }
+    }
+}
+
+/// Crc's threshold, load and parameters, its own strategy and name.
 impl Def for MultiMessage {
     fn threshold(&self, n: usize) -> usize {
-        n - self.s
+        self.placement().threshold(n)
     }
-    fn load(&self, _: usize) -> f64 {
-        (self.s + 1) as f64
+    fn load(&self, n: usize) -> f64 {
+        self.placement().load(n)
     }
     fn exact_gradient(&self) -> bool {
-        true
+        self.placement().exact_gradient()
     }
     fn strategy(&self) -> Option<Strategy> {
         Some(Strategy::MultiMessage { s: self.s })
     }
     fn params(&self) -> Params {
-        Params::with_s(self.s)
+        self.placement().params()
     }
     fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "multi-message s={}", self.s)

@@ -194,7 +194,14 @@ fn plan_names_the_split_of_the_best_code() {
     let best = csv.lines().nth(1).unwrap();
     assert!(best.contains(",exact,"), "{best}");
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains(" p="), "the recommendation names the split: {stderr}");
+    // The best row's k (30: p = 5, q = 6 makes the most of the load) is
+    // named after its split.
+    let k = best.split(',').nth(5).unwrap();
+    assert_eq!(k, "30", "{best}");
+    assert!(
+        stderr.contains("recommend: n=40 polynomial p=5 q=6 (k=30): mean 3.7994"),
+        "the recommendation names the split and k: {stderr}"
+    );
 }
 
 #[test]

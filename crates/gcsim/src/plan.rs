@@ -121,10 +121,12 @@ pub struct PlanRow {
     pub method: &'static str,
     /// Partitions per worker (partial-frc, partial-crc).
     pub parts: Option<usize>,
-    /// The split of a matmul code, named in the recommendation (not a
-    /// column: k, load and message determine its time law).
+    /// The configuration in words, as the recommendation names it: the
+    /// scheme's own name and parameters (`crc s=3`, `timeout T=2`), and a
+    /// matmul code's k (`polynomial p=2 q=2 (k=4)`). Not a column: the
+    /// other columns say it.
     #[serde(skip)]
-    pub split: Option<crate::scheme::Split>,
+    pub configuration: String,
     /// The deadline T (timeout).
     #[serde(serialize_with = "crate::report::opt_num")]
     pub timeout: Option<f64>,
@@ -332,7 +334,10 @@ fn unit_rows(
         message: s.message(),
         method,
         parts: s.parts(),
-        split: s.split(),
+        configuration: match s.split() {
+            Some(_) => format!("{s} (k={})", s.k()),
+            None => s.to_string(),
+        },
         timeout: s.deadline(),
         ..PlanRow::default()
     };

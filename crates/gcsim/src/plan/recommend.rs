@@ -20,36 +20,6 @@ impl PlanRow {
         self.scheme.facts().uncoded_when_all_awaited && self.k == self.n && self.m.unwrap_or(1) == 1
     }
 
-    /// The configuration in words: `crc s=3`, `mds k=45`, `timeout T=2`.
-    fn configuration(&self) -> String {
-        match self.scheme {
-            SchemeKind::Uncoded => "uncoded".to_string(),
-            SchemeKind::Mds => format!("mds k={}", self.k),
-            SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled => match self.split {
-                Some(crate::scheme::Split { p, q, m }) => match self.scheme {
-                    SchemeKind::Polynomial => format!("polynomial p={p} q={q} (k={})", self.k),
-                    SchemeKind::MatDot => format!("matdot p={m} (k={})", self.k),
-                    _ => format!("entangled p={p} m={m} q={q} (k={})", self.k),
-                },
-                None => format!("{} k={}", self.scheme, self.k),
-            },
-            SchemeKind::CommEfficient => format!("comm-efficient s={} m={}", self.s, self.m.unwrap_or(1)),
-            SchemeKind::KBatchSync | SchemeKind::KAsync | SchemeKind::KBatchAsync => {
-                format!("{} K={}", self.scheme, self.k)
-            }
-            SchemeKind::Timeout => format!("timeout T={}", crate::dist::plain(self.timeout.unwrap_or(0.0))),
-            SchemeKind::PartialFrc | SchemeKind::PartialCrc => {
-                format!("{} s={} L={}", self.scheme, self.s, self.parts.unwrap_or(0))
-            }
-            SchemeKind::Speculative => format!(
-                "speculative Q={} F={}",
-                crate::scheme::SPECULATE_AFTER,
-                crate::scheme::SPECULATE_FACTOR
-            ),
-            kind => format!("{kind} s={}", self.s),
-        }
-    }
-
     /// The row's costs in real units, where the cost view gives them:
     /// `; a run takes 2.10 h, 134.4 GPU-hours, cost 268.80; each worker
     /// stores 46.9GB; 12.8GB sent per iteration`.
@@ -108,7 +78,7 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
                 format!(
                     "; the best coded option, n={} {}, has {}{} and each worker computes {:.3}x the uncoded share",
                     r.n,
-                    r.configuration(),
+                    &r.configuration,
                     r.value(objective),
                     r.speedup
                         .map_or(String::new(), |s| format!(" (mean speedup {s:.2}x over uncoded)")),
@@ -124,7 +94,7 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
             best.in_real_units(objective, ", ")
         ));
     }
-    let what = best.configuration();
+    let what = &best.configuration;
     let value = best.value(objective);
     let gain = best
         .speedup

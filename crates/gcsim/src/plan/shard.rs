@@ -2,17 +2,17 @@
 //! `gcsim plan --shard I/K` evaluated, merged by `gcsim merge` into the
 //! ranking the single process writes.
 //!
-//! Format (JSON, `format = "gcsim-plan-shard"`, `version = 1`):
+//! Format (JSON, `format = "gcsim-plan-shard"`, `version = 2`):
 //!
 //! ```text
 //! {
-//!   "format": "gcsim-plan-shard", "version": 1, "gcsim": "0.1.0",
+//!   "format": "gcsim-plan-shard", "version": 2, "gcsim": "0.1.0",
 //!   "shard": {"index": 2, "count": 3},             // 1-based index
 //!   "plan": { the plan's JSON config, and what only its table shows },
 //!   "sizes": [16, 32, 64, 128],                    // --n, one unit each
 //!   "assignment": [1, 1, 1, 0],                    // 0-based shard of each size
 //!   "units": [{"index": 3, "rows": [{"n": 128, "scheme": "crc", ...,
-//!              "objective": bits, ...}, ...]}],
+//!              "objective": bits, ..., "configuration": "crc s=3"}, ...]}],
 //!   "checksum": "1a2b3c4d"
 //! }
 //! ```
@@ -28,14 +28,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::PlanRow;
-use crate::scheme::{SchemeKind, Split};
+use crate::scheme::SchemeKind;
 use crate::shard::ShardId;
 use crate::shard::units::{PartError, Sealed, UnitsError, check_cover, read_part};
 
 /// The format name in every plan shard file.
 pub const FORMAT: &str = "gcsim-plan-shard";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// A plan row with every number as its bits, unranked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,8 +55,8 @@ pub struct RowRecord {
     message: u64,
     method: String,
     parts: Option<usize>,
-    /// The matmul split as [p, q, m].
-    split: Option<[usize; 3]>,
+    /// The configuration in words ([`PlanRow::configuration`]).
+    configuration: String,
     timeout: Option<u64>,
     /// iterations per hour, run hours, GPU-hours, cost, storage bytes, bytes per iteration.
     costs: [Option<u64>; 6],
@@ -81,7 +81,7 @@ impl From<&PlanRow> for RowRecord {
             message: r.message.to_bits(),
             method: r.method.to_string(),
             parts: r.parts,
-            split: r.split.map(|s| [s.p, s.q, s.m]),
+            configuration: r.configuration.clone(),
             timeout: bits(r.timeout),
             costs: [
                 bits(r.iterations_per_hour),
@@ -118,7 +118,7 @@ impl RowRecord {
             message: f64::from_bits(self.message),
             method,
             parts: self.parts,
-            split: self.split.map(|[p, q, m]| Split { p, q, m }),
+            configuration: self.configuration.clone(),
             timeout: num(self.timeout),
             iterations_per_hour: num(iph),
             run_hours: num(run),

@@ -186,6 +186,6 @@ impl Def for Timeout {
         with_deadline(self.deadline)
     }
     fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "timeout T={}", self.deadline)
+        write!(f, "timeout T={}", crate::dist::plain(self.deadline))
     }
 }

@@ -232,6 +232,9 @@ fn row(scheme: SchemeKind, s: usize, k: usize, load: f64, mean: f64) -> PlanRow 
         load,
         message: 1.0,
         method: "exact",
+        // The name of a scheme that s builds (crc, frc, uncoded: those the
+        // recommendations below name).
+        configuration: Scheme::new(scheme, 8, Params::with_s(s)).map_or(String::new(), |c| c.to_string()),
         ..PlanRow::default()
     }
 }

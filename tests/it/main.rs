@@ -23,6 +23,7 @@ mod fit;
 mod fit_load;
 mod flags_act;
 mod groups;
+mod guide;
 mod matmul;
 mod merge_partial;
 mod partial;

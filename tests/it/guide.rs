@@ -12,6 +12,8 @@
 fn guide_and_readme_examples_run_as_shown() {
     trycmd::TestCases::new()
         .register_bin("gcsim", trycmd::cargo::cargo_bin("gcsim"))
+        // `--help` wraps at the terminal's width, which COLUMNS sets.
+        .env("COLUMNS", "100")
         .case("README.md")
         .case("docs/guide/src/*.md")
         .case("docs/guide/src/*/*.md");

@@ -76,7 +76,7 @@ fn codes() -> Vec<(Code, usize)> {
     ]
 }
 
-/// The bisection with an SVD at every step: the search before this one.
+/// The reference the pass must match: a bisection with an SVD at every step.
 fn by_svd(code: &Code, order: &[usize]) -> Option<usize> {
     bisect(order.len(), |len| code.is_decodable(&order[..len]))
 }

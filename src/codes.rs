@@ -47,9 +47,9 @@ Examples:
 Matrix multiplication (polynomial, matdot, entangled): the code's evaluation
 matrix E = [x_i^e] (n x K, K the recovery threshold) at --generator's points;
 every set of k finished workers (or --limit random ones) must decode the pq
-blocks of C and some set of k-1 must not (generic points: none does); then C = A*B is decoded from the workers'
-real products for 16 random k-sets (random A, B) and compared with A*B
-(relative error below 1e-6). Exits 1 if any of these fails, which the
+blocks of C and some set of k-1 must not (generic points: none does); then
+C = A*B is decoded from the workers' real products for 16 random k-sets
+(random A, B) and compared with A*B (relative error below 1e-6). Exits 1 if any of these fails, which the
 Vandermonde points do from n of about 30 on, numerically.
   gcsim codes --scheme polynomial --n 40 --p 4 --q 8 --generator chebyshev --limit 2000
   gcsim codes --scheme matdot --n 12 --p 5
@@ -121,7 +121,7 @@ pub struct CodesArgs {
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(output::format_help))]
     pub format: Option<Format>,
 
-    /// Write the results to FILE (.csv, .json or .txt), atomically.
+    /// Write the results to FILE (.csv, .json, .txt, .md or .tex), atomically.
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
 }

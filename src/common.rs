@@ -235,7 +235,7 @@ pub struct CommonArgs {
     #[arg(long, value_enum, ignore_case = true, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
 
-    /// Write the results to FILE (.csv, .json or .txt), atomically: an
+    /// Write the results to FILE (.csv, .json, .txt, .md or .tex), atomically: an
     /// interrupted run leaves any previous FILE as it was.
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,

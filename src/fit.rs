@@ -82,7 +82,7 @@ pub struct FitArgs {
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
     pub format: Option<Format>,
 
-    /// Write the fits to FILE (.csv, .json or .txt), atomically.
+    /// Write the fits to FILE (.csv, .json, .txt, .md or .tex), atomically.
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
 

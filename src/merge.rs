@@ -66,7 +66,7 @@ pub struct MergeArgs {
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(output::format_help))]
     pub format: Option<Format>,
 
-    /// Write the merged result to FILE (.csv, .json or .txt), atomically.
+    /// Write the merged result to FILE (.csv, .json, .txt, .md or .tex), atomically.
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
 

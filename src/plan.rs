@@ -53,7 +53,7 @@ Examples:
   gcsim plan --n 16,32,64,128 --ref-n 64 --dist shifted-exp:shift=1,rate=2 \\
       --load-model scaled
   gcsim plan --n 64 --dist replay:path=data/trace-llm-64w.csv \\
-      --objective deadline:6.5 --max-load 4
+      --objective deadline:9 --max-load 4
   gcsim plan --n 40 --scheme crc,multi-message,speculative,k-batch-sync \\
       --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled \\
       --trials 20000
@@ -75,7 +75,8 @@ pub struct PlanArgs {
     #[arg(long, short, value_name = "N", value_parser = range::parse, allow_negative_numbers = true)]
     pub n: Option<IntList>,
 
-    /// What to optimise: mean, p50, p90, p99, or deadline:T (the probability of finishing by T).
+    /// What to optimise: mean, p50, p90, p99, cost (per run, with the cost flags), or deadline:T
+    /// (the probability of finishing by T).
     #[arg(long, default_value = "mean", value_name = "OBJECTIVE", value_parser = str::parse::<Objective>)]
     pub objective: Objective,
 

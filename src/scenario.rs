@@ -35,7 +35,7 @@ use super::{Status, run_config};
 (unit_time), trials, seed, one [[study]] per sweep with its label, schemes,
 s/m/k lists and figures, and one [[train]] per training comparison (as
 `gcsim train`: data, problem, iterations, repeats, targets, plot). See
-scenarios/ for examples and README.md for every key.
+scenarios/ for examples and the guide (docs/guide/src/commands/scenarios.md) for every key.
 
 Examples:
   gcsim scenario scenarios/seed-literature.toml

@@ -86,7 +86,7 @@ pub struct TraceArgs {
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
     pub format: Option<Format>,
 
-    /// Write the analysis to FILE (.csv, .json or .txt), atomically.
+    /// Write the analysis to FILE (.csv, .json, .txt, .md or .tex), atomically.
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
 

@@ -159,7 +159,7 @@ pub struct TrainArgs {
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
     pub format: Option<Format>,
 
-    /// Write the results to FILE (.csv, .json or .txt), atomically.
+    /// Write the results to FILE (.csv, .json, .txt, .md or .tex), atomically.
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
 

@@ -14,9 +14,11 @@ use super::Status;
 #[derive(Debug, Clone, Args)]
 #[command(
     after_help = "Runs a built-in grid (exp, shifted-exp, two Pareto laws and a straggler
-mixture; fixed, scaled, additive and affine loads; all six code schemes and the timeout deadline; and the
-worked example of the README on n=100) and compares each Monte Carlo mean, p50 and p99
-with its exact value by a z-score. The threshold is set so that a correct
+mixture; fixed, scaled, additive and affine loads; uncoded, ignore, frc, crc,
+comm-efficient, mds and the timeout deadline; K-batch-sync, K-async and
+K-batch-async on exponential workers; correlated group slowdowns; and crc on
+n=100 exponential workers, the README's first example) and compares each Monte
+Carlo mean, p50 and p99 with its exact value by a z-score. The threshold is set so that a correct
 engine fails the whole grid with probability below 0.001. Prints a table and
 `N passed, M failed`; exits 1 if anything failed.
 

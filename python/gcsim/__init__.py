@@ -97,7 +97,7 @@ def run(**options: Any) -> Result:
 
     >>> gcsim.run(n=100, scheme="crc", s=20, dist="exp:rate=1", load_model="fixed",
     ...           trials=100000, seed=0).rows[0]["mean"]
-    1.5884...
+    1.5895...
     """
     return _call("run", options)
 

@@ -40,7 +40,7 @@ pub(crate) fn opt_num<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::
 /// One configuration's results: the output columns, in order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Row {
-    /// Scheme name (`uncoded`, `ignore`, `frc`, `crc`, `comm-efficient`, `mds`).
+    /// Scheme name (`crc`, `mds`, `k-async`, …: `gcsim run --help` lists them).
     pub scheme: SchemeKind,
     /// Number of workers.
     pub n: usize,

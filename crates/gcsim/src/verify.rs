@@ -1,8 +1,8 @@
 //! `gcsim verify`: the Monte Carlo engine against every exact answer.
 //!
 //! For each configuration of a built-in grid (every distribution × load
-//! model × scheme whose iteration time has an exact law, plus the worked
-//! numbers printed in the README) the engine's estimates are compared with the
+//! model × scheme whose iteration time has an exact law, plus crc on
+//! n = 100 exponential workers, the README's first example) the engine's estimates are compared with the
 //! theory, the study's exact law ([`Study::exact_law`]):
 //!
 //! - the mean by z = (x̄ − E(T)) / SE(x̄);

@@ -220,7 +220,16 @@ impl Described for CodeError {
             ),
             CodeError::Custom => format!("custom codes are read from {} FILE, not constructed", name(Param::Code)),
             CodeError::NotACode { scheme } => format!(
-                "{scheme} sends uncoded results and has no encoding matrix; codes builds uncoded, ignore, frc, crc, comm-efficient, mds and approx-regular"
+                "{scheme} sends uncoded results and has no encoding matrix; codes builds {}",
+                SchemeKind::listed(
+                    SchemeKind::ALL
+                        .into_iter()
+                        // A deadline is not a code: codes takes no --timeout.
+                        .filter(|k| {
+                            let facts = k.facts();
+                            facts.construction == Construction::Matrix && !facts.reads.contains(&Param::Timeout)
+                        })
+                )
             ),
             CodeError::Matmul { scheme } => format!(
                 "{scheme} is a matrix-multiplication code, decoded at its threshold k ({} rank does not apply); check its real code with gcsim codes --scheme {scheme}",

@@ -252,7 +252,12 @@ impl SchemeKind {
     /// The names of the schemes that read `param`, as a sentence lists
     /// them: `crc`, `frc and crc`, `a, b and c`.
     pub fn readers_listed(param: Param) -> String {
-        let names: Vec<&str> = Self::readers(param).map(SchemeKind::name).collect();
+        Self::listed(Self::readers(param))
+    }
+
+    /// The names of `kinds` in words: `frc, crc and mds`.
+    pub fn listed(kinds: impl Iterator<Item = SchemeKind>) -> String {
+        let names: Vec<&str> = kinds.map(SchemeKind::name).collect();
         match names.split_last() {
             None => String::new(),
             Some((last, [])) => (*last).to_string(),

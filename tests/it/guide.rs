@@ -18,3 +18,39 @@ fn guide_and_readme_examples_run_as_shown() {
         .case("docs/guide/src/*.md")
         .case("docs/guide/src/*/*.md");
 }
+
+/// The guide's table of output columns names every column a `run` row
+/// has, the cost view's included: a column added to `Row` must be
+/// documented there (`docs/guide/src/output.md`).
+#[test]
+fn the_guide_documents_every_output_column() {
+    let page = std::fs::read_to_string("docs/guide/src/output.md").unwrap();
+    // The first cell of each table row: one column name or several.
+    let documented: Vec<&str> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .flat_map(|cell| cell.split(", "))
+        .map(|name| name.trim_matches('`'))
+        .collect();
+    let out = assert_cmd::Command::cargo_bin("gcsim")
+        .unwrap()
+        .args(["run", "--n", "10", "--scheme", "crc", "--s", "2", "--trials", "100"])
+        .args([
+            "--time-unit",
+            "s",
+            "--iterations-per-run",
+            "1000",
+            "--gpu-hour-price",
+            "2",
+        ])
+        .args(["--dataset-size", "1e9", "--gradient-size", "1e6", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let header = csv.lines().next().unwrap();
+    let missing: Vec<&str> = header.split(',').filter(|c| !documented.contains(c)).collect();
+    assert!(header.split(',').count() > 40, "{header}");
+    assert!(missing.is_empty(), "output.md does not document: {missing:?}");
+}

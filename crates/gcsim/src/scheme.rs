@@ -48,7 +48,7 @@ mod strategy;
 pub use build::MAX_PARTS;
 pub use error::SchemeError;
 pub use facts::{Colour, Construction, Facts, Marker, Messages, Planning, Style};
-use family::{Custom, Entangled, MatDot, Polynomial};
+use family::Custom;
 pub use family::{Def, SchemeKind, Shape};
 pub use params::{CustomShape, Params};
 pub use rule::Rule;
@@ -92,10 +92,7 @@ impl Scheme {
 
     /// Message split m, for comm-efficient.
     pub fn m(&self) -> Option<usize> {
-        match self.shape {
-            Shape::CommEfficient(c) => Some(c.m),
-            _ => None,
-        }
+        self.shape.extras().m
     }
 
     /// The guaranteed threshold: a number of finished workers that always suffices.
@@ -110,19 +107,12 @@ impl Scheme {
 
     /// Degree of approx-regular's graph, or a custom code's largest row support.
     pub fn d(&self) -> Option<usize> {
-        match self.shape {
-            Shape::ApproxRegular(a) => Some(a.d),
-            Shape::Custom(c) => Some(c.max_support),
-            _ => None,
-        }
+        self.shape.extras().d
     }
 
     /// The deadline T of `timeout` (see [`family::Timeout`]).
     pub fn deadline(&self) -> Option<f64> {
-        match self.shape {
-            Shape::Timeout(t) => Some(t.deadline),
-            _ => None,
-        }
+        self.shape.extras().deadline
     }
 
     /// The timeline of the strategies that are not a recovery rule over one
@@ -133,18 +123,12 @@ impl Scheme {
 
     /// Partitions per worker, L, of the partial-straggler codes.
     pub fn parts(&self) -> Option<usize> {
-        match self.strategy() {
-            Some(Strategy::Partial { parts, .. }) => Some(parts),
-            _ => None,
-        }
+        self.shape.extras().parts
     }
 
     /// Data partitions: n, or a custom code's columns.
     pub fn partitions(&self) -> usize {
-        match self.shape {
-            Shape::Custom(c) => c.partitions,
-            _ => self.n,
-        }
+        self.shape.extras().partitions.unwrap_or(self.n)
     }
 
     /// Size of one worker's message, as a fraction of one full gradient.
@@ -166,12 +150,7 @@ impl Scheme {
 
     /// The split of a matmul code (polynomial, matdot, entangled).
     pub fn split(&self) -> Option<Split> {
-        match self.shape {
-            Shape::Polynomial(Polynomial { p, q }) => Some(Split { p, q, m: 1 }),
-            Shape::MatDot(MatDot { p }) => Some(Split { p: 1, q: 1, m: p }),
-            Shape::Entangled(Entangled { p, m, q }) => Some(Split { p, q, m }),
-            _ => None,
-        }
+        self.shape.extras().split
     }
 
     /// The parameters that rebuild this scheme with [`Scheme::new`].

@@ -29,7 +29,7 @@ pub use approx::{ApproxRegular, Custom, ErasureHead};
 pub use comm_efficient::CommEfficient;
 pub use matmul::{Entangled, MatDot, Polynomial};
 pub use mds::Mds;
-pub use partial::{PartialCrc, PartialFrc};
+pub use partial::{Partial, PartialCrc, PartialFrc};
 pub use plain::{Ignore, Timeout, Uncoded};
 pub use repetition::{Crc, Frc, MultiMessage};
 pub use strategies::{KAsync, KBatchAsync, KBatchSync, Speculative};
@@ -223,7 +223,74 @@ pub enum Shape {
     Entangled(Entangled),
 }
 
+/// What a few schemes carry beyond their threshold, load and rule, for the
+/// rows, the figures and the study's checks. [`Shape::extras`] is one
+/// exhaustive match: a new scheme says which of these it has.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Extras {
+    /// comm-efficient's message split m.
+    pub(crate) m: Option<usize>,
+    /// approx-regular's graph degree, or a custom code's largest row support.
+    pub(crate) d: Option<usize>,
+    /// timeout's deadline T.
+    pub(crate) deadline: Option<f64>,
+    /// A custom code's columns, where they are not n.
+    pub(crate) partitions: Option<usize>,
+    /// A matmul code's split.
+    pub(crate) split: Option<super::Split>,
+    /// The partial-straggler codes' partitions per worker, L.
+    pub(crate) parts: Option<usize>,
+}
+
 impl Shape {
+    /// Its [`Extras`].
+    pub(crate) fn extras(&self) -> Extras {
+        use super::Split;
+        let none = Extras::default();
+        match *self {
+            Shape::CommEfficient(c) => Extras { m: Some(c.m), ..none },
+            Shape::ApproxRegular(a) => Extras { d: Some(a.d), ..none },
+            Shape::Custom(c) => Extras {
+                d: Some(c.max_support),
+                partitions: Some(c.partitions),
+                ..none
+            },
+            Shape::Timeout(t) => Extras {
+                deadline: Some(t.deadline),
+                ..none
+            },
+            Shape::Polynomial(Polynomial { p, q }) => Extras {
+                split: Some(Split { p, q, m: 1 }),
+                ..none
+            },
+            Shape::MatDot(MatDot { p }) => Extras {
+                split: Some(Split { p: 1, q: 1, m: p }),
+                ..none
+            },
+            Shape::Entangled(Entangled { p, m, q }) => Extras {
+                split: Some(Split { p, q, m }),
+                ..none
+            },
+            Shape::PartialFrc(Partial { parts, .. }) | Shape::PartialCrc(Partial { parts, .. }) => Extras {
+                parts: Some(parts),
+                ..none
+            },
+            // ErasureHead's group size is its own parameter, not a graph's
+            // degree: it is in its name, not in `d`.
+            Shape::Uncoded(_)
+            | Shape::Ignore(_)
+            | Shape::Frc(_)
+            | Shape::Crc(_)
+            | Shape::Mds(_)
+            | Shape::ErasureHead(_)
+            | Shape::Speculative(_)
+            | Shape::KBatchSync(_)
+            | Shape::MultiMessage(_)
+            | Shape::KAsync(_)
+            | Shape::KBatchAsync(_) => none,
+        }
+    }
+
     /// Which scheme it is.
     pub fn kind(&self) -> SchemeKind {
         match self {

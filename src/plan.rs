@@ -83,8 +83,9 @@ pub struct PlanArgs {
     /// The most work per worker, in units of the uncoded share (of the
     /// --ref-n cluster): a number >= 1, or inf for no bound. Beyond a few
     /// shares a worker's memory and the model's accuracy are in question.
-    #[arg(long, default_value_t = DEFAULT_MAX_LOAD, value_name = "L", allow_negative_numbers = true)]
-    pub max_load: f64,
+    /// [default: 4]
+    #[arg(long, value_name = "L", allow_negative_numbers = true)]
+    pub max_load: Option<f64>,
 
     /// The model's gradient is a matrix-vector product (linear regression,
     /// X·w): also search mds, which encodes only linear computations.
@@ -219,7 +220,7 @@ fn defaults_said(args: &PlanArgs, load_model: LoadModel) -> (Vec<String>, Vec<St
             "mds not searched: it encodes only linear computations (X·w); --linear if the model's gradient is a matrix-vector product".to_string(),
         );
     }
-    if args.max_load == DEFAULT_MAX_LOAD {
+    if args.max_load.is_none() {
         notes.push(format!(
             "max-load={DEFAULT_MAX_LOAD} by default: no worker computes more than {DEFAULT_MAX_LOAD} uncoded shares (--max-load L, or inf, to change)"
         ));
@@ -325,7 +326,7 @@ impl TryFrom<PlanArgs> for PlanJob {
         if common.analytic {
             bail!("plan chooses exact values itself: drop {ANALYTIC}");
         }
-        let max_load = args.max_load;
+        let max_load = args.max_load.unwrap_or(DEFAULT_MAX_LOAD);
         if max_load.is_nan() || max_load < 1.0 {
             bail!(
                 "{MAX_LOAD} {max_load} is out of range; accepted: a number >= 1 (uncoded has load 1), or inf for no bound"

@@ -540,3 +540,23 @@ fn plan_searches_asynchronous_and_partial_schemes() {
     let line = text.lines().find(|l| l.starts_with("recommend:")).unwrap();
     assert!(line.contains("partial-crc s=") && line.contains(" L="), "{line}");
 }
+
+/// The note that --max-load took its default appears only when the flag is
+/// not given, even when it is given the default's value.
+#[test]
+fn the_default_max_load_note_only_when_the_flag_is_absent() {
+    let note = "max-load=4 by default";
+    let run = |extra: &[&str]| {
+        let out = Command::cargo_bin("gcsim")
+            .unwrap()
+            .args(["plan", "--n", "8", "--trials", "1000", "--format", "table"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(run(&[]).contains(note));
+    assert!(!run(&["--max-load", "4"]).contains(note));
+    assert!(!run(&["--max-load", "6"]).contains(note));
+}

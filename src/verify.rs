@@ -17,8 +17,10 @@ use super::Status;
 mixture; fixed, scaled, additive and affine loads; uncoded, ignore, frc, crc,
 comm-efficient, mds and the timeout deadline; K-batch-sync, K-async and
 K-batch-async on exponential workers; correlated group slowdowns; and crc on
-n=100 exponential workers, the README's first example) and compares each Monte
-Carlo mean, p50 and p99 with its exact value by a z-score. The threshold is set so that a correct
+n=100 exponential workers at s = 0, 20, 50) and compares each Monte Carlo mean, p50
+and p99 with its exact value by a z-score; it also checks the exact means of
+n=100 exponential workers against their worked values (5.187 uncoded, 1.590
+at s=20, 0.688 at s=50). The threshold is set so that a correct
 engine fails the whole grid with probability below 0.001. Prints a table and
 `N passed, M failed`; exits 1 if anything failed.
 

@@ -2,7 +2,7 @@
 //!
 //! For each configuration of a built-in grid (every distribution × load
 //! model × scheme whose iteration time has an exact law, plus crc on
-//! n = 100 exponential workers, the README's first example) the engine's estimates are compared with the
+//! n = 100 exponential workers at s = 0, 20, 50) the engine's estimates are compared with the
 //! theory, the study's exact law ([`Study::exact_law`]):
 //!
 //! - the mean by z = (x̄ − E(T)) / SE(x̄);
@@ -80,7 +80,9 @@ pub struct Check {
 pub struct Verdicts {
     /// Monte Carlo against exact values.
     pub checks: Vec<Check>,
-    /// Exact values against the worked numbers the README prints (n = 100).
+    /// Exact values against their worked, rounded values for n = 100
+    /// exponential workers (E[T] = H_n − H_{n−k}, as the guide's tutorial
+    /// prints them).
     pub printed: Vec<(Printed, bool)>,
     /// The |z| beyond which a check fails.
     pub threshold: f64,

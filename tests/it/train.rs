@@ -3,7 +3,7 @@
 //! identities between schemes that the update rules imply.
 
 use assert_cmd::Command;
-use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use faer::{Col, Mat, Scale, Side};
 
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
@@ -210,14 +210,17 @@ fn least_squares_is_closed_form_gradient_descent() {
     let setup = setup(Problem::LeastSquares, &manifest("data/diabetes.csv"), None);
     let (x, y) = {
         let t = &setup.train;
-        let x = DMatrix::from_row_slice(t.rows(), t.d, &t.features);
-        (x, DVector::from_column_slice(&t.targets))
+        let x = Mat::from_fn(t.rows(), t.d, |i, j| t.features[i * t.d + j]);
+        (x, Col::from_fn(t.rows(), |i| t.targets[i]))
     };
     let rows = x.nrows() as f64;
-    let h = x.transpose() * &x / rows;
-    let b = x.transpose() * &y / rows;
-    let eig = SymmetricEigen::new(h.clone()).eigenvalues;
-    let (mu, l) = (eig.min(), eig.max());
+    let h = Scale(1.0 / rows) * (x.transpose() * &x);
+    let b = Scale(1.0 / rows) * (x.transpose() * &y);
+    let eig = h.self_adjoint_eigenvalues(Side::Lower).unwrap();
+    let (mu, l) = (
+        eig.iter().copied().fold(f64::MAX, f64::min),
+        eig.iter().copied().fold(f64::MIN, f64::max),
+    );
     assert!(rel(setup.step, 1.0 / l) < 1e-8, "the default step is 1/L");
     let iterations = 1500;
     let n = 8;
@@ -230,10 +233,10 @@ fn least_squares_is_closed_form_gradient_descent() {
         iterations,
     );
     let run = &train(&study, &setup)[0].runs[0];
-    let loss = |w: &DVector<f64>| (&x * w - &y).norm_squared() / (2.0 * rows);
-    let w_star = h.clone().lu().solve(&b).unwrap();
+    let loss = |w: &Col<f64>| (&x * w - &y).squared_norm_l2() / (2.0 * rows);
+    let w_star = faer::linalg::solvers::Solve::solve(&h.partial_piv_lu(), &b);
     let f_star = loss(&w_star);
-    let mut w = DVector::zeros(x.ncols());
+    let mut w = Col::<f64>::zeros(x.ncols());
     for t in 0..=iterations as usize {
         assert!(
             rel(run.loss[t], loss(&w)) < 1e-10,
@@ -241,7 +244,7 @@ fn least_squares_is_closed_form_gradient_descent() {
             run.loss[t],
             loss(&w)
         );
-        w -= setup.step * (&h * &w - &b);
+        w -= Scale(setup.step) * (&h * &w - &b);
     }
     let gap = |t: usize| run.loss[t] - f_star;
     let rate = (1.0 - mu / l).powi(2);

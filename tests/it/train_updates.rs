@@ -2,7 +2,7 @@
 //! recomputed from the engine's observables (arrivals, mini-batch counts,
 //! the asynchronous timeline) and the rules' definitions.
 
-use nalgebra::{DMatrix, DVector};
+use faer::{Col, Mat, Scale};
 
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Params, SchemeKind};
@@ -82,7 +82,7 @@ fn inexact_updates_follow_their_definitions() {
                     } else {
                         let code = study.code(&sch).unwrap();
                         let u = code.decode(&order).coefficients;
-                        let b = code.encoding().select_rows(&order);
+                        let b = Mat::from_fn(order.len(), n, |i, j| code.encoding()[(order[i], j)]);
                         (&u * &b).row(0).iter().copied().collect()
                     }
                 }
@@ -170,19 +170,19 @@ fn l2_schedule_and_clock_follow_their_definitions() {
     };
     let setup = Setup::prepare(&recipe).unwrap();
     let t = &setup.train;
-    let x = DMatrix::from_row_slice(t.rows(), t.d, &t.features);
-    let y = DVector::from_column_slice(&t.targets);
+    let x = Mat::from_fn(t.rows(), t.d, |i, j| t.features[i * t.d + j]);
+    let y = Col::from_fn(t.rows(), |i| t.targets[i]);
     let rows = x.nrows() as f64;
-    let loss = |w: &DVector<f64>| (&x * w - &y).norm_squared() / (2.0 * rows) + 0.15 * w.norm_squared();
+    let loss = |w: &Col<f64>| (&x * w - &y).squared_norm_l2() / (2.0 * rows) + 0.15 * w.squared_norm_l2();
     let n = 6;
     let sch = scheme(SchemeKind::Crc, n, 1);
     let study = study(n, "exp:rate=1", LoadModel::Scaled, vec![sch], 1, 30);
     let run = &train(&study, &setup)[0].runs[0];
-    let mut w = DVector::zeros(t.d);
+    let mut w = Col::<f64>::zeros(t.d);
     for i in 0..=30 {
         assert!(rel(run.loss[i], loss(&w)) < 1e-10, "iteration {i}");
-        let g = (x.transpose() * (&x * &w - &y)) / rows + 0.3 * &w;
-        w -= 0.4 / ((i + 1) as f64).sqrt() * g;
+        let g = Scale(1.0 / rows) * (x.transpose() * (&x * &w - &y)) + Scale(0.3) * &w;
+        w -= Scale(0.4 / ((i + 1) as f64).sqrt()) * g;
     }
     // The clock: the engine's iterations of trial 0, summed.
     let plan = TrialPlan::with(&study, RulePath::Events, Sampling::Draws);

@@ -2,10 +2,12 @@
 //! [`crate::scheme::Def::encoding`] builds its own from these
 //! constructions (the references are in [`crate::codes`]).
 
-use nalgebra::DMatrix;
+use faer::Mat;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::linalg::{lu_solve, mul, select_columns};
 
 /// How the random-free part of an MDS-style generator is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,9 +33,9 @@ pub enum Encoding {
     /// their sum, or their blocks).
     Built {
         /// B.
-        b: DMatrix<f64>,
+        b: Mat<f64>,
         /// The target.
-        target: DMatrix<f64>,
+        target: Mat<f64>,
     },
     /// A random construction that came out singular for this seed.
     Singular,
@@ -46,17 +48,17 @@ pub enum Encoding {
 impl Encoding {
     /// B with the target of a code that recovers the sum of the n
     /// partitions' gradients.
-    pub(crate) fn of_sum(b: DMatrix<f64>) -> Self {
-        let target = DMatrix::from_element(1, b.ncols(), 1.0);
+    pub(crate) fn of_sum(b: Mat<f64>) -> Self {
+        let target = Mat::full(1, b.ncols(), 1.0);
         Encoding::Built { b, target }
     }
 }
 
 /// A matrix of i.i.d. standard normal entries drawn in column-major order
 /// from the Xoshiro256++ stream of `seed`.
-pub fn gaussian(rows: usize, cols: usize, seed: u64) -> DMatrix<f64> {
+pub fn gaussian(rows: usize, cols: usize, seed: u64) -> Mat<f64> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    DMatrix::from_fn(rows, cols, |_, _| StandardNormal.sample(&mut rng))
+    Mat::from_fn(rows, cols, |_, _| StandardNormal.sample(&mut rng))
 }
 
 /// The Vandermonde nodes: midpoints of n equal cells of [−1, 1].
@@ -70,73 +72,75 @@ pub(crate) fn chebyshev_node(i: usize, n: usize) -> f64 {
 }
 
 /// Fractional repetition: worker i sums the partitions of its group i / (s+1).
-pub fn frc(n: usize, s: usize) -> DMatrix<f64> {
-    DMatrix::from_fn(n, n, |i, j| if i / (s + 1) == j / (s + 1) { 1.0 } else { 0.0 })
+pub fn frc(n: usize, s: usize) -> Mat<f64> {
+    Mat::from_fn(n, n, |i, j| if i / (s + 1) == j / (s + 1) { 1.0 } else { 0.0 })
 }
 
 /// Cyclic repetition (Tandon et al. 2017, Algorithm 2); `None` if a drawn
 /// s × s system is singular.
-pub fn crc(n: usize, s: usize, seed: u64) -> Option<DMatrix<f64>> {
+pub fn crc(n: usize, s: usize, seed: u64) -> Option<Mat<f64>> {
     let mut h = gaussian(s, n, seed);
     for t in 0..s {
         let rest: f64 = (0..n - 1).map(|j| h[(t, j)]).sum();
         h[(t, n - 1)] = -rest;
     }
-    let mut b = DMatrix::zeros(n, n);
+    let mut b = Mat::zeros(n, n);
     for i in 0..n {
         b[(i, i)] = 1.0;
         if s == 0 {
             continue;
         }
         let cols: Vec<usize> = (1..=s).map(|d| (i + d) % n).collect();
-        let a = h.select_columns(&cols);
-        let rhs = -h.column(i);
-        let x = a.lu().solve(&rhs)?;
-        if !x.iter().all(|v| v.is_finite()) {
+        let a = select_columns(&h, &cols);
+        let rhs = Mat::from_fn(s, 1, |t, _| -h[(t, i)]);
+        let x = lu_solve(&a, rhs)?;
+        if !x.col_as_slice(0).iter().all(|v| v.is_finite()) {
             return None;
         }
         for (d, &j) in cols.iter().enumerate() {
-            b[(i, j)] = x[d];
+            b[(i, j)] = x[(d, 0)];
         }
     }
     Some(equilibrate(b))
 }
 
 /// An r × n generator, column i for worker i.
-fn generator(r: usize, n: usize, generator: Generator, seed: u64) -> DMatrix<f64> {
+fn generator(r: usize, n: usize, generator: Generator, seed: u64) -> Mat<f64> {
     match generator {
         Generator::Gaussian => gaussian(r, n, seed),
-        Generator::Vandermonde => DMatrix::from_fn(r, n, |t, i| node(i, n).powi(t as i32)),
-        Generator::Chebyshev => DMatrix::from_fn(r, n, |t, i| chebyshev_node(i, n).powi(t as i32)),
+        Generator::Vandermonde => Mat::from_fn(r, n, |t, i| node(i, n).powi(t as i32)),
+        Generator::Chebyshev => Mat::from_fn(r, n, |t, i| chebyshev_node(i, n).powi(t as i32)),
     }
 }
 
 /// Communication-efficient gradient code (Ye & Abbe 2018; Kadhe et al. 2020):
 /// n × nm, column j·m+u for block u of partition j; `None` if some
 /// (r−m) × (r−m) system is singular.
-pub fn comm_efficient(n: usize, s: usize, m: usize, kind: Generator, seed: u64) -> Option<DMatrix<f64>> {
+pub fn comm_efficient(n: usize, s: usize, m: usize, kind: Generator, seed: u64) -> Option<Mat<f64>> {
     let r = n - s;
     let g = generator(r, n, kind, seed);
-    let mut b = DMatrix::zeros(n, n * m);
+    let mut b = Mat::zeros(n, n * m);
+    let g_t = g.transpose().to_owned();
     for j in 0..n {
         // Worker i holds i, …, i+s+m−1, so partition j is held by j−(s+m−1), …, j.
         let held = |i: usize| (j + n - i) % n < s + m;
         let without: Vec<usize> = (0..n).filter(|&i| !held(i)).collect();
-        let mut mj = DMatrix::zeros(r, m);
+        let mut mj = Mat::zeros(r, m);
         for u in 0..m {
             mj[(r - m + u, u)] = 1.0;
         }
         if !without.is_empty() {
-            let gn = g.select_columns(&without);
-            let low = gn.rows(0, r - m).transpose();
-            let high = gn.rows(r - m, m).transpose();
-            let z = low.lu().solve(&(-high))?;
-            if !z.iter().all(|v| v.is_finite()) {
+            let gn = select_columns(&g, &without);
+            // G[:r−m, N_j]ᵀ·Z = −G[r−m:, N_j]ᵀ.
+            let low = Mat::from_fn(without.len(), r - m, |i, t| gn[(t, i)]);
+            let high = Mat::from_fn(without.len(), m, |i, u| -gn[(r - m + u, i)]);
+            let z = lu_solve(&low, high)?;
+            if !(0..m).all(|u| z.col_as_slice(u).iter().all(|v| v.is_finite())) {
                 return None;
             }
-            mj.rows_mut(0, r - m).copy_from(&z);
+            mj.subrows_mut(0, r - m).copy_from(&z);
         }
-        let coeffs = g.transpose() * mj;
+        let coeffs = mul(&g_t, &mj);
         for i in 0..n {
             for u in 0..m {
                 b[(i, j * m + u)] = if held(i) { coeffs[(i, u)] } else { 0.0 };
@@ -147,21 +151,21 @@ pub fn comm_efficient(n: usize, s: usize, m: usize, kind: Generator, seed: u64) 
 }
 
 /// The comm-efficient target: row u sums block u over the partitions.
-pub(crate) fn block_sums(n: usize, m: usize) -> DMatrix<f64> {
-    DMatrix::from_fn(m, n * m, |u, c| if c % m == u { 1.0 } else { 0.0 })
+pub(crate) fn block_sums(n: usize, m: usize) -> Mat<f64> {
+    Mat::from_fn(m, n * m, |u, c| if c % m == u { 1.0 } else { 0.0 })
 }
 
 /// An n × k MDS generator for coded matrix–vector multiplication.
-pub fn mds(n: usize, k: usize, kind: Generator, seed: u64) -> DMatrix<f64> {
-    generator(k, n, kind, seed).transpose()
+pub fn mds(n: usize, k: usize, kind: Generator, seed: u64) -> Mat<f64> {
+    generator(k, n, kind, seed).transpose().to_owned()
 }
 
-/// Scales every row to unit 2-norm.
-pub(crate) fn equilibrate(mut b: DMatrix<f64>) -> DMatrix<f64> {
-    for mut row in b.row_iter_mut() {
-        let norm = row.norm();
+/// Scales every row to unit 2-norm (its squares summed in column order).
+pub(crate) fn equilibrate(mut b: Mat<f64>) -> Mat<f64> {
+    for i in 0..b.nrows() {
+        let norm = (0..b.ncols()).fold(0.0, |sum, j| sum + b[(i, j)] * b[(i, j)]).sqrt();
         if norm > 0.0 {
-            row /= norm;
+            (0..b.ncols()).for_each(|j| b[(i, j)] /= norm);
         }
     }
     b
@@ -180,7 +184,7 @@ const GRAPH_STREAM: u64 = 0x6_7A9F_D3E6_1B2C;
 ///
 /// # Panics
 /// If d is 0 or above n.
-pub(crate) fn regular_graph(n: usize, d: usize, seed: u64) -> DMatrix<f64> {
+pub(crate) fn regular_graph(n: usize, d: usize, seed: u64) -> Mat<f64> {
     use rand::RngExt;
     use rand::seq::SliceRandom;
     assert!(d >= 1 && d <= n, "1 <= d <= n");
@@ -210,5 +214,5 @@ pub(crate) fn regular_graph(n: usize, d: usize, seed: u64) -> DMatrix<f64> {
             edge[i * n + j] = true;
         }
     }
-    DMatrix::from_fn(n, n, |i, j| if edge[i * n + j] != complement { 1.0 } else { 0.0 })
+    Mat::from_fn(n, n, |i, j| if edge[i * n + j] != complement { 1.0 } else { 0.0 })
 }

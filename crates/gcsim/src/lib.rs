@@ -16,6 +16,7 @@ pub mod encoding;
 pub mod engine;
 pub mod export;
 pub mod fit;
+pub(crate) mod linalg;
 pub mod load;
 pub mod param;
 pub mod plan;

@@ -40,7 +40,12 @@ fn mix(mut z: u64) -> u64 {
 /// `bench/alternate.sh`); the headline sweep, whose trials cost more, as
 /// fast either way. Under the 1.2 times hand-tuned code must buy, but up
 /// to 10% on a path, which a simplification may not cost.
-#[inline]
+///
+/// Always inlined: with a mere hint, whether LLVM inlines it into the
+/// engine's per-trial loops depends on how the crate happens to be split
+/// into codegen units, and where it did not, the timeout sweep ran 1.07
+/// times as slow.
+#[inline(always)]
 pub fn trial_rng(seed: u64, trial: u64) -> Xoshiro256PlusPlus {
     let x = mix(mix(seed) ^ trial);
     let mut bytes = [0; 32];

@@ -12,13 +12,14 @@
 //! is compared with the gradient computed directly: the relative error
 //! ‖ĝ − g‖ / ‖g‖ must be below [`E2E_TOLERANCE`].
 
-use nalgebra::{DMatrix, DVector};
+use faer::Mat;
 use rand::{Rng, RngExt};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{Code, Generator, TOLERANCE};
 use crate::encoding;
+use crate::linalg::{mul, norm, select_rows};
 use crate::rng::trial_rng;
 use crate::scheme::SchemeKind;
 
@@ -289,44 +290,46 @@ pub(crate) fn end_to_end(code: &Code, sets: usize, seed: u64, done: &(dyn Fn() +
     };
     let (rows, cols) = (3, 4 * m);
     let x = encoding::gaussian(rows * parts, cols, rng.next_u64());
-    let y = DVector::from_column_slice(encoding::gaussian(rows * parts, 1, rng.next_u64()).as_slice());
-    let w = DVector::from_column_slice(encoding::gaussian(cols, 1, rng.next_u64()).as_slice());
-    let xw = &x * &w;
-    let gradient = x.transpose() * (&xw - &y);
-    let norm = gradient.norm();
+    let y = encoding::gaussian(rows * parts, 1, rng.next_u64());
+    let w = encoding::gaussian(cols, 1, rng.next_u64());
+    let xw = mul(&x, &w);
+    let x_t = x.transpose().to_owned();
+    let gradient = mul(&x_t, &(&xw - &y));
+    let norm_g = norm(&gradient);
     // The payload p: one row per column of B.
     let payload = if is_mds {
-        DMatrix::from_fn(parts, rows, |j, q| xw[j * rows + q])
+        Mat::from_fn(parts, rows, |j, q| xw[(j * rows + q, 0)])
     } else {
         let width = cols / m;
-        let mut p = DMatrix::zeros(parts * m, width);
+        let mut p = Mat::zeros(parts * m, width);
         for j in 0..parts {
-            let xj = x.rows(j * rows, rows);
-            let gj = xj.transpose() * (xj * &w - y.rows(j * rows, rows));
+            let xj = x.subrows(j * rows, rows).to_owned();
+            let yj = y.subrows(j * rows, rows).to_owned();
+            let gj = mul(xj.transpose().to_owned(), &(&mul(&xj, &w) - &yj));
             for u in 0..m {
                 for q in 0..width {
-                    p[(j * m + u, q)] = gj[u * width + q];
+                    p[(j * m + u, q)] = gj[(u * width + q, 0)];
                 }
             }
         }
         p
     };
-    let messages = code.encoding() * &payload;
+    let messages = mul(code.encoding(), &payload);
     let finished_sets: Vec<Vec<usize>> = (0..sets)
         .map(|_| complement(n, &random_subset(&mut rng, n, s)))
         .collect();
     let error = |finished: &Vec<usize>| {
         let a = code.decode(finished).coefficients;
-        let decoded = a * messages.select_rows(finished);
+        let decoded = mul(&a, select_rows(&messages, finished));
         let estimate = if is_mds {
-            let xw_hat = DVector::from_iterator(xw.len(), (0..xw.len()).map(|i| decoded[(i / rows, i % rows)]));
-            x.transpose() * (xw_hat - &y)
+            let xw_hat = Mat::from_fn(xw.nrows(), 1, |i, _| decoded[(i / rows, i % rows)]);
+            mul(&x_t, &(&xw_hat - &y))
         } else {
             let width = cols / m;
-            DVector::from_fn(cols, |c, _| decoded[(c / width, c % width)])
+            Mat::from_fn(cols, 1, |c, _| decoded[(c / width, c % width)])
         };
         done();
-        (estimate - &gradient).norm() / norm
+        norm(&(&estimate - &gradient)) / norm_g
     };
     finished_sets.par_iter().map(error).reduce(|| 0.0, f64::max)
 }

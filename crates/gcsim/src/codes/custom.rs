@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use nalgebra::DMatrix;
+use faer::Mat;
 use thiserror::Error;
 
 use crate::scheme::CustomShape;
@@ -71,7 +71,7 @@ pub struct CustomMatrix {
     /// The file, as given.
     pub source: String,
     /// The n × P encoding matrix.
-    pub b: DMatrix<f64>,
+    pub b: Mat<f64>,
 }
 
 impl CustomMatrix {
@@ -142,7 +142,7 @@ impl CustomMatrix {
         let (n, p) = (rows.len(), rows[0].len());
         Ok(Self {
             source: file.into(),
-            b: DMatrix::from_fn(n, p, |i, j| rows[i][j]),
+            b: Mat::from_fn(n, p, |i, j| rows[i][j]),
         })
     }
 
@@ -178,7 +178,8 @@ mod tests {
     #[test]
     fn parses_and_refuses() {
         let m = CustomMatrix::parse("f", "\u{feff}1,1,0\n# comment\n\n0,1,1\n").unwrap();
-        assert_eq!(m.b, DMatrix::from_row_slice(2, 3, &[1.0, 1.0, 0.0, 0.0, 1.0, 1.0]));
+        let rows = [[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]];
+        assert_eq!(m.b, Mat::from_fn(2, 3, |i, j| rows[i][j]));
         assert_eq!(
             m.shape(),
             CustomShape {
@@ -215,7 +216,7 @@ mod tests {
         let row = |len: usize| vec!["0"; len].join(",") + "\n";
         let at_limit = row(super::super::MAX_CODE_N).repeat(super::super::MAX_CODE_N);
         let m = CustomMatrix::parse("f", &at_limit).unwrap();
-        assert_eq!(m.b.len(), MAX_ENTRIES);
+        assert_eq!(m.b.nrows() * m.b.ncols(), MAX_ENTRIES);
         let over = at_limit + &row(super::super::MAX_CODE_N);
         let e = CustomMatrix::parse("f", &over).unwrap_err();
         assert!(e.to_string().contains("more than 4000000 entries"), "{e}");

@@ -38,11 +38,12 @@
 //! residuals 1e-10–1e-9) gains nothing, and codes with singular values at
 //! the cutoff (Vandermonde generators) take about 1.5–2 times as long.
 
-use nalgebra::DMatrix;
+use faer::{Mat, MatRef};
 use rand::RngExt;
 
 use super::TOLERANCE;
-use super::decode::{Decoding, Factorisation, cutoff, faer_svd, solve, svd};
+use super::decode::{Decoding, Factorisation, Method, cutoff, faer_svd, solve, svd};
+use crate::linalg::{Columns, column, dot, mul, norm};
 
 /// The fast routes serve B_F with at least this many rows and columns
 /// (below it the reference takes under 0.1 s and keeps its bits).
@@ -54,7 +55,7 @@ const MARGIN: f64 = 10.0;
 
 /// The decoding of T from B_F by a fast factorisation, or `None` where
 /// there is none or its verdict is not robust (module notes).
-pub(super) fn decode(bf: &DMatrix<f64>, target: &DMatrix<f64>) -> Option<Decoding> {
+pub(super) fn decode(bf: MatRef<'_, f64>, target: &Mat<f64>) -> Option<Decoding> {
     let f = factorise(bf)?;
     let cutoff = cutoff(bf, &f.1);
     if !f.1.iter().all(|&x| clear_of(x, cutoff)) {
@@ -66,12 +67,12 @@ pub(super) fn decode(bf: &DMatrix<f64>, target: &DMatrix<f64>) -> Option<Decodin
 
 /// B_F's thin SVD by blocks where it has several, else by faer's divide
 /// and conquer if that passes the probes.
-pub(super) fn factorise(bf: &DMatrix<f64>) -> Option<Factorisation> {
+pub(super) fn factorise(bf: MatRef<'_, f64>) -> Option<Factorisation> {
     let blocks = blocks(bf);
     if blocks.len() > 1 {
         Some(by_blocks(bf, &blocks))
     } else {
-        faer_svd(bf, false).filter(|f| reproduces(bf, f))
+        faer_svd(bf, Method::Default).filter(|f| reproduces(bf, f))
     }
 }
 
@@ -83,8 +84,8 @@ fn clear_of(x: f64, threshold: f64) -> bool {
 /// The connected components of the bipartite graph of `m`'s nonzeros, as
 /// (rows, columns), each in increasing order; components without both a
 /// row and a column (zero rows and columns) are left out.
-fn blocks(m: &DMatrix<f64>) -> Vec<(Vec<usize>, Vec<usize>)> {
-    let (rows, cols) = m.shape();
+fn blocks(m: MatRef<'_, f64>) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let (rows, cols) = (m.nrows(), m.ncols());
     // Union–find over rows 0..rows and columns rows..rows+cols.
     let mut parent: Vec<usize> = (0..rows + cols).collect();
     fn root(parent: &mut [usize], mut x: usize) -> usize {
@@ -95,7 +96,7 @@ fn blocks(m: &DMatrix<f64>) -> Vec<(Vec<usize>, Vec<usize>)> {
         x
     }
     for j in 0..cols {
-        for (i, &x) in m.column(j).iter().enumerate() {
+        for (i, &x) in column(m, j).iter().enumerate() {
             if x != 0.0 {
                 let (a, b) = (root(&mut parent, i), root(&mut parent, rows + j));
                 parent[a.max(b)] = a.min(b);
@@ -124,14 +125,14 @@ fn blocks(m: &DMatrix<f64>) -> Vec<(Vec<usize>, Vec<usize>)> {
 /// The thin SVD of `m` assembled from its blocks' reference SVDs: U and V
 /// hold each block's singular vectors on its rows and columns, zero
 /// elsewhere.
-fn by_blocks(m: &DMatrix<f64>, blocks: &[(Vec<usize>, Vec<usize>)]) -> Factorisation {
+fn by_blocks(m: MatRef<'_, f64>, blocks: &[(Vec<usize>, Vec<usize>)]) -> Factorisation {
     let size: usize = blocks.iter().map(|(r, c)| r.len().min(c.len())).sum();
-    let mut u = DMatrix::zeros(m.nrows(), size);
-    let mut v = DMatrix::zeros(m.ncols(), size);
+    let mut u = Columns::zeros(m.nrows(), size);
+    let mut v = Columns::zeros(m.ncols(), size);
     let mut sigma = Vec::with_capacity(size);
     for (rows, cols) in blocks {
-        let block = DMatrix::from_fn(rows.len(), cols.len(), |i, j| m[(rows[i], cols[j])]);
-        let (ub, sb, vb) = svd(&block);
+        let block = Mat::from_fn(rows.len(), cols.len(), |i, j| m[(rows[i], cols[j])]);
+        let (ub, sb, vb) = svd(block.as_ref());
         let at = sigma.len();
         for k in 0..sb.len() {
             for (i, &row) in rows.iter().enumerate() {
@@ -148,14 +149,13 @@ fn by_blocks(m: &DMatrix<f64>, blocks: &[(Vec<usize>, Vec<usize>)]) -> Factorisa
 
 /// Whether `(u, sigma, v)` reproduces `m` on two fixed random probes to
 /// 1e-12 relative (module notes).
-fn reproduces(m: &DMatrix<f64>, (u, sigma, v): &Factorisation) -> bool {
+fn reproduces(m: MatRef<'_, f64>, (u, sigma, v): &Factorisation) -> bool {
     let mut rng = crate::rng::trial_rng(0x5eed, 0);
-    let bound = 1e-12 * m.norm().max(f64::MIN_POSITIVE);
+    let bound = 1e-12 * norm(m).max(f64::MIN_POSITIVE);
     (0..2).all(|_| {
-        let x = nalgebra::DVector::from_fn(m.ncols(), |_, _| rng.random::<f64>() - 0.5);
-        let mut y = v.tr_mul(&x);
-        y.iter_mut().zip(sigma).for_each(|(y, s)| *y *= s);
-        (m * &x - u * y).norm() <= bound * x.norm()
+        let x = Mat::from_fn(m.ncols(), 1, |_, _| rng.random::<f64>() - 0.5);
+        let y = Mat::from_fn(v.ncols(), 1, |k, _| dot(v.col(k), x.col_as_slice(0)) * sigma[k]);
+        norm(&(&mul(m, &x) - &mul(u.as_ref(), &y))) <= bound * norm(&x)
     })
 }
 
@@ -163,6 +163,7 @@ fn reproduces(m: &DMatrix<f64>, (u, sigma, v): &Factorisation) -> bool {
 mod tests {
     use super::*;
     use crate::codes::Code;
+    use crate::linalg::select_rows;
     use crate::scheme::{Params, Scheme, SchemeKind};
 
     fn code(kind: SchemeKind, n: usize, params: Params) -> Code {
@@ -208,12 +209,13 @@ mod tests {
             let n = code.scheme().n();
             for missing in sets {
                 let rows: Vec<usize> = (0..n).filter(|i| !missing.contains(i)).collect();
-                let bf = code.encoding().select_rows(&rows);
+                let bf = select_rows(code.encoding(), &rows);
+                let bf = bf.as_ref();
                 let decodes = missing.len() <= code.scheme().s();
                 let what = format!("{} without {missing:?}", code.scheme());
-                let reference = solve(&bf, code.target(), &svd(&bf));
-                let f = factorise(&bf).unwrap_or_else(|| panic!("{what}: no fast factorisation"));
-                let fast = solve(&bf, code.target(), &f);
+                let reference = solve(bf, code.target(), &svd(bf));
+                let f = factorise(bf).unwrap_or_else(|| panic!("{what}: no fast factorisation"));
+                let fast = solve(bf, code.target(), &f);
                 assert_eq!(reference.decodable, decodes, "{what}: {reference:?}");
                 assert_eq!(
                     (fast.decodable, fast.rank),
@@ -227,12 +229,12 @@ mod tests {
                     fast.condition,
                     reference.condition
                 );
-                let cut = cutoff(&bf, &f.1);
+                let cut = cutoff(bf, &f.1);
                 assert!(
                     f.1.iter().all(|&x| clear_of(x, cut)) && clear_of(fast.residual, TOLERANCE),
                     "{what}"
                 );
-                assert!(reproduces(&bf, &f), "{what}");
+                assert!(reproduces(bf, &f), "{what}");
             }
         }
     }
@@ -249,16 +251,16 @@ mod tests {
                 ..Params::default()
             },
         );
-        let bf = frc.encoding().select_rows(&[0, 1, 5, 9, 10]);
+        let bf = select_rows(frc.encoding(), &[0, 1, 5, 9, 10]);
         assert_eq!(
-            blocks(&bf),
+            blocks(bf.as_ref()),
             vec![
                 (vec![0, 1], vec![0, 1, 2]),
                 (vec![2], vec![3, 4, 5]),
                 (vec![3, 4], vec![9, 10, 11])
             ]
         );
-        assert_eq!(blocks(&DMatrix::identity(3, 4)).len(), 3);
+        assert_eq!(blocks(Mat::identity(3, 4).as_ref()).len(), 3);
         let crc = code(
             SchemeKind::Crc,
             12,
@@ -267,7 +269,7 @@ mod tests {
                 ..Params::default()
             },
         );
-        assert_eq!(blocks(crc.encoding()).len(), 1);
+        assert_eq!(blocks(crc.encoding().as_ref()).len(), 1);
     }
 
     /// A factorisation off by 1e-9 of ‖M‖ fails the probes; the margins
@@ -276,10 +278,10 @@ mod tests {
     #[test]
     fn probes_and_margins_reject() {
         let m = crate::encoding::gaussian(30, 20, 4);
-        let mut f = svd(&m);
-        assert!(reproduces(&m, &f));
-        f.1[3] += 1e-9 * m.norm();
-        assert!(!reproduces(&m, &f));
+        let mut f = svd(m.as_ref());
+        assert!(reproduces(m.as_ref(), &f));
+        f.1[3] += 1e-9 * norm(&m);
+        assert!(!reproduces(m.as_ref(), &f));
         assert!(clear_of(1e-11, TOLERANCE) && clear_of(1e-7, TOLERANCE) && clear_of(2e-14, 1e-15));
         assert!(!clear_of(5e-9, TOLERANCE) && !clear_of(2e-10, TOLERANCE) && !clear_of(2e-14, 1e-14));
     }
@@ -300,9 +302,10 @@ mod tests {
                 },
             );
             let rows: Vec<usize> = (0..n).filter(|i| i % 7 != 3).collect();
-            let bf = frc.encoding().select_rows(&rows);
-            let reference = solve(&bf, frc.target(), &svd(&bf));
-            let fast = solve(&bf, frc.target(), &factorise(&bf).unwrap());
+            let bf = select_rows(frc.encoding(), &rows);
+            let bf = bf.as_ref();
+            let reference = solve(bf, frc.target(), &svd(bf));
+            let fast = solve(bf, frc.target(), &factorise(bf).unwrap());
             assert_ne!(fast.residual, reference.residual, "n={n}");
             assert_eq!(frc.decode(&rows), if large { fast } else { reference }, "n={n}");
         }

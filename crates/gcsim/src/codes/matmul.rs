@@ -28,7 +28,7 @@
 //! is the Khatri-Rao product a_i ⊗ b_i (Subramaniam, Heidarzadeh &
 //! Narayanan 2019), any pq rows of which are independent with probability 1.
 
-use nalgebra::DMatrix;
+use faer::Mat;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -37,6 +37,7 @@ use thiserror::Error;
 use super::check::{median, random_subset};
 use super::{Generator, MAX_CODE_N, TOLERANCE, decode};
 use crate::encoding;
+use crate::linalg::{mul, norm};
 use crate::rng::trial_rng;
 use crate::scheme::{Scheme, SchemeKind, Split};
 
@@ -76,13 +77,13 @@ pub struct MatmulCode {
     split: Split,
     generator: Generator,
     /// n × pm: worker i's coefficient of A_{j,l}, column j·m + l.
-    a_coef: DMatrix<f64>,
+    a_coef: Mat<f64>,
     /// n × mq: worker i's coefficient of B_{l,k}, column l·q + k.
-    b_coef: DMatrix<f64>,
+    b_coef: Mat<f64>,
     /// n × K: worker i's result is Σ_e E\[i, e\]·P_e.
-    encoding: DMatrix<f64>,
+    encoding: Mat<f64>,
     /// pq × K: row j·q + k selects the coefficient that is C_{j,k}.
-    target: DMatrix<f64>,
+    target: Mat<f64>,
 }
 
 impl MatmulCode {
@@ -101,7 +102,7 @@ impl MatmulCode {
         // the largest exponent of A's blocks plus B's, plus one.
         let k_total = (m - 1 + m * (p - 1)) + (m - 1 + p * m * (q - 1)) + 1;
         let wanted = |j: usize, k: usize| m - 1 + m * j + p * m * k;
-        let mut target = DMatrix::zeros(p * q, k_total);
+        let mut target = Mat::zeros(p * q, k_total);
         for j in 0..p {
             for k in 0..q {
                 target[(j * q + k, wanted(j, k))] = 1.0;
@@ -113,11 +114,11 @@ impl MatmulCode {
                     return Err(MatmulError::NoGaussian(kind));
                 }
                 let mut rng = trial_rng(seed, 0);
-                let mut draw = |rows, cols| DMatrix::from_fn(rows, cols, |_, _| StandardNormal.sample(&mut rng));
-                let a: DMatrix<f64> = draw(n, p);
-                let b: DMatrix<f64> = draw(n, q);
+                let mut draw = |rows, cols| Mat::from_fn(rows, cols, |_, _| StandardNormal.sample(&mut rng));
+                let a: Mat<f64> = draw(n, p);
+                let b: Mat<f64> = draw(n, q);
                 // Coefficient e = j + p·k, as the polynomial code's exponent.
-                let e = DMatrix::from_fn(n, p * q, |i, c| a[(i, c % p)] * b[(i, c / p)]);
+                let e = Mat::from_fn(n, p * q, |i, c| a[(i, c % p)] * b[(i, c / p)]);
                 (a, b, e)
             }
             Generator::Vandermonde | Generator::Chebyshev => {
@@ -125,12 +126,12 @@ impl MatmulCode {
                     Generator::Chebyshev => encoding::chebyshev_node(i, n),
                     _ => encoding::node(i, n),
                 };
-                let a = DMatrix::from_fn(n, p * m, |i, c| x(i).powi((c % m + m * (c / m)) as i32));
-                let b = DMatrix::from_fn(n, m * q, |i, c| {
+                let a = Mat::from_fn(n, p * m, |i, c| x(i).powi((c % m + m * (c / m)) as i32));
+                let b = Mat::from_fn(n, m * q, |i, c| {
                     let (l, k) = (c / q, c % q);
                     x(i).powi((m - 1 - l + p * m * k) as i32)
                 });
-                let e = DMatrix::from_fn(n, k_total, |i, c| x(i).powi(c as i32));
+                let e = Mat::from_fn(n, k_total, |i, c| x(i).powi(c as i32));
                 (a, b, e)
             }
         };
@@ -151,7 +152,7 @@ impl MatmulCode {
     }
 
     /// The encoding matrix E (n × K).
-    pub fn encoding(&self) -> &DMatrix<f64> {
+    pub fn encoding(&self) -> &Mat<f64> {
         &self.encoding
     }
 
@@ -164,24 +165,24 @@ impl MatmulCode {
     }
 
     /// The blocks of A (p·r × m·c) and B (m·c × q·t) for block sizes `BLOCK`.
-    fn encode_inputs(&self, a: &DMatrix<f64>, b: &DMatrix<f64>) -> Vec<DMatrix<f64>> {
+    fn encode_inputs(&self, a: &Mat<f64>, b: &Mat<f64>) -> Vec<Mat<f64>> {
         let Split { p, q, m } = self.split;
         let (r, c, t) = BLOCK;
         (0..self.scheme.n())
             .map(|i| {
-                let mut at = DMatrix::zeros(r, c);
+                let mut at = Mat::zeros(r, c);
                 for j in 0..p {
                     for l in 0..m {
-                        at += a.view((j * r, l * c), (r, c)) * self.a_coef[(i, j * m + l)];
+                        add_scaled(&mut at, a, (j * r, l * c), self.a_coef[(i, j * m + l)]);
                     }
                 }
-                let mut bt = DMatrix::zeros(c, t);
+                let mut bt = Mat::zeros(c, t);
                 for l in 0..m {
                     for k in 0..q {
-                        bt += b.view((l * c, k * t), (c, t)) * self.b_coef[(i, l * q + k)];
+                        add_scaled(&mut bt, b, (l * c, k * t), self.b_coef[(i, l * q + k)]);
                     }
                 }
-                at * bt
+                mul(&at, &bt)
             })
             .collect()
     }
@@ -194,29 +195,38 @@ impl MatmulCode {
         let Split { p, q, m } = self.split;
         let (r, c, t) = BLOCK;
         let mut rng = trial_rng(seed, 2);
-        let a = DMatrix::from_fn(p * r, m * c, |_, _| StandardNormal.sample(&mut rng));
-        let b = DMatrix::from_fn(m * c, q * t, |_, _| StandardNormal.sample(&mut rng));
-        let direct = &a * &b;
+        let a = Mat::from_fn(p * r, m * c, |_, _| StandardNormal.sample(&mut rng));
+        let b = Mat::from_fn(m * c, q * t, |_, _| StandardNormal.sample(&mut rng));
+        let direct = mul(&a, &b);
         let results = self.encode_inputs(&a, &b);
         let (n, k) = (self.scheme.n(), self.scheme.k());
         let mut worst = 0.0_f64;
         for _ in 0..sets {
             let f = random_subset(&mut rng, n, k);
             let d = self.decode(&f);
-            let mut decoded = DMatrix::zeros(p * r, q * t);
+            let mut decoded = Mat::zeros(p * r, q * t);
             for j in 0..p {
                 for kk in 0..q {
-                    let mut block = DMatrix::zeros(r, t);
+                    let mut block = Mat::zeros(r, t);
                     for (col, &w) in f.iter().enumerate() {
-                        block += &results[w] * d.coefficients[(j * q + kk, col)];
+                        add_scaled(&mut block, &results[w], (0, 0), d.coefficients[(j * q + kk, col)]);
                     }
-                    decoded.view_mut((j * r, kk * t), (r, t)).copy_from(&block);
+                    decoded.submatrix_mut(j * r, kk * t, r, t).copy_from(&block);
                 }
             }
-            let err = (&decoded - &direct).norm() / direct.norm();
+            let err = norm(&(&decoded - &direct)) / norm(&direct);
             worst = worst.max(if err.is_finite() { err } else { f64::INFINITY });
         }
         worst
+    }
+}
+
+/// `sum` += x·M\[top.., left..\], entry by entry, over `sum`'s shape.
+fn add_scaled(sum: &mut Mat<f64>, m: &Mat<f64>, (top, left): (usize, usize), x: f64) {
+    for j in 0..sum.ncols() {
+        for i in 0..sum.nrows() {
+            sum[(i, j)] += m[(top + i, left + j)] * x;
+        }
     }
 }
 

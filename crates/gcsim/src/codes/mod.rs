@@ -77,7 +77,7 @@ pub mod matmul;
 mod prefix;
 mod surely;
 
-use nalgebra::DMatrix;
+use faer::Mat;
 use thiserror::Error;
 
 use crate::encoding::Encoding;
@@ -156,8 +156,8 @@ pub enum CodeError {
 pub struct Code {
     scheme: Scheme,
     generator: Option<Generator>,
-    b: DMatrix<f64>,
-    target: DMatrix<f64>,
+    b: Mat<f64>,
+    target: Mat<f64>,
     /// B's rows, for the decodable-prefix pass: see [`Rows`].
     rows: Rows,
 }
@@ -177,8 +177,8 @@ pub(crate) struct Rows {
 }
 
 impl Rows {
-    fn of(b: &DMatrix<f64>) -> Self {
-        let (mut dense, mut starts, mut nonzeros) = (Vec::with_capacity(b.len()), vec![0], Vec::new());
+    fn of(b: &Mat<f64>) -> Self {
+        let (mut dense, mut starts, mut nonzeros) = (Vec::with_capacity(b.nrows() * b.ncols()), vec![0], Vec::new());
         for i in 0..b.nrows() {
             for (j, &x) in b.row(i).iter().enumerate() {
                 dense.push(x);
@@ -315,12 +315,12 @@ impl Code {
     ///
     /// # Panics
     /// If `scheme` is not custom or its shape is not `b`'s.
-    pub fn custom(scheme: &Scheme, b: DMatrix<f64>) -> Self {
+    pub fn custom(scheme: &Scheme, b: Mat<f64>) -> Self {
         assert!(
             scheme.kind() == SchemeKind::Custom && scheme.n() == b.nrows() && scheme.partitions() == b.ncols(),
             "a custom scheme is built from its matrix's shape"
         );
-        let target = DMatrix::from_element(1, b.ncols(), 1.0);
+        let target = Mat::full(1, b.ncols(), 1.0);
         Self {
             scheme: *scheme,
             generator: None,
@@ -342,7 +342,7 @@ impl Code {
 
     /// The encoding matrix B (n × c): row i is worker i's combination of the
     /// column payloads.
-    pub fn encoding(&self) -> &DMatrix<f64> {
+    pub fn encoding(&self) -> &Mat<f64> {
         &self.b
     }
 
@@ -352,7 +352,7 @@ impl Code {
     }
 
     /// The target T (t × c): the master needs T·p.
-    pub fn target(&self) -> &DMatrix<f64> {
+    pub fn target(&self) -> &Mat<f64> {
         &self.target
     }
 

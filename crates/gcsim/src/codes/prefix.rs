@@ -183,16 +183,16 @@ impl<'a> Span<'a> {
         // while a row is added); reserved once, so that no buffer is copied
         // as it grows.
         let rank = code.encoding().nrows().min(cols);
-        let mut outside = Vec::with_capacity(target.len());
+        let mut outside = Vec::with_capacity(target.nrows() * cols);
         for r in 0..target.nrows() {
-            outside.extend(target.row(r).iter());
+            outside.extend((0..cols).map(|j| target[(r, j)]));
         }
         Span {
             code,
             cols,
             basis: Vec::with_capacity((rank + 1) * cols),
             outside,
-            target_norm: target.norm(),
+            target_norm: crate::linalg::norm(target),
             weakest: 1.0,
             coefficients: Vec::with_capacity(rank),
             full: true,

@@ -77,11 +77,12 @@
 //! ill-conditioned ones (κ up to 10⁶, where the SVD's residual reaches
 //! 5e-11) go to the SVD.
 
-use nalgebra::DMatrix;
+use faer::Mat;
 
 use super::fast::FAST_FROM;
 use super::prefix::dot;
 use super::{Rows, TOLERANCE};
+use crate::linalg::norm;
 
 /// The bound takes the SVD's backward error this many times the one
 /// assumed ([`svd_allowance`]): room for an SVD twice as inaccurate as
@@ -101,7 +102,7 @@ pub(super) struct Prefix<'a> {
     /// The code's B (n × c), by rows.
     pub(super) encoding: &'a Rows,
     /// The code's T (t × c).
-    pub(super) target: &'a DMatrix<f64>,
+    pub(super) target: &'a Mat<f64>,
     /// The prefix's workers, in order: B's rows.
     pub(super) rows: &'a [usize],
     /// L, row j (j + 1 entries) after row j − 1.
@@ -145,7 +146,7 @@ pub(super) fn bound(p: &Prefix) -> Option<f64> {
         .map(|&w| p.encoding.nonzeros(w).iter().map(|(_, x)| x * x).sum::<f64>())
         .sum::<f64>()
         .sqrt();
-    let t_norm = p.target.norm();
+    let t_norm = norm(p.target);
     let inverse_rows = lower_inverse(p.factor, m);
     let inverse_sq = dot(&inverse_rows, &inverse_rows);
     let inverse = inverse_sq.sqrt();
@@ -166,7 +167,7 @@ pub(super) fn bound(p: &Prefix) -> Option<f64> {
             a[..=i].iter_mut().zip(x).for_each(|(y, x)| *y += ti * x);
         }
         a_sq += dot(&a, &a);
-        miss.iter_mut().zip(p.target.row(r).iter()).for_each(|(x, y)| *x = *y);
+        miss.iter_mut().enumerate().for_each(|(j, x)| *x = p.target[(r, j)]);
         for (&aj, &w) in a.iter().zip(p.rows) {
             for &(j, b) in p.encoding.nonzeros(w) {
                 miss[j] -= aj * b;
@@ -251,11 +252,11 @@ impl Columns {
 
 #[cfg(test)]
 mod tests {
-    use nalgebra::DMatrix;
     use rand::seq::SliceRandom;
 
     use super::*;
     use crate::codes::Code;
+    use crate::linalg::{Dense, mul, select_rows};
     use crate::scheme::{Params, Scheme, SchemeKind};
 
     /// crc's code at n = 50 and `count` random prefixes of n − s rows (the
@@ -278,6 +279,27 @@ mod tests {
         (code, prefixes)
     }
 
+    fn transpose(m: impl Dense) -> Mat<f64> {
+        m.as_mat_ref().transpose().to_owned()
+    }
+
+    /// The diagonal matrix of `s`.
+    fn diagonal(s: &[f64]) -> Mat<f64> {
+        Mat::from_fn(s.len(), s.len(), |i, j| if i == j { s[i] } else { 0.0 })
+    }
+
+    /// x·M, entry by entry.
+    fn scaled(m: &Mat<f64>, x: f64) -> Mat<f64> {
+        Mat::from_fn(m.nrows(), m.ncols(), |i, j| m[(i, j)] * x)
+    }
+
+    /// M / ‖M‖_F.
+    fn normalize(m: impl Dense) -> Mat<f64> {
+        let m = m.as_mat_ref();
+        let n = norm(m);
+        Mat::from_fn(m.nrows(), m.ncols(), |i, j| m[(i, j)] / n)
+    }
+
     /// The SVD's accuracy the bound assumes holds on the matrices it is
     /// used for: prefixes of crc at n = 50 of n − s rows (Frobenius norms,
     /// which bound the 2-norms; the check's own rounding included).
@@ -286,17 +308,14 @@ mod tests {
         for s in [1, 3, 5, 8, 10] {
             let (code, prefixes) = crc_prefixes(s, 3, 40);
             for rows in &prefixes {
-                let b = code.encoding().select_rows(rows);
-                let (u, sigma, v) = super::super::decode::svd(&b);
+                let b = select_rows(code.encoding(), rows).as_ref().to_owned();
+                let (u, sigma, v) = super::super::decode::svd(b.as_ref());
+                let (u, v) = (u.as_ref(), v.as_ref());
                 let eta = svd_allowance(b.nrows(), b.ncols());
-                let e = &u * DMatrix::from_diagonal(&sigma.clone().into()) * v.transpose() - &b;
-                assert!(
-                    e.norm() <= eta * sigma[0],
-                    "{s}: {}",
-                    e.norm() / sigma[0] / f64::EPSILON
-                );
-                for q in [&u, &v] {
-                    let loss = (q.transpose() * q - DMatrix::identity(q.ncols(), q.ncols())).norm();
+                let e = norm(&(&mul(mul(u, diagonal(&sigma)), transpose(v)) - &b));
+                assert!(e <= eta * sigma[0], "{s}: {}", e / sigma[0] / f64::EPSILON);
+                for q in [u, v] {
+                    let loss = norm(&(&mul(transpose(q), q) - &Mat::<f64>::identity(q.ncols(), q.ncols())));
                     assert!(loss <= eta, "{s}: {}", loss / f64::EPSILON);
                 }
             }
@@ -311,15 +330,16 @@ mod tests {
         for s in [1, 4, 6, 10] {
             let (code, prefixes) = crc_prefixes(s, 4, 20);
             for rows in &prefixes {
-                let b = code.encoding().select_rows(rows);
+                let b = select_rows(code.encoding(), rows).as_ref().to_owned();
                 let g = Columns::of(code.rows(), rows, 50).gershgorin.sqrt();
-                let sigma = |m: &DMatrix<f64>| super::super::decode::svd(m).1[0];
-                let (two, abs_two) = (sigma(&b), sigma(&b.abs()));
+                let sigma = |m: &Mat<f64>| super::super::decode::svd(m.as_ref()).1[0];
+                let abs = Mat::from_fn(b.nrows(), b.ncols(), |i, j| b[(i, j)].abs());
+                let (two, abs_two) = (sigma(&b), sigma(&abs));
                 assert!(two <= g && abs_two <= g, "{s}: {two} {abs_two} > {g}");
                 assert!(
-                    abs_two > 0.9 * g && g < 0.5 * b.norm(),
+                    abs_two > 0.9 * g && g < 0.5 * norm(&b),
                     "{s}: {abs_two} {g} {}",
-                    b.norm()
+                    norm(&b)
                 );
             }
         }
@@ -334,9 +354,9 @@ mod tests {
             let (code, prefixes) = crc_prefixes(s, 5, 10);
             let full: Vec<usize> = (0..50).collect();
             for rows in prefixes.iter().chain([&full]) {
-                let b = code.encoding().select_rows(rows);
+                let b = select_rows(code.encoding(), rows).as_ref().to_owned();
                 let dense = (0..50)
-                    .map(|j| b.column(j).iter().filter(|x| **x != 0.0).count())
+                    .map(|j| b.col_as_slice(j).iter().filter(|x| **x != 0.0).count())
                     .max()
                     .unwrap();
                 assert_eq!(Columns::of(code.rows(), rows, 50).most, dense, "{s}");
@@ -357,42 +377,42 @@ mod tests {
     #[test]
     fn the_backward_error_counts_once() {
         let svd = super::super::decode::svd;
-        let pinv = |m: &DMatrix<f64>| {
-            let (u, sigma, v) = svd(m);
-            v * DMatrix::from_diagonal(&sigma.iter().map(|x| 1.0 / x).collect::<Vec<_>>().into()) * u.transpose()
+        let pinv = |m: &Mat<f64>| {
+            let (u, sigma, v) = svd(m.as_ref());
+            let inverse: Vec<f64> = sigma.iter().map(|x| 1.0 / x).collect();
+            mul(mul(v.as_ref(), diagonal(&inverse)), transpose(u.as_ref()))
         };
         let (code, prefixes) = crc_prefixes(6, 7, 6);
         let mut rng = crate::rng::trial_rng(9, 0);
-        let mut uniform =
-            |r: usize, c: usize| DMatrix::from_fn(r, c, |_, _| rand::RngExt::random::<f64>(&mut rng) - 0.5);
+        let mut uniform = |r: usize, c: usize| Mat::from_fn(r, c, |_, _| rand::RngExt::random::<f64>(&mut rng) - 0.5);
         for rows in &prefixes {
-            let b = code.encoding().select_rows(rows);
-            let (m, c) = b.shape();
+            let b = select_rows(code.encoding(), rows).as_ref().to_owned();
+            let (m, c) = (b.nrows(), b.ncols());
             let b_pinv = pinv(&b);
-            let outside_of = |x: DMatrix<f64>| (&x - &x * &b_pinv * &b).normalize();
-            let ones = DMatrix::from_element(1, c, 1.0);
+            let outside_of = |x: Mat<f64>| normalize(&(&x - &mul(mul(&x, &b_pinv), &b)));
+            let ones = Mat::full(1, c, 1.0);
             // A* = T·B⁺ is the same for both targets: R⊥·B⁺ = 0.
-            let optimal = &ones * &b_pinv;
-            let size = 1e-9 * svd(&b).1[0];
-            let once = optimal.norm() * size;
+            let optimal = mul(&ones, &b_pinv);
+            let size = 1e-9 * svd(b.as_ref()).1[0];
+            let once = norm(&optimal) * size;
             // B's row 0 lies in the row space; a random direction's part
             // outside it is orthogonal to it.
-            let inside = b.row(0).normalize();
+            let inside = normalize(select_rows(&b, &[0]));
             let outside = outside_of(uniform(1, c));
-            let along = optimal.transpose().normalize();
+            let along = normalize(transpose(&optimal));
             let gaussian = uniform(m, c);
             let cases = [
-                ("inside", &along * &inside * size),
-                ("outside", &along * &outside * size),
-                ("random", &gaussian * (size / gaussian.norm())),
+                ("inside", scaled(&mul(&along, &inside), size)),
+                ("outside", scaled(&mul(&along, &outside), size)),
+                ("random", scaled(&gaussian, size / norm(&gaussian))),
             ];
-            for target in [ones.clone(), &ones + outside_of(uniform(1, c)) * once] {
-                let distance = (&target - &optimal * &b).norm();
+            for target in [ones.clone(), &ones + &scaled(&outside_of(uniform(1, c)), once)] {
+                let distance = norm(&(&target - &mul(&optimal, &b)));
                 for (name, e) in &cases {
                     let perturbed = &b + e;
-                    let a0 = &target * pinv(&perturbed);
-                    let miss = (&a0 * &b - &target).norm();
-                    let theta = e.norm() / svd(&perturbed).1[m - 1];
+                    let a0 = mul(&target, pinv(&perturbed));
+                    let miss = norm(&(&mul(&a0, &b) - &target));
+                    let theta = norm(e) / svd(perturbed.as_ref()).1[m - 1];
                     let bound = (distance + once) * (1.0 + theta) * 1.01;
                     assert!(miss <= bound, "{name}: {miss:e} > {bound:e}");
                     match *name {
@@ -414,7 +434,7 @@ mod tests {
     fn lower_inverse_inverts() {
         let m = 23;
         let mut rng = crate::rng::trial_rng(8, 0);
-        let l = DMatrix::from_fn(m, m, |i, j| match i.cmp(&j) {
+        let l = Mat::from_fn(m, m, |i, j| match i.cmp(&j) {
             std::cmp::Ordering::Less => 0.0,
             std::cmp::Ordering::Equal => 1.0 + rand::RngExt::random::<f64>(&mut rng),
             std::cmp::Ordering::Greater => rand::RngExt::random::<f64>(&mut rng) - 0.5,
@@ -424,8 +444,8 @@ mod tests {
             .map(|(i, j)| l[(i, j)])
             .collect();
         let x = lower_inverse(&packed, m);
-        let x = DMatrix::from_fn(m, m, |i, j| if j <= i { x[i * (i + 1) / 2 + j] } else { 0.0 });
-        let error = (&l * &x - DMatrix::identity(m, m)).norm();
+        let x = Mat::from_fn(m, m, |i, j| if j <= i { x[i * (i + 1) / 2 + j] } else { 0.0 });
+        let error = norm(&(&mul(&l, &x) - &Mat::<f64>::identity(m, m)));
         assert!(error < 1e-13, "{error}");
     }
 }

@@ -1,7 +1,7 @@
 //! A study's serialised form (shard files): every field by name, read back
 //! through the same validation as the command line's.
 
-use nalgebra::DMatrix;
+use faer::Mat;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{Decoder, Study, StudyError, Workers};
@@ -151,7 +151,7 @@ impl<'de> Deserialize<'de> for Study {
                         "custom: a matrix of finite numbers with rows of equal length",
                     ));
                 }
-                let b = DMatrix::from_fn(rows.len(), p, |i, j| rows[i][j]);
+                let b = Mat::from_fn(rows.len(), p, |i, j| rows[i][j]);
                 Some(CustomMatrix {
                     source: source.clone(),
                     b,

@@ -83,7 +83,7 @@ fn decoded_product_is_the_direct_product() {
     // The wrong coefficients decode something else: a target shifted by one
     // exponent gives a large error.
     let mut shifted = code.clone();
-    shifted.target = DMatrix::zeros(4, sch.k());
+    shifted.target = Mat::zeros(4, sch.k());
     for j in 0..2 {
         for k in 0..2 {
             shifted.target[(j * 2 + k, 2 * j + 4 * k)] = 1.0;

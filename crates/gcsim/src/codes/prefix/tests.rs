@@ -33,7 +33,7 @@ fn orders(n: usize, count: usize) -> Vec<Vec<usize>> {
 /// A user's code that never decodes: n workers, P = 4 partitions, and
 /// no worker holds the last partition.
 fn never_decodes(n: usize) -> Code {
-    let b = nalgebra::DMatrix::from_fn(n, 4, |i, j| if j < 3 && (i + j) % 2 == 0 { 1.0 } else { 0.0 });
+    let b = faer::Mat::from_fn(n, 4, |i, j| if j < 3 && (i + j) % 2 == 0 { 1.0 } else { 0.0 });
     let shape = CustomShape {
         n,
         partitions: 4,
@@ -249,7 +249,8 @@ fn the_certificate_bounds_the_svds_residual() {
 /// e₁, e₂ and e₃ + (1 − h)·e₄, with T = 1ᵀ at h/(2√2) from their span.
 fn near_miss(distance: f64) -> Code {
     let h = distance * 2.0 * std::f64::consts::SQRT_2;
-    let b = nalgebra::DMatrix::from_row_slice(3, 4, &[1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0 - h]);
+    let rows = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0 - h]];
+    let b = faer::Mat::from_fn(3, 4, |i, j| rows[i][j]);
     let shape = CustomShape {
         n: 3,
         partitions: 4,

@@ -24,7 +24,6 @@
 //! (weights 1/Var(ln v) ≈ v²/Ŝ_vv, the delta method): about 2 under scaled,
 //! 1 under additive (at whole loads) and 0 under fixed and affine.
 
-use nalgebra::{DMatrix, DVector};
 use statrs::function::gamma::gamma_ur;
 
 use super::Candidate;
@@ -142,8 +141,8 @@ fn design(candidate: Candidate, load: f64) -> Vec<(f64, f64)> {
 
 fn gls(candidate: Candidate, moments: &[LoadMoments]) -> Result<MomentFit, Singular> {
     let p = candidate.parameters();
-    let mut a = DMatrix::<f64>::zeros(p, p);
-    let mut r = DVector::<f64>::zeros(p);
+    let mut a = [[0.0; 3]; 3];
+    let mut r = [0.0; 3];
     let mut weights = Vec::with_capacity(moments.len());
     for m in moments {
         let w = m.weight().ok_or(Singular(m.load))?;
@@ -155,14 +154,17 @@ fn gls(candidate: Candidate, moments: &[LoadMoments]) -> Result<MomentFit, Singu
             .collect();
         for i in 0..p {
             for j in 0..p {
-                a[(i, j)] += hw[i].0 * h[j].0 + hw[i].1 * h[j].1;
+                a[i][j] += hw[i].0 * h[j].0 + hw[i].1 * h[j].1;
             }
             r[i] += hw[i].0 * m.mean + hw[i].1 * m.variance;
         }
         weights.push((w, h));
     }
-    let inverse = a.try_inverse().ok_or(Singular(moments[0].load))?;
-    let theta = &inverse * r;
+    let inverse = inverse(&a, p).ok_or(Singular(moments[0].load))?;
+    // θ = (Σ Hᵀ W H)⁻¹·Σ Hᵀ W y, each entry summed over the columns in order.
+    let theta: Vec<f64> = (0..p)
+        .map(|i| (1..p).fold(inverse[i][0] * r[0], |t, j| t + inverse[i][j] * r[j]))
+        .collect();
     let chi2: f64 = moments
         .iter()
         .zip(&weights)
@@ -182,8 +184,46 @@ fn gls(candidate: Candidate, moments: &[LoadMoments]) -> Result<MomentFit, Singu
         p: chi2_sf(chi2, df),
         mean: theta[0],
         variance: theta[1],
-        unit_time: (candidate == Candidate::Affine).then(|| (theta[2], inverse[(2, 2)].max(0.0).sqrt())),
+        unit_time: (candidate == Candidate::Affine).then(|| (theta[2], inverse[2][2].max(0.0).sqrt())),
     })
+}
+
+/// The inverse of the leading p × p block of `a` (p = 2 or 3) by cofactors
+/// over the determinant, expanded along the first row; `None` if the
+/// determinant is zero.
+fn inverse(a: &[[f64; 3]; 3], p: usize) -> Option<[[f64; 3]; 3]> {
+    let mut inv = [[0.0; 3]; 3];
+    if p == 2 {
+        let [[m11, m12, _], [m21, m22, _], _] = *a;
+        let det = m11 * m22 - m21 * m12;
+        if det == 0.0 {
+            return None;
+        }
+        inv[0][0] = m22 / det;
+        inv[0][1] = -m12 / det;
+        inv[1][0] = -m21 / det;
+        inv[1][1] = m11 / det;
+        return Some(inv);
+    }
+    assert_eq!(p, 3, "two or three parameters");
+    let [[m11, m12, m13], [m21, m22, m23], [m31, m32, m33]] = *a;
+    let minor_11 = m22 * m33 - m32 * m23;
+    let minor_12 = m21 * m33 - m31 * m23;
+    let minor_13 = m21 * m32 - m31 * m22;
+    let det = m11 * minor_11 - m12 * minor_12 + m13 * minor_13;
+    if det == 0.0 {
+        return None;
+    }
+    inv[0][0] = minor_11 / det;
+    inv[0][1] = (m13 * m32 - m33 * m12) / det;
+    inv[0][2] = (m12 * m23 - m22 * m13) / det;
+    inv[1][0] = -minor_12 / det;
+    inv[1][1] = (m11 * m33 - m31 * m13) / det;
+    inv[1][2] = (m13 * m21 - m23 * m11) / det;
+    inv[2][0] = minor_13 / det;
+    inv[2][1] = (m12 * m31 - m32 * m11) / det;
+    inv[2][2] = (m11 * m22 - m21 * m12) / det;
+    Some(inv)
 }
 
 /// P(χ²_df ≥ q), the regularised upper incomplete gamma Q(df/2, q/2).

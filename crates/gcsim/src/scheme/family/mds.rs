@@ -10,7 +10,7 @@ use super::Def;
 use crate::encoding::{self, Encoding, Generator};
 use crate::param::Param;
 
-use nalgebra::DMatrix;
+use faer::Mat;
 
 /// The MDS code decodable from any k of n.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,7 +60,7 @@ impl Def for Mds {
     fn encoding(&self, n: usize, generator: Generator, seed: u64) -> Encoding {
         Encoding::Built {
             b: encoding::mds(n, self.k, generator, seed),
-            target: DMatrix::identity(self.k, self.k),
+            target: Mat::identity(self.k, self.k),
         }
     }
 }

@@ -12,7 +12,7 @@ use super::Def;
 use crate::encoding::{Encoding, Generator};
 use crate::param::Param;
 
-use nalgebra::DMatrix;
+use faer::Mat;
 
 /// No coding: every worker computes its own share; the master waits for
 /// all n.
@@ -52,7 +52,7 @@ impl Def for Uncoded {
         true
     }
     fn encoding(&self, n: usize, _: Generator, _: u64) -> Encoding {
-        Encoding::of_sum(DMatrix::identity(n, n))
+        Encoding::of_sum(Mat::identity(n, n))
     }
     fn params(&self) -> Params {
         Params::default()
@@ -102,7 +102,7 @@ impl Def for Ignore {
         self.s == 0
     }
     fn encoding(&self, n: usize, _: Generator, _: u64) -> Encoding {
-        Encoding::of_sum(DMatrix::identity(n, n))
+        Encoding::of_sum(Mat::identity(n, n))
     }
     fn params(&self) -> Params {
         Params::with_s(self.s)
@@ -180,7 +180,7 @@ impl Def for Timeout {
         false
     }
     fn encoding(&self, n: usize, _: Generator, _: u64) -> Encoding {
-        Encoding::of_sum(DMatrix::identity(n, n))
+        Encoding::of_sum(Mat::identity(n, n))
     }
     fn params(&self) -> Params {
         with_deadline(self.deadline)

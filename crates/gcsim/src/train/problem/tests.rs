@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use nalgebra::{DMatrix, DVector, SymmetricEigen};
+use faer::{Mat, Side};
 
 use super::*;
 use crate::train::data::{Standardizer, Synthetic};
@@ -188,10 +188,14 @@ fn least_squares_descent_reaches_the_normal_equations() {
     let (train, test) = synthetic(Problem::LeastSquares, 300, 6, 5);
     let (n, d, l2) = (train.rows(), train.d, 0.01);
     let obj = Objective::new(Problem::LeastSquares, l2, n);
-    let x = DMatrix::from_row_slice(n, d, &train.features);
-    let y = DVector::from_column_slice(&train.targets);
-    let a = x.transpose() * &x / n as f64 + DMatrix::identity(d, d) * l2;
-    let exact = a.cholesky().unwrap().solve(&(x.transpose() * y / n as f64));
+    let x = Mat::from_fn(n, d, |i, j| train.features[i * d + j]);
+    let y = Mat::from_fn(n, 1, |i, _| train.targets[i]);
+    let gram = x.transpose() * &x;
+    let a = Mat::from_fn(d, d, |i, j| gram[(i, j)] / n as f64 + if i == j { l2 } else { 0.0 });
+    let xty = x.transpose() * &y;
+    let b = Mat::from_fn(d, 1, |i, _| xty[(i, 0)] / n as f64);
+    let exact = faer::linalg::solvers::Solve::solve(&a.llt(Side::Lower).unwrap(), &b);
+    let exact: Vec<f64> = (0..d).map(|i| exact[(i, 0)]).collect();
     let w = descend(&obj, &train, 2000);
     let gap = w
         .iter()
@@ -204,7 +208,7 @@ fn least_squares_descent_reaches_the_normal_equations() {
     assert!((0.5..2.0).contains(&mse), "test mse {mse}");
 }
 
-/// The power iteration's λ_max matches nalgebra's symmetric eigensolver.
+/// The power iteration's λ_max matches faer's symmetric eigensolver.
 #[test]
 fn smoothness_is_the_largest_eigenvalue() {
     let cases = [
@@ -226,9 +230,14 @@ fn smoothness_is_the_largest_eigenvalue() {
     ];
     for (problem, train, l2) in cases {
         let (n, d) = (train.rows(), train.d);
-        let x = DMatrix::from_row_slice(n, d, &train.features);
-        let gram = x.transpose() * &x / n as f64;
-        let top = SymmetricEigen::new(gram).eigenvalues.max();
+        let x = Mat::from_fn(n, d, |i, j| train.features[i * d + j]);
+        let product = x.transpose() * &x;
+        let gram = Mat::from_fn(d, d, |i, j| product[(i, j)] / n as f64);
+        let top = gram
+            .self_adjoint_eigenvalues(Side::Lower)
+            .unwrap()
+            .into_iter()
+            .fold(f64::MIN, f64::max);
         let c = if problem == Problem::Logistic { 0.25 } else { 1.0 };
         let expected = c * top + l2;
         let got = Objective::new(problem, l2, n).smoothness(&train);

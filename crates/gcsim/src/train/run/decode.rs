@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use nalgebra::DMatrix;
+use faer::Mat;
 
 use super::{Aggregate, TrainError, Trainer, Work};
 use crate::codes::Code;
@@ -115,7 +115,7 @@ impl Trainer<'_> {
                 message.iter_mut().zip(payload).for_each(|(m, p)| *m += b * p);
             }
         }
-        let a: DMatrix<f64> = coded.code.decode(&work.used).coefficients;
+        let a: Mat<f64> = coded.code.decode(&work.used).coefficients;
         work.decoded.clear();
         work.decoded.resize(len, 0.0);
         for r in 0..a.nrows() {

@@ -81,7 +81,7 @@ pub struct Verdicts {
     /// Monte Carlo against exact values.
     pub checks: Vec<Check>,
     /// Exact values against their worked, rounded values for n = 100
-    /// exponential workers (E[T] = H_n − H_{n−k}, as the guide's tutorial
+    /// exponential workers (E(T) = H_n − H_{n−k}, as the guide's tutorial
     /// prints them).
     pub printed: Vec<(Printed, bool)>,
     /// The |z| beyond which a check fails.

@@ -54,3 +54,20 @@ fn the_guide_documents_every_output_column() {
     assert!(header.split(',').count() > 40, "{header}");
     assert!(missing.is_empty(), "output.md does not document: {missing:?}");
 }
+
+/// The LaTeX output the guide shows (a `latex` block, which trycmd cannot
+/// compare: it turns backslashes into slashes) is what the command prints.
+#[test]
+fn the_guide_s_latex_example_is_the_output() {
+    let page = std::fs::read_to_string("docs/guide/src/output.md").unwrap();
+    let start = page.find("```latex\n").expect("the latex block") + "```latex\n".len();
+    let shown = &page[start..start + page[start..].find("```").unwrap()];
+    let out = assert_cmd::Command::cargo_bin("gcsim")
+        .unwrap()
+        .args(["sweep", "--n", "20", "--s", "0..2", "--trials", "5000"])
+        .args(["--columns", "scheme,s,mean,std_err", "--format", "latex"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), shown);
+}

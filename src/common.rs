@@ -456,14 +456,14 @@ impl CommonArgs {
             if self.analytic {
                 bail!("{SHARD} and {ANALYTIC} do not go together: {ANALYTIC} runs no trials");
             }
-            let blocks = self.trials.div_ceil(gcsim::engine::CHUNK * gcsim::engine::BLOCK_CHUNKS);
-            if shard.count > blocks {
+            if shard.count > self.trials {
                 bail!(
-                    "{SHARD} {}/{}: {} trials make {blocks} block{} of 2^20 trials and each shard runs whole blocks: give K <= {blocks} (or more {TRIALS})",
+                    "{SHARD} {}/{}: {} trials split into at most {} shards (each runs at least one trial): give K <= {} (or more {TRIALS})",
                     shard.index,
                     shard.count,
                     self.trials,
-                    if blocks == 1 { "" } else { "s" }
+                    self.trials,
+                    self.trials
                 );
             }
             return self.shard_output(shard);

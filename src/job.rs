@@ -12,7 +12,7 @@ use gcsim::shard::{ShardFile, ShardId};
 use gcsim::study::Study;
 
 use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
-use super::flags::{ANALYTIC, DIST, ITERATIONS, LOAD_MODEL, OUT};
+use super::flags::{ANALYTIC, DIST, ITERATIONS, LOAD_MODEL, OUT, SHARD, TRIALS};
 use super::notes::note;
 use super::output::Output;
 use super::progress::Bar;
@@ -195,6 +195,14 @@ impl Job {
     }
 
     fn execute_shard(self, shard: ShardId) -> Result<Status> {
+        if let Err(why) = gcsim::shard::runs::check_split(&self.study, shard.count) {
+            let most = gcsim::shard::runs::Split::max_shards(&self.study);
+            return Err(super::usage(anyhow::anyhow!(
+                "{SHARD} {}/{}: {why}: give K <= {most} (or more {TRIALS})",
+                shard.index,
+                shard.count
+            )));
+        }
         let bar = Bar::new(self.engine.quiet, self.study.trials());
         let part = self
             .engine
@@ -203,12 +211,19 @@ impl Job {
         let file = ShardFile::new(&self.study, &self.config, &part);
         let dest = self.output.file.with_context(|| format!("a shard needs {OUT}"))?;
         dest.write(|out| serde_json::to_writer(out, &file).map_err(io::Error::other))?;
+        let split = gcsim::shard::runs::Split::of(&self.study, shard.count);
+        let units = split.range(self.study.trials(), shard.index - 1, shard.count);
+        let trials = match split {
+            gcsim::shard::runs::Split::Values => units,
+            _ => units.start * engine::CHUNK..(units.end * engine::CHUNK).min(self.study.trials()),
+        };
         note!(
-            "wrote shard {}/{} ({} of {} blocks of 2^20 trials) to {}; combine all {} with gcsim merge",
+            "wrote shard {}/{} (trials {} to {} of {}) to {}; combine all {} with gcsim merge",
             shard.index,
             shard.count,
-            part.blocks.len(),
-            self.study.trials().div_ceil(engine::CHUNK * engine::BLOCK_CHUNKS),
+            trials.start + 1,
+            trials.end,
+            self.study.trials(),
             dest.path().display(),
             shard.count
         );

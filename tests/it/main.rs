@@ -35,6 +35,7 @@ mod real_units;
 mod replay_rows;
 mod scenario_train;
 mod shard;
+mod shard_paths;
 mod strategies;
 mod timelines;
 mod trace;

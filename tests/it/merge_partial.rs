@@ -43,7 +43,7 @@ fn partial_merges_in_any_grouping_give_the_single_run() {
     let b = partial(d, "b.json", &[&s[4], &s[3]]);
     let text = std::fs::read_to_string(&a).unwrap();
     assert!(
-        text.contains("\"version\":7") && text.contains("\"shard\":{\"indices\":[[1,2]],\"count\":5}"),
+        text.contains("\"version\":9") && text.contains("\"shard\":{\"indices\":[[1,2]],\"count\":5}"),
         "{}",
         &text[..200]
     );
@@ -166,15 +166,14 @@ fn bad_partial_merges_are_refused_by_name() {
     let bad = edited(&a, true, |v| v["shard"] = serde_json::json!({"index": 1, "count": 5}));
     merge_refused(
         &[&bad],
-        "a partial merge's file (version 7) has \"indices\" and no \"index\"",
+        "a partial merge's file (version 9) has \"indices\" and no \"index\"",
     );
     let bad = edited(&a, true, |v| v["tallies"][0]["below"] = 3_000_000.into());
     merge_refused(
         &[&bad],
         "shards 1-2 of 5 do not fit the study: a window counts more values than the shards have trials",
     );
-    // A shard emptied (as a run no longer than its pilot writes it): its
-    // blocks would be left out of the sums.
+    // A shard emptied: its blocks would be left out of the sums.
     let hollow = edited(&s[2], true, |v| {
         for key in ["blocks", "range", "tallies"] {
             v[key] = serde_json::json!([]);
@@ -183,15 +182,15 @@ fn bad_partial_merges_are_refused_by_name() {
     merge_refused(
         &[&a, &hollow, &s[3], &s[4]],
         &format!(
-            "{}: shard 3/5 does not fit the study: it holds no blocks, but the run is longer than its pilot",
+            "{}: shard 3/5 does not fit the study: its blocks are not the ones its --shard runs",
             hollow.display()
         ),
     );
     let old = d.join("old.json");
-    std::fs::write(&old, r#"{"format": "gcsim-shard", "version": 8}"#).unwrap();
+    std::fs::write(&old, r#"{"format": "gcsim-shard", "version": 6}"#).unwrap();
     merge_refused(
         &[&old],
-        "old.json: shard format version 8; this gcsim reads version 6 (a shard) and 7 (a partial merge)",
+        "old.json: shard format version 6; this gcsim reads version 8 (a shard) and 9 (a partial merge)",
     );
     for (flags, expected) in [
         (

@@ -98,15 +98,15 @@ fn trace_shards_carry_bin_ranges_and_merge_exactly() {
     let files: Vec<PathBuf> = (1..=2).map(|i| shard(dir.path(), &args, i, 2)).collect();
     let text = std::fs::read_to_string(&files[0]).unwrap();
     assert!(
-        text.contains("\"bin_range\"") && text.contains("\"version\":6"),
+        text.contains("\"bin_range\"") && text.contains("\"version\":8"),
         "{}",
         &text[..200]
     );
     assert_eq!(merged(&files, "csv"), single);
 }
 
-/// A run no longer than the pilot (one block, so one shard): the shard
-/// computes nothing, merge reports the exact path.
+/// A run no longer than the pilot: its one shard keeps every value, and
+/// the merge simulates nothing.
 #[test]
 fn short_runs_merge_too() {
     let dir = tempfile::tempdir().unwrap();
@@ -162,7 +162,7 @@ fn bad_shard_sets_are_refused() {
         ),
         (
             vec![&old],
-            "old.json: shard format version \"3\"; this gcsim reads version 6",
+            "old.json: shard format version \"3\"; this gcsim reads version 8",
         ),
     ];
     for (files, expected) in cases {
@@ -201,13 +201,13 @@ pub(super) fn edited(path: &Path, reseal: bool, edit: impl FnOnce(&mut serde_jso
 /// Files whose numbers were edited are refused by name: a checksum catches
 /// any edit, and where the checksum was recomputed the merge still checks
 /// that each block counts its trials and each shard holds its own blocks,
-/// blaming the shard at fault (it blamed shard 1). K is bounded by the
-/// blocks, and another gcsim release's shard says so.
+/// blaming the shard at fault (it blamed shard 1). 4.4 million trials keep
+/// too many values (70 MB) to split by trial: the shards hold power sums.
 #[test]
 fn edited_shards_are_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
-        "run", "--n", "10", "--scheme", "crc", "--s", "2", "--trials", "2200000", "-q",
+        "run", "--n", "10", "--scheme", "crc", "--s", "2", "--trials", "4400000", "-q",
     ];
     let (a, b) = (shard(dir.path(), &args, 1, 2), shard(dir.path(), &args, 2, 2));
     let refused = merge_refused;
@@ -227,28 +227,98 @@ fn edited_shards_are_refused_by_name() {
     let bad = edited(&b, true, count);
     refused(
         &[&a, &bad],
-        "shard 2/2 does not fit the study: block 1's counts are not its",
+        "shard 2/2 does not fit the study: block 2's counts are not its",
     );
     let bad = edited(&b, true, |v| v["blocks"][0]["index"] = 0.into());
     refused(
         &[&a, &bad],
         "shard 2/2 does not fit the study: its blocks are not the ones its --shard runs",
     );
-    let bad = edited(&b, true, |v| v["tallies"][0]["below"] = 3_000_000.into());
+    // Six shards of five blocks: each ends inside a block, and holds the
+    // chunks it ran of it.
+    let c = shard(dir.path(), &args, 2, 6);
+    let bad = edited(&c, true, |v| v["chunks"][0]["index"] = 300.into());
+    refused(
+        &[&bad],
+        "shard 2/6 does not fit the study: its blocks are not the ones its --shard runs",
+    );
+    let bad = edited(&c, true, |v| v["chunks"][0]["sums"][0][0] = 8191.into());
+    refused(
+        &[&bad],
+        "shard 2/6 does not fit the study: chunk 89's counts are not its 8192 trials",
+    );
+    let bad = edited(&b, true, |v| v["tallies"][0]["below"] = 5_000_000.into());
     refused(
         &[&a, &bad],
         "shard 2/2 does not fit the study: a window counts more values",
     );
     let bad = edited(&b, true, |v| v["gcsim"] = "0.0.1".into());
     refused(&[&a, &bad], "written by gcsim 0.0.1; this is gcsim");
-    // K beyond the blocks: refused before any work.
+    // K beyond the chunks of 8192 trials: refused before any work.
+    gcsim()
+        .args(args)
+        .args(["--shard", "1/538", "--out", "x.json"])
+        .current_dir(dir.path())
+        .assert()
+        .success();
+    gcsim()
+        .args(args)
+        .args(["--shard", "1/539", "--out", "y.json"])
+        .current_dir(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "split into chunks of 8192 trials: at most 538 shards: give K <= 538",
+        ));
+    assert!(!dir.path().join("y.json").exists());
     gcsim()
         .args(args)
         .args(["--shard", "1/18446744073709551615", "--out", "x.json"])
         .current_dir(dir.path())
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("make 3 blocks of 2^20 trials").and(predicate::str::contains("give K <= 3")));
+        .stderr(predicate::str::contains(
+            "4400000 trials split into at most 4400000 shards",
+        ));
+}
+
+/// A run that keeps its values splits by trial: edited values are refused
+/// by name (trials another shard runs, values that are not whole doubles or
+/// not base64), and K up to the number of trials is accepted.
+#[test]
+fn edited_values_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run", "--n", "10", "--scheme", "crc", "--s", "2", "--trials", "500", "-q",
+    ];
+    let (a, b) = (shard(dir.path(), &args, 1, 2), shard(dir.path(), &args, 2, 2));
+    let run = |v: &mut serde_json::Value| v["values"][0].clone();
+    let first = edited(&b, true, |v| v["values"][0]["first"] = 249.into());
+    merge_refused(
+        &[&a, &first],
+        "shard 2/2 does not fit the study: its trials' values are not those its --shard runs",
+    );
+    let short = edited(&b, true, |v| {
+        let mut r = run(v);
+        let text = r["values"].as_str().unwrap().to_string();
+        r["values"] = text[..text.len() - 4].into();
+        v["values"][0] = r;
+    });
+    merge_refused(
+        &[&a, &short],
+        "shard 2/2 does not fit the study: the values of trials from 250",
+    );
+    let garbled = edited(&b, true, |v| v["values"][0]["values"] = "!!!!".into());
+    merge_refused(&[&a, &garbled], "are not base64");
+    let single = output(&[&args[..], &["--format", "csv"]].concat());
+    assert_eq!(merged(&[b.clone(), a.clone()], "csv"), single);
+    gcsim()
+        .args(args)
+        .args(["--shard", "1/501", "--out", "x.json"])
+        .current_dir(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("500 trials split into at most 500 shards"));
 }
 
 /// Inputs the fuzzer found (`fuzz/run.sh`), kept as regressions: merging

@@ -1,13 +1,13 @@
 //! Shard files: the partial result of `--shard I/K`, merged by `gcsim merge`.
 //!
-//! Format (JSON, `format = "gcsim-shard"`, `version = 6` for a shard,
-//! `7` for a partial merge):
+//! Format (JSON, `format = "gcsim-shard"`, `version = 8` for a shard,
+//! `9` for a partial merge):
 //!
 //! ```text
 //! {
-//!   "format": "gcsim-shard", "version": 6, "gcsim": "0.1.0",
+//!   "format": "gcsim-shard", "version": 8, "gcsim": "0.1.0",
 //!   "shard": {"index": 3, "count": 10},          // 1-based index
-//!        // version 7 (`merge --partial`): the shards it is the union of,
+//!        // version 9 (`merge --partial`): the shards it is the union of,
 //!        // as ascending runs of 1-based indices:
 //!        // "shard": {"indices": [[1, 10], [12, 12]], "count": 20}
 //!   "study": {"n": 100, "workers": {"iid": "exp:rate=1"}, "load_model": "fixed",
@@ -17,6 +17,10 @@
 //!             "decode_time": 0.0, "decoder": "threshold"},
 //!   "config": { the run's JSON config, as a single run writes it },
 //!   "blocks": [{"index": 7, "sums": [[count, s1_bits, s2_bits, infinite], ...]}, ...],
+//!   "chunks": [{"index": 1030, "sums": [...]}, ...],  // of blocks run in part
+//!   "values": [{"first": 0, "trials": 250, "values": "base64"}],  // or, for a
+//!        // run whose values fit in 64 MiB, these alone, with no blocks,
+//!        // chunks, range or tallies
 //!   "range":  [[min_bits, max_bits], ...],          // one per configuration + uncoded
 //!   "tallies": [{"below": 0, "counts": [...], "min_in": bits, "max_in": bits,
 //!                "bin_range": [[min_bits, min_count, max_bits, max_count], ...]}, ...],
@@ -29,17 +33,20 @@
 //! repeat: a percentile that falls on a repeated value, or in a bin of two
 //! values, is then read exactly from the first pass. Older versions (1:
 //! before `bin_range`; 2: before the count of infinite values; 3: before
-//! the checksum; 4 and 5: before the ends' counts) are refused, and so are files another gcsim
+//! the checksum; 4 and 5: before the ends' counts; 6 and 7: before chunks
+//! and values) are refused, and so are files another gcsim
 //! release wrote (a merge recomputes the pilot, which must be the same).
 //!
 //! `checksum` is the CRC-32 (hex) of the file's compact JSON with the
 //! checksum empty and every object's keys sorted: a file whose numbers were edited is refused by name,
 //! before any of them is used. The merge checks the counts too: each
-//! block's count is its number of trials, and every shard holds exactly
-//! the blocks `--shard I/K` assigns it.
+//! block's and chunk's count is its number of trials, and every shard holds
+//! exactly the blocks, chunks or trials `--shard I/K` assigns it (see
+//! [`runs::Split`]).
 //!
 //! `blocks` hold the power sums Σ(v−r), Σ(v−r)² of each block of 2²⁰ trials
-//! this shard ran (about the pilot median r), and how many of its values were
+//! this shard ran whole (about the pilot median r), `chunks` those of each
+//! chunk of 8192 trials of a block it ran in part, and how many of its values were
 //! +∞ (trials the rank decoder never decoded); `tallies` the first-pass
 //! percentile windows' counts. Floating-point values are stored as their IEEE
 //! 754 bit patterns (`f64::to_bits`), so infinities survive and every bit is
@@ -65,9 +72,9 @@ use units::Sealed;
 /// The format name in every shard file.
 pub const FORMAT: &str = "gcsim-shard";
 /// The format version of a shard's file, which this build writes and reads.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 8;
 /// The format version of a partial merge's file (`shard` holds `indices`).
-pub(crate) const PARTIAL_VERSION: u32 = 7;
+pub(crate) const PARTIAL_VERSION: u32 = 9;
 
 /// Why a shard file cannot be used.
 #[derive(Debug, Error)]
@@ -178,6 +185,48 @@ pub struct BlockSums {
     pub sums: Vec<[u64; 4]>,
 }
 
+/// The values of a run of consecutive trials.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValueRun {
+    /// The first trial (0-based).
+    pub first: u64,
+    /// How many trials.
+    pub trials: u64,
+    /// Every trial's values (each trial's configurations in order, then
+    /// uncoded), as little-endian IEEE 754 doubles in base64.
+    pub values: String,
+}
+
+impl ValueRun {
+    fn new(first: u64, values: &[f64], slots: usize) -> Self {
+        use base64::Engine;
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        Self {
+            first,
+            trials: (values.len() / slots.max(1)) as u64,
+            values: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
+    }
+
+    /// The values, if the text decodes to 8 bytes per value.
+    fn decode(&self) -> Result<Vec<f64>, String> {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&self.values)
+            .map_err(|e| format!("the values of trials from {} are not base64 ({e})", self.first))?;
+        if bytes.len() % 8 != 0 {
+            return Err(format!(
+                "the values of trials from {} are not whole doubles",
+                self.first
+            ));
+        }
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|b| f64::from_le_bytes(b.try_into().expect("eight bytes")))
+            .collect())
+    }
+}
+
 /// One window's counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TallyRecord {
@@ -210,8 +259,15 @@ pub struct ShardFile {
     pub study: Study,
     /// The output configuration of the whole run.
     pub config: RunConfig,
-    /// Power sums of the blocks this shard ran.
+    /// Power sums of the blocks this shard ran whole.
     pub blocks: Vec<BlockSums>,
+    /// Power sums of each chunk of 8192 trials this shard ran of a block it
+    /// ran in part (`index` is the chunk's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunks: Vec<BlockSums>,
+    /// Where the run is split by trials: the values of the trials it ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<ValueRun>,
     /// Smallest and largest value per configuration, as bits.
     pub range: Vec<[u64; 2]>,
     /// First-pass window tallies.
@@ -234,44 +290,24 @@ impl ShardFile {
             indices: None,
             count: part.count,
         };
-        Self::of(VERSION, shard, study, config, &part.blocks, &part.range, &part.tallies)
+        Self::of(VERSION, shard, study, config, part)
     }
 
     /// The file of a partial merge: the union of the shards of `coverage`,
-    /// whose blocks (in index order), ranges and tallies are given.
-    pub fn partial(
-        study: &Study,
-        config: &RunConfig,
-        coverage: &Coverage,
-        blocks: &[(u64, Vec<Moments>)],
-        range: &[(f64, f64)],
-        tallies: &[Tally],
-    ) -> Self {
+    /// whose parts are gathered in `part` (blocks, chunks and values in
+    /// index order).
+    pub fn partial(study: &Study, config: &RunConfig, coverage: &Coverage, part: &ShardPart) -> Self {
         let shard = Covers {
             index: None,
             indices: Some(coverage.runs().to_vec()),
             count: coverage.count(),
         };
-        Self::of(PARTIAL_VERSION, shard, study, config, blocks, range, tallies)
+        Self::of(PARTIAL_VERSION, shard, study, config, part)
     }
 
-    fn of(
-        version: u32,
-        shard: Covers,
-        study: &Study,
-        config: &RunConfig,
-        blocks: &[(u64, Vec<Moments>)],
-        range: &[(f64, f64)],
-        tallies: &[Tally],
-    ) -> Self {
-        Self {
-            format: FORMAT.into(),
-            version,
-            gcsim: env!("CARGO_PKG_VERSION").into(),
-            shard,
-            study: study.clone(),
-            config: config.clone(),
-            blocks: blocks
+    fn of(version: u32, shard: Covers, study: &Study, config: &RunConfig, part: &ShardPart) -> Self {
+        let sums = |units: &[(u64, Vec<Moments>)]| -> Vec<BlockSums> {
+            units
                 .iter()
                 .map(|(index, moments)| BlockSums {
                     index: *index,
@@ -283,9 +319,26 @@ impl ShardFile {
                         })
                         .collect(),
                 })
+                .collect()
+        };
+        let slots = study.schemes().len() + 1;
+        Self {
+            format: FORMAT.into(),
+            version,
+            gcsim: env!("CARGO_PKG_VERSION").into(),
+            shard,
+            study: study.clone(),
+            config: config.clone(),
+            blocks: sums(&part.blocks),
+            chunks: sums(&part.chunks),
+            values: part
+                .values
+                .iter()
+                .map(|(first, v)| ValueRun::new(*first, v, slots))
                 .collect(),
-            range: range.iter().map(|r| [r.0.to_bits(), r.1.to_bits()]).collect(),
-            tallies: tallies
+            range: part.range.iter().map(|r| [r.0.to_bits(), r.1.to_bits()]).collect(),
+            tallies: part
+                .tallies
                 .iter()
                 .map(|t| TallyRecord {
                     below: t.below,
@@ -359,23 +412,21 @@ impl ShardFile {
         match (self.version, index, indices) {
             (VERSION, Some(i), None) => Coverage::one(*i, *count),
             (PARTIAL_VERSION, None, Some(runs)) => Coverage::from_runs(runs.clone(), *count),
-            (VERSION, ..) => Err("a shard's file (version 6) has \"index\" and no \"indices\"".into()),
-            _ => Err("a partial merge's file (version 7) has \"indices\" and no \"index\"".into()),
+            (VERSION, ..) => Err(format!(
+                "a shard's file (version {VERSION}) has \"index\" and no \"indices\""
+            )),
+            _ => Err(format!(
+                "a partial merge's file (version {PARTIAL_VERSION}) has \"indices\" and no \"index\""
+            )),
         }
     }
 
     /// The engine's view of this shard (of a partial merge: its first shard
-    /// is `index`; [`Self::coverage`] says which it stands for).
-    pub fn part(&self) -> ShardPart {
-        let first = self
-            .shard
-            .index
-            .or_else(|| Some(self.shard.indices.as_ref()?.first()?.0));
-        ShardPart {
-            index: first.unwrap_or(0).saturating_sub(1),
-            count: self.shard.count,
-            blocks: self
-                .blocks
+    /// is `index`; [`Self::coverage`] says which it stands for), or what in
+    /// its values does not decode.
+    pub fn part(&self) -> Result<ShardPart, String> {
+        let sums = |units: &[BlockSums]| -> Vec<(u64, Vec<Moments>)> {
+            units
                 .iter()
                 .map(|b| {
                     let sums = b
@@ -384,7 +435,23 @@ impl ShardFile {
                         .map(|s| Moments::from_sums(s[0], f64::from_bits(s[1]), f64::from_bits(s[2]), s[3]));
                     (b.index, sums.collect())
                 })
-                .collect(),
+                .collect()
+        };
+        let values = self
+            .values
+            .iter()
+            .map(|run| Ok((run.first, run.decode()?)))
+            .collect::<Result<Vec<_>, String>>()?;
+        let first = self
+            .shard
+            .index
+            .or_else(|| Some(self.shard.indices.as_ref()?.first()?.0));
+        Ok(ShardPart {
+            index: first.unwrap_or(0).saturating_sub(1),
+            count: self.shard.count,
+            blocks: sums(&self.blocks),
+            chunks: sums(&self.chunks),
+            values,
             range: self
                 .range
                 .iter()
@@ -411,7 +478,7 @@ impl ShardFile {
                     ),
                 })
                 .collect(),
-        }
+        })
     }
 }
 

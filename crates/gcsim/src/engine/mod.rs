@@ -151,12 +151,21 @@ pub fn simulate_with(plan: &TrialPlan, study: &Study, progress: &dyn Progress) -
 /// Simulates `study` with a given trial plan and options.
 pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, options: &Options) -> Outcome {
     let run = Started::new(plan, study, options, progress);
-    let outcome = if run.pilot_is_whole_run() {
-        run.whole_run_outcome(progress)
-    } else {
-        let first = run.first_pass(0..run.runner.blocks(), progress);
-        run.finish(first.totals, progress)
-    };
+    let outcome = run.outcome_of_all(progress);
+    progress.finish();
+    outcome
+}
+
+/// The outcome of `study` from every trial's values, simulated before
+/// (by the shards of a run that keep values): `rows` holds trial t's
+/// values of every slot at `rows[t·slots..(t+1)·slots]`. The same bytes
+/// as [`simulate`]: the engine reads these values where it would have
+/// simulated them.
+pub fn outcome_of_values(study: &Study, rows: &[f64], progress: &dyn Progress) -> Outcome {
+    let plan = TrialPlan::new(study);
+    let chunks = runner::chunk_layout(rows, plan.slots(), study.trials());
+    let run = Started::with_values(&plan, study, &Options::default(), progress, Some(&chunks));
+    let outcome = run.outcome_of_all(progress);
     progress.finish();
     outcome
 }
@@ -164,6 +173,17 @@ pub fn simulate_full(plan: &TrialPlan, study: &Study, progress: &dyn Progress, o
 /// The number of blocks of [`BLOCK_CHUNKS`] chunks (2²⁰ trials) in a run of `trials`.
 pub(crate) fn block_count(trials: u64) -> u64 {
     trials.div_ceil(CHUNK).div_ceil(BLOCK_CHUNKS)
+}
+
+/// The number of chunks of [`CHUNK`] trials in a run of `trials`.
+pub(crate) fn chunk_count(trials: u64) -> u64 {
+    trials.div_ceil(CHUNK)
+}
+
+/// The number of trials in chunk `chunk` of a run of `trials`.
+pub(crate) fn chunk_trials(trials: u64, chunk: u64) -> u64 {
+    let first = |c: u64| c.saturating_mul(CHUNK).min(trials);
+    first(chunk.saturating_add(1)) - first(chunk)
 }
 
 /// The number of trials in block `block` of a run of `trials`.
@@ -193,10 +213,12 @@ pub(crate) struct Started<'a> {
     kept: std::sync::Mutex<Vec<Option<Vec<f64>>>>,
 }
 
-/// The first pass's totals, and each block's power sums.
+/// The first pass's totals, each whole block's power sums, and each chunk's
+/// of the blocks it covered only in part.
 pub(crate) struct FirstPass {
     pub(crate) totals: PassTotals,
     pub(crate) blocks: Vec<(u64, Vec<Moments>)>,
+    pub(crate) chunks: Vec<(u64, Vec<Moments>)>,
 }
 
 /// Runs at least this many times the pilot place their percentile windows
@@ -245,4 +267,8 @@ pub(crate) struct Runner<'a> {
     plan: &'a TrialPlan,
     seed: u64,
     total: u64,
+    /// Every chunk's values, laid out as [`Runner::run_chunk`] lays them
+    /// out, where they were simulated elsewhere (the shards of a run whose
+    /// values are kept): read, never simulated.
+    given: Option<&'a [Vec<f64>]>,
 }

@@ -19,6 +19,10 @@ impl Runner<'_> {
     /// run in parallel, so that one chunk uses every core (same bytes: a
     /// trial's values depend on its index alone).
     pub(super) fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut batch: impl FnMut(&[f64], usize)) {
+        if let Some(given) = self.given {
+            self.stored_batches(chunk, &given[chunk as usize], batch);
+            return;
+        }
         let slots = self.plan.slots();
         // Trial-major (trial t + i's values at `by_trial[i·slots..]`) where
         // a batch runs in parallel, then slot-major.
@@ -141,21 +145,19 @@ impl Runner<'_> {
         (PILOT_BYTES / per_chunk).clamp(1, PILOT_CHUNKS).min(self.chunks())
     }
 
-    /// Blocks of [`BLOCK_CHUNKS`] chunks.
-    pub(crate) fn blocks(&self) -> u64 {
-        block_count(self.total)
-    }
-
-    /// One pass over the trials of `blocks`; chunks held in `stored` are
-    /// read, not simulated. Chunks fold in order into their block, blocks in
-    /// order into the total. Where `keep` is given, chunk c's values (laid
-    /// out as by [`Self::run_chunk`]) go to its place c, if it has one, as
-    /// the chunk is simulated.
+    /// One pass over the trials of the chunks `chunks`; chunks held in
+    /// `stored` are read, not simulated. Chunks fold in order into their
+    /// block of [`BLOCK_CHUNKS`], blocks in order into the total. Each block
+    /// the range covers whole has its power sums in the result's `blocks`;
+    /// each chunk of a block it covers in part has its own in `chunks`
+    /// (where a shard's range starts or ends inside a block). Where `keep`
+    /// is given, chunk c's values (laid out as by [`Self::run_chunk`]) go
+    /// to its place c, if it has one, as the chunk is simulated.
     pub(super) fn pass(
         &self,
         pass: &Pass,
         stored: &[Vec<f64>],
-        blocks: std::ops::Range<u64>,
+        chunks: std::ops::Range<u64>,
         keep: Option<&std::sync::Mutex<Vec<Option<Vec<f64>>>>>,
         progress: &dyn Progress,
     ) -> FirstPass {
@@ -164,15 +166,21 @@ impl Runner<'_> {
         // bins).
         let mut totals: Option<PassTotals> = None;
         let mut block_sums = Vec::new();
+        let mut chunk_sums = Vec::new();
         let keep = keep.map(|k| (k, k.lock().expect("no panic while keeping chunks").len()));
         // Where every trial's values are one step's row, chunks are counted
         // by their trials' start steps (stored chunks too: the same trials).
         let rows = self.plan.step_rows();
         let table = rows.map(|r| StepTable::new(r.rows(), self.plan.slots(), pass));
+        let (range, all) = (chunks.clone(), self.chunks());
+        let blocks = (chunks.start / BLOCK_CHUNKS)..chunks.end.div_ceil(BLOCK_CHUNKS);
         for block in blocks {
             let mut block_totals = PassTotals::new(pass);
-            let chunks = block * BLOCK_CHUNKS..((block + 1) * BLOCK_CHUNKS).min(self.chunks());
+            let whole = block * BLOCK_CHUNKS..((block + 1) * BLOCK_CHUNKS).min(all);
+            let chunks = whole.start.max(range.start)..whole.end.min(range.end);
+            let part = chunks != whole;
             let counts: Vec<Counts> = chunks
+                .clone()
                 .into_par_iter()
                 .map_init(
                     || self.plan.scratch(),
@@ -209,8 +217,13 @@ impl Runner<'_> {
                     },
                 )
                 .collect();
+            if part {
+                chunk_sums.extend(chunks.zip(counts.iter().map(Counts::moments)));
+            }
             block_totals.absorb_all(counts);
-            block_sums.push((block, block_totals.moments.clone()));
+            if !part {
+                block_sums.push((block, block_totals.moments.clone()));
+            }
             match &mut totals {
                 None => totals = Some(block_totals),
                 Some(t) => t.merge(block_totals),
@@ -219,6 +232,55 @@ impl Runner<'_> {
         FirstPass {
             totals: totals.unwrap_or_else(|| PassTotals::new(pass)),
             blocks: block_sums,
+            chunks: chunk_sums,
         }
+    }
+}
+
+/// Trial-major values (trial t's slots at `rows[t·slots..(t+1)·slots]`)
+/// laid out chunk by chunk as [`Runner::run_chunk`] lays them out: in
+/// batches of [`BATCH`] trials, slot-major within a batch.
+pub(super) fn chunk_layout(rows: &[f64], slots: usize, total: u64) -> Vec<Vec<f64>> {
+    let trials = (rows.len() / slots.max(1)) as u64;
+    debug_assert_eq!(trials, total);
+    (0..chunk_count(trials))
+        .map(|c| {
+            let first = (c * CHUNK) as usize;
+            let end = ((c + 1) * CHUNK).min(trials) as usize;
+            let mut out = Vec::with_capacity((end - first) * slots);
+            for start in (first..end).step_by(BATCH) {
+                let count = BATCH.min(end - start);
+                for j in 0..slots {
+                    out.extend((start..start + count).map(|t| rows[t * slots + j]));
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Trials per task where [`TrialPlan::values_of`] runs trials in parallel:
+/// few enough that a short range of costly trials (the rank decoder's)
+/// still spreads over every core.
+const VALUE_TASK: usize = 16;
+
+impl TrialPlan {
+    /// The values of the trials `trials`, trial by trial (each trial's
+    /// slots in order), on every core: a trial's values depend on its index
+    /// alone, so they are the values a whole run gives these trials.
+    pub fn values_of(&self, seed: u64, trials: std::ops::Range<u64>, progress: &dyn Progress) -> Vec<f64> {
+        let slots = self.slots();
+        let mut out = vec![0.0; (trials.end - trials.start) as usize * slots];
+        out.par_chunks_mut(slots * VALUE_TASK).enumerate().for_each_init(
+            || self.scratch(),
+            |scratch, (task, rows)| {
+                let first = trials.start + (task * VALUE_TASK) as u64;
+                for (i, row) in rows.chunks_exact_mut(slots).enumerate() {
+                    self.run(seed, first + i as u64, scratch, row);
+                }
+                progress.advance((rows.len() / slots) as u64);
+            },
+        );
+        out
     }
 }

@@ -5,10 +5,24 @@ use super::*;
 
 impl<'a> Started<'a> {
     pub(crate) fn new(plan: &'a TrialPlan, study: &Study, options: &Options, progress: &dyn Progress) -> Self {
+        Self::with_values(plan, study, options, progress, None)
+    }
+
+    /// As [`Self::new`], where `given` holds every chunk's values (laid out
+    /// as [`Runner::run_chunk`] lays them out), which are read instead of
+    /// simulated.
+    pub(crate) fn with_values(
+        plan: &'a TrialPlan,
+        study: &Study,
+        options: &Options,
+        progress: &dyn Progress,
+        given: Option<&'a [Vec<f64>]>,
+    ) -> Self {
         let runner = Runner {
             plan,
             seed: study.seed(),
             total: study.trials(),
+            given,
         };
         progress.pass(1, runner.total);
         let slots = plan.slots();
@@ -112,6 +126,17 @@ impl<'a> Started<'a> {
         Some(&self.kept)
     }
 
+    /// The outcome over every trial: from the pilot where it is the whole
+    /// run, else from a first pass and its refinements.
+    pub(crate) fn outcome_of_all(&self, progress: &dyn Progress) -> Outcome {
+        if self.pilot_is_whole_run() {
+            self.whole_run_outcome(progress)
+        } else {
+            let first = self.first_pass(0..self.runner.chunks(), progress);
+            self.finish(first.totals, progress)
+        }
+    }
+
     /// Whether the pilot is the whole run (its sample quantiles are the run's).
     pub(crate) fn pilot_is_whole_run(&self) -> bool {
         self.pilot.chunks() as u64 == self.runner.chunks()
@@ -122,7 +147,7 @@ impl<'a> Started<'a> {
             Pass::new(&self.refs, Vec::new(), self.runner.plan.slots(), self.survival).with_deadline(self.deadline);
         let totals = self
             .runner
-            .pass(&pass, self.pilot.values(), 0..self.runner.blocks(), None, progress)
+            .pass(&pass, self.pilot.values(), 0..self.runner.chunks(), None, progress)
             .totals;
         let summaries = self
             .columns
@@ -144,11 +169,12 @@ impl<'a> Started<'a> {
         if self.discrete { pass.with_bin_ranges() } else { pass }
     }
 
-    pub(crate) fn first_pass(&self, blocks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
+    /// The first pass over the trials of chunks `chunks`.
+    pub(crate) fn first_pass(&self, chunks: std::ops::Range<u64>, progress: &dyn Progress) -> FirstPass {
         self.runner.pass(
             &self.first_pass_spec(),
             self.pilot.values(),
-            blocks,
+            chunks,
             self.keep(),
             progress,
         )
@@ -197,7 +223,7 @@ impl<'a> Started<'a> {
             progress.pass(passes, runner.total);
             let watches = next.iter().map(|&(slot, _, window)| Watch { slot, window }).collect();
             let pass = Pass::new(&[], watches, slots, None).with_bin_ranges();
-            let refined = runner.pass(&pass, &[], 0..runner.blocks(), None, progress).totals;
+            let refined = runner.pass(&pass, &[], 0..runner.chunks(), None, progress).totals;
             open = next
                 .into_iter()
                 .zip(refined.tallies)

@@ -68,9 +68,8 @@ impl PassTotals {
 
     /// Appends the next chunk's counts (chunks arrive in index order).
     pub(crate) fn absorb(&mut self, c: Counts) {
-        let fold = |l: &[f64; 4]| (l[0] + l[1]) + (l[2] + l[3]);
-        for (((m, s1), s2), &inf) in self.moments.iter_mut().zip(&c.s1).zip(&c.s2).zip(&c.infinite) {
-            m.merge(&Moments::from_sums(c.trials, fold(s1), fold(s2), inf));
+        for (m, chunk) in self.moments.iter_mut().zip(c.moments()) {
+            m.merge(&chunk);
         }
         for ((r, &lo), &hi) in self.range.iter_mut().zip(&c.min).zip(&c.max) {
             *r = (r.0.min(lo), r.1.max(hi));
@@ -122,6 +121,20 @@ impl PassTotals {
                 above -= c;
                 (bins.upper_edge(i), above as f64 / total as f64)
             })
+            .collect()
+    }
+}
+
+impl Counts {
+    /// Each slot's power sums over this chunk: its four lanes folded
+    /// pairwise, as every total adds them.
+    pub(crate) fn moments(&self) -> Vec<Moments> {
+        let fold = |l: &[f64; 4]| (l[0] + l[1]) + (l[2] + l[3]);
+        self.s1
+            .iter()
+            .zip(&self.s2)
+            .zip(&self.infinite)
+            .map(|((s1, s2), &inf)| Moments::from_sums(self.trials, fold(s1), fold(s2), inf))
             .collect()
     }
 }

@@ -8,4 +8,5 @@ pub mod problem;
 pub mod report;
 pub mod run;
 pub mod setup;
+pub mod shard;
 pub mod summary;

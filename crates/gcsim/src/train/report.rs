@@ -16,7 +16,7 @@ use crate::scheme::{SchemeKind, Strategy};
 use crate::study::Study;
 
 /// What was trained, on what, and how: the JSON output's `config`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct TrainConfig {
     /// gcsim's version.
     pub gcsim: String,

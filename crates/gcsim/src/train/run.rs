@@ -117,6 +117,25 @@ enum Aggregate {
     },
 }
 
+/// Every configuration's runs from each repeat's trajectories (in repeat
+/// order, each in the study's order of configurations).
+pub fn gather(study: &Study, per_repeat: Vec<Vec<Trajectory>>) -> Vec<Trained> {
+    let mut trained: Vec<Trained> = study
+        .schemes()
+        .iter()
+        .map(|&scheme| Trained {
+            scheme,
+            runs: Vec::with_capacity(per_repeat.len()),
+        })
+        .collect();
+    for runs in per_repeat {
+        for (t, run) in trained.iter_mut().zip(runs) {
+            t.runs.push(run);
+        }
+    }
+    trained
+}
+
 /// Most iterations (updates) of one training run.
 pub const MAX_TRAIN_ITERATIONS: u64 = 1_000_000;
 
@@ -312,30 +331,22 @@ impl<'a> Trainer<'a> {
     /// Every configuration's runs, in the study's order; the repeats run in
     /// parallel, and the result does not depend on the thread count.
     pub fn run(&self, progress: &(dyn Fn(u64) + Sync)) -> Vec<Trained> {
-        let repeats = self.study.trials();
-        let per_repeat: Vec<Vec<Trajectory>> = (0..repeats)
+        gather(self.study, self.run_repeats(0..self.study.trials(), progress))
+    }
+
+    /// Repeats `repeats` of every configuration, repeat by repeat (each
+    /// repeat's trajectories in the study's order of configurations): a
+    /// repeat's runs depend on its index alone, so these are the runs a
+    /// whole study gives it (the shards of `train --shard`).
+    pub fn run_repeats(&self, repeats: Range<u64>, progress: &(dyn Fn(u64) + Sync)) -> Vec<Vec<Trajectory>> {
+        repeats
             .into_par_iter()
             .map(|r| {
                 let runs = self.repeat(r);
                 progress(1);
                 runs
             })
-            .collect();
-        let mut trained: Vec<Trained> = self
-            .study
-            .schemes()
-            .iter()
-            .map(|&scheme| Trained {
-                scheme,
-                runs: Vec::with_capacity(repeats as usize),
-            })
-            .collect();
-        for runs in per_repeat {
-            for (t, run) in trained.iter_mut().zip(runs) {
-                t.runs.push(run);
-            }
-        }
-        trained
+            .collect()
     }
 
     fn work(&self) -> Work {

@@ -11,7 +11,7 @@ use crate::param::Param;
 use crate::stats::moments::{MeanEstimate, Moments};
 
 /// What a run must reach.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, serde::Deserialize)]
 pub struct Targets {
     /// The training objective at or below this.
     pub loss: Option<f64>,

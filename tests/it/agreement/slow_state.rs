@@ -202,3 +202,20 @@ fn exact_laws_under_the_slow_state() {
         }
     }
 }
+
+/// One worker of a straggler mixture under `additive`: its exact mean is
+/// (1 − p + p·F)·ℓ/μ, the closed form of one Gamma variable slowed as a
+/// whole, and the engine agrees.
+#[test]
+fn one_slowed_sum_has_the_closed_form_mean() {
+    let (p, f, rate) = (0.1, 5.0, 2.0);
+    let law = format!("exp:rate={rate},p_slow={p},slowdown={f}");
+    let workers = Workers::from_dist(&law, std::path::Path::new("")).unwrap();
+    let uncoded = with_s(SchemeKind::Uncoded, 1, 0);
+    let study = Study::with_workers(1, workers, LoadModel::Additive, vec![uncoded], super::TRIALS, 3).unwrap();
+    let exact = study.exact_law(&study.schemes()[0]).unwrap().mean();
+    let closed = (1.0 - p + p * f) / rate;
+    assert!((exact - closed).abs() < 1e-12 * closed, "{exact} vs {closed}");
+    let outcome = engine::simulate(&study, &Silent);
+    check_mean(&law, &outcome.configs[0], closed);
+}

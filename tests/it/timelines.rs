@@ -246,8 +246,8 @@ fn speculative(
     }
     let mut q = Queue::new();
     let slow = law.states(n, rng);
-    for w in 0..n {
-        q.push(at_load(model, 1, &[law.draw(slow[w], rng)]), Ev::Done(w, w));
+    for (w, &slow) in slow.iter().enumerate() {
+        q.push(at_load(model, 1, &[law.draw(slow, rng)]), Ev::Done(w, w));
     }
     let mut link = Link1 { net, free: 0.0 };
     let a = (after * n as f64).ceil() as usize;
@@ -296,8 +296,8 @@ fn k_batch_sync(n: usize, k: usize, law: Law, net: Net, rng: &mut Xoshiro256Plus
     }
     let mut q = Queue::new();
     let slow = law.states(n, rng);
-    for w in 0..n {
-        q.push(law.draw(slow[w], rng), Ev::Done(w));
+    for (w, &slow) in slow.iter().enumerate() {
+        q.push(law.draw(slow, rng), Ev::Done(w));
     }
     let mut link = Link1 { net, free: 0.0 };
     let mut arrived = 0;

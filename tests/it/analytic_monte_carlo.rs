@@ -1,12 +1,13 @@
 //! The exact iteration-time law against brute-force Monte Carlo with a
 //! sampler of its own: n draws per trial, then the k-th smallest (k of n) or
-//! the maximum over groups of the group minimum (frc).
+//! the maximum over groups of the group minimum (frc). Under `additive` a
+//! worker draws its straggler state once and its ℓ base units in it.
 
 use crate::common::{exp1, law, scheme};
 use gcsim::dist::Dist;
 use gcsim::load::LoadModel;
 use gcsim::scheme::{Rule, Scheme, SchemeKind};
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_distr::Distribution;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -18,6 +19,13 @@ use rayon::prelude::*;
 /// Returns (mean, standard error, sorted samples).
 fn simulate(d: &Dist, load: LoadModel, sch: &Scheme, trials: usize, seed: u64) -> (f64, f64, Vec<f64>) {
     let ell = sch.load();
+    // The base law: a mixture that never slows.
+    let (p_slow, slowdown) = d.stragglers().unwrap_or((0.0, 1.0));
+    let base = if p_slow > 0.0 {
+        d.with_stragglers(0.0, 1.0).unwrap()
+    } else {
+        *d
+    };
     let chunks = trials.div_ceil(CHUNK);
     let mut out: Vec<f64> = (0..chunks)
         .into_par_iter()
@@ -30,7 +38,11 @@ fn simulate(d: &Dist, load: LoadModel, sch: &Scheme, trials: usize, seed: u64) -
                 .map(|_| {
                     for t in times.iter_mut() {
                         *t = match load {
-                            LoadModel::Additive => (0..ell as usize).map(|_| d.sample(&mut rng)).sum(),
+                            LoadModel::Additive => {
+                                let slow = p_slow > 0.0 && rng.random::<f64>() < p_slow;
+                                let sum: f64 = (0..ell as usize).map(|_| base.sample(&mut rng)).sum();
+                                if slow { slowdown * sum } else { sum }
+                            }
                             other => other.apply(ell, d.sample(&mut rng)),
                         };
                     }
@@ -123,6 +135,12 @@ fn monte_carlo_agreement() {
         (pmix, LoadModel::Fixed, scheme(SchemeKind::Crc, 100, 30)),
         (pmix, LoadModel::Scaled, scheme(SchemeKind::Frc, 100, 1)),
         (exp1(), LoadModel::Additive, scheme(SchemeKind::Crc, 40, 3)),
+        (mix, LoadModel::Additive, scheme(SchemeKind::Crc, 40, 3)),
+        (
+            Dist::shifted_exp(0.5, 1.0).unwrap().with_stragglers(0.2, 3.0).unwrap(),
+            LoadModel::Additive,
+            scheme(SchemeKind::Frc, 40, 4),
+        ),
         (
             Dist::shifted_exp(0.5, 1.0).unwrap(),
             LoadModel::Additive,

@@ -28,7 +28,9 @@ fn reference(n: usize, k: usize, batch: bool, law: Law, net: Net, rng: &mut Xosh
     let warmup = warmup(n, k);
     // Each worker's end of computation (None while it waits, K-async), the
     // model it computes on, and the gradients travelling to the master.
-    let mut busy_until: Vec<Option<f64>> = (0..n).map(|_| Some(law.draw(rng))).collect();
+    // Each worker's straggler state holds for all its gradients.
+    let slow = law.states(n, rng);
+    let mut busy_until: Vec<Option<f64>> = (0..n).map(|w| Some(law.draw(slow[w], rng))).collect();
     let mut model = vec![0_u64; n];
     let mut travelling: Vec<(f64, usize, u64)> = Vec::new();
     let mut link = Link1 { net, free: 0.0 };
@@ -54,7 +56,7 @@ fn reference(n: usize, k: usize, batch: bool, law: Law, net: Net, rng: &mut Xosh
                 travelling.push((link.send(t), w, v));
                 if batch {
                     model[w] = updates;
-                    busy_until[w] = Some(t + law.draw(rng));
+                    busy_until[w] = Some(t + law.draw(slow[w], rng));
                 }
                 continue;
             }
@@ -71,14 +73,14 @@ fn reference(n: usize, k: usize, batch: bool, law: Law, net: Net, rng: &mut Xosh
             if !batch {
                 for &(p, _) in &included {
                     model[p] = updates;
-                    busy_until[p] = Some(t + law.draw(rng));
+                    busy_until[p] = Some(t + law.draw(slow[p], rng));
                 }
             }
             included.clear();
         }
         if batch && !gradient_first {
             model[w] = updates;
-            busy_until[w] = Some(t + law.draw(rng));
+            busy_until[w] = Some(t + law.draw(slow[w], rng));
         }
     }
 }

@@ -46,7 +46,8 @@ fn reference(
     // (done, worker, is the own part)
     let mut messages = Vec::new();
     for w in 0..n {
-        let units: Vec<f64> = (0..=whole.ceil() as usize).map(|_| law.draw(rng)).collect();
+        let slow = law.state(rng);
+        let units: Vec<f64> = (0..=whole.ceil() as usize).map(|_| law.draw(slow, rng)).collect();
         if parts > s + 1 {
             messages.push((time_for(model, own, &units), w, true));
         }

@@ -406,3 +406,25 @@ fn bad_persistence_input_is_refused() {
         "{err}"
     );
 }
+
+/// `train`, synchronous (additive crc, k-batch-sync) and asynchronous
+/// (k-async, k-batch-async, whose states step per update): a slow worker
+/// is slow for every draw of its iteration with or without `persist`, so
+/// `persist=1e-6` draws the same states from the same uniforms as no
+/// `persist` and prints the same bytes at this seed.
+#[test]
+fn train_with_a_vanishing_persist_is_train_without() {
+    let train = |schemes: &[&str], extra: &str| {
+        let dist = format!("exp:rate=1,p_slow=0.1,slowdown=6{extra}");
+        let mut args = vec!["train", "--n", "10", "--k", "3", "--load-model", "additive"];
+        args.extend(["--iterations", "30", "--repeats", "10", "--dist", &dist]);
+        args.extend(schemes);
+        csv(&args)
+    };
+    for schemes in [
+        &["--scheme", "crc,k-batch-sync", "--s", "2"][..],
+        &["--scheme", "k-async,k-batch-async"],
+    ] {
+        assert_eq!(train(schemes, ""), train(schemes, ",persist=0.000001"), "{schemes:?}");
+    }
+}

@@ -29,7 +29,8 @@ pub(super) const Z: f64 = 4.5;
 /// Trials on each side.
 pub(super) const TRIALS: u64 = 60_000;
 
-/// A worker law: `shift + Exp(rate)`, times `slowdown` with probability `p_slow`.
+/// A worker law: `shift + Exp(rate)`, every draw of a worker times
+/// `slowdown` in an iteration in which it is slow (probability `p_slow`).
 #[derive(Clone, Copy)]
 pub(super) struct Law {
     pub(super) shift: f64,
@@ -52,14 +53,22 @@ impl Law {
         }
     }
 
-    pub(super) fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+    /// A worker's straggler state for one iteration: slow with probability
+    /// `p_slow`, for every draw it makes in the iteration.
+    pub(super) fn state(&self, rng: &mut Xoshiro256PlusPlus) -> bool {
+        self.p_slow > 0.0 && rng.random::<f64>() < self.p_slow
+    }
+
+    /// The states of n workers.
+    pub(super) fn states(&self, n: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<bool> {
+        (0..n).map(|_| self.state(rng)).collect()
+    }
+
+    /// One draw of a worker in state `slow`.
+    pub(super) fn draw(&self, slow: bool, rng: &mut Xoshiro256PlusPlus) -> f64 {
         let e: f64 = Exp1.sample(rng);
         let x = self.shift + e / self.rate;
-        if rng.random::<f64>() < self.p_slow {
-            x * self.slowdown
-        } else {
-            x
-        }
+        if slow { x * self.slowdown } else { x }
     }
 }
 
@@ -189,7 +198,8 @@ fn multi_message(n: usize, s: usize, law: Law, model: LoadModel, net: Net, rng: 
     }
     let mut q = Queue::new();
     for w in 0..n {
-        let units: Vec<f64> = (0..=s).map(|_| law.draw(rng)).collect();
+        let slow = law.state(rng);
+        let units: Vec<f64> = (0..=s).map(|_| law.draw(slow, rng)).collect();
         for j in 1..=s + 1 {
             q.push(at_load(model, j, &units), Ev::Done((w + j - 1) % n));
         }
@@ -235,8 +245,9 @@ fn speculative(
         Timer,
     }
     let mut q = Queue::new();
-    for w in 0..n {
-        q.push(at_load(model, 1, &[law.draw(rng)]), Ev::Done(w, w));
+    let slow = law.states(n, rng);
+    for (w, &slow) in slow.iter().enumerate() {
+        q.push(at_load(model, 1, &[law.draw(slow, rng)]), Ev::Done(w, w));
     }
     let mut link = Link1 { net, free: 0.0 };
     let a = (after * n as f64).ceil() as usize;
@@ -264,7 +275,8 @@ fn speculative(
             Ev::Timer => {
                 let late: Vec<usize> = (0..n).filter(|&i| !task_in[i]).collect();
                 for (&task, &worker) in late.iter().zip(idle.iter()) {
-                    let done = t + at_load(model, 1, &[law.draw(rng)]);
+                    // The copy runs on `worker`, in its state.
+                    let done = t + at_load(model, 1, &[law.draw(slow[worker], rng)]);
                     q.push(done, Ev::Done(task, worker));
                     copies += 1;
                 }
@@ -283,8 +295,9 @@ fn k_batch_sync(n: usize, k: usize, law: Law, net: Net, rng: &mut Xoshiro256Plus
         Arrive,
     }
     let mut q = Queue::new();
-    for w in 0..n {
-        q.push(law.draw(rng), Ev::Done(w));
+    let slow = law.states(n, rng);
+    for (w, &slow) in slow.iter().enumerate() {
+        q.push(law.draw(slow, rng), Ev::Done(w));
     }
     let mut link = Link1 { net, free: 0.0 };
     let mut arrived = 0;
@@ -292,7 +305,7 @@ fn k_batch_sync(n: usize, k: usize, law: Law, net: Net, rng: &mut Xoshiro256Plus
         match ev {
             Ev::Done(w) => {
                 q.push(link.send(t), Ev::Arrive);
-                q.push(t + law.draw(rng), Ev::Done(w));
+                q.push(t + law.draw(slow[w], rng), Ev::Done(w));
             }
             Ev::Arrive => {
                 arrived += 1;

@@ -315,7 +315,9 @@ impl Study {
     /// one: i.i.d. parametric workers, or classes of workers under a
     /// one-draw load model, or i.i.d. workers with group slowdowns under a
     /// one-draw load model (a mixture over the slow groups, see
-    /// [`crate::analytic::groups`]); under communication only where it shifts every
+    /// [`crate::analytic::groups`]), or K-batch and K-async strategies on
+    /// exponential workers of a straggler mixture (a mixture over the slow
+    /// workers); under communication only where it shifts every
     /// arrival by the same constant (a dedicated link with a constant
     /// transfer time), the law of computation shifted by τ·message plus the
     /// decoding time. None under the rank decoder, which is simulated, and
@@ -363,6 +365,18 @@ impl Study {
             Workers::Iid(d) if d.groups().is_some() => {
                 let infinite = self.mean_is_infinite(scheme);
                 GroupLaw::new(d, &self.load_model, scheme, infinite).map(ComputationLaw::Groups)
+            }
+            // A slow worker's mini-batches are all slow: a mixture over the
+            // number of slow workers (see `GroupLaw::slow_workers`).
+            Workers::Iid(d)
+                if matches!(
+                    scheme.strategy(),
+                    Some(Strategy::KBatchSync { .. } | Strategy::Async { .. })
+                ) =>
+            {
+                GroupLaw::slow_workers(d, &self.load_model, scheme)
+                    .map(ComputationLaw::Groups)
+                    .or_else(|| iid(d).map(ComputationLaw::Iid))
             }
             Workers::Iid(d) => iid(d).map(ComputationLaw::Iid),
             w @ Workers::Classes { .. } => {

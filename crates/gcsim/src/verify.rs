@@ -133,8 +133,9 @@ fn timeout(n: usize, t: f64) -> Scheme {
 /// × four load models × all six code schemes on n = 20, the worked example on
 /// n = 100, the same laws and load models under two `timeout` deadlines
 /// on their own draws, K-batch-sync on exponential workers, the
-/// asynchronous strategies on n = 6, and group slowdowns on n = 12.
-/// Configurations without an exact law are left out when run.
+/// asynchronous strategies on n = 6, group slowdowns on n = 12, and the
+/// strategies on a straggler mixture. Configurations without an exact law
+/// are left out when run.
 pub fn grid() -> Vec<Case> {
     let n = 20;
     let schemes = vec![
@@ -183,6 +184,7 @@ pub fn grid() -> Vec<Case> {
     cases.extend(deadline_cases(n, &dists, models));
     cases.extend(strategy_cases(n));
     cases.extend(group_cases());
+    cases.extend(slow_worker_cases());
     cases
 }
 
@@ -281,6 +283,40 @@ fn group_cases() -> Vec<Case> {
         ],
     });
     cases
+}
+
+/// The strategies on straggler mixtures, whose slow workers are slow for
+/// every mini-batch and gradient of the iteration: the exact law mixes
+/// over the number of slow workers (see
+/// [`crate::analytic::groups::GroupLaw::slow_workers`]). Last, so that the
+/// cases before keep their seeds.
+fn slow_worker_cases() -> Vec<Case> {
+    let mixture = || {
+        Dist::exp(2.0)
+            .and_then(|d| d.with_stragglers(0.2, 4.0))
+            .expect("valid built-in law")
+    };
+    let n = 20;
+    let kinds = [SchemeKind::KAsync, SchemeKind::KBatchAsync];
+    vec![
+        Case {
+            n,
+            dist: mixture(),
+            model: LoadModel::Fixed,
+            schemes: [1, 7, 20]
+                .map(|k| scheme(SchemeKind::KBatchSync, n, None, None, Some(k)))
+                .to_vec(),
+        },
+        Case {
+            n: 6,
+            dist: mixture(),
+            model: LoadModel::Fixed,
+            schemes: kinds
+                .into_iter()
+                .flat_map(|kind| [2, 5].map(|k| scheme(kind, 6, None, None, Some(k))))
+                .collect(),
+        },
+    ]
 }
 
 /// The worked numbers of n = 100 exponential workers, as computed by the analytic layer.

@@ -347,15 +347,19 @@ fn every_scheme_load_model_and_distribution() {
                     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed + 7);
                     let reps = 100_000;
                     let (whole, frac) = (s.load().floor() as usize, s.load().fract());
+                    // A worker's straggler state holds for all its units.
+                    let (p_slow, slowdown) = dist.stragglers().unwrap_or((0.0, 1.0));
+                    let base = dist.with_stragglers(0.0, 1.0).unwrap();
                     let mut values: Vec<f64> = (0..reps)
                         .map(|_| {
                             let times: Vec<f64> = (0..n)
                                 .map(|_| {
-                                    let mut t: f64 = (0..whole).map(|_| dist.sample(&mut rng)).sum();
+                                    let slow = rand::RngExt::random::<f64>(&mut rng) < p_slow;
+                                    let mut t: f64 = (0..whole).map(|_| base.sample(&mut rng)).sum();
                                     if frac > 0.0 {
-                                        t += frac * dist.sample(&mut rng);
+                                        t += frac * base.sample(&mut rng);
                                     }
-                                    t
+                                    if slow { slowdown * t } else { t }
                                 })
                                 .collect();
                             let finished = |t: f64| times.iter().map(|&x| x <= t).collect::<Vec<_>>();

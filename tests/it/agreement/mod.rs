@@ -172,5 +172,6 @@ mod means;
 mod percentiles;
 mod samplers;
 mod slot_laws;
+mod slow_state;
 mod spacings;
 mod strategy_ranks;

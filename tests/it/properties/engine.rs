@@ -8,6 +8,7 @@
 //! the slowest worker, which is checked on its own as well.
 
 use proptest::prelude::*;
+use rand::RngExt;
 use rand_distr::Distribution;
 
 use gcsim::dist::Dist;
@@ -124,7 +125,18 @@ fn worker_times(study: &Study, trial: u64, load: f64) -> Vec<f64> {
     let units = (study.draws_per_trial() / n as u64) as usize;
     let mut rng = trial_rng(study.seed(), trial);
     let dist = study.dist().expect("the properties run on i.i.d. parametric workers");
-    let draws: Vec<f64> = (0..n * units).map(|_| dist.sample(&mut rng)).collect();
+    let draws: Vec<f64> = match dist.stragglers() {
+        // As the engine draws them: each worker's slow state first (one
+        // uniform each), then every draw of the worker in it.
+        Some((p, f)) if p > 0.0 && f > 1.0 => {
+            let slow: Vec<bool> = (0..n).map(|_| rng.random::<f64>() < p).collect();
+            let base = plain(dist.base());
+            (0..n * units)
+                .map(|j| base.sample(&mut rng) * if slow[j % n] { f } else { 1.0 })
+                .collect()
+        }
+        _ => (0..n * units).map(|_| dist.sample(&mut rng)).collect(),
+    };
     let model = *study.load_model();
     if model.is_monotone() {
         return draws[..n].iter().map(|&x| model.apply(load, x)).collect();
@@ -140,6 +152,20 @@ fn worker_times(study: &Study, trial: u64, load: f64) -> Vec<f64> {
             if frac > 0.0 { t + frac * draws[whole * n + i] } else { t }
         })
         .collect()
+}
+
+/// The law `base` alone, which draws exactly what its straggler mixture's
+/// base draw does.
+fn plain(base: gcsim::dist::Base) -> Dist {
+    use gcsim::dist::Base;
+    match base {
+        Base::Exp { rate } => Dist::exp(rate),
+        Base::ShiftedExp { shift, rate } => Dist::shifted_exp(shift, rate),
+        Base::Pareto { scale, shape } => Dist::pareto(scale, shape),
+        Base::LogNormal { mu, sigma } => Dist::lognormal(mu, sigma),
+        Base::Weibull { scale, shape } => Dist::weibull(scale, shape),
+    }
+    .unwrap()
 }
 
 /// The definition: the earliest finish time after which the master can decode.

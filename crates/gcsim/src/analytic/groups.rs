@@ -35,10 +35,11 @@
 
 use super::classes::{ClassLaw, MAX_CLASS_LAW_N};
 use super::numeric::brent;
-use super::{ComputationLaw, binomial, iteration_law};
+use super::worker::{Order, WorkerLaw};
+use super::{ComputationLaw, IterationLaw, binomial, iteration_law, memoryless};
 use crate::dist::{Dist, Groups};
 use crate::load::LoadModel;
-use crate::scheme::{Rule, Scheme};
+use crate::scheme::{Rule, Scheme, SchemeKind, Strategy};
 use crate::workers::Workers;
 
 /// Most terms × workers of a group law that is computed: a term costs about
@@ -103,6 +104,73 @@ impl GroupLaw {
             })
             .collect::<Option<Vec<_>>>()?;
         Some(Self { terms, mean_infinite })
+    }
+
+    /// The time per update of K-batch-sync, K-batch-async or K-async on
+    /// i.i.d. exponential workers (rate μ at load 1) of a straggler mixture
+    /// (`p_slow` = p, `slowdown` = F), whose slow or normal state holds for
+    /// the whole iteration, every mini-batch of a slow worker slow: the
+    /// groups of one worker above. Given m slow workers, the n − m normal
+    /// ones complete mini-batches as Poisson processes of rate μ and the m
+    /// slow ones of rate μ/F, so the K-batch strategies' K-th completion is
+    /// Gamma(K, (n − m)μ + mμ/F) (one Poisson stream, as in
+    /// [`super::iteration_law`]), and K-async's update interval is the K-th
+    /// smallest of n − m Exp(μ) and m Exp(μ/F) times (each worker's time
+    /// left is exponential at its own rate after every update, by
+    /// memorylessness given the states). `None` for other schemes and laws,
+    /// and for K-async on more than [`MAX_CLASS_LAW_N`] workers or more
+    /// work than [`MAX_GROUP_LAW_WORK`].
+    pub fn slow_workers(dist: &Dist, model: &LoadModel, scheme: &Scheme) -> Option<Self> {
+        let (p, slowdown) = dist.stragglers()?;
+        if dist.groups().is_some() || !(p > 0.0 && p < 1.0 && slowdown > 1.0) {
+            return None;
+        }
+        let rate = memoryless(&Dist::checked(dist.base()).ok()?, model)?;
+        let (k, batch) = match scheme.strategy() {
+            Some(Strategy::KBatchSync { k }) => (k, true),
+            Some(Strategy::Async { k, batch }) => (k, batch),
+            _ => return None,
+        };
+        let n = scheme.n();
+        let weights = weights(n, Groups { size: 1, p, slowdown });
+        if !batch && (n > MAX_CLASS_LAW_N || weights.len().saturating_mul(n) > MAX_GROUP_LAW_WORK) {
+            return None;
+        }
+        let (normal, slow) = (Dist::exp(rate).ok()?, Dist::exp(rate / slowdown).ok()?);
+        let k_of_n = Scheme::with_tolerance(SchemeKind::Ignore, n, n - k).ok()?;
+        let terms = weights
+            .into_iter()
+            .map(|(m, w)| {
+                let law = if batch {
+                    ComputationLaw::Iid(IterationLaw {
+                        worker: WorkerLaw::Gamma {
+                            shape: k as f64,
+                            rate: (n - m) as f64 * rate + m as f64 * rate / slowdown,
+                            shift: 0.0,
+                            slow: None,
+                        },
+                        order: Order::KOfN { n: 1, k: 1 },
+                        scale: 1.0,
+                        offset: 0.0,
+                        deadline: None,
+                    })
+                } else if m == 0 || m == n {
+                    let one = if m == 0 { normal } else { slow };
+                    ComputationLaw::Iid(iteration_law(&one, &LoadModel::Fixed, &k_of_n)?)
+                } else {
+                    let workers = Workers::Classes {
+                        classes: vec![(n - m, normal), (m, slow)],
+                        shuffle: false,
+                    };
+                    ComputationLaw::Classes(ClassLaw::new(&workers, &LoadModel::Fixed, &k_of_n, false)?)
+                };
+                Some((w, law))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self {
+            terms,
+            mean_infinite: false,
+        })
     }
 
     /// P(T ≤ t).

@@ -34,7 +34,18 @@ use super::worker::{Order, WorkerLaw};
 pub(crate) fn closed_form(worker: &WorkerLaw, order: &Order) -> Option<f64> {
     let d = match (*worker, *order) {
         // One Gamma variable (k-batch-sync): shift + ℓ/μ.
-        (WorkerLaw::Gamma { shape, rate, shift }, Order::KOfN { n: 1, k: 1 }) => return Some(shift + shape / rate),
+        (
+            WorkerLaw::Gamma {
+                shape,
+                rate,
+                shift,
+                slow,
+            },
+            Order::KOfN { n: 1, k: 1 },
+        ) => {
+            let factor = slow.map_or(1.0, |(p, slowdown)| 1.0 - p + p * slowdown);
+            return Some(factor * (shift + shape / rate));
+        }
         (WorkerLaw::Gamma { .. }, _) => return None,
         (WorkerLaw::Dist(d), _) => d,
     };

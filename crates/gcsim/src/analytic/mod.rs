@@ -21,11 +21,20 @@
 //! of rate μ, so all n together are one of rate nμ and the K-th completion
 //! is Gamma(K, nμ), of mean K/(nμ).
 //!
+//! A straggler's slow state belongs to the worker for the whole iteration
+//! and slows every draw it makes. Under `additive` a worker of ℓ units is
+//! then `slowdown` times the sum of ℓ base draws with probability
+//! `p_slow`: `(1 − p)·F₀^{*ℓ}(x) + p·F₀^{*ℓ}(x/slowdown)` (see `worker.rs`),
+//! still i.i.d. across workers. The strategies' mini-batches of one
+//! worker share its state, so their laws mix over the number of slow
+//! workers ([`groups::GroupLaw::slow_workers`]).
+//!
 //! [`iteration_law`] returns `None` where no exact law is implemented:
-//! `additive` loads with a Pareto, log-normal or Weibull base, with a
-//! straggler mixture, or with a non-integer load ℓ (mds with k ∤ n); the
-//! speculative and multi-message timelines; k-batch-sync on other laws;
-//! and workers that slow down in groups, which are not independent.
+//! `additive` loads with a Pareto, log-normal or Weibull base, or with a
+//! non-integer load ℓ (mds with k ∤ n); the speculative, multi-message and
+//! partial timelines; k-batch-sync and the asynchronous strategies on
+//! other laws or with a straggler mixture (which [`groups`] takes); and
+//! workers that slow down in groups, which are not independent.
 //!
 //! Beside it, [`classes`] gives the law of independent workers of several
 //! laws (non-identical order statistics), and [`groups`] that of i.i.d.
@@ -69,8 +78,11 @@ pub struct IterationLaw {
 /// under `load_model`.
 ///
 /// `None` where the theory here gives no exact answer: `additive` loads with
-/// a Pareto, log-normal or Weibull base, with a straggler mixture (`p_slow` strictly between 0 and
-/// 1 and `slowdown` > 1), or with a non-integer load.
+/// a Pareto, log-normal or Weibull base, or with a non-integer load; the
+/// strategies other than K-batch-sync and the asynchronous ones on
+/// exponential workers without a straggler mixture (`p_slow` strictly
+/// between 0 and 1 and `slowdown` > 1), whose law with one is
+/// [`groups::GroupLaw::slow_workers`].
 pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Option<IterationLaw> {
     if dist.groups().is_some() {
         // The workers of a group are not independent.
@@ -91,14 +103,17 @@ pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Op
         LoadModel::Scaled => (WorkerLaw::Dist(dist), load, 0.0),
         LoadModel::Affine { unit_time } => (WorkerLaw::Dist(dist), 1.0, unit_time * load),
         LoadModel::Additive => {
-            if dist.stragglers().is_some() || load.fract() != 0.0 || load < 1.0 {
+            if load.fract() != 0.0 || load < 1.0 {
                 return None;
             }
             let (shift, rate) = dist.base().shifted_exponential()?;
+            // A slow worker is slow for all its ℓ units: its sum is
+            // `slowdown` times a normal worker's.
             let worker = WorkerLaw::Gamma {
                 shape: load,
                 rate,
                 shift: load * shift,
+                slow: dist.stragglers(),
             };
             (worker, 1.0, 0.0)
         }
@@ -136,6 +151,7 @@ fn k_batch_sync(dist: &Dist, load_model: &LoadModel, n: usize, k: usize) -> Opti
             shape: k as f64,
             rate: n as f64 * rate,
             shift: 0.0,
+            slow: None,
         },
         order: Order::KOfN { n: 1, k: 1 },
         scale: 1.0,
@@ -190,7 +206,7 @@ pub fn staleness(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Option
 
 /// The rate μ where a gradient of load 1 takes an Exp(μ) time: every worker
 /// computes a memoryless stream of them.
-fn memoryless(dist: &Dist, load_model: &LoadModel) -> Option<f64> {
+pub(super) fn memoryless(dist: &Dist, load_model: &LoadModel) -> Option<f64> {
     let one_draw = match *load_model {
         LoadModel::Fixed | LoadModel::Scaled | LoadModel::Additive => true,
         LoadModel::Affine { unit_time } => unit_time == 0.0,

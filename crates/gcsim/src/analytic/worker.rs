@@ -5,7 +5,11 @@
 //! - a draw of the base [`Dist`] (loads `fixed`: a = 1; `scaled`: a = ℓ;
 //!   `affine`: b = c·ℓ);
 //! - `ℓ·shift + Gamma(ℓ, μ)`, the sum of ℓ shifted-exponential units
-//!   (`additive` with integer ℓ).
+//!   (`additive` with integer ℓ); with a straggler mixture the worker's
+//!   state holds for all ℓ units, so a slow worker's sum is `slowdown`
+//!   times the normal one: `F(y) = (1 − p)·F₀(y) + p·F₀(y/slowdown)` with F₀
+//!   the ℓ-fold convolution of the base law (not the ℓ-fold convolution of
+//!   the mixture).
 //!
 //! The recovery rule then sees n i.i.d. copies of Y with CDF F and survival
 //! S (David & Nagaraja 2003, §2.1; Tandon et al. 2017, §4.1 for the groups):
@@ -23,7 +27,9 @@ use super::binomial;
 pub(crate) enum WorkerLaw {
     /// A draw of the base distribution.
     Dist(Dist),
-    /// `shift + Gamma(shape, rate)`, shape a positive integer.
+    /// `shift + Gamma(shape, rate)`, shape a positive integer, the whole
+    /// sum `slowdown` times longer with probability `p` where `slow` is
+    /// `Some((p, slowdown))`.
     Gamma {
         /// Number of exponential units ℓ.
         shape: f64,
@@ -31,6 +37,8 @@ pub(crate) enum WorkerLaw {
         rate: f64,
         /// ℓ times the unit shift.
         shift: f64,
+        /// The worker's straggler state `(p_slow, slowdown)`, if any.
+        slow: Option<(f64, f64)>,
     },
 }
 
@@ -58,12 +66,30 @@ impl WorkerLaw {
                 };
                 (f, d.sf(y))
             }
-            WorkerLaw::Gamma { shape, rate, shift } => {
-                let x = rate * (y - shift);
-                if x == f64::INFINITY {
-                    return (1.0, 0.0);
+            WorkerLaw::Gamma {
+                shape,
+                rate,
+                shift,
+                slow,
+            } => {
+                let normal = |y: f64| {
+                    let x = rate * (y - shift);
+                    if x <= 0.0 {
+                        (0.0, 1.0)
+                    } else if x == f64::INFINITY {
+                        (1.0, 0.0)
+                    } else {
+                        (gamma_lr(shape, x), gamma_ur(shape, x))
+                    }
+                };
+                let (f, s) = normal(y);
+                match slow {
+                    None => (f, s),
+                    Some((p, slowdown)) => {
+                        let (fs, ss) = normal(y / slowdown);
+                        ((1.0 - p) * f + p * fs, (1.0 - p) * s + p * ss)
+                    }
                 }
-                (gamma_lr(shape, x), gamma_ur(shape, x))
             }
         }
     }
@@ -93,7 +119,7 @@ impl WorkerLaw {
     pub(crate) fn kinks(&self) -> Option<f64> {
         match self {
             WorkerLaw::Dist(d) => d.stragglers().map(|(_, slowdown)| slowdown * d.support_min()),
-            WorkerLaw::Gamma { .. } => None,
+            WorkerLaw::Gamma { shift, slow, .. } => slow.map(|(_, slowdown)| slowdown * shift),
         }
     }
 }

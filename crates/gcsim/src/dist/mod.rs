@@ -84,7 +84,7 @@ pub enum Base {
     },
 }
 
-/// A straggler mixture: with probability `p_slow` a draw is `slowdown` times slower.
+/// A straggler mixture: with probability `p_slow` a worker is slow for an iteration, every draw it makes `slowdown` times slower.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stragglers {
     p_slow: f64,
@@ -224,8 +224,8 @@ impl Dist {
         }
     }
 
-    /// Adds stragglers: with probability `p_slow` ∈ [0, 1] a draw is multiplied
-    /// by `slowdown` ≥ 1.
+    /// Adds stragglers: with probability `p_slow` ∈ [0, 1] a worker is slow for
+    /// an iteration, and each of its draws in it is multiplied by `slowdown` ≥ 1.
     pub fn with_stragglers(self, p_slow: f64, slowdown: f64) -> Result<Self, DistError> {
         check("p_slow", p_slow, (0.0..=1.0).contains(&p_slow), "a number in [0, 1]")?;
         check(
@@ -577,10 +577,10 @@ impl Base {
     }
 }
 
-/// One worker's time in one iteration, from the stationary law: the base
+/// One draw of a worker that draws once, from the stationary law: the base
 /// draw, then a uniform for its own state, then one for its group's (the
-/// engine draws a group's state once for all its workers; see
-/// `engine::trial`).
+/// engine draws each state once for all the draws of a worker's iteration
+/// and a group's once for all its workers; see `engine::trial`).
 impl Distribution<f64> for Dist {
     #[inline]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {

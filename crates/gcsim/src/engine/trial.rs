@@ -5,7 +5,10 @@
 //!
 //! - [`Sampling::Draws`], the general path: one draw per worker (per unit of
 //!   work under `additive`, unit-major: every worker's first unit, then every
-//!   worker's second, …), in worker order.
+//!   worker's second, …), in worker order. A worker of a straggler
+//!   mixture draws its slow or normal state first, once per iteration, and
+//!   every draw it makes in the iteration (units, mini-batches, copies) is
+//!   in that state (see `laws::stateful`).
 //! - [`Sampling::OrderStatistics`], for i.i.d. workers whose law is an
 //!   increasing function g of a standard exponential (exp: e/μ; shifted-exp:
 //!   shift + e/μ; Pareto: x_m·e^(e/α); Weibull: λ·e^(1/k), read from a table
@@ -199,8 +202,8 @@ pub struct TrialPlan {
     has_strategy: bool,
     /// Consecutive iterations per trial.
     iterations: u64,
-    /// Whether the workers carry a state (persistence, groups): then every
-    /// draw of a worker within an iteration is in its state.
+    /// Whether the workers carry a state (a straggler mixture, persistence,
+    /// groups): then every draw of a worker within an iteration is in its state.
     stateful: bool,
     /// A replayed trace's steps with their times sorted, step by step, where
     /// a trial's times are a whole step (n is the trace's workers): a k-of-n

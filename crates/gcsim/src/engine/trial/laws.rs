@@ -280,12 +280,17 @@ pub(super) trait OverLaw {
     }
 }
 
-/// Whether `workers` carry a state that every draw of an iteration keeps
-/// (see [`Dist::is_stateful`]).
+/// Whether `workers` carry a state that every draw of an iteration keeps:
+/// a straggler mixture that slows (0 < `p_slow`, `slowdown` > 1), whose
+/// slow or normal state belongs to the worker for the whole iteration and
+/// slows every draw it makes (its units of work, mini-batches, copies), or
+/// persistence and groups (see [`crate::dist::Dist::is_stateful`]). A law
+/// without one has no state: its draws are independent.
 pub(super) fn stateful(workers: &Workers) -> bool {
+    let law = |d: &crate::dist::Dist| d.is_stateful() || d.stragglers().is_some_and(|(p, f)| p > 0.0 && f > 1.0);
     match workers {
-        Workers::Iid(d) => d.is_stateful(),
-        Workers::Classes { classes, .. } => classes.iter().any(|(_, d)| d.is_stateful()),
+        Workers::Iid(d) => law(d),
+        Workers::Classes { classes, .. } => classes.iter().any(|(_, d)| law(d)),
         Workers::Trace(_) | Workers::Replay(_) => false,
     }
 }

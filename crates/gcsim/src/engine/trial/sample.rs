@@ -426,8 +426,16 @@ impl TrialPlan {
                 self.draw_states(rng, &mut scratch.carried, |_| dist);
                 let carried = &scratch.carried;
                 for unit in scratch.draws.chunks_exact_mut(n) {
-                    for (w, d) in unit.iter_mut().enumerate() {
-                        *d = carried.draw(dist, rng, w);
+                    if dist.groups().is_none() {
+                        // The own state alone (the common straggler
+                        // mixture): no group to look up per draw.
+                        for (d, &slow) in unit.iter_mut().zip(&carried.own) {
+                            *d = dist.sample_in_state(rng, slow);
+                        }
+                    } else {
+                        for (w, d) in unit.iter_mut().enumerate() {
+                            *d = carried.draw(dist, rng, w);
+                        }
                     }
                 }
             }

@@ -9,7 +9,8 @@
 //! same trial (common random numbers). What needs more draws (a copy's
 //! fresh time, the mini-batches after the first) takes them from a stream
 //! of its own, [`EXTRA_STREAM`], drawn from the law of the worker that runs
-//! them.
+//! them, in that worker's state for the iteration (a slow worker's copies
+//! and mini-batches are all slow).
 //!
 //! Results reach the master as every other message does: on a dedicated
 //! link each message arrives its sender's transfer time after it is done;

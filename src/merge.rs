@@ -152,7 +152,11 @@ impl TryFrom<MergeArgs> for MergeJob {
     type Error = anyhow::Error;
 
     fn try_from(args: MergeArgs) -> Result<Self> {
-        let mut files = shard_files(&args.files)?.into_iter();
+        let files = shard_files(&args.files)?;
+        for file in &files {
+            super::output::names::input("FILES", file)?;
+        }
+        let mut files = files.into_iter();
         let first = files.next().context("no shard files given")?;
         let (name, file) = read_shard(&first)?;
         let union = Union::new(&name, file)?;

@@ -153,7 +153,7 @@ impl TryFrom<Command> for Config {
             Command::Verify(args) => args.try_into().map(Config::Verify),
             Command::Scenario(args) => args.try_into().map(|j| Config::Scenario(Box::new(j))),
             // Dispatched on the first file's `format`.
-            Command::Merge(args) => match plan::shard::given(&args) {
+            Command::Merge(args) => match merge::record_files(&args).and_then(|_| plan::shard::given(&args)) {
                 Ok(true) => args.try_into().map(|j| Config::PlanMerge(Box::new(j))),
                 Ok(false) => args.try_into().map(|j| Config::Merge(Box::new(j))),
                 Err(e) => Err(e),

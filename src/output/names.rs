@@ -100,7 +100,9 @@ pub fn input(flag: impl Display, path: &Path) -> Result<()> {
 }
 
 /// Records `flag`'s output `path`; refuses it if another output or an input
-/// of the command is the same file.
+/// of the command is the same file. (One flag's outputs are not compared
+/// with each other: a flag may be checked twice, and the files of one
+/// `--out-dir` are named by the command itself.)
 pub fn output(flag: impl Display, path: &Path) -> Result<()> {
     record(&flag.to_string(), path, true)
 }
@@ -116,6 +118,7 @@ fn record(flag: &str, path: &Path, output: bool) -> Result<()> {
         n.borrow()
             .iter()
             .flatten()
+            .filter(|named| !(named.flag == flag && named.output == output))
             .find(|named| (output || named.output) && named.identity.same(&identity))
             .map(|named| (named.flag.clone(), named.output))
     });

@@ -54,7 +54,9 @@ seconds() {
 
 # old/new, or a bound when the old run hit the limit.
 ratio() {
-    case $1 in
+    case "$1/$2" in
+    ">"*/">"*) echo "-" ;;
+    */">"*) echo "<1" ;;
     ">"*) echo "$2" | awk -v l="$limit" '{ printf ">%.1f\n", l / $1 }' ;;
     *) echo "$1 $2" | awk '{ printf "%.1f\n", $1 / $2 }' ;;
     esac

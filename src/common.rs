@@ -305,6 +305,9 @@ impl ClusterArgs {
                 Some(u) if workers.is_measured() && u != TimeUnit::Seconds => workers.scaled(u.per_second())?,
                 _ => workers,
             };
+            if let Workers::Trace(t) | Workers::Replay(t) = &workers {
+                super::output::names::input(DIST, Path::new(t.file()))?;
+            }
             return Ok((n, workers));
         }
         if self.dist.is_some() {

@@ -113,6 +113,7 @@ impl TryFrom<FitArgs> for FitJob {
 
     fn try_from(args: FitArgs) -> Result<Self> {
         let output = Output::resolve(args.format, args.out.as_deref())?;
+        super::output::names::input("FILE", &args.file)?;
         let input = if load::names_load_column(&args.file) {
             Input::Loads(LoadTrace::from_file(&args.file)?)
         } else {

@@ -145,13 +145,15 @@ impl TryFrom<Command> for Config {
     /// [`UsageError`]. Sets the notes' `--quiet` switch first.
     fn try_from(command: Command) -> Result<Self> {
         notes::set_quiet(command.quiet());
+        // Every file the command reads or writes, while its flags are checked.
+        let _names = output::names::Registry::open();
         let config = match command {
             Command::Run(args) => (*args).try_into().map(|j| Config::Job(Box::new(j))),
             Command::Sweep(args) => (*args).try_into().map(|j| Config::Job(Box::new(j))),
             Command::Verify(args) => args.try_into().map(Config::Verify),
             Command::Scenario(args) => args.try_into().map(|j| Config::Scenario(Box::new(j))),
             // Dispatched on the first file's `format`.
-            Command::Merge(args) => match plan::shard::given(&args) {
+            Command::Merge(args) => match merge::record_files(&args).and_then(|_| plan::shard::given(&args)) {
                 Ok(true) => args.try_into().map(|j| Config::PlanMerge(Box::new(j))),
                 Ok(false) => args.try_into().map(|j| Config::Merge(Box::new(j))),
                 Err(e) => Err(e),
@@ -182,8 +184,13 @@ impl Config {
         }
     }
 
-    /// Does the work and writes the results.
+    /// Does the work and writes the results, every file moved into place
+    /// only once all are written (see [`output::transaction`]).
     pub fn execute(self) -> Result<Status> {
+        output::transaction(|| self.execute_now())
+    }
+
+    fn execute_now(self) -> Result<Status> {
         match self {
             Config::Job(job) => job.execute(),
             Config::Verify(job) => job.execute(),
@@ -401,6 +408,7 @@ pub fn custom_code(
     n: Option<usize>,
 ) -> anyhow::Result<Option<gcsim::codes::custom::CustomMatrix>> {
     let Some(path) = path else { return Ok(None) };
+    output::names::input(CODE, path)?;
     let m = gcsim::codes::custom::CustomMatrix::read(path)?;
     if let Some(n) = n
         && n != m.b.nrows()

@@ -129,6 +129,26 @@ pub(super) fn shard_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The files to merge (see [`shard_files`]), recorded as the command's
+/// inputs and `--out` as its output, so that a result cannot replace a
+/// shard it merges (see [`super::output::names`]); before any is read. A
+/// `--partial` merge may write one of its inputs: folding shards into an
+/// accumulating file (`merge --partial acc.json part-4.json --out
+/// acc.json`) is what it is for, and the inputs are read before anything
+/// is written.
+pub fn record_files(args: &MergeArgs) -> Result<Vec<PathBuf>> {
+    let files = shard_files(&args.files)?;
+    if !args.partial {
+        for file in &files {
+            super::output::names::input("FILES", file)?;
+        }
+        if let Some(out) = &args.out {
+            super::output::names::output(super::flags::OUT, out)?;
+        }
+    }
+    Ok(files)
+}
+
 /// Reads and parses one shard file.
 fn read_shard(path: &std::path::Path) -> Result<(String, ShardFile)> {
     let name = path.display().to_string();
@@ -152,7 +172,7 @@ impl TryFrom<MergeArgs> for MergeJob {
     type Error = anyhow::Error;
 
     fn try_from(args: MergeArgs) -> Result<Self> {
-        let mut files = shard_files(&args.files)?.into_iter();
+        let mut files = record_files(&args)?.into_iter();
         let first = files.next().context("no shard files given")?;
         let (name, file) = read_shard(&first)?;
         let union = Union::new(&name, file)?;

@@ -1,14 +1,21 @@
 //! Where results go. `--format` and `--out` become a format and a checked
-//! destination before any work starts; every file is written atomically (a
-//! temporary sibling renamed into place, so an interrupted write leaves any
-//! previous file as it was; see `atomic`), and no temporary file outlives
-//! the process (see [`temps`]); a result goes to its file or to stdout in
-//! its format through [`gcsim::export::write`].
+//! destination before any work starts (no two outputs of a command, nor an
+//! output and an input, one file: see [`names`]); every file is written
+//! atomically (a temporary sibling renamed into place, so an interrupted
+//! write leaves any previous file as it was; see `atomic`), all of a
+//! command's files are moved into place together once all are complete
+//! (see [`transaction`]), and no temporary file outlives the process (see
+//! [`temps`]); a result goes to its file or to stdout in its format through
+//! [`gcsim::export::write`].
 
 mod atomic;
+mod file;
+pub mod names;
 pub mod temps;
+mod transaction;
 
 pub use atomic::{AtomicFile, check, probe, write_atomically};
+pub use transaction::{current, keep, transaction};
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -140,6 +147,27 @@ impl Destination {
     /// Writes the file (see [`write_atomically`]).
     pub fn write(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
         write_atomically(&self.path, write)
+    }
+}
+
+/// Locks the directory `dir` of `flag` for this process alone (`flock` on
+/// the directory itself, so no lock file is left), or refuses at once if
+/// another process holds it: two runs writing one directory would leave one
+/// run's figures beside the other's data. The lock lasts while the returned
+/// file is open; the kernel drops it when the process ends, however it ends.
+/// A platform that cannot open a directory gets no lock.
+pub fn lock_dir(flag: impl std::fmt::Display, dir: &Path) -> Result<Option<std::fs::File>> {
+    let Ok(handle) = std::fs::File::open(dir) else {
+        return Ok(None);
+    };
+    match handle.try_lock() {
+        Ok(()) => Ok(Some(handle)),
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "{flag} {}: another gcsim run is writing there now; wait for it to finish or give another {flag}",
+            dir.display()
+        ),
+        // A file system without locks.
+        Err(std::fs::TryLockError::Error(_)) => Ok(None),
     }
 }
 

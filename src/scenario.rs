@@ -112,6 +112,10 @@ pub struct ScenarioJob {
     plans: Vec<(ScenarioPlan, super::plan::PlanJob)>,
     /// Whole, a shard of it, or the merge of the shards.
     mode: Mode,
+    /// The lock on `dir`, held until the files are in place (see
+    /// [`output::lock_dir`]); none for a shard, which writes its own part
+    /// beside the other shards' at the same time.
+    lock: Option<std::fs::File>,
 }
 
 /// What a scenario command does.
@@ -161,6 +165,7 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
     type Error = anyhow::Error;
 
     fn try_from(args: ScenarioArgs) -> Result<Self> {
+        output::names::input("FILE", &args.file)?;
         let scenario = Scenario::from_file(&args.file, args.trials)?;
         let dir = args.out_dir.join(&scenario.name);
         std::fs::create_dir_all(&dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;
@@ -193,6 +198,10 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
             (Some(shard), _) => Mode::Shard(shard, print),
             (None, true) => Mode::Merge(print),
             (None, false) => Mode::Whole,
+        };
+        let lock = match mode {
+            Mode::Shard(..) => None,
+            _ => output::lock_dir("--out-dir", &dir)?,
         };
         let report = if args.report {
             for file in REPORT_FILES {
@@ -228,6 +237,7 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
             report,
             plans,
             mode,
+            lock,
         })
     }
 }
@@ -244,7 +254,9 @@ impl ScenarioJob {
             mut report,
             plans,
             mode,
+            lock,
         } = self;
+        output::keep(Box::new(lock));
         let mut stdout = Stdout::lock();
         if let Some(d) = &scenario.description {
             writeln!(stdout, "# {}: {d}", scenario.name)?;
@@ -306,7 +318,9 @@ impl ScenarioJob {
             let markdown = dir.join(REPORT_FILES[0]);
             write_atomically(&markdown, |out| page.write_markdown(out))?;
             let html = dir.join(REPORT_FILES[1]);
-            write_atomically(&html, |out| page.write_html(&dir, out))?;
+            // The figures are still in their temporary files (see `output::current`).
+            let locate = |figure: &str| output::current(&dir.join(figure));
+            write_atomically(&html, |out| page.write_html(&locate, out))?;
             wrote(&mut stdout, &[markdown, html])?;
         }
         stdout.flush()?;

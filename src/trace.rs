@@ -147,6 +147,7 @@ impl TryFrom<TraceArgs> for TraceJob {
         if let Some(plot) = &args.plot {
             check_destination(plot)?;
         }
+        super::output::names::input("FILE", &file)?;
         let trace = Trace::from_file(&file)?;
         Ok(TraceJob::Analyse(Box::new(Analysis {
             trace,

@@ -22,7 +22,7 @@ use gcsim_figures::plot::loss::loss_chart;
 use super::common::ClusterArgs;
 use super::figure::{FigureOptions, PlotArgs, check_destination, draw_chart};
 use super::flags::named;
-use super::flags::{CURVES, OUT, PLOT, SCHEME};
+use super::flags::{CURVES, DATA, OUT, SCHEME};
 use super::job::Engine;
 use super::notes::note;
 use super::output::{self, Output, write_atomically};
@@ -209,18 +209,21 @@ impl TryFrom<TrainArgs> for TrainJob {
         let targets = Targets::new(args.target_loss, args.target_metric)?;
         let output = Output::resolve(args.format, args.out.as_deref())?
             .with_columns::<gcsim::train::summary::TrainRow>(&args.columns)?;
-        let files = [(OUT, &args.out), (CURVES, &args.curves), (PLOT, &args.plot)];
-        for (i, (a, x)) in files.iter().enumerate() {
-            for (b, y) in &files[i + 1..] {
-                if let (Some(x), Some(y)) = (x, y)
-                    && x == y
-                {
-                    anyhow::bail!("{a} and {b} both name {}; give each its own file", x.display());
-                }
-            }
-        }
         if let Some(path) = &args.curves {
+            let csv = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+            if !csv {
+                anyhow::bail!(
+                    "{CURVES} {}: the curves are written as CSV; give a .csv file",
+                    path.display()
+                );
+            }
             output::check(CURVES, path)?;
+        }
+        if let DataSource::File(path) = &args.data {
+            output::names::input(DATA, path)?;
         }
         let figure = args.figure.options(
             args.plot.as_deref(),

@@ -9,17 +9,16 @@
 //! device such as `/dev/null`, a FIFO, a terminal) is opened and written,
 //! since renaming over it would replace it with a regular file.
 
-use std::fs::{self, File, OpenOptions, Permissions};
+use std::fs::{self, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use tempfile::NamedTempFile;
 
+use super::file::{Temp, follow_links, parent};
+use super::names;
 use super::temps;
-
-/// How many symbolic links in a row are followed, as Linux's `MAXSYMLINKS`.
-const MAX_LINKS: usize = 40;
+use super::transaction::{self, Held};
 
 /// Where the bytes for a path go.
 #[derive(Debug)]
@@ -29,24 +28,6 @@ enum Target {
     Replace { path: PathBuf, mode: Option<Permissions> },
     /// Not a regular file: written in place.
     Direct(PathBuf),
-}
-
-/// The final target of `path`'s symbolic links (`path` itself if it is not
-/// one); a dangling link names the file to create.
-fn follow_links(path: &Path) -> io::Result<PathBuf> {
-    let mut path = path.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        match fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let to = fs::read_link(&path)?;
-                path = if to.is_absolute() { to } else { parent(&path).join(to) };
-            }
-            _ => return Ok(path),
-        }
-    }
-    Err(io::Error::other(format!(
-        "more than {MAX_LINKS} symbolic links in a row"
-    )))
 }
 
 impl Target {
@@ -68,24 +49,23 @@ impl Target {
     }
 }
 
-/// The directory `path` goes in (`.` for a bare file name).
-pub fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
-
 /// Checks, before any work, that `flag`'s file `path` can be written: a
 /// regular file (or a new one) in an existing directory that takes new files,
-/// or a writable device or FIFO. Removes stale temporaries from the
-/// directory (see [`temps::remove_stale`]). Every error names `flag` and `path`.
+/// or a writable device or FIFO; an existing file must be writable by this
+/// process, as a shell's `>` asks, though it is replaced rather than opened.
+/// Records it as the command's output (see [`names`]). Removes stale
+/// temporaries from the directory (see [`temps::remove_stale`]). Every
+/// error names `flag` and `path`.
 pub fn check(flag: impl std::fmt::Display, path: &Path) -> Result<()> {
     let shown = path.display();
     let target = Target::of(path).with_context(|| format!("{flag} {shown}"))?;
+    names::output(&flag, path)?;
     match target {
         Target::Direct(p) => writable(&p).with_context(|| format!("{flag} {shown}: cannot write")),
-        Target::Replace { path: p, .. } => {
+        Target::Replace { path: p, mode } => {
+            if mode.is_some() {
+                writable(&p).with_context(|| format!("{flag} {shown}: cannot write"))?;
+            }
             let dir = parent(&p);
             if dir.exists() && !dir.is_dir() {
                 bail!(
@@ -119,62 +99,6 @@ fn writable(path: &Path) -> io::Result<()> {
 #[cfg(not(unix))]
 fn writable(_path: &Path) -> io::Result<()> {
     Ok(())
-}
-
-/// A registered temporary file: removed when dropped, or by the signal
-/// thread (see [`temps`]), unless renamed into place.
-struct Temp {
-    file: Option<NamedTempFile>,
-}
-
-impl Temp {
-    /// A new `.gcsim-XXXXXX<suffix>` in `dir`, created with mode 0666 less
-    /// the umask, as any new file.
-    fn new(dir: &Path, suffix: &str) -> Result<Self> {
-        let mut live = temps::live();
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(temps::PREFIX).suffix(suffix);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(Permissions::from_mode(0o666));
-        }
-        let file = builder
-            .tempfile_in(dir)
-            .with_context(|| format!("cannot write in {}", dir.display()))?;
-        live.push(file.path().to_path_buf());
-        Ok(Self { file: Some(file) })
-    }
-
-    fn file(&self) -> &NamedTempFile {
-        self.file.as_ref().expect("present until persisted or dropped")
-    }
-
-    /// Renames the file to `path`, giving it `mode` first.
-    fn persist(mut self, path: &Path, mode: Option<Permissions>) -> io::Result<()> {
-        let mut live = temps::live();
-        let file = self.file.take().expect("present until persisted or dropped");
-        let tmp = file.path().to_path_buf();
-        let done = match mode {
-            Some(mode) => fs::set_permissions(&tmp, mode),
-            None => Ok(()),
-        }
-        .and_then(|()| file.persist(path).map(drop).map_err(|e| e.error));
-        // On failure `persist` has dropped, so removed, the file.
-        temps::forget(&mut live, &tmp);
-        done
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        if let Some(file) = self.file.take() {
-            let mut live = temps::live();
-            let tmp = file.path().to_path_buf();
-            drop(file);
-            temps::forget(&mut live, &tmp);
-        }
-    }
 }
 
 /// Fails now, not after the work, if no file can be created in `dir`; the
@@ -216,50 +140,66 @@ impl AtomicFile {
 
     /// Where the content goes until the commit.
     pub fn temp_path(&self) -> &Path {
-        self.tmp.file().path()
+        self.tmp.path()
     }
 
-    /// Syncs the content and renames it into place; a device or FIFO gets a
-    /// copy of it instead.
+    /// Syncs the content and renames it into place (a device or FIFO gets a
+    /// copy of it instead); inside a [`transaction`], at its end.
     pub fn commit(self) -> Result<()> {
         let fail = || format!("cannot write {}", self.path.display());
-        match self.target {
+        let held = match self.target {
             Target::Replace { path, mode } => {
-                self.tmp.file().as_file().sync_all().with_context(fail)?;
-                self.tmp.persist(&path, mode).with_context(fail)
+                self.tmp.sync().with_context(fail)?;
+                Held::Rename {
+                    tmp: self.tmp,
+                    path,
+                    mode,
+                }
             }
             Target::Direct(path) => {
-                let mut content = File::open(self.tmp.file().path()).with_context(fail)?;
-                write_direct(&path, |out| io::copy(&mut content, out).map(drop)).with_context(fail)
+                let bytes = fs::read(self.tmp.path()).with_context(fail)?;
+                Held::Direct { path, bytes }
             }
-        }
+        };
+        finish(held)
     }
 }
 
-/// Opens the existing non-regular file `path` and writes to it.
-fn write_direct(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-    let mut out = BufWriter::new(OpenOptions::new().write(true).open(path)?);
-    write(&mut out)?;
-    out.flush()
+/// Moves `held` into place now, or at the end of the transaction under way.
+fn finish(held: Held) -> Result<()> {
+    match transaction::hold(held) {
+        Some(now) => transaction::commit(vec![now]),
+        None => Ok(()),
+    }
 }
 
 /// Writes `path`: through a temporary file in its (final target's)
-/// directory, renamed into place only once complete, so that an interrupted
-/// write leaves any previous file; a device or FIFO is written directly.
+/// directory, renamed into place only once complete (inside a
+/// [`transaction`], once every file of the command is), so that an
+/// interrupted or failed command leaves any previous file; a device or FIFO
+/// gets the bytes written into it.
 pub fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
     let fail = || format!("cannot write {}", path.display());
     let target = Target::of(path).with_context(fail)?;
     let (path_final, mode) = match target {
-        Target::Direct(p) => return write_direct(&p, write).with_context(fail),
+        Target::Direct(p) => {
+            let mut bytes = Vec::new();
+            write(&mut bytes).with_context(fail)?;
+            return finish(Held::Direct { path: p, bytes });
+        }
         Target::Replace { path, mode } => (path, mode),
     };
     let mut tmp = Temp::new(parent(&path_final), temps::PARTIAL)?;
-    let file = tmp.file.as_mut().expect("just created").as_file_mut();
+    let file = tmp.file_mut();
     let mut out = BufWriter::new(&*file);
     write(&mut out).and_then(|()| out.flush()).with_context(fail)?;
     drop(out);
     file.sync_all().with_context(fail)?;
-    tmp.persist(&path_final, mode).with_context(fail)
+    finish(Held::Rename {
+        tmp,
+        path: path_final,
+        mode,
+    })
 }
 
 #[cfg(test)]

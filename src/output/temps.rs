@@ -10,13 +10,23 @@
 //! keeps its previous content) or already in place (kept).
 //!
 //! SIGKILL cannot be caught. Its leftovers are removed by a later run that
-//! writes to the same directory: [`remove_stale`] deletes gcsim's own
-//! temporaries there that were last modified over an hour ago, far longer
-//! than any write takes, so that a concurrent run's files are never touched.
+//! writes to the same directory: [`remove_stale`] deletes the files there
+//! named exactly as gcsim's temporaries that are older than the running
+//! process and whose lock it can take. Each temporary file holds an
+//! exclusive `flock` on itself for as long as it exists, and the kernel
+//! drops that lock when its process ends, however it ends; so a file whose
+//! lock is free belongs to a dead process, and a concurrent run's files are
+//! never touched. Where the file system has no locks, the file must also be
+//! over an hour old, far longer than any write takes.
+//!
+//! (`O_TMPFILE` with `linkat` would leave no name to clean, but a drawing
+//! backend writes its figure by path, and a nameless file cannot replace an
+//! existing one without a named step in between; the locked name works on
+//! every file system and platform.)
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime};
 
 /// Prefix of every temporary file's name.
@@ -25,8 +35,19 @@ pub const PREFIX: &str = ".gcsim-";
 /// The stem's ending after the random part: `.gcsim-XXXXXX.partial[.ext]`.
 pub const PARTIAL: &str = ".partial";
 
-/// Age past which a temporary file is another, dead run's leftover.
+/// Age past which a temporary file whose lock cannot be asked (a file
+/// system without locks) is another, dead run's leftover.
 pub const STALE_AFTER: Duration = Duration::from_secs(3600);
+
+/// When this process started (as gcsim measures it: at [`install`], or at
+/// the first question asked here).
+static STARTED: OnceLock<SystemTime> = OnceLock::new();
+
+/// When this process started: a temporary file made since may be a
+/// concurrent run's, made an instant before it took its lock.
+pub fn started() -> SystemTime {
+    *STARTED.get_or_init(SystemTime::now)
+}
 
 /// Paths of the temporary files that exist now.
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -53,6 +74,7 @@ pub fn remove_all(live: &mut Vec<PathBuf>) {
 /// SIGHUP and then exits with status 128 + the signal.
 #[cfg(unix)]
 pub fn install() -> std::io::Result<()> {
+    started();
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new()
@@ -72,6 +94,7 @@ pub fn install() -> std::io::Result<()> {
 /// No signals to catch on this platform.
 #[cfg(not(unix))]
 pub fn install() -> std::io::Result<()> {
+    started();
     Ok(())
 }
 
@@ -93,10 +116,11 @@ pub fn is_temp_name(name: &str) -> bool {
 
 /// Removes the temporary files in `dir` that a run ended by SIGKILL (or a
 /// crash) left: regular files named as [`is_temp_name`] says, last modified
-/// more than [`STALE_AFTER`] ago. Anything it cannot read or remove is left.
+/// before this process started, whose lock no live process holds (see the
+/// module's doc). Anything it cannot read, lock or remove is left.
 pub fn remove_stale(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else { return };
-    let now = SystemTime::now();
+    let started = started();
     for entry in entries.flatten() {
         let name = entry.file_name();
         if !name.to_str().is_some_and(is_temp_name) {
@@ -104,14 +128,27 @@ pub fn remove_stale(dir: &Path) {
         }
         // The entry's own metadata: a symbolic link is not followed.
         let Ok(meta) = entry.metadata() else { continue };
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > STALE_AFTER);
-        if meta.is_file() && old {
+        let Ok(modified) = meta.modified() else { continue };
+        if !meta.is_file() || modified >= started {
+            continue;
+        }
+        if is_dead(&entry.path(), modified) {
             let _ = fs::remove_file(entry.path());
         }
+    }
+}
+
+/// Whether the temporary file `path`, last modified at `modified`, was left
+/// by a process that has ended: its lock is free (or, without locks, it is
+/// older than [`STALE_AFTER`]).
+fn is_dead(path: &Path, modified: SystemTime) -> bool {
+    let Ok(file) = fs::File::open(path) else { return false };
+    match file.try_lock() {
+        Ok(()) => true,
+        Err(fs::TryLockError::WouldBlock) => false,
+        Err(fs::TryLockError::Error(_)) => SystemTime::now()
+            .duration_since(modified)
+            .is_ok_and(|age| age > STALE_AFTER),
     }
 }
 

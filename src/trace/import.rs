@@ -100,7 +100,17 @@ impl TryFrom<ImportArgs> for ImportJob {
 
     fn try_from(args: ImportArgs) -> Result<Self> {
         if let Some(out) = &args.out {
+            let csv = out
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+            if !csv {
+                bail!("--out {}: the trace is written as CSV; give a .csv file", out.display());
+            }
             output::check("--out", out)?;
+        }
+        for file in &args.files {
+            output::names::input("FILES", file)?;
         }
         let imported = match args.from {
             Source::Pytorch => {

@@ -143,10 +143,10 @@ fn a_signal_while_a_file_is_written_removes_the_temporary_file() {
     panic!("never signalled a run while its figure's temporary file existed");
 }
 
-/// A temporary file that a SIGKILLed run left (gcsim's name, over an hour
-/// old) is removed by the next run that writes into that directory; a
-/// recent one (perhaps another run's, still being written) and files of
-/// other names are kept.
+/// A temporary file that a SIGKILLed run left (gcsim's name, made before
+/// the run started, its lock free) is removed by the next run that writes
+/// into that directory, however recent; one whose lock a live process holds
+/// (another run's, still being written) and files of other names are kept.
 #[test]
 fn a_later_run_removes_stale_temporaries() {
     let dir = tempfile::tempdir().unwrap();
@@ -156,11 +156,17 @@ fn a_later_run_removes_stale_temporaries() {
         if old {
             f.set_modified(two_hours_ago).unwrap();
         }
+        f
     };
     make(".gcsim-Ab12Cd.partial", true);
     make(".gcsim-Ef34Gh.partial.png", true);
-    make(".gcsim-Ij56Kl.partial", false);
+    make(".gcsim-Mn78Op.partial", false);
+    let live = make(".gcsim-Ij56Kl.partial", false);
+    live.lock().unwrap();
+    let live_old = make(".gcsim-Qr90St.partial.svg", true);
+    live_old.lock().unwrap();
     make(".gcsim-notes.txt", true);
+    std::thread::sleep(Duration::from_millis(20));
     gcsim()
         .current_dir(dir.path())
         .args([
@@ -170,5 +176,8 @@ fn a_later_run_removes_stale_temporaries() {
         .success();
     let mut left = temporaries(dir.path());
     left.sort();
-    assert_eq!(left, vec![".gcsim-Ij56Kl.partial", ".gcsim-notes.txt"]);
+    assert_eq!(
+        left,
+        vec![".gcsim-Ij56Kl.partial", ".gcsim-Qr90St.partial.svg", ".gcsim-notes.txt"]
+    );
 }

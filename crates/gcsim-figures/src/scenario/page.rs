@@ -4,7 +4,7 @@
 //! well-formed XML (XHTML), every text escaped, so any XML parser reads it.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use gcsim::export::markup::write_markdown;
 
@@ -64,9 +64,10 @@ impl Page {
         Ok(())
     }
 
-    /// The page as self-contained XHTML: the figures in `dir` (PNG and SVG)
-    /// embedded as `data:` URIs; others (PDF) linked.
-    pub fn write_html(&self, dir: &Path, out: &mut dyn Write) -> io::Result<()> {
+    /// The page as self-contained XHTML: the figures (PNG and SVG), read
+    /// from where `locate` says each file name's content is, embedded as
+    /// `data:` URIs; others (PDF) linked.
+    pub fn write_html(&self, locate: &dyn Fn(&str) -> PathBuf, out: &mut dyn Write) -> io::Result<()> {
         let title = escape(&self.title);
         writeln!(out, "<!DOCTYPE html>")?;
         writeln!(out, "<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">")?;
@@ -88,7 +89,7 @@ impl Page {
             write_html_table(&section.cells, out)?;
             for figure in &section.figures {
                 let name = escape(figure);
-                match data_uri(&dir.join(figure))? {
+                match data_uri(&locate(figure))? {
                     Some(uri) => writeln!(
                         out,
                         "<figure><img src=\"{uri}\" alt=\"{name}\"/><figcaption>{name}</figcaption></figure>"

@@ -212,8 +212,14 @@ fn forward_backward(model: &Hmm, r: &[f64]) -> (Vec<f64>, Counts) {
     let mut ll = 0.0;
     for (t, &x) in r.iter().enumerate() {
         let l = model.ln_emission(x);
+        // The larger term is e⁰ = 1 exactly: one exponential, not two
+        // (both where m is not finite, so a NaN stays a NaN).
         let m = l[0].max(l[1]);
-        e[t] = [(l[0] - m).exp(), (l[1] - m).exp()];
+        e[t] = match (m.is_finite(), l[0] == m, l[1] == m) {
+            (true, true, _) => [1.0, (l[1] - m).exp()],
+            (true, _, true) => [(l[0] - m).exp(), 1.0],
+            _ => [(l[0] - m).exp(), (l[1] - m).exp()],
+        };
         ll += m;
     }
     let mut alpha = vec![[0.0; 2]; n];

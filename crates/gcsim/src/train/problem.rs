@@ -235,53 +235,91 @@ impl Objective {
 
     /// The smoothness constant L = c·λ_max(XᵀX/N) + λ of f on `data` (the
     /// training set; N = its rows), c = 1 for least squares and 1/4 for
-    /// logistic. λ_max by power iteration on the d×d matrix XᵀX/N from the
-    /// all-ones vector, until the residual ‖Av − θv‖ is below 10⁻¹⁰·θ or
-    /// after 1000 steps; the Rayleigh quotient θ never exceeds λ_max. Costs
-    /// N·d² for the matrix. 0 only when X = 0 and λ = 0.
+    /// logistic. λ_max by power iteration (see [`largest_eigenvalue`]) on the
+    /// smaller of the d×d matrix XᵀX/N and the N×N matrix XXᵀ/N, which have
+    /// the same nonzero eigenvalues: costs N·min(N, d)·max(N, d) for the
+    /// matrix and min(N, d)² a step, so 10 rows of 20,000 features need a
+    /// 10×10 matrix, not a 20,000×20,000 one. 0 only when X = 0 and λ = 0.
     pub fn smoothness(&self, data: &Dataset) -> f64 {
         let (n, d) = (data.rows(), data.d);
         if n == 0 || d == 0 {
             return self.l2;
         }
-        let mut gram = vec![0.0; d * d];
-        for i in 0..n {
-            let x = data.row(i);
-            for (j, &xj) in x.iter().enumerate() {
-                let row = &mut gram[j * d..j * d + j + 1];
-                for (g, &xk) in row.iter_mut().zip(x) {
-                    *g += xj * xk;
-                }
-            }
-        }
-        for j in 0..d {
-            for k in 0..=j {
-                gram[j * d + k] /= n as f64;
-                gram[k * d + j] = gram[j * d + k];
-            }
-        }
-        let mut v = vec![1.0 / (d as f64).sqrt(); d];
-        let mut av = vec![0.0; d];
-        let mut theta = 0.0;
-        for _ in 0..POWER_STEPS {
-            for (j, a) in av.iter_mut().enumerate() {
-                *a = dot(&gram[j * d..(j + 1) * d], &v);
-            }
-            theta = dot(&v, &av);
-            let norm = dot(&av, &av).sqrt();
-            if norm == 0.0 {
-                break;
-            }
-            let residual: f64 = av.iter().zip(&v).map(|(a, x)| (a - theta * x).powi(2)).sum();
-            for (x, a) in v.iter_mut().zip(&av) {
-                *x = a / norm;
-            }
-            if residual.sqrt() <= POWER_TOLERANCE * theta {
-                break;
-            }
-        }
-        self.problem.curvature() * theta + self.l2
+        let (gram, m) = if n < d {
+            (row_gram(data), n)
+        } else {
+            (column_gram(data), d)
+        };
+        self.problem.curvature() * largest_eigenvalue(&gram, m) + self.l2
     }
+}
+
+/// XᵀX/N (d×d, row-major) of `data`'s N rows.
+fn column_gram(data: &Dataset) -> Vec<f64> {
+    let (n, d) = (data.rows(), data.d);
+    let mut gram = vec![0.0; d * d];
+    for i in 0..n {
+        let x = data.row(i);
+        for (j, &xj) in x.iter().enumerate() {
+            let row = &mut gram[j * d..j * d + j + 1];
+            for (g, &xk) in row.iter_mut().zip(x) {
+                *g += xj * xk;
+            }
+        }
+    }
+    symmetrize(&mut gram, d, n);
+    gram
+}
+
+/// XXᵀ/N (N×N, row-major): the rows' inner products.
+fn row_gram(data: &Dataset) -> Vec<f64> {
+    let n = data.rows();
+    let mut gram = vec![0.0; n * n];
+    for j in 0..n {
+        for k in 0..=j {
+            gram[j * n + k] = dot(data.row(j), data.row(k));
+        }
+    }
+    symmetrize(&mut gram, n, n);
+    gram
+}
+
+/// Divides the lower triangle of the m×m `gram` by `rows` and mirrors it.
+fn symmetrize(gram: &mut [f64], m: usize, rows: usize) {
+    for j in 0..m {
+        for k in 0..=j {
+            gram[j * m + k] /= rows as f64;
+            gram[k * m + j] = gram[j * m + k];
+        }
+    }
+}
+
+/// The largest eigenvalue of the symmetric positive semi-definite m×m
+/// `gram` by power iteration from the all-ones vector, until the residual
+/// ‖Av − θv‖ is below 10⁻¹⁰·θ or after 1000 steps; the Rayleigh quotient θ
+/// never exceeds it.
+fn largest_eigenvalue(gram: &[f64], m: usize) -> f64 {
+    let mut v = vec![1.0 / (m as f64).sqrt(); m];
+    let mut av = vec![0.0; m];
+    let mut theta = 0.0;
+    for _ in 0..POWER_STEPS {
+        for (j, a) in av.iter_mut().enumerate() {
+            *a = dot(&gram[j * m..(j + 1) * m], &v);
+        }
+        theta = dot(&v, &av);
+        let norm = dot(&av, &av).sqrt();
+        if norm == 0.0 {
+            break;
+        }
+        let residual: f64 = av.iter().zip(&v).map(|(a, x)| (a - theta * x).powi(2)).sum();
+        for (x, a) in v.iter_mut().zip(&av) {
+            *x = a / norm;
+        }
+        if residual.sqrt() <= POWER_TOLERANCE * theta {
+            break;
+        }
+    }
+    theta
 }
 
 /// The test metric: the mean of (xᵀw − y)² for least squares, the share of

@@ -19,6 +19,7 @@ pub mod scenario;
 pub mod sweep;
 pub mod trace;
 pub mod train;
+pub mod train_shard;
 pub mod verify;
 
 use std::str::FromStr;
@@ -122,6 +123,7 @@ pub enum Config {
     Merge(Box<merge::MergeJob>),
     /// `merge` of `plan --shard` parts.
     PlanMerge(Box<plan::shard::PlanMergeJob>),
+    TrainMerge(Box<train_shard::TrainMergeJob>),
     /// `plan`.
     Plan(Box<plan::PlanJob>),
     /// `codes`.
@@ -153,9 +155,13 @@ impl TryFrom<Command> for Config {
             Command::Verify(args) => args.try_into().map(Config::Verify),
             Command::Scenario(args) => args.try_into().map(|j| Config::Scenario(Box::new(j))),
             // Dispatched on the first file's `format`.
-            Command::Merge(args) => match merge::record_files(&args).and_then(|_| plan::shard::given(&args)) {
-                Ok(true) => args.try_into().map(|j| Config::PlanMerge(Box::new(j))),
-                Ok(false) => args.try_into().map(|j| Config::Merge(Box::new(j))),
+            Command::Merge(args) => match merge::record_files(&args).and_then(|_| train_shard::given(&args)) {
+                Ok(true) => args.try_into().map(|j| Config::TrainMerge(Box::new(j))),
+                Ok(false) => match plan::shard::given(&args) {
+                    Ok(true) => args.try_into().map(|j| Config::PlanMerge(Box::new(j))),
+                    Ok(false) => args.try_into().map(|j| Config::Merge(Box::new(j))),
+                    Err(e) => Err(e),
+                },
                 Err(e) => Err(e),
             },
             Command::Plan(args) => (*args).try_into().map(|j| Config::Plan(Box::new(j))),
@@ -197,6 +203,7 @@ impl Config {
             Config::Scenario(job) => job.execute(),
             Config::Merge(job) => job.execute(),
             Config::PlanMerge(job) => job.execute(),
+            Config::TrainMerge(job) => job.execute(),
             Config::Plan(job) => job.execute(),
             Config::Codes(job) => job.execute(),
             Config::Fit(job) => job.execute(),

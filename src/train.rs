@@ -9,6 +9,7 @@ use clap::Args;
 use gcsim::engine::Progress;
 use gcsim::export::Format;
 use gcsim::param::Param;
+use gcsim::shard::ShardId;
 use gcsim::study::Study;
 use gcsim::sweep::Expanded;
 use gcsim::train::data::DataSource;
@@ -172,6 +173,13 @@ pub struct TrainArgs {
     /// skipped); warnings and errors are still printed.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Train only the I-th of K contiguous parts of the repeats and write
+    /// them to --out FILE.json; `gcsim merge` of the K files writes what
+    /// train without --shard writes, byte for byte. `slurm` takes I and K
+    /// from a Slurm job array's task. Example: --shard 2/4 --out part2.json
+    #[arg(long, value_name = "I/K", value_parser = super::common::parse_shard, allow_hyphen_values = true)]
+    pub shard: Option<ShardId>,
 }
 
 /// Iterations of a training run: 1 to [`MAX_TRAIN_ITERATIONS`].
@@ -195,6 +203,8 @@ pub struct TrainJob {
     plot: Option<PathBuf>,
     figure: FigureOptions,
     engine: Engine,
+    /// With `--shard I/K`: which repeats to train, to a partial result.
+    shard: Option<ShardId>,
 }
 
 impl TryFrom<TrainArgs> for TrainJob {
@@ -207,8 +217,11 @@ impl TryFrom<TrainArgs> for TrainJob {
         let custom = grid.custom(args.n)?;
         let (n, workers) = cluster.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
         let targets = Targets::new(args.target_loss, args.target_metric)?;
-        let output = Output::resolve(args.format, args.out.as_deref())?
-            .with_columns::<gcsim::train::summary::TrainRow>(&args.columns)?;
+        let output = match args.shard {
+            Some(shard) => super::train_shard::shard_output(&args, shard)?,
+            None => Output::resolve(args.format, args.out.as_deref())?
+                .with_columns::<gcsim::train::summary::TrainRow>(&args.columns)?,
+        };
         if let Some(path) = &args.curves {
             let csv = path
                 .extension()
@@ -276,6 +289,7 @@ impl TryFrom<TrainArgs> for TrainJob {
                 threads: args.threads,
                 quiet: args.quiet,
             },
+            shard: args.shard,
         })
     }
 }
@@ -283,6 +297,17 @@ impl TryFrom<TrainArgs> for TrainJob {
 impl TrainJob {
     /// Trains every configuration, writes the result, the curves and the figure.
     pub fn execute(self) -> Result<Status> {
+        if let Some(shard) = self.shard {
+            let trainer = Trainer::new(&self.study, &self.setup)?;
+            return super::train_shard::write_shard(
+                &self.study,
+                &trainer,
+                &self.config,
+                &self.output,
+                self.engine,
+                shard,
+            );
+        }
         let (report, trained) = train(
             &self.study,
             &self.setup,
@@ -326,8 +351,22 @@ pub(super) fn train(
     bar.pass(1, study.trials());
     let trained = engine.pool()?.install(|| trainer.run(&|done| bar.advance(done)));
     bar.finish();
-    let rows = summary::rows(&trained, setup.problem, targets);
-    let verdict = summary::verdict(&trained, &rows, setup.problem, targets);
+    let report = summarise(&trained, setup.problem, targets, config, (context, step));
+    Ok((report, trained))
+}
+
+/// The report of every configuration's runs, `trained` towards `targets`;
+/// warns of configurations whose runs diverged or stalled, each line after
+/// `context`, naming the step `step`.
+pub(super) fn summarise(
+    trained: &[Trained],
+    problem: Problem,
+    targets: &Targets,
+    config: TrainConfig,
+    (context, step): (&str, &str),
+) -> TrainReport {
+    let rows = summary::rows(trained, problem, targets);
+    let verdict = summary::verdict(trained, &rows, problem, targets);
     let report = TrainReport { config, rows, verdict };
     for r in report.rows.iter().filter(|r| r.diverged > 0.0) {
         eprintln!(
@@ -343,5 +382,5 @@ pub(super) fn train(
             gcsim::export::short(r.stalled, &gcsim::export::Digits::TABLE)
         );
     }
-    Ok((report, trained))
+    report
 }

@@ -43,6 +43,7 @@ mod trace;
 mod trace_import;
 mod trace_intervals;
 mod train;
+mod train_shards;
 mod train_updates;
 mod value_stability;
 mod verify;

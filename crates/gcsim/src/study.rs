@@ -128,8 +128,33 @@ impl Study {
                 draws: per_trial,
             });
         }
+        study.check_messages()?;
         study.check_work()?;
         Ok(study)
+    }
+
+    /// The messages of one trial within [`MAX_DRAWS_PER_TRIAL`]: the
+    /// strategies that send several per worker hold every message's times
+    /// (some 50 bytes) per thread, so multi-message at n = 10000, s = 9900
+    /// (99 million messages) needed gigabytes and aborted.
+    fn check_messages(&self) -> Result<(), StudyError> {
+        let per_worker = |s: &Scheme| match s.strategy() {
+            Some(Strategy::MultiMessage { s }) => s as u64 + 1,
+            Some(Strategy::Partial { .. }) => 2,
+            _ => 1,
+        };
+        let Some(most) = self.schemes.iter().max_by_key(|s| per_worker(s)) else {
+            return Ok(());
+        };
+        let messages = (self.n as u64).saturating_mul(per_worker(most));
+        if messages > MAX_DRAWS_PER_TRIAL {
+            return Err(StudyError::TooManyMessages {
+                scheme: most.to_string(),
+                n: self.n,
+                messages,
+            });
+        }
+        Ok(())
     }
 
     /// The whole study's draws within [`MAX_TOTAL_DRAWS`] (which also keeps

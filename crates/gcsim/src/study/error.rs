@@ -29,6 +29,15 @@ pub enum StudyError {
         /// Draws per trial.
         draws: u64,
     },
+    /// The messages of one trial would not fit in memory.
+    TooManyMessages {
+        /// The scheme that sends the most.
+        scheme: String,
+        /// The number of workers.
+        n: usize,
+        /// Messages per trial.
+        messages: u64,
+    },
     /// Worker classes that do not add up to n.
     ClassCount {
         /// Sum of the class counts.
@@ -84,6 +93,11 @@ impl Described for StudyError {
             StudyError::TooManyWorkers(n) => format!(
                 "{} {n} is more than the limit of {MAX_DRAWS_PER_TRIAL} workers (one draw each per trial); use a smaller {}",
                 name(P::N),
+                name(P::N)
+            ),
+            StudyError::TooManyMessages { scheme, n, messages } => format!(
+                "{scheme} on n={n} workers sends {messages} messages per trial, more than the limit of {MAX_DRAWS_PER_TRIAL} (about 50 bytes each, held per thread); use a smaller {} or {}",
+                name(P::S),
                 name(P::N)
             ),
             StudyError::TrialTooLarge { load, n, draws } => format!(

@@ -277,12 +277,31 @@ impl Study {
             (Decoder::Threshold, Some(_)) => Err(StudyError::GeneratorWithoutRank),
             (Decoder::Threshold, None) => Ok(()),
             (Decoder::Rank, _) => {
+                self.check_rank_acts()?;
                 for s in self.schemes.iter().chain(std::iter::once(&self.baseline())) {
                     self.code(s).map_err(StudyError::Code)?;
                 }
                 Ok(())
             }
         }
+    }
+
+    /// The rank decoder and a generator each act on some scheme: a flag
+    /// that changes nothing would label rows with what did not happen.
+    /// The rank decoder decodes the exact one-message schemes (and a custom
+    /// code, always); a generator chooses the code of comm-efficient and mds.
+    fn check_rank_acts(&self) -> Result<(), StudyError> {
+        if let Some(s) = self
+            .schemes
+            .iter()
+            .find(|s| !s.rank_decoded() && !self.decodes_by_code(s))
+        {
+            return Err(StudyError::RankDoesNotAct(s.kind()));
+        }
+        if self.generator.is_some() && !self.schemes.iter().any(|s| s.kind().facts().generator) {
+            return Err(StudyError::GeneratorDoesNotAct(self.schemes[0].kind()));
+        }
+        Ok(())
     }
 
     /// The real code of `scheme` that the rank decoder uses: the study's

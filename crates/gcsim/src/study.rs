@@ -133,30 +133,6 @@ impl Study {
         Ok(study)
     }
 
-    /// The messages of one trial within [`MAX_DRAWS_PER_TRIAL`]: the
-    /// strategies that send several per worker hold every message's times
-    /// (some 50 bytes) per thread, so multi-message at n = 10000, s = 9900
-    /// (99 million messages) needed gigabytes and aborted.
-    fn check_messages(&self) -> Result<(), StudyError> {
-        let per_worker = |s: &Scheme| match s.strategy() {
-            Some(Strategy::MultiMessage { s }) => s as u64 + 1,
-            Some(Strategy::Partial { .. }) => 2,
-            _ => 1,
-        };
-        let Some(most) = self.schemes.iter().max_by_key(|s| per_worker(s)) else {
-            return Ok(());
-        };
-        let messages = (self.n as u64).saturating_mul(per_worker(most));
-        if messages > MAX_DRAWS_PER_TRIAL {
-            return Err(StudyError::TooManyMessages {
-                scheme: most.to_string(),
-                n: self.n,
-                messages,
-            });
-        }
-        Ok(())
-    }
-
     /// The whole study's draws within [`MAX_TOTAL_DRAWS`] (which also keeps
     /// trials × iterations, the streams' index, far from overflow).
     fn check_work(&self) -> Result<(), StudyError> {
@@ -269,6 +245,7 @@ impl Study {
                             s.d().unwrap_or(0)
                         )));
                     }
+                    Self::check_decodable(m, s)?;
                 }
             }
             None => {}
@@ -284,24 +261,6 @@ impl Study {
                 Ok(())
             }
         }
-    }
-
-    /// The rank decoder and a generator each act on some scheme: a flag
-    /// that changes nothing would label rows with what did not happen.
-    /// The rank decoder decodes the exact one-message schemes (and a custom
-    /// code, always); a generator chooses the code of comm-efficient and mds.
-    fn check_rank_acts(&self) -> Result<(), StudyError> {
-        if let Some(s) = self
-            .schemes
-            .iter()
-            .find(|s| !s.rank_decoded() && !self.decodes_by_code(s))
-        {
-            return Err(StudyError::RankDoesNotAct(s.kind()));
-        }
-        if self.generator.is_some() && !self.schemes.iter().any(|s| s.kind().facts().generator) {
-            return Err(StudyError::GeneratorDoesNotAct(self.schemes[0].kind()));
-        }
-        Ok(())
     }
 
     /// The real code of `scheme` that the rank decoder uses: the study's
@@ -557,6 +516,7 @@ impl Study {
     }
 }
 
+mod checks;
 mod error;
 mod record;
 

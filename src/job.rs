@@ -225,6 +225,7 @@ pub fn finish_report(mut rows: Vec<Row>, mut config: RunConfig) -> Report {
         }
     }
     config.warnings.extend(report::infinite_mean_warnings(&rows));
+    config.warnings.extend(report::interval_warnings(&rows));
     for warning in &config.warnings {
         eprintln!("warning: {warning}");
     }

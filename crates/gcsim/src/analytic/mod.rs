@@ -36,7 +36,7 @@
 //! J ~ Binomial(⌊n/G⌋, P) and B ~ Bernoulli(P) for a last group of
 //! r = n mod G workers.
 
-mod binomial;
+pub(crate) mod binomial;
 pub mod classes;
 pub mod groups;
 mod mean;

@@ -98,8 +98,9 @@ pub struct TrainArgs {
     #[arg(long, value_name = "NAME")]
     pub target: Option<String>,
 
-    /// The share of rows held out for the test metric, 0 <= F < 1 (a fixed split by --seed).
-    #[arg(long, default_value_t = 0.2, value_name = "F", value_parser = number("a number from 0 to below 1, e.g. 0.2"), allow_hyphen_values = true)]
+    /// The share of rows held out for the test metric, 0 < F < 1, at least
+    /// one row (a fixed split by --seed).
+    #[arg(long, default_value_t = 0.2, value_name = "F", value_parser = number("a number above 0 and below 1, e.g. 0.2"), allow_hyphen_values = true)]
     pub test_fraction: f64,
 
     /// L2 regularisation λ >= 0 of the training objective.

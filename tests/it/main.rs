@@ -24,6 +24,7 @@ mod fit_load;
 mod flags_act;
 mod groups;
 mod guide;
+mod hostile_inputs;
 mod matmul;
 mod merge_partial;
 mod partial;

@@ -86,8 +86,12 @@ impl<R: std::io::Read> std::io::Read for LineLimit<R> {
 /// A trace file's name as errors give it, and its bytes.
 pub fn read_trace(path: &Path) -> Result<(String, Vec<u8>), TraceFileError> {
     let file = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => Ok((file, bytes)),
+    // Through [`LineLimit`]: a file without newlines (`/dev/zero`) is
+    // refused at its first megabyte rather than read until memory runs out.
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| std::io::Read::read_to_end(&mut LineLimit::new(f), &mut bytes));
+    match read {
+        Ok(_) => Ok((file, bytes)),
         Err(e) => Err(TraceFileError::Read {
             file,
             reason: e.to_string(),

@@ -25,10 +25,12 @@
 //! the theory share one definition of every law (the rand_distr template:
 //! private fields, `new` returning `Result`).
 
+mod bounds;
 mod hazard;
 mod normal;
 mod parse;
 
+use bounds::{SCALE_RANGE, in_scale};
 pub use hazard::{HazardQuantile, MAX_ERLANG_SHAPE, MAX_TABLE_SIGMA};
 pub use normal::normal_of_exponential;
 pub use parse::DistError;
@@ -140,33 +142,6 @@ pub fn next_state(p: f64, rho: f64, previous: Option<bool>, u: f64) -> bool {
 /// gave std_err 0, near 1e154 none); such a law is in the wrong time unit.
 pub(crate) const MAX_SCALE: f64 = 1e100;
 
-/// What a time-scale parameter accepts.
-const SCALE_RANGE: &str = "a number from 1e-100 to 1e100 (rescale the time unit for values outside)";
-
-/// The smallest Pareto tail index: at 0.1 the 0.999 quantile is
-/// 500^(1/0.1) ≈ 1e27 times the median, the spread lognormal's `sigma <= 20`
-/// allows (e^(20·3.09) ≈ 1e27), and at the largest scale (1e100) the p999
-/// of the slowest of 2^24 workers, scale·(1.7e10)^10 ≈ 1e202, stays finite
-/// (below 0.03 every percentile of 1000 workers was inf).
-pub(crate) const MIN_PARETO_SHAPE: f64 = 0.1;
-/// What a Pareto `shape` accepts.
-const PARETO_SHAPE_RANGE: &str = "a number from 0.1 to 1e100 (below 0.1 the 0.999 quantile is more than 1e27 times the median; percentiles overflow)";
-
-/// The smallest Weibull shape: at 0.05 the 0.999 quantile is 10^20 times
-/// the median, the mean Γ(21) ≈ 2.4e18 and the second moment
-/// Γ(41) ≈ 8e47 times the scale (squared), so at the largest scale (1e100)
-/// the mean, the squares behind standard errors (≈ 1e248) and the slowest
-/// of 2^24 workers (scale·23.5^20 ≈ 1e127) stay finite; at 0.02 the
-/// standard error overflowed, and below 1/171 Γ(1 + 1/k) itself does.
-pub(crate) const MIN_WEIBULL_SHAPE: f64 = 0.05;
-/// What a Weibull `shape` accepts.
-const WEIBULL_SHAPE_RANGE: &str =
-    "a number from 0.05 to 1e100 (below 0.05 the 0.999 quantile is more than 1e20 times the median; moments overflow)";
-
-fn in_scale(x: f64) -> bool {
-    (1.0 / MAX_SCALE..=MAX_SCALE).contains(&x)
-}
-
 fn check(key: &'static str, value: f64, ok: bool, accepted: &'static str) -> Result<(), DistError> {
     if value.is_finite() && ok {
         Ok(())
@@ -194,16 +169,10 @@ impl Dist {
         Ok(Self::from_base(Base::ShiftedExp { shift, rate }))
     }
 
-    /// Pareto type I with minimum `scale` > 0 and tail index `shape` in
-    /// [[`MIN_PARETO_SHAPE`], 1e100].
+    /// Pareto type I with minimum `scale` > 0 and tail index `shape` (see [`bounds`]).
     pub fn pareto(scale: f64, shape: f64) -> Result<Self, DistError> {
         check("scale", scale, in_scale(scale), SCALE_RANGE)?;
-        check(
-            "shape",
-            shape,
-            (MIN_PARETO_SHAPE..=MAX_SCALE).contains(&shape),
-            PARETO_SHAPE_RANGE,
-        )?;
+        check("shape", shape, bounds::pareto_shape(shape), bounds::PARETO_SHAPE_RANGE)?;
         Ok(Self::from_base(Base::Pareto { scale, shape }))
     }
 
@@ -222,15 +191,14 @@ impl Dist {
         Ok(Self::from_base(Base::LogNormal { mu, sigma }))
     }
 
-    /// Weibull with `P(X > x) = exp(−(x/scale)^shape)`, `scale` > 0, `shape`
-    /// in [[`MIN_WEIBULL_SHAPE`], 1e100].
+    /// Weibull with `P(X > x) = exp(−(x/scale)^shape)`, `scale` > 0, `shape` (see [`bounds`]).
     pub fn weibull(scale: f64, shape: f64) -> Result<Self, DistError> {
         check("scale", scale, in_scale(scale), SCALE_RANGE)?;
         check(
             "shape",
             shape,
-            (MIN_WEIBULL_SHAPE..=MAX_SCALE).contains(&shape),
-            WEIBULL_SHAPE_RANGE,
+            bounds::weibull_shape(shape),
+            bounds::WEIBULL_SHAPE_RANGE,
         )?;
         Ok(Self::from_base(Base::Weibull { scale, shape }))
     }

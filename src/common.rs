@@ -17,6 +17,7 @@ use gcsim::study::{MAX_TOTAL_DRAWS, Study};
 use gcsim::units::TimeUnit;
 use gcsim::workers::{self, Workers};
 
+use super::PRICE_RANGE;
 use super::figure::Figure;
 use super::flags::{
     ANALYTIC, DECODER, DIST, FORMAT, GPU_HOUR_PRICE, ITERATIONS_PER_RUN, N, OUT, SHARD, SHUFFLE_PLACEMENT, TIME_UNIT,
@@ -77,7 +78,7 @@ pub struct ClusterArgs {
     /// Time one worker needs to send one full gradient to the master; a
     /// message of size `message` (1/m for comm-efficient) takes TAU × message.
     /// Example: --comm-time 0.5
-    #[arg(long, value_name = "TAU", allow_negative_numbers = true)]
+    #[arg(long, value_name = "TAU", value_parser = super::number(super::TIME_RANGE), allow_hyphen_values = true)]
     pub comm_time: Option<f64>,
 
     /// Draw each message's full-gradient transfer time from DIST instead of
@@ -111,7 +112,7 @@ pub struct ClusterArgs {
     pub generator: Option<gcsim::codes::Generator>,
 
     /// Time the master spends decoding once it can, added to every iteration.
-    #[arg(long, default_value_t = 0.0, value_name = "D", allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, value_name = "D", value_parser = super::number(super::TIME_RANGE), allow_hyphen_values = true)]
     pub decode_time: f64,
 
     /// How a worker's time grows with its load ℓ [default: fixed; plan: scaled].
@@ -128,7 +129,7 @@ pub struct ClusterArgs {
 
     /// Compute time per unit of work c, for --load-model affine (required there).
     /// Example: --load-model affine --unit-time 0.145
-    #[arg(long, value_name = "C", value_parser = super::parse_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "C", value_parser = super::number(super::TIME_RANGE), allow_hyphen_values = true)]
     pub unit_time: Option<f64>,
 }
 
@@ -144,7 +145,7 @@ pub struct CostArgs {
 
     /// Price of one GPU-hour, in any currency: adds cost = gpu_hours × P
     /// (needs --iterations-per-run). Example: --gpu-hour-price 2.5
-    #[arg(long, value_name = "P", value_parser = super::parse_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "P", value_parser = super::number(super::PRICE_RANGE), allow_hyphen_values = true)]
     pub gpu_hour_price: Option<f64>,
 
     /// Size of the whole data set: adds storage_bytes, what each worker
@@ -162,7 +163,10 @@ impl CostArgs {
     /// The cost model, checked against the time unit of the study.
     pub fn model(&self, unit: Option<TimeUnit>) -> Result<gcsim::units::CostModel> {
         if let Some(p) = self.gpu_hour_price.filter(|p| !(p.is_finite() && *p >= 0.0)) {
-            bail!("{GPU_HOUR_PRICE} {p} is out of range; accepted: a finite number >= 0");
+            bail!(
+                "{GPU_HOUR_PRICE} {} is out of range; accepted: {PRICE_RANGE}",
+                gcsim::param::plain(p)
+            );
         }
         if self.gpu_hour_price.is_some() && self.iterations_per_run.is_none() {
             bail!("{GPU_HOUR_PRICE} prices a run: give {ITERATIONS_PER_RUN} N, the iterations of one run");
@@ -313,7 +317,13 @@ impl ClusterArgs {
         if self.dist.is_some() {
             bail!("{WORKERS} and {DIST} do not go together: each class names its law ({WORKERS} COUNT:DIST)");
         }
-        let total: usize = self.classes.iter().map(|c| c.0).sum();
+        // Checked: counts near usize::MAX would wrap to a small n.
+        let Some(total) = self.classes.iter().try_fold(0usize, |sum, c| sum.checked_add(c.0)) else {
+            bail!(
+                "the {WORKERS} classes add up to more than the limit of {} workers (one draw each per trial); use smaller counts",
+                gcsim::study::MAX_DRAWS_PER_TRIAL
+            );
+        };
         if let Some(n) = n.filter(|&n| n != total) {
             bail!("{N} {n} but the {WORKERS} classes add up to {total} workers; drop {N} or make them agree");
         }
@@ -510,7 +520,7 @@ pub(super) fn parse_shard(s: &str) -> Result<ShardId, String> {
     let (i, k) = s
         .split_once('/')
         .ok_or_else(|| format!("`{s}` is not I/K; {accepted}"))?;
-    let (i, k): (u64, u64) = match (i.trim().parse(), k.trim().parse()) {
+    let (i, k) = match (gcsim::range::whole(i), gcsim::range::whole(k)) {
         (Ok(i), Ok(k)) => (i, k),
         _ => return Err(format!("`{s}` is not I/K with whole numbers; {accepted}")),
     };

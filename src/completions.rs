@@ -1,9 +1,9 @@
 //! `gcsim completions SHELL`: a completion script for the shell, on stdout
 //! (clap_complete, as ripgrep and fd ship theirs).
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
@@ -25,9 +25,14 @@ pub struct CompletionsArgs {
 impl CompletionsArgs {
     /// Writes the script to stdout.
     pub fn execute(self) -> Result<Status> {
-        let mut out = BufWriter::new(Stdout::lock());
-        clap_complete::generate(self.shell, &mut Cli::command(), "gcsim", &mut out);
-        out.flush()?;
+        // Into memory first: clap_complete panics on a failed write (a full
+        // device), where a write error here is reported as any other.
+        let mut script = Vec::new();
+        clap_complete::generate(self.shell, &mut Cli::command(), "gcsim", &mut script);
+        let mut out = Stdout::lock();
+        out.write_all(&script)
+            .and_then(|()| out.flush())
+            .context("cannot write the completion script to stdout")?;
         Ok(Status::Success)
     }
 }

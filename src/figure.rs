@@ -49,12 +49,12 @@ pub struct PlotArgs {
 
     /// Pixels per inch of a PNG figure, 30 to 1200 [default: 100]. Example:
     /// --plot fig.png --plot-size 6x4 --dpi 300 (1800x1200 pixels).
-    #[arg(long, value_name = "DPI", value_parser = parse_dpi)]
+    #[arg(long, value_name = "DPI", value_parser = parse_dpi, allow_hyphen_values = true)]
     pub dpi: Option<u32>,
 
     /// Font size of tick labels and legend in points, 4 to 40 (titles and
     /// axis names scale with it) [default: 11]. Example: --font-size 9
-    #[arg(long, value_name = "PT", value_parser = parse_font_size, allow_negative_numbers = true)]
+    #[arg(long, value_name = "PT", value_parser = parse_font_size, allow_hyphen_values = true)]
     pub font_size: Option<f64>,
 
     /// Leave out the heading (title and the line naming n, the law, the
@@ -76,10 +76,10 @@ fn parse_dpi(s: &str) -> Result<u32, String> {
 fn parse_font_size(s: &str) -> Result<f64, String> {
     let range = FigureStyle::FONT_PT;
     let accepted = format!("accepted: a number of points from {} to {}", range.start(), range.end());
-    match s.trim().parse::<f64>() {
-        Ok(v) if range.contains(&v) => Ok(v),
-        Ok(_) => Err(format!("`{s}` is out of range; {accepted}")),
-        Err(_) => Err(format!("`{s}` is not a number; {accepted}")),
+    match gcsim::range::real(s) {
+        Some(v) if range.contains(&v) => Ok(v),
+        Some(_) => Err(format!("`{s}` is out of range; {accepted}")),
+        None => Err(format!("`{s}` is not a number; {accepted}")),
     }
 }
 

@@ -12,7 +12,9 @@ use gcsim::shard::{ShardFile, ShardId};
 use gcsim::study::Study;
 
 use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
-use super::flags::{ANALYTIC, DIST, ITERATIONS, LOAD_MODEL, OUT, SHARD, TRIALS};
+use super::flags::{
+    ANALYTIC, DIST, GPU_HOUR_PRICE, ITERATIONS, ITERATIONS_PER_RUN, LOAD_MODEL, OUT, SHARD, TRIALS,
+};
 use super::notes::note;
 use super::output::Output;
 use super::progress::Bar;
@@ -240,6 +242,19 @@ pub fn finish_report(mut rows: Vec<Row>, mut config: RunConfig) -> Report {
         }
     }
     config.warnings.extend(report::infinite_mean_warnings(&rows));
+    config.warnings.extend(report::interval_warnings(&rows));
+    if let Some(r) = rows.iter().find(|r| {
+        r.mean.is_finite()
+            && [r.run_hours, r.gpu_hours, r.cost]
+                .iter()
+                .flatten()
+                .any(|v| !v.is_finite())
+    }) {
+        config.warnings.push(format!(
+            "{}: the run's hours or cost overflow float64 (inf) at a finite mean time; give a smaller {ITERATIONS_PER_RUN} or {GPU_HOUR_PRICE}",
+            r.scheme
+        ));
+    }
     for warning in &config.warnings {
         eprintln!("warning: {warning}");
     }

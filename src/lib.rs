@@ -331,12 +331,12 @@ fn scheme_help(kind: SchemeKind) -> &'static str {
 pub struct SpeculateArgs {
     /// Speculative: the share Q in (0, 1] of tasks whose results have
     /// arrived before copies are considered [default: 0.75].
-    #[arg(long, value_name = "Q", value_parser = parse_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "Q", value_parser = number("a share of the tasks in (0, 1], e.g. 0.75"), allow_hyphen_values = true)]
     pub speculate_after: Option<f64>,
 
     /// Speculative: copies start at F times the arrival of the Q-th share,
     /// F >= 1 [default: 1].
-    #[arg(long, value_name = "F", value_parser = parse_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "F", value_parser = number("a number from 1 to 1e6"), allow_hyphen_values = true)]
     pub speculate_factor: Option<f64>,
 }
 
@@ -401,11 +401,19 @@ fn parse_within(s: &str, min: u64, max: u64, range: &str) -> Result<u64, String>
     }
 }
 
-/// A number, for `--unit-time`; its range is checked with the load model.
-pub fn parse_number(s: &str) -> Result<f64, String> {
-    s.trim()
-        .parse::<f64>()
-        .map_err(|_| format!("`{s}` is not a number; accepted: a finite number >= 0, e.g. 0.145"))
+/// What a time flag accepts (`--comm-time`, `--decode-time`, `--unit-time`);
+/// the library checks the same range.
+pub const TIME_RANGE: &str = "a number from 0 to 1e100 (rescale the time unit for values outside)";
+/// What `--gpu-hour-price` accepts.
+pub const PRICE_RANGE: &str = "a finite number >= 0";
+
+/// The parser of a float flag: a number as people write it
+/// ([`gcsim::range::real`]: blanks trimmed, `2.5e-3`, `-inf`), or an error
+/// that says what the flag accepts. The range itself is checked where the
+/// value is used, with the same `accepted` text, so a number out of range
+/// and a text that is no number are both answered with the range.
+pub fn number(accepted: &'static str) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s| gcsim::range::real(s).ok_or_else(|| format!("`{s}` is not a number; accepted: {accepted}"))
 }
 
 /// The user's encoding matrix of `--code FILE`, checked against `--n`

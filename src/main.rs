@@ -57,6 +57,19 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
         .any(|e| e.kind() == io::ErrorKind::BrokenPipe)
 }
 
+/// `--help` or `--version` on stdout, exiting 0 once written, or 1 with one
+/// line where it cannot be (a full device); a closed pipe is success.
+fn print_help(err: &clap::Error) -> ! {
+    use std::io::Write;
+    match err.print().and_then(|()| io::stdout().flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            eprintln!("Error: cannot write the help to stdout: {e}");
+            std::process::exit(EXIT_FAILURE.into())
+        }
+        _ => std::process::exit(err.exit_code()),
+    }
+}
+
 /// clap's usage error (or `--help`, `--version`) in clap's own format, over
 /// several lines: the message, the accepted values or a `tip:` with the
 /// nearest name, how to get help. A value given with a control character in
@@ -67,7 +80,10 @@ fn clap_error(err: clap::Error) -> ! {
         .filter_map(|a| a.into_string().ok())
         .filter(|a| a.contains(char::is_control))
         .collect();
-    if raw.is_empty() || !err.use_stderr() {
+    if !err.use_stderr() {
+        print_help(&err)
+    }
+    if raw.is_empty() {
         err.exit()
     }
     let mut text = err.to_string();

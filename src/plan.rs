@@ -31,6 +31,8 @@ use table::{table, table_footer, table_header};
 
 /// Default of `--max-load`: a worker holds at most four uncoded shares.
 pub const DEFAULT_MAX_LOAD: f64 = 4.0;
+/// What `--max-load` accepts.
+const MAX_LOAD_RANGE: &str = "a number >= 1 (uncoded has load 1), or inf for no bound";
 
 /// Rank every admissible configuration of every allowed scheme by an objective.
 #[derive(Debug, Clone, Args)]
@@ -84,7 +86,7 @@ pub struct PlanArgs {
     /// --ref-n cluster): a number >= 1, or inf for no bound. Beyond a few
     /// shares a worker's memory and the model's accuracy are in question.
     /// [default: 4]
-    #[arg(long, value_name = "L", allow_negative_numbers = true)]
+    #[arg(long, value_name = "L", value_parser = super::number(MAX_LOAD_RANGE), allow_hyphen_values = true)]
     pub max_load: Option<f64>,
 
     /// The model's gradient is a matrix-vector product (linear regression,
@@ -329,7 +331,8 @@ impl TryFrom<PlanArgs> for PlanJob {
         let max_load = args.max_load.unwrap_or(DEFAULT_MAX_LOAD);
         if max_load.is_nan() || max_load < 1.0 {
             bail!(
-                "{MAX_LOAD} {max_load} is out of range; accepted: a number >= 1 (uncoded has load 1), or inf for no bound"
+                "{MAX_LOAD} {} is out of range; accepted: {MAX_LOAD_RANGE}",
+                gcsim::param::plain(max_load)
             );
         }
         if let Some(r) = args.ref_n.filter(|&r| r == 0 || r as u64 > MAX_DRAWS_PER_TRIAL) {

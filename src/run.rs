@@ -66,7 +66,7 @@ pub struct RunArgs {
     /// Deadline T >= 0 of the timeout scheme, in the time unit (--time-unit) after the
     /// iteration starts: the master waits for all n workers until T, then
     /// proceeds with those that have arrived (the first one if none has).
-    #[arg(long, value_name = "T", value_parser = super::parse_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "T", value_parser = super::number("a finite number >= 0, in the time unit of the workers' times"), allow_hyphen_values = true)]
     pub timeout: Option<f64>,
 
     #[command(flatten)]

@@ -381,6 +381,7 @@ impl Tables<'_> {
         }
         let (rows, outcome) = evaluate(&st.study, &mut config, st.analytic, false, self.engine)?;
         config.warnings.extend(report::infinite_mean_warnings(&rows));
+        config.warnings.extend(report::interval_warnings(&rows));
         let report = Report { rows, config };
         let mut written = Vec::new();
         for format in ScenarioStudy::RESULT_FORMATS {

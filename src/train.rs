@@ -29,7 +29,7 @@ use super::notes::note;
 use super::output::{self, Output, write_atomically};
 use super::progress::Bar;
 use super::sweep::GridArgs;
-use super::{Status, parse_count_u64, parse_number, parse_threads, parse_workers};
+use super::{Status, number, parse_count_u64, parse_threads, parse_workers};
 
 /// What each `gcsim train --format` value writes.
 fn format_help(format: Format) -> &'static str {
@@ -99,12 +99,13 @@ pub struct TrainArgs {
     #[arg(long, value_name = "NAME")]
     pub target: Option<String>,
 
-    /// The share of rows held out for the test metric, 0 <= F < 1 (a fixed split by --seed).
-    #[arg(long, default_value_t = 0.2, value_name = "F", value_parser = parse_number, allow_negative_numbers = true)]
+    /// The share of rows held out for the test metric, 0 < F < 1, at least
+    /// one row (a fixed split by --seed).
+    #[arg(long, default_value_t = 0.2, value_name = "F", value_parser = number("a number above 0 and below 1, e.g. 0.2"), allow_hyphen_values = true)]
     pub test_fraction: f64,
 
     /// L2 regularisation λ >= 0 of the training objective.
-    #[arg(long, default_value_t = 0.0, value_name = "LAMBDA", value_parser = parse_number, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, value_name = "LAMBDA", value_parser = number("a finite number >= 0"), allow_hyphen_values = true)]
     pub l2: f64,
 
     /// Iterations of every run (updates, for k-async and k-batch-async).
@@ -112,7 +113,7 @@ pub struct TrainArgs {
     pub iterations: u64,
 
     /// The base step size η > 0 [default: 1/L, L the objective's smoothness constant on the training rows].
-    #[arg(long, value_name = "ETA", value_parser = parse_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "ETA", value_parser = number("a finite number > 0"), allow_hyphen_values = true)]
     pub step: Option<f64>,
 
     /// How the step changes: constant, inv-sqrt (η/√(t+1)) or inverse:decay=D (η/(1+D·t)).
@@ -124,12 +125,12 @@ pub struct TrainArgs {
     pub repeats: u64,
 
     /// Stop the clock when the training objective is at or below L.
-    #[arg(long, value_name = "L", value_parser = parse_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "L", value_parser = number("a finite number"), allow_hyphen_values = true)]
     pub target_loss: Option<f64>,
 
     /// Stop the clock when the test metric reaches M: accuracy >= M (logistic),
     /// mean squared error <= M (least squares).
-    #[arg(long, value_name = "M", value_parser = parse_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "M", value_parser = number("a finite number"), allow_hyphen_values = true)]
     pub target_metric: Option<f64>,
 
     /// Write every run's trajectory to FILE as CSV: strategy, repeat, iteration, time, loss, metric.

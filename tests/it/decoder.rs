@@ -43,17 +43,32 @@ fn rank_decoder_agrees_with_the_rules_trial_by_trial() {
 fn rows_report_the_approximation_error() {
     let n = 10;
     let schemes = vec![scheme(SchemeKind::Ignore, n, 3), scheme(SchemeKind::Crc, n, 3)];
-    let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, 2000, 1)
-        .unwrap()
-        .with_decoder(Decoder::Rank)
-        .unwrap();
+    let study = Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, 2000, 1).unwrap();
+    // The rank decoder does not act on ignore, which is refused rather than
+    // labelled with it.
+    assert!(matches!(
+        study.clone().with_decoder(Decoder::Rank),
+        Err(gcsim::study::StudyError::RankDoesNotAct(SchemeKind::Ignore))
+    ));
     let rows = gcsim::report::rows(&study, &engine::simulate(&study, &Silent));
     // ‖uᵀB_F − 1‖²/n with B = I: the 3 of 10 partitions lost.
     assert_eq!(rows[0].approx_error, Some(0.3));
     assert_eq!(rows[1].approx_error, Some(0.0));
-    assert!(rows.iter().all(|r| r.decoder == "rank"));
-    // Only the code-decoded row can be undecodable; crc's code never fails here.
-    assert_eq!((rows[0].undecodable, rows[1].undecodable), (None, Some(0.0)));
+    let crc = Study::new(
+        n,
+        Dist::exp(1.0).unwrap(),
+        LoadModel::Fixed,
+        vec![scheme(SchemeKind::Crc, n, 3)],
+        2000,
+        1,
+    )
+    .unwrap()
+    .with_decoder(Decoder::Rank)
+    .unwrap();
+    let rows = gcsim::report::rows(&crc, &engine::simulate(&crc, &Silent));
+    assert_eq!(rows[0].decoder, "rank");
+    // The code-decoded row can be undecodable; crc's code never fails here.
+    assert_eq!(rows[0].undecodable, Some(0.0));
 }
 
 #[test]
@@ -66,7 +81,7 @@ fn cli_rank_decoder() {
         "--s",
         "0..3",
         "--scheme",
-        "crc,ignore",
+        "crc",
         "--trials",
         "2000",
         "--decoder",
@@ -76,10 +91,21 @@ fn cli_rank_decoder() {
     ])
     .assert()
     .success()
-    .stdout(
-        predicate::str::contains(",rank,0.0,0.0,1.0,,,,,1,,,")
-            .and(predicate::str::contains(",rank,0.25,,0.75,,,,,1,,,")),
-    );
+    .stdout(predicate::str::contains(",rank,0.0,0.0,1.0,,,,,1,,,"));
+    g().args([
+        "sweep",
+        "--n",
+        "8",
+        "--s",
+        "0..3",
+        "--scheme",
+        "crc,ignore",
+        "--decoder",
+        "rank",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("--decoder rank does not act on ignore"));
     g().args([
         "run",
         "--n",

@@ -25,6 +25,7 @@ mod flags_act;
 mod groups;
 mod guide;
 mod hostile_files;
+mod hostile_inputs;
 mod matmul;
 mod merge_partial;
 mod partial;

@@ -171,6 +171,16 @@ pub fn keys(p: Param) -> String {
     p.key().to_string()
 }
 
+/// A number as a user would write it, for every message that echoes one:
+/// `1e300` and `1e-320`, not three hundred digits; `inf`, `NaN` as given.
+pub fn plain(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-5..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// `text` on one line: control characters (a newline in a value the user
 /// gave, echoed by an error) are written as escapes, `\n`.
 pub fn one_line(text: &str) -> String {

@@ -87,6 +87,22 @@ pub fn whole(text: &str) -> Result<u64, NotWhole> {
     u64::try_from(value).map_err(|_| NotWhole::TooLarge)
 }
 
+/// A number as people write it, the way every float flag and key reads
+/// one: surrounding blanks ignored (as [`whole`] ignores them), `_` allowed
+/// between digits (`1_000.5`), a decimal point and an exponent (`2.5e-3`),
+/// and `inf`/`nan` as Rust spells them, which the parameter's range check
+/// then refuses with its range. `None` for anything else (`0x10`, ``, `1,5`).
+pub fn real(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let bytes = t.as_bytes();
+    let between_digits =
+        |i: usize| i > 0 && i + 1 < bytes.len() && bytes[i - 1].is_ascii_digit() && bytes[i + 1].is_ascii_digit();
+    if (0..bytes.len()).any(|i| bytes[i] == b'_' && !between_digits(i)) {
+        return None;
+    }
+    t.replace('_', "").parse::<f64>().ok()
+}
+
 fn number(s: &str) -> Result<usize, String> {
     let s = s.trim();
     let accepted = "accepted: whole numbers >= 0, as A..B (both ends included) or a comma list, e.g. 0..50 or 1,2,4";
@@ -169,7 +185,7 @@ pub fn parse_times(text: &str) -> Result<TimeList, String> {
     let mut seen = std::collections::HashSet::new();
     for item in text.split(',') {
         let item = item.trim();
-        let v: f64 = item.parse().map_err(|_| {
+        let v: f64 = real(item).ok_or_else(|| {
             if item.is_empty() {
                 format!("`{text}` has an empty item; accepted: a comma list of numbers >= 0, e.g. 0.5,1,2")
             } else {

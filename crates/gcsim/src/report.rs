@@ -236,13 +236,19 @@ impl Row {
     /// from the two summaries and their `pairing`.
     fn paired_intervals(&mut self, summary: &Summary, baseline: &Summary, pairing: &Pairing) {
         let p99_ci = summary.quantile_ci95[2];
-        (self.p99_ci95_low, self.p99_ci95_high) = (Some(p99_ci.0), Some(p99_ci.1));
+        // Too few trials to bound p99 at 95% leave its interval, and that of
+        // its speedup, empty (see `interval_warnings`).
+        if !crate::engine::interval_bounded(crate::stats::QUANTILES[2], summary.trials) {
+            (self.p99_ci95_low, self.p99_ci95_high) = (None, None);
+        } else {
+            (self.p99_ci95_low, self.p99_ci95_high) = (Some(p99_ci.0), Some(p99_ci.1));
+        }
         let speedup = pairing
             .mean
             .zip(baseline.mean.std_err.zip(summary.mean.std_err))
             .and_then(|(rho, (su, sx))| ratio_interval(baseline.mean.mean, su, summary.mean.mean, sx, rho));
         (self.speedup_ci95_low, self.speedup_ci95_high) = (speedup.map(|c| c.0), speedup.map(|c| c.1));
-        let p99 = pairing.p99.and_then(|rho| {
+        let p99 = pairing.p99.filter(|_| self.p99_ci95_low.is_some()).and_then(|rho| {
             let (u, x) = (baseline.quantile_ci95[2], p99_ci);
             ratio_interval(
                 baseline.quantiles[2],
@@ -286,7 +292,9 @@ impl Row {
             trials: summary.trials,
             mean: summary.mean.mean,
             std_err: summary.mean.std_err,
-            ci95_low: summary.mean.ci95.map(|c| c.0),
+            // A time is never negative: at a handful of trials the t interval
+            // reaches below 0, where the mean cannot be.
+            ci95_low: summary.mean.ci95.map(|c| c.0.max(0.0)),
             ci95_high: summary.mean.ci95.map(|c| c.1),
             p50,
             p90,
@@ -392,7 +400,7 @@ pub fn widen_means(rows: &mut [Row], var: &[f64]) {
         if let (Some(se), Some(low), Some(high)) = (row.std_err, row.ci95_low, row.ci95_high) {
             let (low, high) = crate::engine::bootstrap::widened(row.mean, (low, high), v);
             row.std_err = Some((se * se + v).sqrt());
-            row.ci95_low = Some(low);
+            row.ci95_low = Some(low.max(0.0));
             row.ci95_high = Some(high);
         }
     }
@@ -430,6 +438,22 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
         row.staleness = study.exact_staleness(scheme);
     }
     (rows, missing)
+}
+
+/// Warnings for rows whose trials are too few to bound p99 at 95%: their
+/// p99 interval is left empty.
+pub fn interval_warnings(rows: &[Row]) -> Vec<String> {
+    let q = crate::stats::QUANTILES[2];
+    let unbounded = |t: u64| t > 0 && !crate::engine::interval_bounded(q, t);
+    let Some(trials) = rows.iter().map(|r| r.trials).find(|&t| unbounded(t)) else {
+        return Vec::new();
+    };
+    let fewest = (1..=10_000u64)
+        .find(|&n| crate::engine::interval_bounded(q, n))
+        .unwrap_or(10_000);
+    vec![format!(
+        "{trials} trials cannot bound p99 at 95% (its largest value is below p99 too often), so p99_ci95_low/high are left empty; run {fewest} trials or more"
+    )]
 }
 
 /// Warnings for rows whose exact mean is infinite: their sample mean does not

@@ -139,10 +139,12 @@ impl ShardId {
             let value = var(name).ok_or_else(|| {
                 format!("`slurm` takes the shard from {name}, which is not set: run it in a task of `sbatch --array=1-K`, or give I/K")
             })?;
-            value
-                .trim()
-                .parse()
-                .map_err(|_| format!("`slurm`: {name} is `{value}`, not a whole number"))
+            value.trim().parse().map_err(|_| {
+                format!(
+                    "`slurm`: {name} is `{}`, not a whole number",
+                    crate::param::one_line(&value)
+                )
+            })
         };
         let (id, count, min, max) = (
             get("SLURM_ARRAY_TASK_ID")?,
@@ -150,7 +152,12 @@ impl ShardId {
             get("SLURM_ARRAY_TASK_MIN")?,
             get("SLURM_ARRAY_TASK_MAX")?,
         );
-        if count == 0 || max < min || max - min + 1 != count || !(min..=max).contains(&id) {
+        if !(min..=max).contains(&id) {
+            return Err(format!(
+                "`slurm`: SLURM_ARRAY_TASK_ID {id} is outside SLURM_ARRAY_TASK_MIN..SLURM_ARRAY_TASK_MAX ({min}..{max}); run it in a task of the array, or give I/K"
+            ));
+        }
+        if count == 0 || max - min + 1 != count {
             return Err(format!(
                 "`slurm`: the job array has {count} tasks with indices {min} to {max}; give it consecutive indices (e.g. --array=1-{count}), one task per shard"
             ));

@@ -128,6 +128,7 @@ impl Study {
                 draws: per_trial,
             });
         }
+        study.check_messages()?;
         study.check_work()?;
         Ok(study)
     }
@@ -244,6 +245,7 @@ impl Study {
                             s.d().unwrap_or(0)
                         )));
                     }
+                    Self::check_decodable(m, s)?;
                 }
             }
             None => {}
@@ -252,6 +254,7 @@ impl Study {
             (Decoder::Threshold, Some(_)) => Err(StudyError::GeneratorWithoutRank),
             (Decoder::Threshold, None) => Ok(()),
             (Decoder::Rank, _) => {
+                self.check_rank_acts()?;
                 for s in self.schemes.iter().chain(std::iter::once(&self.baseline())) {
                     self.code(s).map_err(StudyError::Code)?;
                 }
@@ -527,6 +530,7 @@ impl Study {
     }
 }
 
+mod checks;
 mod error;
 mod record;
 

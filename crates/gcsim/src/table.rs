@@ -45,11 +45,53 @@ pub fn trace_text<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceFileE
     std::str::from_utf8(bytes).map_err(|_| TraceFileError::NotText { file: file.to_string() })
 }
 
+/// The longest line a streaming reader takes ([`LineLimit`]): a table's
+/// rows are short, and a file without newlines (`/dev/zero`, a binary file)
+/// would otherwise grow one record until the allocation aborts.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// A reader that fails, with an error that says why, once a line passes
+/// [`MAX_LINE_BYTES`].
+pub struct LineLimit<R> {
+    inner: R,
+    line: usize,
+}
+
+impl<R> LineLimit<R> {
+    /// Wraps `inner`.
+    pub fn new(inner: R) -> Self {
+        Self { inner, line: 0 }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for LineLimit<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let got = self.inner.read(buf)?;
+        for &b in &buf[..got] {
+            self.line = if b == b'\n' { 0 } else { self.line + 1 };
+            if self.line > MAX_LINE_BYTES {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "a line longer than {} MiB; a table has short lines (is this a CSV file?)",
+                        MAX_LINE_BYTES >> 20
+                    ),
+                ));
+            }
+        }
+        Ok(got)
+    }
+}
+
 /// A trace file's name as errors give it, and its bytes.
 pub fn read_trace(path: &Path) -> Result<(String, Vec<u8>), TraceFileError> {
     let file = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => Ok((file, bytes)),
+    // Through [`LineLimit`]: a file without newlines (`/dev/zero`) is
+    // refused at its first megabyte rather than read until memory runs out.
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| std::io::Read::read_to_end(&mut LineLimit::new(f), &mut bytes));
+    match read {
+        Ok(_) => Ok((file, bytes)),
         Err(e) => Err(TraceFileError::Read {
             file,
             reason: e.to_string(),

@@ -248,8 +248,8 @@ pub fn parse_bytes(text: &str) -> Result<f64, String> {
             ));
         }
     };
-    match number.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 && (x * factor).is_finite() => Ok(x * factor),
+    match crate::range::real(number) {
+        Some(x) if x.is_finite() && x > 0.0 && (x * factor).is_finite() => Ok(x * factor),
         _ => Err(format!(
             "`{t}` is not a size; accepted: a number > 0 of bytes, optionally with B, kB, MB, GB, TB, KiB, MiB, GiB or TiB (e.g. 1.5GB)"
         )),

@@ -231,8 +231,8 @@ fn split_scale(rest: &str) -> Result<(&str, Option<f64>), WorkersError> {
     let Some((path, f)) = rest.rsplit_once(",scale=") else {
         return Ok((rest, None));
     };
-    match f.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok((path, Some(x))),
+    match crate::range::real(f) {
+        Some(x) if x.is_finite() && x > 0.0 => Ok((path, Some(x))),
         _ => Err(WorkersError::BadScale(f.to_string())),
     }
 }
@@ -251,10 +251,10 @@ pub fn parse_class(text: &str) -> Result<(usize, Dist), WorkersError> {
     let (count, law) = text
         .split_once(':')
         .ok_or_else(|| WorkersError::NotClass(text.to_string()))?;
-    let count: usize = count
-        .trim()
-        .parse()
-        .map_err(|_| WorkersError::Count(count.to_string()))?;
+    let count = crate::range::whole(count)
+        .ok()
+        .and_then(|c| usize::try_from(c).ok())
+        .ok_or_else(|| WorkersError::Count(count.to_string()))?;
     if count == 0 {
         return Err(WorkersError::EmptyClass(text.to_string()));
     }

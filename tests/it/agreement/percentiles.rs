@@ -92,8 +92,9 @@ fn quantile_intervals_cover_the_exact_quantile() {
     let runs = 300;
     let trials = 4000u64;
     let mut covered = [0usize; 2];
-    // The interval's ends are the order statistics at q ∓ 1.96·√(q(1−q)/N),
-    // so through the exact CDF they lie that far apart in probability: a
+    // The interval's ends are the order statistics at the exact binomial
+    // ranks l and u, so through the exact CDF they lie (u − l)/(N + 1) apart
+    // in probability on average: a
     // check of the width that full coverage alone would not make (an
     // interval three times too wide covers every time).
     let mut width = [0.0f64; 2];
@@ -108,7 +109,9 @@ fn quantile_intervals_cover_the_exact_quantile() {
         }
     }
     for (i, q) in [0.5f64, 0.99].into_iter().enumerate() {
-        let expected = 2.0 * 1.959_963_984_540_054 * (q * (1.0 - q) / trials as f64).sqrt();
+        // E[F(X₍ᵤ₎) − F(X₍ₗ₎)] = (u − l)/(N + 1) at the exact binomial ranks.
+        let (l, u) = gcsim::engine::interval_ranks(q, trials);
+        let expected = (u.unwrap() - l.unwrap()) as f64 / (trials + 1) as f64;
         assert!(
             (width[i] / expected - 1.0).abs() < 0.05,
             "quantile {q}: mean width {} in probability, expected {expected}",

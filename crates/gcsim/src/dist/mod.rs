@@ -25,10 +25,12 @@
 //! the theory share one definition of every law (the rand_distr template:
 //! private fields, `new` returning `Result`).
 
+mod bounds;
 mod hazard;
 mod normal;
 mod parse;
 
+use bounds::{SCALE_RANGE, in_scale};
 pub use hazard::{HazardQuantile, MAX_ERLANG_SHAPE, MAX_TABLE_SIGMA};
 pub use normal::normal_of_exponential;
 pub use parse::DistError;
@@ -140,13 +142,6 @@ pub fn next_state(p: f64, rho: f64, previous: Option<bool>, u: f64) -> bool {
 /// gave std_err 0, near 1e154 none); such a law is in the wrong time unit.
 pub(crate) const MAX_SCALE: f64 = 1e100;
 
-/// What a time-scale parameter accepts.
-const SCALE_RANGE: &str = "a number from 1e-100 to 1e100 (rescale the time unit for values outside)";
-
-fn in_scale(x: f64) -> bool {
-    (1.0 / MAX_SCALE..=MAX_SCALE).contains(&x)
-}
-
 fn check(key: &'static str, value: f64, ok: bool, accepted: &'static str) -> Result<(), DistError> {
     if value.is_finite() && ok {
         Ok(())
@@ -174,10 +169,10 @@ impl Dist {
         Ok(Self::from_base(Base::ShiftedExp { shift, rate }))
     }
 
-    /// Pareto type I with minimum `scale` > 0 and tail index `shape` > 0.
+    /// Pareto type I with minimum `scale` > 0 and tail index `shape` (see [`bounds`]).
     pub fn pareto(scale: f64, shape: f64) -> Result<Self, DistError> {
         check("scale", scale, in_scale(scale), SCALE_RANGE)?;
-        check("shape", shape, shape > 0.0, "a finite number > 0")?;
+        check("shape", shape, bounds::pareto_shape(shape), bounds::PARETO_SHAPE_RANGE)?;
         Ok(Self::from_base(Base::Pareto { scale, shape }))
     }
 
@@ -196,10 +191,15 @@ impl Dist {
         Ok(Self::from_base(Base::LogNormal { mu, sigma }))
     }
 
-    /// Weibull with `P(X > x) = exp(−(x/scale)^shape)`, `scale` > 0, `shape` > 0.
+    /// Weibull with `P(X > x) = exp(−(x/scale)^shape)`, `scale` > 0, `shape` (see [`bounds`]).
     pub fn weibull(scale: f64, shape: f64) -> Result<Self, DistError> {
         check("scale", scale, in_scale(scale), SCALE_RANGE)?;
-        check("shape", shape, shape > 0.0, "a finite number > 0")?;
+        check(
+            "shape",
+            shape,
+            bounds::weibull_shape(shape),
+            bounds::WEIBULL_SHAPE_RANGE,
+        )?;
         Ok(Self::from_base(Base::Weibull { scale, shape }))
     }
 

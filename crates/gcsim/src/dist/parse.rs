@@ -113,14 +113,7 @@ pub enum DistError {
     Malformed(String),
 }
 
-/// A number as a user would write it: `1e300`, not three hundred digits.
-pub(crate) fn plain(x: f64) -> String {
-    if x != 0.0 && x.is_finite() && !(1e-5..1e16).contains(&x.abs()) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
-    }
-}
+pub(crate) use crate::param::plain;
 
 /// Canonical key names and the aliases that map to them: `mu` is the rate
 /// of the laws that have one (exp, shifted-exp), and its own key elsewhere
@@ -167,7 +160,7 @@ impl Params {
             if values.iter().any(|(k, _)| *k == known) {
                 return Err(DistError::DuplicateKey(known.to_string()));
             }
-            let number: f64 = value.parse().map_err(|_| DistError::NotANumber {
+            let number: f64 = crate::range::real(value).ok_or_else(|| DistError::NotANumber {
                 key: one_line(key),
                 value: one_line(value),
             })?;

@@ -22,12 +22,12 @@
 
 use rayon::prelude::*;
 
-use rand_distr::{Distribution, Hypergeometric};
-
 use super::trial::{RulePath, Sampling, TrialPlan, async_reads_order_statistics};
 use crate::rng::trial_rng;
 use crate::scheme::{Scheme, SchemeKind, Strategy};
 use crate::study::Study;
+
+mod hypergeometric;
 
 /// Most trials over which a simulated error is averaged: the first
 /// min(trials, this) of the study's trial streams, fewer for large codes
@@ -420,8 +420,7 @@ fn staleness_in_law(n: u64, k: u64, warmup: u64, rng: &mut rand_xoshiro::Xoshiro
         if left == 0 {
             break;
         }
-        let law = Hypergeometric::new(n, left, k).expect("r ≤ K ≤ n");
-        let placed = law.sample(rng);
+        let placed = hypergeometric::sample(n, left, k, rng);
         total += placed * (warmup - j - 1);
         left -= placed;
     }

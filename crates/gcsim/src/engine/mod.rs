@@ -39,7 +39,7 @@ use crate::study::{Decoder, Study, Workers};
 use kernels::transpose_rows4;
 use pass::{Counts, LogBins, Pass, PassTotals, StepTable, Watch};
 use pilot::{Pilot, PilotColumn};
-pub use targets::Targets;
+pub use targets::{Targets, interval_bounded, interval_ranks};
 pub use trial::{
     RulePath, Sampling, Scratch, TrialPlan, async_reads_order_statistics, bisection_apply, order_statistics_apply,
     spacings_apply,

@@ -180,13 +180,20 @@ fn fit_sorted(family: Family, sorted: &[f64]) -> Result<Fit, FitError> {
 
 /// Every family fitted to `xs` (positive times, at least two distinct),
 /// best first: by Kolmogorov–Smirnov distance, ties by AIC, then in
-/// [`Family::ALL`] order.
+/// [`Family::ALL`] order. A family whose estimate is outside its law's
+/// range (a Pareto shape below 0.1 on light-tailed times, an exponential
+/// rate below 1e-100 where one time is 1e300) is left out; the error of
+/// the first is returned where every family is.
 pub fn fit_all(xs: &[f64]) -> Result<Vec<Fit>, FitError> {
     let sorted = sorted_sample(xs)?;
-    let mut fits = Family::ALL
+    let (fits, errors): (Vec<_>, Vec<_>) = Family::ALL
         .iter()
         .map(|&f| fit_sorted(f, &sorted))
-        .collect::<Result<Vec<_>, _>>()?;
+        .partition(Result::is_ok);
+    let mut fits: Vec<Fit> = fits.into_iter().map(Result::unwrap).collect();
+    if fits.is_empty() {
+        return Err(errors.into_iter().next().expect("a family failed").unwrap_err());
+    }
     fits.sort_by(|a, b| a.ks_distance.total_cmp(&b.ks_distance).then(a.aic.total_cmp(&b.aic)));
     for (i, f) in fits.iter_mut().enumerate() {
         f.rank = i + 1;

@@ -167,7 +167,13 @@ fn picks_the_family_of_the_sample() {
             fits[0].dist
         );
         assert!(fits.windows(2).all(|w| w[0].ks_distance <= w[1].ks_distance));
-        assert_eq!(fits.iter().map(|f| f.rank).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+        // Every family but one whose estimate is out of its range (Pareto's
+        // shape below 0.1 on the Weibull of shape 0.6).
+        assert!(fits.len() >= 4, "{d}: {summary:?}");
+        assert_eq!(
+            fits.iter().map(|f| f.rank).collect::<Vec<_>>(),
+            (1..=fits.len()).collect::<Vec<_>>()
+        );
         // The printed string is the fitted law.
         assert_eq!(fits[0].dist.parse::<Dist>().unwrap(), fits[0].law);
     }

@@ -67,8 +67,9 @@ impl Described for PlanError {
                 name(P::TimeUnit)
             ),
             PlanError::NoCandidate { n, max_load, smallest } => format!(
-                "no configuration at n={n} has load at most {} {max_load}; the smallest is {} (uncoded{})",
+                "no configuration at n={n} has load at most {} {}; the smallest is {} (uncoded{})",
                 name(P::MaxLoad),
+                crate::param::plain(*max_load),
                 crate::dist::plain(*smallest),
                 if *smallest == 1.0 {
                     String::new()

@@ -77,7 +77,7 @@ impl Build {
         SchemeError::BadValue {
             scheme: self.kind,
             param,
-            value: value.to_string(),
+            value: crate::param::plain(value),
             accepted,
         }
     }

@@ -5,6 +5,7 @@ use thiserror::Error;
 use super::{MAX_CONFIGS, MAX_DRAWS_PER_TRIAL, MAX_ITERATIONS, MAX_TOTAL_DRAWS};
 use crate::codes::CodeError;
 use crate::param::{Described, Naming, Param, keys};
+use crate::scheme::SchemeKind;
 
 /// Why a study is not valid.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -28,6 +29,15 @@ pub enum StudyError {
         n: usize,
         /// Draws per trial.
         draws: u64,
+    },
+    /// The messages of one trial would not fit in memory.
+    TooManyMessages {
+        /// The scheme that sends the most.
+        scheme: String,
+        /// The number of workers.
+        n: usize,
+        /// Messages per trial.
+        messages: u64,
     },
     /// Worker classes that do not add up to n.
     ClassCount {
@@ -53,6 +63,11 @@ pub enum StudyError {
     /// A custom scheme without its matrix, or a matrix whose shape is not
     /// the custom schemes'.
     CustomMatrix(String),
+    /// The rank decoder on a scheme it does not decode (inexact, or a
+    /// strategy of several messages).
+    RankDoesNotAct(SchemeKind),
+    /// A generator where no scheme has one to choose.
+    GeneratorDoesNotAct(SchemeKind),
     /// Replay under additive loads.
     ReplayAdditive,
     /// Iterations per trial out of range.
@@ -84,6 +99,19 @@ impl Described for StudyError {
             StudyError::TooManyWorkers(n) => format!(
                 "{} {n} is more than the limit of {MAX_DRAWS_PER_TRIAL} workers (one draw each per trial); use a smaller {}",
                 name(P::N),
+                name(P::N)
+            ),
+            StudyError::RankDoesNotAct(kind) => format!(
+                "{d} rank does not act on {kind}, which decodes by its own rule (the rank decoder decodes the exact schemes that send one message per worker); drop {d} rank or {kind}",
+                d = name(P::Decoder)
+            ),
+            StudyError::GeneratorDoesNotAct(kind) => format!(
+                "{g} chooses the code of comm-efficient and mds; {kind} has one code: drop {g}",
+                g = name(P::Generator)
+            ),
+            StudyError::TooManyMessages { scheme, n, messages } => format!(
+                "{scheme} on n={n} workers sends {messages} messages per trial, more than the limit of {MAX_DRAWS_PER_TRIAL} (about 50 bytes each, held per thread); use a smaller {} or {}",
+                name(P::S),
                 name(P::N)
             ),
             StudyError::TrialTooLarge { load, n, draws } => format!(

@@ -260,7 +260,7 @@ fn a_matrix_fits_its_custom_scheme_exactly() {
 /// partition.
 #[test]
 fn per_worker_loads_scale_supports_by_n_over_p() {
-    let matrix = CustomMatrix::parse("m.csv", "1,1,1,1,0,0\n0,0,1,1,0,0\n1,0,0,0,0,1\n").unwrap();
+    let matrix = CustomMatrix::parse("m.csv", "1,1,1,1,0,0\n0,0,1,1,0,0\n0,0,0,0,1,1\n").unwrap();
     let custom = Scheme::custom(matrix.shape(), None).unwrap();
     let study = Study::new(3, Dist::exp(1.0).unwrap(), LoadModel::Scaled, vec![custom], 10, 0)
         .unwrap()

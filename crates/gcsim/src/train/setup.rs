@@ -191,7 +191,7 @@ impl Described for RecipeError {
 }
 
 /// Accepted by [`Param::TestFraction`].
-const FRACTION: &str = "a number from 0 to below 1, e.g. 0.2";
+const FRACTION: &str = "a number above 0 and below 1, e.g. 0.2";
 /// Accepted by [`Param::L2`].
 const NON_NEGATIVE: &str = "a finite number >= 0";
 /// Accepted by [`Param::Step`].
@@ -202,7 +202,7 @@ impl Recipe {
     /// fraction, the L2 weight and the step.
     pub fn check(&self) -> Result<(), RecipeError> {
         let out = |param, value, accepted| Err(RecipeError::OutOfRange { param, value, accepted });
-        if !(0.0..1.0).contains(&self.test_fraction) {
+        if !(self.test_fraction > 0.0 && self.test_fraction < 1.0) {
             return out(Param::TestFraction, self.test_fraction, FRACTION);
         }
         if !(self.l2.is_finite() && self.l2 >= 0.0) {

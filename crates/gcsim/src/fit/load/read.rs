@@ -53,7 +53,7 @@ pub fn names_load_column(path: &Path) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
-    let mut reader = BufReader::new(file);
+    let mut reader = BufReader::new(crate::table::LineLimit::new(file));
     let mut line = String::new();
     loop {
         line.clear();

@@ -124,8 +124,9 @@ pub fn import(path: &Path, map: &ColumnMap, unit: Option<TimeUnit>) -> Result<Im
         .trim(csv::Trim::All)
         .terminator(csv::Terminator::Any(b'\n'))
         .flexible(true)
-        .from_path(path)
-        .map_err(read_err)?;
+        .from_reader(crate::table::LineLimit::new(
+            std::fs::File::open(path).map_err(|e| read_err(e.into()))?,
+        ));
     let header = match reader.headers() {
         Ok(h) => h.clone(),
         Err(e) => return Err(csv_error(&file, e)),

@@ -219,17 +219,20 @@ impl FromStr for Synthetic {
                 .ok_or_else(|| SyntheticError::Syntax(s.to_string()))?;
             let (key, value) = (key.trim(), value.trim());
             let whole = |key: &'static str, accepted: &'static str| {
-                value.parse::<usize>().map_err(|_| SyntheticError::NotANumber {
-                    key,
-                    value: value.to_string(),
-                    accepted,
-                })
+                crate::range::whole(value)
+                    .ok()
+                    .and_then(|v| usize::try_from(v).ok())
+                    .ok_or_else(|| SyntheticError::NotANumber {
+                        key,
+                        value: value.to_string(),
+                        accepted,
+                    })
             };
             let fresh = match key {
                 "rows" => rows.replace(whole("rows", ROWS_ACCEPTED)?).is_none(),
                 "features" => features.replace(whole("features", FEATURES_ACCEPTED)?).is_none(),
                 "noise" => {
-                    let v = value.parse::<f64>().map_err(|_| SyntheticError::NotANumber {
+                    let v = crate::range::real(value).ok_or_else(|| SyntheticError::NotANumber {
                         key: "noise",
                         value: value.to_string(),
                         accepted: NOISE_ACCEPTED,

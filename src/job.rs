@@ -12,9 +12,7 @@ use gcsim::shard::{ShardFile, ShardId};
 use gcsim::study::Study;
 
 use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
-use super::flags::{
-    ANALYTIC, DIST, GPU_HOUR_PRICE, ITERATIONS, ITERATIONS_PER_RUN, LOAD_MODEL, OUT, SHARD, TRIALS,
-};
+use super::flags::{ANALYTIC, DIST, GPU_HOUR_PRICE, ITERATIONS, ITERATIONS_PER_RUN, LOAD_MODEL, OUT, SHARD, TRIALS};
 use super::notes::note;
 use super::output::Output;
 use super::progress::Bar;

@@ -19,7 +19,6 @@ pub mod scenario;
 pub mod sweep;
 pub mod trace;
 pub mod train;
-pub mod train_shard;
 pub mod verify;
 
 use std::str::FromStr;
@@ -123,7 +122,7 @@ pub enum Config {
     Merge(Box<merge::MergeJob>),
     /// `merge` of `plan --shard` parts.
     PlanMerge(Box<plan::shard::PlanMergeJob>),
-    TrainMerge(Box<train_shard::TrainMergeJob>),
+    TrainMerge(Box<train::shard::TrainMergeJob>),
     /// `plan`.
     Plan(Box<plan::PlanJob>),
     /// `codes`.
@@ -155,7 +154,7 @@ impl TryFrom<Command> for Config {
             Command::Verify(args) => args.try_into().map(Config::Verify),
             Command::Scenario(args) => args.try_into().map(|j| Config::Scenario(Box::new(j))),
             // Dispatched on the first file's `format`.
-            Command::Merge(args) => match merge::record_files(&args).and_then(|_| train_shard::given(&args)) {
+            Command::Merge(args) => match merge::record_files(&args).and_then(|_| train::shard::given(&args)) {
                 Ok(true) => args.try_into().map(|j| Config::TrainMerge(Box::new(j))),
                 Ok(false) => match plan::shard::given(&args) {
                     Ok(true) => args.try_into().map(|j| Config::PlanMerge(Box::new(j))),

@@ -1,6 +1,8 @@
 //! `gcsim train`: gradient descent on the simulated timeline, and which
 //! configuration reaches the target first.
 
+pub mod shard;
+
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -219,7 +221,7 @@ impl TryFrom<TrainArgs> for TrainJob {
         let (n, workers) = cluster.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
         let targets = Targets::new(args.target_loss, args.target_metric)?;
         let output = match args.shard {
-            Some(shard) => super::train_shard::shard_output(&args, shard)?,
+            Some(shard) => shard::shard_output(&args, shard)?,
             None => Output::resolve(args.format, args.out.as_deref())?
                 .with_columns::<gcsim::train::summary::TrainRow>(&args.columns)?,
         };
@@ -300,14 +302,7 @@ impl TrainJob {
     pub fn execute(self) -> Result<Status> {
         if let Some(shard) = self.shard {
             let trainer = Trainer::new(&self.study, &self.setup)?;
-            return super::train_shard::write_shard(
-                &self.study,
-                &trainer,
-                &self.config,
-                &self.output,
-                self.engine,
-                shard,
-            );
+            return shard::write_shard(&self.study, &trainer, &self.config, &self.output, self.engine, shard);
         }
         let (report, trained) = train(
             &self.study,

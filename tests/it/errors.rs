@@ -282,7 +282,10 @@ fn distributions() {
             "pareto:scale=1,shape=0",
             &["`shape=0` is out of range", "from 0.1 to 1e100"],
         ),
-        ("pareto:scale=1,shape=NaN", &["`shape=NaN` is out of range", "from 0.1 to 1e100"]),
+        (
+            "pareto:scale=1,shape=NaN",
+            &["`shape=NaN` is out of range", "from 0.1 to 1e100"],
+        ),
         ("pareto:scale=inf,shape=2", &["`scale=inf` is out of range", "1e100"]),
         (
             "shifted-exp:shift=-inf,rate=1",

@@ -131,7 +131,8 @@ const NUMBERS: &[Case] = &[
     case(&[CRC[0], CRC[1], CRC[2], CRC[3], CRC[4], CRC[5], "2", "--plot", "a.png", "--font-size", "-inf"], 2, "`-inf` is out of range; accepted: a number of points"),
     case(&[CRC[0], CRC[1], CRC[2], CRC[3], CRC[4], CRC[5], "2", "--trials", "1e3"], 0, ""),
     case(&["run", "--n", "2e1", "--scheme", "crc", "--s", "2"], 0, ""),
-    case(&[CRC[0], CRC[1], CRC[2], CRC[3], CRC[4], CRC[5], "2", "--shard", "1/1e6", "--trials", "1e6", "--out", "s.json"], 2, "--shard 1/1000000"),
+    case(&[CRC[0], CRC[1], CRC[2], CRC[3], CRC[4], CRC[5], "2", "--shard", "1/1e6", "--trials", "1e6", "--out", "s.json"], 0, ""),
+    case(&[CRC[0], CRC[1], CRC[2], CRC[3], CRC[4], CRC[5], "2", "--shard", "1/1e6", "--trials", "1e5", "--out", "t.json"], 2, "--shard 1/1000000: 100000 trials split into at most 100000 shards"),
     case(&[CRC[0], CRC[1], CRC[2], CRC[3], CRC[4], CRC[5], "2", "--shard", "1/x"], 2, "`1/x` is not I/K with whole numbers"),
     case(&["train", "--data", "synthetic:rows=1e2", "--n", "4", "--scheme", "crc", "--s", "1", "--repeats", "1", "--iterations", "2"], 0, ""),
     case(&["train", "--data", "synthetic:rows=1.5", "--n", "4", "--scheme", "crc", "--s", "1"], 2, "`rows=1.5` is not a number"),
@@ -144,12 +145,25 @@ const NUMBERS: &[Case] = &[
     case(&[CRC[0], CRC[1], CRC[2], CRC[3], CRC[4], CRC[5], "2", "--iterations-per-run", "18446744073709551615", "--gpu-hour-price", "1e300", "--time-unit", "s"], 0, ""),
 ];
 
+/// Files whose structure is wrong: a repeated column, a table where a list
+/// of tables is meant.
+#[rustfmt::skip]
+const FILES: &[Case] = &[
+    case(&["fit", "dup.csv"], 2, "dup.csv:1: the header `step,worker,time,worker` names `worker` twice"),
+    case(&["trace", "dup.csv"], 2, "dup.csv:1: the header `step,worker,time,worker` names `worker` twice"),
+    case(&["fit", "dupload.csv"], 2, "names `load` twice"),
+    case(&["scenario", "single.toml", "--out-dir", "od"], 2, "single.toml:2: key `figure`: a list of tables: write [[figure]], not [figure]"),
+];
+
 /// Writes the input files the cases read into `dir`.
 fn inputs(dir: &Path) {
     let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
     write("zero.csv", "0,0,0\n0,0,0\n0,0,0\n");
     write("huge.csv", "1e308,1e308,1e308\n1e308,1e308,1e308\n1e308,1e308,1e308\n");
     write("deficient.csv", "1,0,0\n1,0,0\n0,1,0\n");
+    write("dup.csv", "step,worker,time,worker\n0,0,1.0,1\n0,1,2.0,0\n");
+    write("dupload.csv", "step,worker,load,time,load\n0,0,1,1.0,1\n0,1,1,2.0,1\n");
+    write("single.toml", "name = \"x\"\n[figure]\nkind = \"speedup\"\n");
 }
 
 #[test]
@@ -157,7 +171,7 @@ fn hostile_inputs_work_or_fail_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     inputs(dir.path());
     let mut count = 0;
-    for cases in [CRASHES, WRONG_ANSWERS, NUMBERS] {
+    for cases in [CRASHES, WRONG_ANSWERS, NUMBERS, FILES] {
         count += run_cases(cases, dir.path());
     }
     assert!(count >= 60, "{count} cases");

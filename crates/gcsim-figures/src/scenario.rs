@@ -301,8 +301,15 @@ impl Scenario {
                 let message = e.message().trim().replace('\n', " ");
                 // toml names the key of an unknown field, not of a bad value
                 // or a duplicate: name it from the source.
-                let message = match e.span().and_then(|s| src.key_at(s.start)) {
-                    Some(key) if !message.starts_with("unknown field") && !message.starts_with("missing field") => {
+                let header = e.span().and_then(|s| src.table_header_at(s.start));
+                let message = match (header, e.span().and_then(|s| src.key_at(s.start))) {
+                    // `[figure]` where `[[figure]]` is meant: one table for a list.
+                    (Some(table), _) if message.contains("expected a sequence") => {
+                        format!("key `{table}`: a list of tables: write [[{table}]], not [{table}]")
+                    }
+                    (_, Some(key))
+                        if !message.starts_with("unknown field") && !message.starts_with("missing field") =>
+                    {
                         format!("key `{key}`: {message}")
                     }
                     _ => message,

@@ -210,6 +210,25 @@ impl<'a> Table<'a> {
         })
     }
 
+    /// The table in `text` as [`Self::new`] reads it, refused where its
+    /// header names a column twice (a reader that looks columns up by name
+    /// would silently use the first): then the header's line and why.
+    pub fn checked(text: &'a str) -> Option<Result<Self, (usize, String)>> {
+        let table = Self::new(text)?;
+        let columns = &table.columns;
+        let repeated = columns.iter().enumerate().find(|(i, c)| columns[..*i].contains(c));
+        Some(match repeated {
+            Some((_, name)) => Err((
+                table.header_line,
+                format!(
+                    "the header `{}` names `{name}` twice; give each column once",
+                    table.header
+                ),
+            )),
+            None => Ok(table),
+        })
+    }
+
     /// The next row with its line number (from 1), or, for a row whose
     /// count of fields is not the header's, its line number and why.
     #[allow(clippy::should_implement_trait)]

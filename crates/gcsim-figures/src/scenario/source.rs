@@ -180,6 +180,17 @@ impl Source<'_> {
         (!key.is_empty()).then_some(key)
     }
 
+    /// The name of the single-bracket table header (`[figure]`) on the line
+    /// at `offset`, if that line is one.
+    pub(super) fn table_header_at(&self, offset: usize) -> Option<&str> {
+        let offset = offset.min(self.text.len());
+        let start = self.text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+        let line = self.text[start..].lines().next()?.trim();
+        let name = line.strip_prefix('[')?.strip_suffix(']')?.trim();
+        let is_key = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        (!name.is_empty() && name.chars().all(is_key)).then_some(name)
+    }
+
     pub(super) fn err<T>(
         &self,
         span: Option<std::ops::Range<usize>>,

@@ -412,7 +412,7 @@ mod tests {
         let plan = TrialPlan::new(&study);
         let run = super::super::Started::new(&plan, &study, &Default::default(), &Silent);
         assert!(run.pilot.is_empty() && run.pilot_pairings.is_none());
-        run.first_pass(0..1, &Silent);
+        run.first_pass(0..super::super::BLOCK_CHUNKS, &Silent);
         assert!(
             run.kept.lock().unwrap().iter().filter(|c| c.is_some()).count() == CHUNKS as usize,
             "the first pass keeps the pairing's chunks"

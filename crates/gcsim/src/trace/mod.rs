@@ -105,9 +105,10 @@ impl Trace {
                 reason,
             })
         };
-        let Some(mut table) = crate::table::Table::new(text) else {
+        let Some(table) = crate::table::Table::checked(text) else {
             return Err(TraceError::Empty { file: file.to_string() });
         };
+        let mut table = table.map_err(|(line, reason)| line_err(line, reason))?;
         let (header, columns) = (table.header, table.columns.clone());
         let col = |name: &str| columns.iter().position(|c| *c == name);
         let time_columns: Vec<(usize, TimeUnit)> = columns

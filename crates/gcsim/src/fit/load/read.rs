@@ -88,9 +88,10 @@ impl LoadTrace {
                 reason,
             })
         };
-        let Some(mut table) = Table::new(text) else {
+        let Some(table) = Table::checked(text) else {
             return Err(LoadFitError::Empty { file: file.to_string() });
         };
+        let mut table = table.map_err(|(line, reason)| line_err(line, reason))?;
         let (header, columns) = (table.header, table.columns.clone());
         // The time column may name its unit (`time_ms`), as in a plain trace.
         let unit = columns.iter().find_map(|c| TimeUnit::of_time_column(c));

@@ -14,14 +14,14 @@ use gcsim::train::run::Trainer;
 use gcsim::train::shard::{TrainShardFile, repeats_of};
 use gcsim::train::summary::TrainRow;
 
-use super::Status;
-use super::flags::{CURVES, FORMAT, OUT, PARTIAL, PLOT, SHARD, named};
-use super::job::Engine;
-use super::merge::{MergeArgs, shard_files};
-use super::notes::note;
-use super::output::Output;
-use super::progress::Bar;
-use super::train::{TrainArgs, summarise};
+use super::{TrainArgs, summarise};
+use crate::Status;
+use crate::flags::{CURVES, FORMAT, OUT, PARTIAL, PLOT, SHARD, named};
+use crate::job::Engine;
+use crate::merge::{MergeArgs, shard_files};
+use crate::notes::note;
+use crate::output::Output;
+use crate::progress::Bar;
 
 /// The output of a training shard: its partial result, as JSON, to --out;
 /// refused with the flags that write finished results (they go to the merge).

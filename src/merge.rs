@@ -129,7 +129,7 @@ pub(super) fn shard_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The files to merge (see [`shard_files`]), recorded as the command's
+/// The files to merge (see `shard_files`), recorded as the command's
 /// inputs and `--out` as its output, so that a result cannot replace a
 /// shard it merges (see [`super::output::names`]); before any is read. A
 /// `--partial` merge may write one of its inputs: folding shards into an

@@ -144,7 +144,7 @@ impl AtomicFile {
     }
 
     /// Syncs the content and renames it into place (a device or FIFO gets a
-    /// copy of it instead); inside a [`transaction`], at its end.
+    /// copy of it instead); inside a `transaction`, at its end.
     pub fn commit(self) -> Result<()> {
         let fail = || format!("cannot write {}", self.path.display());
         let held = match self.target {
@@ -175,7 +175,7 @@ fn finish(held: Held) -> Result<()> {
 
 /// Writes `path`: through a temporary file in its (final target's)
 /// directory, renamed into place only once complete (inside a
-/// [`transaction`], once every file of the command is), so that an
+/// `transaction`, once every file of the command is), so that an
 /// interrupted or failed command leaves any previous file; a device or FIFO
 /// gets the bytes written into it.
 pub fn write_atomically(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {

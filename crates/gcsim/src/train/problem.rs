@@ -235,7 +235,7 @@ impl Objective {
 
     /// The smoothness constant L = c·λ_max(XᵀX/N) + λ of f on `data` (the
     /// training set; N = its rows), c = 1 for least squares and 1/4 for
-    /// logistic. λ_max by power iteration (see [`largest_eigenvalue`]) on the
+    /// logistic. λ_max by power iteration (see `largest_eigenvalue`) on the
     /// smaller of the d×d matrix XᵀX/N and the N×N matrix XXᵀ/N, which have
     /// the same nonzero eigenvalues: costs N·min(N, d)·max(N, d) for the
     /// matrix and min(N, d)² a step, so 10 rows of 20,000 features need a

@@ -169,8 +169,7 @@ impl Dist {
         Ok(Self::from_base(Base::ShiftedExp { shift, rate }))
     }
 
-    /// Pareto type I with minimum `scale` > 0 and tail index `shape` from 0.1
-    /// to 1e100 (below 0.1 its percentiles and moments overflow).
+    /// Pareto type I with minimum `scale` > 0 and tail index `shape` in 0.1..=1e100.
     pub fn pareto(scale: f64, shape: f64) -> Result<Self, DistError> {
         check("scale", scale, in_scale(scale), SCALE_RANGE)?;
         check("shape", shape, bounds::pareto_shape(shape), bounds::PARETO_SHAPE_RANGE)?;
@@ -192,8 +191,7 @@ impl Dist {
         Ok(Self::from_base(Base::LogNormal { mu, sigma }))
     }
 
-    /// Weibull with `P(X > x) = exp(−(x/scale)^shape)`, `scale` > 0, `shape`
-    /// from 0.05 to 1e100 (below 0.05 its moments overflow).
+    /// Weibull with `P(X > x) = exp(−(x/scale)^shape)`, `scale` > 0, `shape` in 0.05..=1e100.
     pub fn weibull(scale: f64, shape: f64) -> Result<Self, DistError> {
         check("scale", scale, in_scale(scale), SCALE_RANGE)?;
         check(

@@ -487,27 +487,39 @@ impl CommonArgs {
     /// The output of shard `shard`'s partial result (of a run, a sweep or a
     /// plan): JSON, every column, to --out.
     pub fn shard_output(&self, shard: ShardId) -> Result<Output> {
-        let Some(out) = self.out.as_deref() else {
-            bail!(
-                "{SHARD} {}/{} writes a partial result file: give {OUT} FILE.json",
-                shard.index,
-                shard.count
-            );
-        };
-        if !self.columns.is_empty() {
-            bail!("{SHARD} writes a partial result with every column: give --columns to gcsim merge");
-        }
-        if let Some(f) = self.format.map(|f| f.0).filter(|&f| f != Format::Json) {
-            bail!("{SHARD} writes its partial result as JSON: drop {FORMAT} {f} (or give {FORMAT} json)");
-        }
-        if out.extension().is_some_and(|e| !e.eq_ignore_ascii_case("json")) {
-            bail!(
-                "{SHARD} writes its partial result as JSON: give {OUT} a .json file (not {})",
-                out.display()
-            );
-        }
-        Output::resolve(Some(Format::Json), Some(out))
+        partial_output(shard, self.out.as_deref(), &self.columns, self.format.map(|f| f.0))
     }
+}
+
+/// The output of shard `shard`'s partial result (of any command): JSON,
+/// every column, to `out`; refused without `--out`, with `--columns`, with
+/// another `--format` or another extension.
+pub fn partial_output(
+    shard: ShardId,
+    out: Option<&Path>,
+    columns: &[String],
+    format: Option<Format>,
+) -> Result<Output> {
+    let Some(out) = out else {
+        bail!(
+            "{SHARD} {}/{} writes a partial result file: give {OUT} FILE.json",
+            shard.index,
+            shard.count
+        );
+    };
+    if !columns.is_empty() {
+        bail!("{SHARD} writes a partial result with every column: give --columns to gcsim merge");
+    }
+    if let Some(f) = format.filter(|&f| f != Format::Json) {
+        bail!("{SHARD} writes its partial result as JSON: drop {FORMAT} {f} (or give {FORMAT} json)");
+    }
+    if out.extension().is_some_and(|e| !e.eq_ignore_ascii_case("json")) {
+        bail!(
+            "{SHARD} writes its partial result as JSON: give {OUT} a .json file (not {})",
+            out.display()
+        );
+    }
+    Output::resolve(Some(Format::Json), Some(out))
 }
 
 /// `I/K`, 1 ≤ I ≤ K: the I-th of K shards; `slurm`: this task's shard of

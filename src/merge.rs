@@ -149,6 +149,18 @@ pub fn record_files(args: &MergeArgs) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The text of the first file `gcsim merge` was given, with its path (by
+/// whose `format` the merge is dispatched); `None` if none is given.
+pub(super) fn first_text(args: &MergeArgs) -> Result<Option<(PathBuf, String)>> {
+    let files = shard_files(&args.files)?;
+    let Some(first) = files.into_iter().next() else {
+        return Ok(None);
+    };
+    let text =
+        std::fs::read_to_string(&first).with_context(|| format!("{}: cannot read the shard", first.display()))?;
+    Ok(Some((first, text)))
+}
+
 /// Reads and parses one shard file.
 fn read_shard(path: &std::path::Path) -> Result<(String, ShardFile)> {
     let name = path.display().to_string();

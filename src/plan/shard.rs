@@ -12,7 +12,7 @@ use gcsim::shard::units::assign;
 
 use super::super::Status;
 use super::super::flags::{PARTIAL, PLOT};
-use super::super::merge::{MergeArgs, shard_files};
+use super::super::merge::{MergeArgs, first_text, shard_files};
 use super::super::notes::note;
 use super::super::output::Output;
 use super::super::progress::Bar;
@@ -74,11 +74,9 @@ impl PlanJob {
 /// Whether the files `gcsim merge` was given are plan shards (by the
 /// first file's `format`).
 pub fn given(args: &MergeArgs) -> Result<bool> {
-    let files = shard_files(&args.files)?;
-    let Some(first) = files.first() else {
+    let Some((first, text)) = first_text(args)? else {
         return Ok(false);
     };
-    let text = std::fs::read_to_string(first).with_context(|| format!("{}: cannot read the shard", first.display()))?;
     if text.contains(gcsim_figures::scenario::shard::FORMAT)
         && serde_json::from_str::<serde_json::Value>(&text)
             .is_ok_and(|v| v["format"] == gcsim_figures::scenario::shard::FORMAT)

@@ -16,9 +16,9 @@ use gcsim::train::summary::TrainRow;
 
 use super::{TrainArgs, summarise};
 use crate::Status;
-use crate::flags::{CURVES, FORMAT, OUT, PARTIAL, PLOT, SHARD, named};
+use crate::flags::{CURVES, PARTIAL, PLOT, SHARD, named};
 use crate::job::Engine;
-use crate::merge::{MergeArgs, shard_files};
+use crate::merge::{MergeArgs, first_text, shard_files};
 use crate::notes::note;
 use crate::output::Output;
 use crate::progress::Bar;
@@ -26,13 +26,6 @@ use crate::progress::Bar;
 /// The output of a training shard: its partial result, as JSON, to --out;
 /// refused with the flags that write finished results (they go to the merge).
 pub(super) fn shard_output(args: &TrainArgs, shard: ShardId) -> Result<Output> {
-    let Some(out) = args.out.as_deref() else {
-        bail!(
-            "{SHARD} {}/{} writes a partial result file: give {OUT} FILE.json",
-            shard.index,
-            shard.count
-        );
-    };
     if shard.count > args.repeats {
         bail!(
             "{SHARD} {}/{}: {} repeats split into at most {} shards (each trains at least one repeat): give K <= {} (or more --repeats)",
@@ -48,19 +41,7 @@ pub(super) fn shard_output(args: &TrainArgs, shard: ShardId) -> Result<Output> {
             bail!("{SHARD} writes a partial result of some repeats; drop {flag} (train without {SHARD} writes it)");
         }
     }
-    if !args.columns.is_empty() {
-        bail!("{SHARD} writes a partial result with every column: give --columns to gcsim merge");
-    }
-    if let Some(f) = args.format.filter(|&f| f != Format::Json) {
-        bail!("{SHARD} writes its partial result as JSON: drop {FORMAT} {f} (or give {FORMAT} json)");
-    }
-    if out.extension().is_none_or(|e| !e.eq_ignore_ascii_case("json")) {
-        bail!(
-            "{SHARD} writes its partial result as JSON: give {OUT} a .json file (not {})",
-            out.display()
-        );
-    }
-    Output::resolve(Some(Format::Json), Some(out))
+    crate::common::partial_output(shard, args.out.as_deref(), &args.columns, args.format)
 }
 
 /// Trains the repeats of shard `shard` and writes them to the output's file.
@@ -99,12 +80,7 @@ pub(super) fn write_shard(
 /// Whether the files `gcsim merge` was given are training shards (by the
 /// first file's `format`).
 pub fn given(args: &MergeArgs) -> Result<bool> {
-    let files = shard_files(&args.files)?;
-    let Some(first) = files.first() else {
-        return Ok(false);
-    };
-    let text = std::fs::read_to_string(first).with_context(|| format!("{}: cannot read the shard", first.display()))?;
-    Ok(TrainShardFile::is_train_shard(&text))
+    Ok(first_text(args)?.is_some_and(|(_, text)| TrainShardFile::is_train_shard(&text)))
 }
 
 /// A training study put together from its shards, and where it goes.

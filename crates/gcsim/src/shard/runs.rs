@@ -25,7 +25,7 @@ use crate::study::Study;
 /// configuration, the baseline included) is split by trials, its shards
 /// keeping their values (in files a third larger, as base64): the shards
 /// share all the work, and the merge simulates nothing. A longer run is
-/// split by chunks into files of kilobytes.
+/// split by blocks or chunks into files of kilobytes.
 pub const VALUE_BYTES: u64 = 64 << 20;
 
 /// How a run's trials are split into shards.

@@ -152,7 +152,6 @@ const FILES: &[Case] = &[
     case(&["fit", "dup.csv"], 2, "dup.csv:1: the header `step,worker,time,worker` names `worker` twice"),
     case(&["trace", "dup.csv"], 2, "dup.csv:1: the header `step,worker,time,worker` names `worker` twice"),
     case(&["fit", "dupload.csv"], 2, "names `load` twice"),
-    case(&["train", "--data", "nohead.csv", "--n", "2", "--scheme", "crc", "--s", "1"], 2, "nohead.csv:1: the first row `0.5,1.2,1` is numbers, not column names"),
     case(&["scenario", "single.toml", "--out-dir", "od"], 2, "single.toml:2: key `figure`: a list of tables: write [[figure]], not [figure]"),
 ];
 
@@ -164,7 +163,6 @@ fn inputs(dir: &Path) {
     write("deficient.csv", "1,0,0\n1,0,0\n0,1,0\n");
     write("dup.csv", "step,worker,time,worker\n0,0,1.0,1\n0,1,2.0,0\n");
     write("dupload.csv", "step,worker,load,time,load\n0,0,1,1.0,1\n0,1,1,2.0,1\n");
-    write("nohead.csv", "0.5,1.2,1\n0.1,0.3,0\n0.7,0.2,1\n");
     write("single.toml", "name = \"x\"\n[figure]\nkind = \"speedup\"\n");
 }
 

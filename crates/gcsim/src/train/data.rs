@@ -53,18 +53,6 @@ pub enum DataError {
         /// The file.
         file: String,
     },
-    /// A first row of numbers: a file without a header row.
-    #[error(
-        "{file}:{line}: the first row `{row}` is numbers, not column names; give the file a header row naming its columns (the last, or --target, is the target)"
-    )]
-    NumericHeader {
-        /// The file.
-        file: String,
-        /// 1-based line of the first row.
-        line: usize,
-        /// The row, as written (shortened).
-        row: String,
-    },
     /// A header and nothing under it.
     #[error("{file}: a header but no data rows; the data needs at least one row under the header")]
     NoRows {
@@ -188,19 +176,6 @@ impl Dataset {
         };
         let header = header.clone();
         let columns: Vec<String> = header.iter().map(str::to_string).collect();
-        if columns.iter().all(|c| c.trim().parse::<f64>().is_ok()) {
-            let row = crate::param::one_line(&columns.join(","));
-            let row = if row.chars().count() > 60 {
-                format!("{}…", row.chars().take(60).collect::<String>())
-            } else {
-                row
-            };
-            return Err(DataError::NumericHeader {
-                file,
-                line: header_line,
-                row,
-            });
-        }
         for (i, c) in columns.iter().enumerate() {
             if columns[..i].contains(c) {
                 return Err(DataError::DuplicateColumn {

@@ -10,6 +10,7 @@
 
 pub mod analytic;
 pub mod codes;
+pub mod collective;
 pub mod comm;
 pub mod dist;
 pub mod encoding;

@@ -208,6 +208,9 @@ pub struct CommonArgs {
     #[command(flatten)]
     pub cost: CostArgs,
 
+    #[command(flatten)]
+    pub collective: super::collective::CollectiveArgs,
+
     /// Monte Carlo trials per configuration.
     #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
     pub trials: u64,
@@ -366,6 +369,13 @@ impl CommonArgs {
     /// The cluster (see [`ClusterArgs::population`]).
     pub fn population(&self, n: Option<usize>) -> Result<(usize, Workers)> {
         self.cluster.population(n)
+    }
+
+    /// How `run` and `sweep` sum gradients on `workers`: --aggregation with
+    /// --gradient-size and the time unit.
+    pub fn aggregation(&self, workers: &Workers) -> Result<gcsim::collective::Aggregation> {
+        let unit = self.cluster.time_unit_of(workers);
+        self.collective.aggregation(self.cost.gradient_size, unit)
     }
 
     /// The load model (see [`ClusterArgs::load_model`]).

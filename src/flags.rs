@@ -15,6 +15,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use gcsim::codes::CodeError;
+use gcsim::collective::CollectiveError;
 use gcsim::comm::CommError;
 use gcsim::load::LoadModelError;
 use gcsim::param::{Described, Param};
@@ -178,6 +179,16 @@ pub const PLOT_SIZE: Flag = Flag("plot-size");
 pub const DPI: Flag = Flag("dpi");
 /// The figure's font size.
 pub const FONT_SIZE: Flag = Flag("font-size");
+/// The flag of [`Param::Aggregation`].
+pub const AGGREGATION: Flag = Flag("aggregation");
+/// The flag of [`Param::Latency`].
+pub const LATENCY: Flag = Flag("latency");
+/// The flag of [`Param::Bandwidth`].
+pub const BANDWIDTH: Flag = Flag("bandwidth");
+/// The flag of [`Param::GradientSize`].
+pub const GRADIENT_SIZE: Flag = Flag("gradient-size");
+/// The flag of [`Param::Buckets`].
+pub const BUCKETS: Flag = Flag("buckets");
 /// A figure without its title.
 pub const NO_TITLE: Flag = Flag("no-title");
 /// A logarithmic y axis.
@@ -241,6 +252,11 @@ const ALL: &[Flag] = &[
     GPU_HOUR_PRICE,
     ITERATIONS_PER_RUN,
     TIME_UNIT,
+    AGGREGATION,
+    LATENCY,
+    BANDWIDTH,
+    GRADIENT_SIZE,
+    BUCKETS,
     OUT,
     FORMAT,
     COLUMNS,
@@ -305,6 +321,11 @@ pub fn flag(param: Param) -> Flag {
         Param::GpuHourPrice => GPU_HOUR_PRICE,
         Param::IterationsPerRun => ITERATIONS_PER_RUN,
         Param::TimeUnit => TIME_UNIT,
+        Param::Aggregation => AGGREGATION,
+        Param::Latency => LATENCY,
+        Param::Bandwidth => BANDWIDTH,
+        Param::GradientSize => GRADIENT_SIZE,
+        Param::Buckets => BUCKETS,
     }
 }
 
@@ -332,7 +353,8 @@ fn describe(err: &(dyn Error + 'static)) -> String {
         PlanError,
         TraceAnalysisError,
         RecipeError,
-        TrainError
+        TrainError,
+        CollectiveError
     );
     err.to_string()
 }

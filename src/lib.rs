@@ -2,6 +2,7 @@
 //! types (fd's `Opts` → `Config`).
 
 pub mod codes;
+pub mod collective;
 pub mod common;
 pub mod completions;
 pub mod figure;
@@ -474,6 +475,7 @@ pub fn run_config(command: report::Command, study: &Study, schemes: Vec<SchemeKi
         generator: study.generator().map(|g| g.name().into()),
         iterations: study.iterations(),
         trace_bootstrap: None,
+        aggregation: study.aggregation().collective().map(|c| c.to_string()),
     }
 }
 

@@ -207,7 +207,7 @@ impl TryFrom<MergeArgs> for MergeJob {
             }
         }
         let output = Output::resolve(args.format, args.out.as_deref())?
-            .with_columns_and::<gcsim::report::Row>(&args.columns, &config.costs.columns(config.time_unit))?;
+            .with_columns_and::<gcsim::report::Row>(&args.columns, &config.extra_columns())?;
         let options = args.figure.options(
             args.plot.as_deref(),
             args.log_y,

@@ -205,6 +205,10 @@ impl TryFrom<RunArgs> for Job {
             .with_decoder(common.cluster.decoder)?
             .with_generator(common.cluster.generator)?
             .with_iterations(common.iterations)?;
+        let study = {
+            let aggregation = common.aggregation(study.workers())?;
+            study.with_aggregation(aggregation)?
+        };
         let mut config: RunConfig = run_config(report::Command::Run, &study, vec![kind]);
         common.describe(&mut config, study.workers())?;
         common.check_bootstrap_work(&study, &config)?;
@@ -212,7 +216,7 @@ impl TryFrom<RunArgs> for Job {
         config.code = args.code.as_ref().map(|p| p.display().to_string());
         let output = common
             .output()?
-            .with_columns_and::<gcsim::report::Row>(&common.columns, &config.costs.columns(config.time_unit))?;
+            .with_columns_and::<gcsim::report::Row>(&common.columns, &config.extra_columns())?;
         let options = args
             .figure
             .options(args.plot.as_deref(), false, &[(OUT, common.out.as_deref())])?;

@@ -233,7 +233,8 @@ impl TryFrom<SweepArgs> for Job {
                 .with_custom(custom)?
                 .with_decoder(common.cluster.decoder)?
                 .with_generator(common.cluster.generator)?
-                .with_iterations(common.iterations)?;
+                .with_iterations(common.iterations)?
+                .with_aggregation(common.aggregation(&workers)?)?;
             Ok((study, skipped))
         };
         let (study, skipped) = study_at(n, custom)?;
@@ -269,7 +270,7 @@ impl TryFrom<SweepArgs> for Job {
         }
         let output = common
             .output()?
-            .with_columns_and::<gcsim::report::Row>(&common.columns, &config.costs.columns(config.time_unit))?;
+            .with_columns_and::<gcsim::report::Row>(&common.columns, &config.extra_columns())?;
         if args.plot.is_some() {
             let deadlines = grid.timeout.as_ref().map_or(0, |l| l.values.len());
             gcsim_figures::plot::sweep::axes_of(kinds.iter().copied(), deadlines)

@@ -9,6 +9,7 @@ mod architecture;
 mod asynchronous;
 mod cli;
 mod codes;
+mod collectives;
 mod comm;
 mod comm_random;
 mod common;

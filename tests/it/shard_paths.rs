@@ -54,6 +54,14 @@ fn paths() -> Vec<Path> {
             "run --n 20 --scheme crc --s 2 --dist exp:rate=1,p_slow=0.1,slowdown=5,persist=0.5 --iterations 20 --trials 500",
         ),
         path("frc at large n", "sweep --n 20000 --scheme frc --s 0,9 --trials 300"),
+        path(
+            "ring",
+            "sweep --n 24 --scheme uncoded,ignore,frc --s 1,3 --aggregation ring --bandwidth 1GB/s --gradient-size 100MB --time-unit s --trials 2000",
+        ),
+        path(
+            "buckets",
+            "sweep --n 24 --scheme ignore,crc --s 2 --aggregation hierarchical:gpus-per-node=8,intra-bandwidth=10GB/s --bandwidth 1GB/s --gradient-size 1GB --buckets 8 --time-unit s --trials 2000",
+        ),
     ]
 }
 

@@ -50,8 +50,10 @@ use std::fmt;
 
 use crate::scheme::Rule;
 
+mod build;
 mod parse;
 
+pub use build::CollectiveError;
 pub use parse::{parse_aggregations, parse_bandwidth};
 
 /// The per-message latency α used where `--latency` is not given: 5 µs, the
@@ -228,6 +230,22 @@ impl fmt::Display for Aggregation {
             Aggregation::Master => f.write_str("master"),
             Aggregation::Collective(c) => c.algorithm.fmt(f),
         }
+    }
+}
+
+impl fmt::Display for Collective {
+    /// The collective as a header names it: the algorithm, then each of
+    /// its quantities.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} latency={} bandwidth={} gradient-size={} buckets={}",
+            self.algorithm,
+            crate::dist::plain(self.latency),
+            crate::dist::plain(self.bandwidth),
+            crate::dist::plain(self.gradient_bytes),
+            self.buckets
+        )
     }
 }
 

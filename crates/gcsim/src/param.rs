@@ -97,6 +97,16 @@ pub enum Param {
     IterationsPerRun,
     /// The time unit of the worker-time law.
     TimeUnit,
+    /// How gradients are summed: the master, or an all-reduce collective.
+    Aggregation,
+    /// The latency α of one message of a collective.
+    Latency,
+    /// Each rank's link bandwidth, for a collective.
+    Bandwidth,
+    /// The size of one full gradient.
+    GradientSize,
+    /// Gradient buckets overlapped with the work.
+    Buckets,
 }
 
 impl Param {
@@ -146,6 +156,11 @@ impl Param {
             Param::GpuHourPrice => "gpu_hour_price",
             Param::IterationsPerRun => "iterations_per_run",
             Param::TimeUnit => "time_unit",
+            Param::Aggregation => "aggregation",
+            Param::Latency => "latency",
+            Param::Bandwidth => "bandwidth",
+            Param::GradientSize => "gradient_size",
+            Param::Buckets => "buckets",
         }
     }
 }

@@ -204,6 +204,19 @@ pub struct Row {
     /// `--gradient-size` × n.
     #[serde(serialize_with = "opt_num", skip_serializing_if = "Option::is_none")]
     pub bytes_per_iteration: Option<f64>,
+    /// Under an all-reduce collective (`--aggregation`), its algorithm;
+    /// absent under the master.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<&'static str>,
+    /// Under a collective, the mean number of ranks whose messages it sums
+    /// (see [`crate::collective`]).
+    #[serde(serialize_with = "opt_num", skip_serializing_if = "Option::is_none")]
+    pub participants: Option<f64>,
+    /// Under a collective, the mean time from the start of its first
+    /// bucket's collective to the end of the iteration (the time unit;
+    /// per iteration), see [`crate::engine::collective::collective_times`].
+    #[serde(serialize_with = "opt_num", skip_serializing_if = "Option::is_none")]
+    pub collective_time: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -321,6 +334,8 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
     let known = crate::engine::approx::exact(study, scheme);
     row.approx_error = known.map(|i| i.error);
     row.data_fraction = known.map(|i| i.data_fraction);
+    row.aggregation = study.aggregation().collective().map(|c| c.algorithm.name());
+    row.participants = study.participants(scheme).map(|p| p as f64);
 }
 
 /// The rows of a simulated study, one per scheme, in the study's order, with
@@ -334,6 +349,7 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
     let inexact = crate::engine::approx::inexact(study);
     let tallies = crate::engine::approx::tallies(study);
     let inclusion = crate::engine::approx::inclusion(study);
+    let collective = crate::engine::collective::collective_times(study);
     // Each exact law's mean and p99 (numerical, a few ms each for a
     // cluster of classes), one configuration per core.
     let exact: Vec<(Option<f64>, Option<f64>)> = study
@@ -350,14 +366,19 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
         .zip(inclusion)
         .zip(&outcome.pairing)
         .zip(exact)
+        .zip(collective)
         .map(
-            |((((((s, summary), inexact), (extra_work, staleness)), inclusion), pairing), (mean, p99))| {
+            |(
+                ((((((s, summary), inexact), (extra_work, staleness)), inclusion), pairing), (mean, p99)),
+                collective,
+            )| {
                 let mut row = Row::new(s, summary, &outcome.baseline);
                 row.paired_intervals(summary, &outcome.baseline, pairing);
                 row.iterations = study.iterations();
                 row.inclusion_min = inclusion.map(|i| i.0);
                 row.inclusion_max = inclusion.map(|i| i.1);
                 comm_columns(&mut row, study, s);
+                row.collective_time = collective;
                 row.extra_work = extra_work;
                 row.staleness = staleness;
                 row.approx_error = Some(inexact.error);
@@ -435,6 +456,8 @@ pub fn analytic_rows(study: &Study) -> (Vec<Row>, Vec<Scheme>) {
         });
         let row = rows.last_mut().expect("just pushed");
         comm_columns(row, study, scheme);
+        // An exact law under a collective is of one bucket: its cost.
+        row.collective_time = study.bucket_cost(scheme);
         row.staleness = study.exact_staleness(scheme);
     }
     (rows, missing)

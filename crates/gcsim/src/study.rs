@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::analytic::{ComputationLaw, ExactLaw, classes::ClassLaw, groups::GroupLaw, iteration_law};
 use crate::codes::custom::CustomMatrix;
 use crate::codes::{Code, CodeError, Generator};
+use crate::collective::Aggregation;
 use crate::comm::{Comm, Link, Transfer};
 use crate::dist::Dist;
 use crate::load::LoadModel;
@@ -14,6 +15,7 @@ use crate::scheme::{Params, Rule, Scheme, SchemeKind, Strategy};
 
 pub use crate::comm::Decoder;
 pub use crate::workers::Workers;
+pub use aggregation::Conflict;
 pub use error::StudyError;
 
 /// Most worker draws one trial may hold in memory (additive loads draw one
@@ -46,6 +48,8 @@ pub struct Study {
     custom: Option<Arc<CustomMatrix>>,
     /// Consecutive iterations per trial: a trial's value is their total time.
     iterations: u64,
+    /// How gradients are summed: at a master, or by a collective.
+    aggregation: Aggregation,
 }
 
 impl Study {
@@ -108,6 +112,7 @@ impl Study {
             generator: None,
             custom: None,
             iterations: 1,
+            aggregation: Aggregation::Master,
         };
         if n as u64 > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TooManyWorkers(n));
@@ -212,6 +217,7 @@ impl Study {
             generator: self.generator,
             custom: self.custom.clone(),
             iterations: self.iterations,
+            aggregation: self.aggregation,
             ..base
         };
         study.check_work()?;
@@ -355,7 +361,14 @@ impl Study {
             // A transfer time is not a shift of the time between updates.
             return None;
         }
-        let shift = arrival + self.comm.decode_time;
+        // A collective of one bucket ends its cost after the rule is met;
+        // of several, a piecewise-linear function of that time, simulated.
+        let collective = match self.aggregation.collective() {
+            Some(c) if c.buckets > 1 => return None,
+            Some(_) => self.bucket_cost(scheme).expect("a collective"),
+            None => 0.0,
+        };
+        let shift = arrival + self.comm.decode_time + collective;
         // A deadline is on the arrivals: T − τ·message on the computation.
         let iid = |d| {
             let law = iteration_law(d, &self.load_model, scheme)?;
@@ -530,6 +543,7 @@ impl Study {
     }
 }
 
+mod aggregation;
 mod checks;
 mod error;
 mod record;

@@ -21,6 +21,7 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 
 use crate::analytic::iteration_law;
+use crate::collective::Aggregation;
 use crate::dist::Dist;
 use crate::engine::Outcome;
 use crate::load::LoadModel;
@@ -41,6 +42,8 @@ pub struct Case {
     pub model: LoadModel,
     /// The schemes, simulated together on common draws.
     pub schemes: Vec<Scheme>,
+    /// How the gradients are summed.
+    pub aggregation: Aggregation,
 }
 
 /// A number that the theory or the literature prints, to check as printed.
@@ -165,6 +168,7 @@ pub fn grid() -> Vec<Case> {
     for dist in &dists {
         for model in models {
             cases.push(Case {
+                aggregation: Aggregation::Master,
                 n,
                 dist: dist.clone().expect("valid built-in law"),
                 model,
@@ -174,6 +178,7 @@ pub fn grid() -> Vec<Case> {
     }
     let big = 100;
     cases.push(Case {
+        aggregation: Aggregation::Master,
         n: big,
         dist: Dist::exp(1.0).expect("valid"),
         model: LoadModel::Fixed,
@@ -185,6 +190,7 @@ pub fn grid() -> Vec<Case> {
     cases.extend(strategy_cases(n));
     cases.extend(group_cases());
     cases.extend(slow_worker_cases());
+    cases.extend(collective::cases());
     cases
 }
 
@@ -203,6 +209,7 @@ fn deadline_cases(n: usize, dists: &[Result<Dist, crate::dist::DistError>], mode
                 m => m.apply(1.0, dist.quantile(q)),
             };
             cases.push(Case {
+                aggregation: Aggregation::Master,
                 n,
                 dist,
                 model,
@@ -220,6 +227,7 @@ fn strategy_cases(n: usize) -> Vec<Case> {
     // Poisson streams of mini-batches, Gamma(K, nμ).
     for model in [LoadModel::Fixed, LoadModel::Scaled, LoadModel::Additive] {
         cases.push(Case {
+            aggregation: Aggregation::Master,
             n,
             dist: Dist::exp(2.0).expect("valid"),
             model,
@@ -236,6 +244,7 @@ fn strategy_cases(n: usize) -> Vec<Case> {
     for model in [LoadModel::Fixed, LoadModel::Additive] {
         let kinds = [SchemeKind::KAsync, SchemeKind::KBatchAsync];
         cases.push(Case {
+            aggregation: Aggregation::Master,
             n: 6,
             dist: Dist::exp(2.0).expect("valid"),
             model,
@@ -261,6 +270,7 @@ fn group_cases() -> Vec<Case> {
     };
     let g = 12;
     cases.push(Case {
+        aggregation: Aggregation::Master,
         n: g,
         dist: grouped(Dist::exp(1.0), 5),
         model: LoadModel::Fixed,
@@ -272,6 +282,7 @@ fn group_cases() -> Vec<Case> {
         ],
     });
     cases.push(Case {
+        aggregation: Aggregation::Master,
         n: g,
         dist: grouped(Dist::exp(1.0).and_then(|d| d.with_stragglers(0.1, 5.0)), 4),
         model: LoadModel::Scaled,
@@ -300,6 +311,7 @@ fn slow_worker_cases() -> Vec<Case> {
     let kinds = [SchemeKind::KAsync, SchemeKind::KBatchAsync];
     vec![
         Case {
+            aggregation: Aggregation::Master,
             n,
             dist: mixture(),
             model: LoadModel::Fixed,
@@ -308,6 +320,7 @@ fn slow_worker_cases() -> Vec<Case> {
                 .to_vec(),
         },
         Case {
+            aggregation: Aggregation::Master,
             n: 6,
             dist: mixture(),
             model: LoadModel::Fixed,
@@ -360,7 +373,8 @@ fn quantile_gap(below: f64, at: f64, q: f64) -> f64 {
 /// checked before any case runs.
 pub fn admits(cases: &[Case], trials: u64) -> Result<(), crate::study::StudyError> {
     for case in cases {
-        Study::new(case.n, case.dist, case.model, case.schemes.clone(), trials, 0)?;
+        Study::new(case.n, case.dist, case.model, case.schemes.clone(), trials, 0)?
+            .with_aggregation(case.aggregation)?;
     }
     Ok(())
 }
@@ -421,6 +435,7 @@ pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Ou
                 trials,
                 seed.wrapping_add(i as u64),
             )
+            .and_then(|s| s.with_aggregation(case.aggregation))
             .expect("the built-in grid is a valid study")
         };
         // The laws as every report takes them: the study's.
@@ -441,7 +456,10 @@ pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Ou
         // with every configuration it covers.
         let first_of_case = pending.len();
         for ((scheme, law), summary) in exact.iter().zip(&outcome.configs) {
-            let config = format!("{} {} n={} {scheme}", case.dist, case.model, case.n);
+            let config = match case.aggregation.collective() {
+                Some(c) => format!("{} {} n={} {scheme} {c}", case.dist, case.model, case.n),
+                None => format!("{} {} n={} {scheme}", case.dist, case.model, case.n),
+            };
             // The mean as gcsim reports it: infinite where the tail index
             // says so (the sample mean of such a law never converges).
             let reported = if study.mean_is_infinite(scheme) {
@@ -495,6 +513,8 @@ pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Ou
         trials,
     }
 }
+
+mod collective;
 
 #[cfg(test)]
 mod tests {

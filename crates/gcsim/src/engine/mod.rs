@@ -16,6 +16,7 @@
 
 pub mod approx;
 pub mod bootstrap;
+pub mod collective;
 mod kernels;
 pub mod pairing;
 pub mod pass;

@@ -73,6 +73,7 @@ use rand_distr::{Distribution, Exp1, Gamma};
 
 use super::sort::{SortBuffers, argsort_floats, sort_floats};
 use super::timeline::{completion_by_events, fast, with_deadline};
+use crate::collective::Collective;
 use crate::comm::{Comm, Transfer};
 use crate::dist::{Base, HazardQuantile};
 use crate::load::LoadModel;
@@ -268,6 +269,9 @@ struct Delivery {
     /// [`needs_identities`]), each slot's real code where the master decodes
     /// with it (`None` for the slots that keep their rule).
     codes: Option<Arc<Vec<Option<Code>>>>,
+    /// Under an all-reduce collective, the collective and each slot's
+    /// bucket cost: the slot's time is the end of its last bucket.
+    collective: Option<(Collective, Arc<[f64]>)>,
 }
 
 /// Key of the transfer-time stream (XORed with the seed).
@@ -366,6 +370,7 @@ impl TrialPlan {
                 comm: *study.comm(),
                 messages,
                 codes: codes(study),
+                collective: study.collective_costs().map(|(c, costs)| (c, costs.into())),
             },
         };
         plan.update_sorting();
@@ -541,6 +546,11 @@ impl TrialPlan {
         }
         if self.delivery.comm.decode_time != 0.0 {
             out.iter_mut().for_each(|v| *v += self.delivery.comm.decode_time);
+        }
+        if let Some((c, costs)) = &self.delivery.collective {
+            for (v, &cost) in out.iter_mut().zip(costs.iter()) {
+                *v = c.finish(*v, cost);
+            }
         }
     }
 }

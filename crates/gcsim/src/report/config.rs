@@ -130,6 +130,11 @@ pub struct RunConfig {
     /// [`crate::engine::bootstrap`]), where they ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_bootstrap: Option<usize>,
+    /// The all-reduce collective that sums the gradients, e.g. `ring
+    /// latency=5e-6 bandwidth=25000000000 gradient-size=1400000000
+    /// buckets=1`; absent under the master.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<String>,
 }
 
 fn one() -> u64 {
@@ -141,6 +146,16 @@ fn is_one(x: &u64) -> bool {
 }
 
 impl RunConfig {
+    /// The columns the rows carry beyond the fixed ones: the cost view's,
+    /// where its flags gave them, then a collective's.
+    pub fn extra_columns(&self) -> Vec<&'static str> {
+        let mut columns = self.costs.columns(self.time_unit);
+        if self.aggregation.is_some() {
+            columns.extend(["aggregation", "participants", "collective_time"]);
+        }
+        columns
+    }
+
     /// The parameters that describe the study, one `key=value` each, for headers.
     pub(crate) fn header_fields(&self) -> Vec<(&'static str, String)> {
         let mut f = Vec::new();
@@ -182,6 +197,9 @@ impl RunConfig {
         }
         if let Some(g) = &self.generator {
             f.push(("generator", g.clone()));
+        }
+        if let Some(a) = &self.aggregation {
+            f.push(("aggregation", a.clone()));
         }
         if self.iterations > 1 {
             f.push(("iterations", self.iterations.to_string()));

@@ -29,8 +29,9 @@ impl Export for Report {
 /// the staleness where some row is asynchronous, the partitions per worker
 /// where some row is a partial-straggler code, the partitions' inclusion
 /// shares where some row runs several iterations of an inexact strategy,
-/// and the cost view's columns where its flags gave them.
-const OPTIONAL: [&str; 15] = [
+/// the cost view's columns where its flags gave them, and a collective's
+/// participants and time where the gradients are summed by one.
+const OPTIONAL: [&str; 17] = [
     "approx_error",
     "undecodable",
     "data_fraction",
@@ -46,10 +47,12 @@ const OPTIONAL: [&str; 15] = [
     "cost",
     "storage_bytes",
     "bytes_per_iteration",
+    "participants",
+    "collective_time",
 ];
 
 /// The values of the [`OPTIONAL`] columns, in order.
-fn optional_values(r: &Row) -> [Option<f64>; 15] {
+fn optional_values(r: &Row) -> [Option<f64>; 17] {
     [
         r.approx_error,
         r.undecodable,
@@ -66,12 +69,14 @@ fn optional_values(r: &Row) -> [Option<f64>; 15] {
         r.cost,
         r.storage_bytes,
         r.bytes_per_iteration,
+        r.participants,
+        r.collective_time,
     ]
 }
 
 /// The values that call for their column: the error and the data share
 /// only where the gradient is inexact.
-fn optional_cells(r: &Row) -> [Option<f64>; 15] {
+fn optional_cells(r: &Row) -> [Option<f64>; 17] {
     let mut v = optional_values(r);
     if r.exact {
         (v[0], v[2]) = (None, None);

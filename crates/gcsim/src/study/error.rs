@@ -81,6 +81,13 @@ pub enum StudyError {
         /// Draws per trial.
         per_trial: u64,
     },
+    /// A scheme or a model that does not go with a collective.
+    UnderCollective {
+        /// The collective's algorithm.
+        aggregation: &'static str,
+        /// What does not go with it.
+        conflict: super::Conflict,
+    },
 }
 
 impl Described for StudyError {
@@ -154,6 +161,51 @@ impl Described for StudyError {
                 name(P::Trials),
                 name(P::Iterations)
             ),
+            StudyError::UnderCollective { aggregation, conflict } => {
+                format!(
+                    "{} {aggregation}: {}",
+                    name(P::Aggregation),
+                    conflict_reason(*conflict, name)
+                )
+            }
         }
+    }
+}
+
+/// Why `conflict` does not go with a collective, and what to do.
+fn conflict_reason(conflict: super::Conflict, name: Naming) -> String {
+    use super::Conflict as C;
+    let master = format!("{} master", name(Param::Aggregation));
+    match conflict {
+        C::Scheme(SchemeKind::Timeout) => format!(
+            "timeout's participants (the workers in by the deadline) vary from trial to trial, which the collective model does not simulate; use ignore (a fixed number of participants) or {master}"
+        ),
+        C::Scheme(kind @ (SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled)) => {
+            format!("{kind} codes a matrix product, whose blocks are gathered at a master, not summed; use {master}")
+        }
+        C::Scheme(kind) => format!(
+            "{kind} has no sum over a set of participants fixed by a recovery rule (asynchronous updates, speculative copies, several messages per worker and partial results go to a master); use a gradient code (uncoded, ignore, frc, crc, comm-efficient, mds, approx-regular) or {master}"
+        ),
+        C::RankDecoder => format!(
+            "{} rank decodes at a master; a collective sums the first set the recovery rule accepts: drop {} rank or use {master}",
+            name(Param::Decoder),
+            name(Param::Decoder)
+        ),
+        C::Transfer => format!(
+            "{} and {} are transfers to a master; a collective's time comes from {}, {} and {}: drop them or use {master}",
+            name(Param::CommTime),
+            name(Param::CommDist),
+            name(Param::Latency),
+            name(Param::Bandwidth),
+            name(Param::GradientSize)
+        ),
+        C::SharedLink => format!(
+            "{} shared is the master's link; a collective has none: drop it or use {master}",
+            name(Param::Link)
+        ),
+        C::DecodeTime => format!(
+            "{} is the master's decoding; under a collective each participant scales its message before the sum: drop it or use {master}",
+            name(Param::DecodeTime)
+        ),
     }
 }

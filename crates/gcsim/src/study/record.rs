@@ -4,6 +4,7 @@
 use faer::Mat;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::aggregation::CollectiveRecord;
 use super::{Decoder, Study, StudyError, Workers};
 use crate::codes::Generator;
 use crate::codes::custom::CustomMatrix;
@@ -59,6 +60,9 @@ struct StudyRecord {
     /// Consecutive iterations per trial (absent: 1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     iterations: u64,
+    /// The collective that sums the gradients (absent: the master).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    aggregation: Option<CollectiveRecord>,
 }
 
 fn one() -> u64 {
@@ -85,6 +89,7 @@ impl Serialize for Study {
             generator,
             custom,
             iterations,
+            aggregation,
         } = self;
         StudyRecord {
             n: *n,
@@ -125,6 +130,7 @@ impl Serialize for Study {
                 )
             }),
             iterations: *iterations,
+            aggregation: CollectiveRecord::of(aggregation),
         }
         .serialize(s)
     }
@@ -192,11 +198,13 @@ impl<'de> Deserialize<'de> for Study {
             None => None,
         };
         let comm = Comm::new(r.comm_time, comm_dist, r.link, r.decode_time).map_err(D::Error::custom)?;
+        let aggregation = CollectiveRecord::aggregation(r.aggregation.as_ref()).map_err(D::Error::custom)?;
         Study::with_workers(r.n, r.workers, model, schemes, r.trials, r.seed)
             .and_then(|s| s.with_comm(comm).with_custom(custom))
             .and_then(|s| s.with_decoder(r.decoder))
             .and_then(|s| s.with_generator(r.generator))
             .and_then(|s| s.with_iterations(r.iterations))
+            .and_then(|s| s.with_aggregation(aggregation))
             .map_err(D::Error::custom)
     }
 }

@@ -372,6 +372,7 @@ impl Tables<'_> {
         config.q = st.ranges.q.as_ref().map(|l| l.text.clone());
         config.skipped = st.skipped.clone();
         config.trace_bootstrap = st.trace_bootstrap;
+        config.time_unit = st.time_unit.or(config.time_unit);
         if let Some(steps) = st.study.workers().recorded_steps().filter(|&s| s < MIN_TRACE_STEPS) {
             config.warnings.push(short_trace_warning(steps));
         }

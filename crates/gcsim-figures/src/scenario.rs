@@ -56,6 +56,7 @@ use gcsim::scheme::SchemeKind;
 use gcsim::study::Study;
 use gcsim::sweep::Ranges;
 
+mod collective;
 mod figures;
 pub mod page;
 mod plan;
@@ -135,6 +136,12 @@ source::scheme_table! {
         iterations: Option<Spanned<u64>>,
         trace_bootstrap: Option<Spanned<usize>>,
         analytic: Option<bool>,
+        aggregation: Option<Spanned<String>>,
+        latency: Option<Spanned<f64>>,
+        bandwidth: Option<Spanned<collective::Quantity>>,
+        gradient_size: Option<Spanned<collective::Quantity>>,
+        buckets: Option<Spanned<usize>>,
+        time_unit: Option<Spanned<String>>,
         #[serde(default)]
         figures: Vec<FigureFile>,
     }
@@ -155,6 +162,12 @@ struct ScenarioFile {
     decode_time: Option<Spanned<f64>>,
     load_model: Option<Spanned<String>>,
     unit_time: Option<f64>,
+    aggregation: Option<Spanned<String>>,
+    latency: Option<Spanned<f64>>,
+    bandwidth: Option<Spanned<collective::Quantity>>,
+    gradient_size: Option<Spanned<collective::Quantity>>,
+    buckets: Option<Spanned<usize>>,
+    time_unit: Option<Spanned<String>>,
     trials: Option<Spanned<u64>>,
     iterations: Option<Spanned<u64>>,
     trace_bootstrap: Option<Spanned<usize>>,
@@ -215,6 +228,8 @@ pub struct ScenarioStudy {
     pub trace_bootstrap: Option<usize>,
     /// Figures to draw.
     pub figures: Vec<FigureSpec>,
+    /// The unit of the times (`time_unit`), where given.
+    pub time_unit: Option<gcsim::units::TimeUnit>,
 }
 
 impl ScenarioStudy {
@@ -414,6 +429,29 @@ fn study(
             return src.err(Some(span), format!("{owner}: {e}"));
         }
     };
+    let (aggregation, time_unit) = src.aggregation(
+        &collective::collective_keys!(file),
+        &collective::collective_keys!(st),
+        &st.label,
+    )?;
+    if let Some(u) = time_unit.filter(|&u| u != gcsim::units::TimeUnit::Seconds && study.workers().is_measured()) {
+        let span = st.time_unit.as_ref().or(file.time_unit.as_ref()).map(|t| t.span());
+        return src.err(
+            span,
+            format!("{owner}: key `time_unit`: a trace's times are in seconds; time_unit = \"{}\" is for a law written in {}", u.symbol(), u.words()),
+        );
+    }
+    let study = match study.with_aggregation(aggregation) {
+        Ok(s) => s,
+        Err(e) => {
+            let span = st
+                .aggregation
+                .as_ref()
+                .or(file.aggregation.as_ref())
+                .map_or(st.label.span(), |a| a.span());
+            return src.err(Some(span), format!("{owner}: {e}"));
+        }
+    };
     let analytic = st.analytic.unwrap_or(file.analytic);
     let trace_bootstrap = trace_bootstrap(src, file, st, &study, analytic, &owner)?;
     for format in ScenarioStudy::RESULT_FORMATS {
@@ -443,6 +481,7 @@ fn study(
         analytic,
         trace_bootstrap,
         figures,
+        time_unit,
     })
 }
 

@@ -261,3 +261,53 @@ fn comm_errors_point_at_their_key() {
     .to_string();
     assert!(err.starts_with("x.toml:6:"), "{err}");
 }
+
+/// The collective's keys reach the study, a table's over the file's, and
+/// each bad one is placed on its own line.
+#[test]
+fn collective_keys_reach_the_study() {
+    let text = "name = \"t\"\nn = 16\naggregation = \"ring\"\nbandwidth = \"25GB/s\"\ngradient_size = 1e9\ntime_unit = \"ms\"\n[[study]]\nlabel = \"a\"\nschemes = [\"ignore\"]\ns = 2\n[[study]]\nlabel = \"b\"\nschemes = [\"crc\"]\ns = 2\naggregation = \"tree\"\nbuckets = 4\nlatency = 1e-5\n";
+    let s = parse(text).unwrap();
+    let a = s.studies[0].study.aggregation().collective().copied().unwrap();
+    assert_eq!(
+        (a.algorithm.name(), a.bandwidth, a.gradient_bytes, a.buckets),
+        ("ring", 25e9, 1e9, 1)
+    );
+    assert_eq!(a.units_per_second, 1e3);
+    assert_eq!(s.studies[0].time_unit, Some(gcsim::units::TimeUnit::Milliseconds));
+    let b = s.studies[1].study.aggregation().collective().copied().unwrap();
+    assert_eq!((b.algorithm.name(), b.latency, b.buckets), ("tree", 1e-5, 4));
+    assert_errors([
+        (
+            text.replace("buckets = 4", "buckets = 0"),
+            "x.toml:16:",
+            "key `buckets` 0 is out of range",
+        ),
+        (
+            text.replace("\"25GB/s\"", "\"25GB\""),
+            "x.toml:4:",
+            "key `bandwidth`: `25GB`: unknown unit",
+        ),
+        (
+            text.replace("time_unit = \"ms\"\n", ""),
+            "x.toml:3:",
+            "give key `time_unit`",
+        ),
+        (
+            text.replace("aggregation = \"tree\"", "aggregation = \"star\""),
+            "x.toml:15:",
+            "unknown aggregation `star`",
+        ),
+        (
+            text.replace("schemes = [\"crc\"]\ns = 2", "schemes = [\"timeout\"]\ntimeout = 2"),
+            "x.toml:15:",
+            "timeout's participants",
+        ),
+        (
+            text.replace("aggregation = \"ring\"\n", "")
+                .replace("aggregation = \"tree\"\n", ""),
+            "x.toml:3:",
+            "key `bandwidth` describes an all-reduce collective",
+        ),
+    ]);
+}

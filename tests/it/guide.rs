@@ -45,6 +45,7 @@ fn the_guide_documents_every_output_column() {
             "2",
         ])
         .args(["--dataset-size", "1e9", "--gradient-size", "1e6", "--format", "csv"])
+        .args(["--aggregation", "ring", "--bandwidth", "1GB/s"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -457,7 +457,13 @@ pub fn run(cases: &[Case], trials: u64, seed: u64, engine: &dyn Fn(&Study) -> Ou
         let first_of_case = pending.len();
         for ((scheme, law), summary) in exact.iter().zip(&outcome.configs) {
             let config = match case.aggregation.collective() {
-                Some(c) => format!("{} {} n={} {scheme} {c}", case.dist, case.model, case.n),
+                Some(c) => format!(
+                    "{} {} n={} {scheme} {}",
+                    case.dist,
+                    case.model,
+                    case.n,
+                    c.algorithm.name()
+                ),
                 None => format!("{} {} n={} {scheme}", case.dist, case.model, case.n),
             };
             // The mean as gcsim reports it: infinite where the tail index

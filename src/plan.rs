@@ -179,10 +179,34 @@ struct PlanConfig {
     iterations: u64,
     seed: u64,
     comm: String,
+    /// The aggregations compared, where any is a collective.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    aggregation: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     time_unit: Option<TimeUnit>,
     #[serde(skip_serializing_if = "CostModel::is_empty", default)]
     costs: CostModel,
+}
+
+/// The columns a plan's rows carry beyond the fixed ones: the cost view's,
+/// and the aggregation where a collective is compared.
+fn plan_columns(req: &PlanRequest) -> Vec<&'static str> {
+    let mut columns = req.costs.columns(req.time_unit);
+    if req.aggregations.iter().any(|a| a.collective().is_some()) {
+        columns.push("aggregation");
+    }
+    columns
+}
+
+impl PlanConfig {
+    /// The columns the rows carry beyond the fixed ones (see [`plan_columns`]).
+    pub(crate) fn extra_columns(&self) -> Vec<&'static str> {
+        let mut columns = self.costs.columns(self.time_unit);
+        if self.aggregation.is_some() {
+            columns.push("aggregation");
+        }
+        columns
+    }
 }
 
 fn is_one(x: &u64) -> bool {
@@ -371,6 +395,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             seed: common.seed,
             iterations: common.iterations,
             comm: common.comm()?,
+            aggregations: common.collective.aggregations(common.cost.gradient_size, time_unit)?,
             decoder: common.cluster.decoder,
             generator: common.cluster.generator,
             exact: !args.simulate,
@@ -382,7 +407,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             Some(shard) => common.shard_output(shard)?,
             None => common
                 .output()?
-                .with_columns_and::<PlanRow>(&common.columns, &req.costs.columns(time_unit))?,
+                .with_columns_and::<PlanRow>(&common.columns, &plan_columns(&req))?,
         };
         let config = PlanConfig {
             gcsim: env!("CARGO_PKG_VERSION").into(),
@@ -405,6 +430,13 @@ impl TryFrom<PlanArgs> for PlanJob {
             iterations: common.iterations,
             seed: common.seed,
             comm: req.comm.to_string(),
+            aggregation: req.aggregations.iter().any(|a| a.collective().is_some()).then(|| {
+                req.aggregations
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }),
             time_unit,
             costs: req.costs,
         };

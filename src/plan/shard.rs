@@ -124,7 +124,7 @@ impl TryFrom<MergeArgs> for PlanMergeJob {
             .map_err(|e| anyhow::anyhow!("{first}: the plan's objective: {e}"))?;
         let config = record.config;
         let output = Output::resolve(args.format, args.out.as_deref())?
-            .with_columns_and::<PlanRow>(&args.columns, &config.costs.columns(config.time_unit))?;
+            .with_columns_and::<PlanRow>(&args.columns, &config.extra_columns())?;
         let rows = plan::rank(rows, &objective);
         Ok(Self {
             report: PlanReport {

@@ -18,7 +18,7 @@ pub(super) fn table_header(report: &PlanReport, out: &mut dyn Write) -> io::Resu
     let c = &report.config;
     writeln!(
         out,
-        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}{}{}  trials={}  seed={}",
+        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}{}{}{}  trials={}  seed={}",
         c.n,
         c.workers,
         c.load_model,
@@ -31,6 +31,9 @@ pub(super) fn table_header(report: &PlanReport, out: &mut dyn Write) -> io::Resu
         } else {
             format!("  comm={}", c.comm)
         },
+        c.aggregation
+            .as_ref()
+            .map_or(String::new(), |a| format!("  aggregation={a}")),
         if c.iterations > 1 {
             format!("  iterations={}", c.iterations)
         } else {

@@ -312,3 +312,117 @@ fn refusals_name_the_flag() {
         assert!(err.lines().next().unwrap_or("").contains(says), "{args:?}: {err}");
     }
 }
+
+/// `plan --aggregation ring,tree` ranks each candidate under both: a
+/// scheme's exact mean differs between them by the difference of its
+/// collectives' costs (`run` gives each), and a sharded plan merges to the
+/// single plan's bytes.
+#[test]
+fn plan_compares_aggregations() {
+    let common = [
+        "--n",
+        "16,32",
+        "--bandwidth",
+        "10GB/s",
+        "--gradient-size",
+        "1GB",
+        "--time-unit",
+        "s",
+        "--dist",
+        "exp:rate=2,p_slow=0.05,slowdown=8",
+    ];
+    let (h, rows) = csv(&[&["plan", "--aggregation", "ring,tree"][..], &common[..]].concat());
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let named = |r: &Vec<String>, a: &str, scheme: &str, s: &str, n: &str| {
+        r[col("aggregation")] == a && r[col("scheme")] == scheme && r[col("s")] == s && r[col("n")] == n
+    };
+    for (scheme, s) in [("uncoded", "0"), ("frc", "1")] {
+        let ring = rows
+            .iter()
+            .find(|r| named(r, "ring", scheme, s, "32"))
+            .expect("a ring row");
+        let tree = rows
+            .iter()
+            .find(|r| named(r, "tree", scheme, s, "32"))
+            .expect("a tree row");
+        let run = |a: &str| {
+            let (rh, rr) = csv(&[
+                "run",
+                "--n",
+                "32",
+                "--scheme",
+                scheme,
+                "--s",
+                s,
+                "--aggregation",
+                a,
+                "--bandwidth",
+                "10GB/s",
+                "--gradient-size",
+                "1GB",
+                "--time-unit",
+                "s",
+                "--dist",
+                "exp:rate=2,p_slow=0.05,slowdown=8",
+                "--load-model",
+                "scaled",
+                "--analytic",
+            ]);
+            (column(&rh, &rr[0], "mean"), column(&rh, &rr[0], "collective_time"))
+        };
+        let ((ring_mean, ring_cost), (tree_mean, tree_cost)) = (run("ring"), run("tree"));
+        assert!((column(&h, ring, "mean") - ring_mean).abs() < 1e-12);
+        assert!((column(&h, tree, "mean") - tree_mean).abs() < 1e-12);
+        assert!((tree_mean - ring_mean - (tree_cost - ring_cost)).abs() < 1e-12);
+    }
+    // Sharded by cluster size: the merge is the single plan.
+    let dir = std::env::temp_dir().join(format!("gcsim-plan-collective-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let single = gcsim()
+        .args(
+            [
+                &["plan", "--aggregation", "ring,tree", "--format", "csv"][..],
+                &common[..],
+            ]
+            .concat(),
+        )
+        .output()
+        .unwrap();
+    let mut parts = Vec::new();
+    for i in 1..=2 {
+        let part = dir.join(format!("p{i}.json"));
+        let shard = format!("{i}/2");
+        let status = gcsim()
+            .args(
+                [
+                    &[
+                        "plan",
+                        "--aggregation",
+                        "ring,tree",
+                        "--shard",
+                        &shard,
+                        "--out",
+                        part.to_str().unwrap(),
+                    ][..],
+                    &common[..],
+                ]
+                .concat(),
+            )
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        parts.push(part);
+    }
+    let merged = gcsim()
+        .arg("merge")
+        .args(&parts)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&merged.stdout),
+        String::from_utf8_lossy(&single.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -36,6 +36,7 @@ fn request(
         seed: 1,
         iterations: 1,
         comm: gcsim::comm::Comm::default(),
+        aggregations: vec![gcsim::collective::Aggregation::Master],
         decoder: gcsim::comm::Decoder::Threshold,
         generator: None,
         exact: true,

@@ -434,6 +434,7 @@ fn trace_bootstrap_covers_the_truth() {
             seed: r,
             iterations: 1,
             comm: gcsim::comm::Comm::default(),
+            aggregations: vec![gcsim::collective::Aggregation::Master],
             decoder: gcsim::comm::Decoder::Threshold,
             generator: None,
             exact: true,

@@ -17,6 +17,7 @@
 
 use serde::Serialize;
 
+use crate::collective::Aggregation;
 use crate::comm::Comm;
 use crate::comm::Decoder;
 use crate::engine::bootstrap::replicate_trials;
@@ -60,6 +61,9 @@ pub struct PlanRequest {
     pub iterations: u64,
     /// Communication and decoding.
     pub comm: Comm,
+    /// How gradients are summed: each is planned (at least one; the
+    /// master alone where none is given).
+    pub aggregations: Vec<Aggregation>,
     /// How the master decides it can decode; the rank decoder is simulated.
     pub decoder: Decoder,
     /// The generator of the rank decoder's codes, where a scheme has several.
@@ -148,6 +152,10 @@ pub struct PlanRow {
     /// Bytes all n workers send per iteration.
     #[serde(serialize_with = "crate::report::opt_num", skip_serializing_if = "Option::is_none")]
     pub bytes_per_iteration: Option<f64>,
+    /// The all-reduce algorithm where the plan compares collectives
+    /// (`--aggregation`); absent where every row is at the master.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aggregation: Option<&'static str>,
 }
 
 /// The study at `n` with the work rescaled by `factor` = N0/n.
@@ -212,28 +220,48 @@ fn studies(req: &PlanRequest) -> Result<Vec<Unit>, PlanError> {
         if schemes.len() > room {
             return Err(PlanError::TooManyCandidates { sizes: sizes(), n });
         }
-        configs += schemes.len();
-        let study = study_at(req, n, factor, schemes)?;
-        let exact = req.exact && req.decoder == Decoder::Threshold && study.exact_law(&study.baseline()).is_some();
-        let mut cost = study.schemes().len() as u128;
-        if !exact {
-            let replicates = if study.workers().is_measured() {
-                req.data_replicates as u64 * replicate_trials(req.trials)
-            } else {
-                0
+        configs += schemes.len() * req.aggregations.len();
+        let (mut unit_studies, mut cost) = (Vec::new(), 0u128);
+        for aggregation in &req.aggregations {
+            // A collective sums the schemes whose rule fixes a participant set.
+            let kept: Vec<Scheme> = match aggregation {
+                Aggregation::Master => schemes.clone(),
+                Aggregation::Collective(_) => schemes.iter().copied().filter(crate::study::summed).collect(),
             };
-            let runs = u128::from(req.trials + replicates) * u128::from(req.iterations);
-            draws += u128::from(study.draws_per_trial()) * runs;
-            cost = (u128::from(study.draws_per_trial()) + cost) * runs;
-            if draws > u128::from(MAX_TOTAL_DRAWS) {
-                return Err(PlanError::TooMuchWork {
-                    sizes: sizes(),
-                    draws,
-                    trials: req.trials,
-                });
+            if kept.is_empty() {
+                continue;
             }
+            let study = study_at(req, n, factor, kept)?.with_aggregation(*aggregation)?;
+            let exact = req.exact && req.decoder == Decoder::Threshold && study.exact_law(&study.baseline()).is_some();
+            let mut study_cost = study.schemes().len() as u128;
+            if !exact {
+                let replicates = if study.workers().is_measured() {
+                    req.data_replicates as u64 * replicate_trials(req.trials)
+                } else {
+                    0
+                };
+                let runs = u128::from(req.trials + replicates) * u128::from(req.iterations);
+                draws += u128::from(study.draws_per_trial()) * runs;
+                study_cost = (u128::from(study.draws_per_trial()) + study_cost) * runs;
+                if draws > u128::from(MAX_TOTAL_DRAWS) {
+                    return Err(PlanError::TooMuchWork {
+                        sizes: sizes(),
+                        draws,
+                        trials: req.trials,
+                    });
+                }
+            }
+            cost += study_cost;
+            let label = (req.aggregations.len() > 1 || aggregation.collective().is_some())
+                .then(|| aggregation.collective().map_or("master", |c| c.algorithm.name()));
+            unit_studies.push((label, study));
         }
-        out.push(Unit { n, factor, study, cost });
+        out.push(Unit {
+            n,
+            factor,
+            studies: unit_studies,
+            cost,
+        });
     }
     Ok(out)
 }
@@ -244,7 +272,9 @@ fn studies(req: &PlanRequest) -> Result<Vec<Unit>, PlanError> {
 struct Unit {
     n: usize,
     factor: f64,
-    study: Study,
+    /// Its study under each aggregation, with the aggregation's name where
+    /// the rows show it.
+    studies: Vec<(Option<&'static str>, Study)>,
     /// An estimate of the work: worker draws plus configurations, times the
     /// trials, where the size is simulated; its configurations where exact.
     cost: u128,
@@ -308,10 +338,40 @@ pub fn rank(mut rows: Vec<PlanRow>, objective: &Objective) -> Vec<PlanRow> {
 /// The rows of one cluster size, unranked, with their cost columns.
 fn unit_rows(
     req: &PlanRequest,
-    Unit { n, factor, study, .. }: Unit,
+    Unit { n, factor, studies, .. }: Unit,
     simulate: &dyn Fn(&Study, &Options) -> Outcome,
 ) -> Result<Vec<PlanRow>, PlanError> {
     let mut rows = Vec::new();
+    for (aggregation, study) in &studies {
+        let start = rows.len();
+        study_rows(req, n, factor, study, simulate, &mut rows)?;
+        for r in &mut rows[start..] {
+            r.aggregation = *aggregation;
+            if let Some(a) = aggregation {
+                r.configuration = format!("{} ({a})", r.configuration);
+            }
+        }
+    }
+    // Where uncoded is a candidate, the codes at s = 0 (or k = n) are it
+    // under another name: one row says it.
+    if req.schemes.contains(&SchemeKind::Uncoded) {
+        rows.retain(|r| r.scheme == SchemeKind::Uncoded || !r.is_uncoded());
+    }
+    for r in &mut rows {
+        cost_columns(r, req);
+    }
+    Ok(rows)
+}
+
+/// The rows of one study of a cluster size, unranked, into `rows`.
+fn study_rows(
+    req: &PlanRequest,
+    n: usize,
+    factor: f64,
+    study: &Study,
+    simulate: &dyn Fn(&Study, &Options) -> Outcome,
+    rows: &mut Vec<PlanRow>,
+) -> Result<(), PlanError> {
     let laws: Option<Vec<_>> = if req.exact && req.decoder == Decoder::Threshold {
         study.schemes().iter().map(|s| study.exact_law(s)).collect()
     } else {
@@ -360,7 +420,7 @@ fn unit_rows(
                 _ => None,
             };
             let outcome = simulate(
-                &study,
+                study,
                 &Options {
                     deadline,
                     ..Options::default()
@@ -375,7 +435,7 @@ fn unit_rows(
                     summary.mean.mean
                 }
             };
-            let widen = data_variance(req, &study, simulate, &deadline)?;
+            let widen = data_variance(req, study, simulate, &deadline)?;
             let base_mean = mean_of(&study.baseline(), &outcome.baseline);
             for (i, (s, summary)) in study.schemes().iter().zip(&outcome.configs).enumerate() {
                 let mean = mean_of(s, summary);
@@ -392,15 +452,7 @@ fn unit_rows(
             }
         }
     }
-    // Where uncoded is a candidate, the codes at s = 0 (or k = n) are it
-    // under another name: one row says it.
-    if req.schemes.contains(&SchemeKind::Uncoded) {
-        rows.retain(|r| r.scheme == SchemeKind::Uncoded || !r.is_uncoded());
-    }
-    for r in &mut rows {
-        cost_columns(r, req);
-    }
-    Ok(rows)
+    Ok(())
 }
 
 fn objective_of(objective: &Objective, s: &Summary) -> (f64, Option<(f64, f64)>) {

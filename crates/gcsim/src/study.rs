@@ -15,7 +15,7 @@ use crate::scheme::{Params, Rule, Scheme, SchemeKind, Strategy};
 
 pub use crate::comm::Decoder;
 pub use crate::workers::Workers;
-pub use aggregation::Conflict;
+pub use aggregation::{Conflict, summed};
 pub use error::StudyError;
 
 /// Most worker draws one trial may hold in memory (additive loads draw one

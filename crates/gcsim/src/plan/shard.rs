@@ -60,6 +60,9 @@ pub struct RowRecord {
     timeout: Option<u64>,
     /// iterations per hour, run hours, GPU-hours, cost, storage bytes, bytes per iteration.
     costs: [Option<u64>; 6],
+    /// The aggregation's name, where the rows show one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    aggregation: Option<String>,
 }
 
 impl From<&PlanRow> for RowRecord {
@@ -91,6 +94,7 @@ impl From<&PlanRow> for RowRecord {
                 bits(r.storage_bytes),
                 bits(r.bytes_per_iteration),
             ],
+            aggregation: r.aggregation.map(String::from),
         }
     }
 }
@@ -100,6 +104,14 @@ impl RowRecord {
     fn row(&self) -> Option<PlanRow> {
         let num = |x: Option<u64>| x.map(f64::from_bits);
         let method = ["exact", "simulated"].into_iter().find(|m| *m == self.method)?;
+        let aggregation = match &self.aggregation {
+            Some(a) => Some(
+                ["master", "ring", "tree", "halving-doubling", "hierarchical"]
+                    .into_iter()
+                    .find(|name| name == a)?,
+            ),
+            None => None,
+        };
         let [iph, run, gpu, cost, storage, sent] = self.costs;
         Some(PlanRow {
             rank: 0,
@@ -120,6 +132,7 @@ impl RowRecord {
             parts: self.parts,
             configuration: self.configuration.clone(),
             timeout: num(self.timeout),
+            aggregation,
             iterations_per_hour: num(iph),
             run_hours: num(run),
             gpu_hours: num(gpu),

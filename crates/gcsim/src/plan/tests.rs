@@ -44,6 +44,7 @@ fn request(max_load: Option<f64>) -> PlanRequest {
         seed: 1,
         iterations: 1,
         comm: Comm::default(),
+        aggregations: vec![crate::collective::Aggregation::Master],
         decoder: Decoder::Threshold,
         generator: None,
         exact: true,

@@ -97,8 +97,8 @@ impl Study {
 }
 
 /// Whether `scheme`'s iteration is a sum over the participants its rule
-/// selects, at a time the rule fixes.
-fn summed(scheme: &Scheme) -> bool {
+/// selects, at a time the rule fixes: what a collective can sum.
+pub fn summed(scheme: &Scheme) -> bool {
     scheme.strategy().is_none() && scheme.deadline().is_none() && scheme.split().is_none() && !scheme.rank_decoded()
 }
 

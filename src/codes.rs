@@ -10,12 +10,12 @@ use clap::Args;
 use gcsim::codes::check;
 use gcsim::codes::export::{CodesConfig, CodesReport, DEFINITIONS};
 use gcsim::codes::matmul::{self, MatmulCode, MatmulReport};
-use gcsim::codes::shard::{CheckedRow, CodesRun, gradient_run, matmul_run};
 use gcsim::codes::{Code, Generator};
 use gcsim::engine::Progress;
 use gcsim::export::Format;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
 use gcsim::shard::ShardId;
+use gcsim::shard::codes::{CheckedRow, CodesRun, gradient_run, matmul_run};
 
 use super::notes::note;
 use super::output::{self, Output};
@@ -47,8 +47,8 @@ Examples:
   gcsim codes --scheme comm-efficient --n 50 --s 5 --m 2 --limit 2000
   gcsim codes --scheme mds --n 30 --k 27 --generator vandermonde
   gcsim codes --code my-code.csv --s 2      # a user's matrix: any 2 stragglers?
-  gcsim codes --scheme crc --n 200 --s 10 --limit 2000 --shard 1/4 --out part1.json
-      # ... 4/4, then gcsim merge part*.json: the output of the run without --shard
+  gcsim codes --scheme crc --n 200 --s 10 --shard 1/4 --out p1.json  # ... 4/4,
+  gcsim merge p*.json                       # then: the output without --shard
 
 Matrix multiplication (polynomial, matdot, entangled): the code's evaluation
 matrix E = [x_i^e] (n x K, K the recovery threshold) at --generator's points;

@@ -1,13 +1,13 @@
 //! `gcsim codes --shard I/K --out part-I.json`: decode this shard's share
 //! of the straggler patterns (or worker sets); `gcsim merge` of the parts
 //! writes what the single `gcsim codes` writes (see
-//! [`gcsim::codes::shard`]).
+//! [`gcsim::shard::codes`]).
 
 use anyhow::{Context, Result, bail};
 
-use gcsim::codes::shard::{self as parts, CheckedRow, CodesRun, CodesShardFile};
 use gcsim::engine::Progress;
 use gcsim::shard::ShardId;
+use gcsim::shard::codes::{self as parts, CheckedRow, CodesRun, CodesShardFile};
 
 use super::{Checked, CodesArgs, CodesJob, write_result};
 use crate::Status;

@@ -149,9 +149,7 @@ fn k_batch_sync(dist: &Dist, load_model: &LoadModel, n: usize, k: usize) -> Opti
     Some(kth_arrival(k, n as f64 * rate))
 }
 
-/// The time to the K-th arrival of one Poisson stream of rate `rate`,
-/// Gamma(K, rate): the law of one "worker" whose time is the iteration's
-/// (the first of one to finish).
+/// Gamma(K, rate): the K-th arrival of one Poisson stream, as the first of one "worker".
 fn kth_arrival(k: usize, rate: f64) -> IterationLaw {
     IterationLaw {
         worker: WorkerLaw::Gamma {

@@ -75,7 +75,6 @@ pub mod export;
 mod fast;
 pub mod matmul;
 mod prefix;
-pub mod shard;
 mod surely;
 
 use faer::Mat;

@@ -35,10 +35,11 @@ use base64::Engine;
 use faer::Mat;
 use serde::{Deserialize, Serialize};
 
-use super::check::{self, CodesRow, Outcome};
-use super::matmul::{self, MatmulRow};
-use crate::shard::ShardId;
-use crate::shard::units::{PartError, Sealed, UnitsError, check_cover, read_part};
+use super::ShardId;
+use super::units::{PartError, Sealed, UnitsError, check_cover, read_part};
+use crate::codes::Code;
+use crate::codes::check::{self, CodesRow, Outcome};
+use crate::codes::matmul::{self, MatmulRow};
 
 /// The format name in every codes shard file.
 pub const FORMAT: &str = "gcsim-codes-shard";
@@ -294,7 +295,7 @@ pub fn merge(files: Vec<(String, CodesShardFile)>) -> Result<(CodesRun, CheckedR
 }
 
 /// The [`CodesRun`] of checking a gradient code with `limit` and `seed`.
-pub fn gradient_run(code: &super::Code, limit: u64, seed: u64) -> CodesRun {
+pub fn gradient_run(code: &Code, limit: u64, seed: u64) -> CodesRun {
     CodesRun {
         code: code.scheme().to_string(),
         limit,
@@ -319,7 +320,7 @@ pub fn matmul_run(code: &matmul::MatmulCode, limit: u64, seed: u64) -> CodesRun 
 
 /// The decodings shard `shard` of the checks of a gradient code makes: its
 /// sets, and in shard 1 the end-to-end sets.
-pub fn gradient_decodings(code: &super::Code, limit: u64, shard: ShardId) -> u64 {
+pub fn gradient_decodings(code: &Code, limit: u64, shard: ShardId) -> u64 {
     let sets = sets_of(check::patterns(code, limit), shard.index - 1, shard.count);
     let e2e = if shard.index == 1 { check::E2E_SETS as u64 } else { 0 };
     sets.end - sets.start + e2e
@@ -328,13 +329,7 @@ pub fn gradient_decodings(code: &super::Code, limit: u64, shard: ShardId) -> u64
 /// Shard `shard` of the checks of a gradient code with `limit` and `seed`:
 /// its sets' outcomes, and in shard 1 the end-to-end error; `done` is
 /// called after each decoding ([`gradient_decodings`] in all).
-pub fn gradient_shard(
-    code: &super::Code,
-    limit: u64,
-    seed: u64,
-    shard: ShardId,
-    done: &(dyn Fn() + Sync),
-) -> CodesShardFile {
+pub fn gradient_shard(code: &Code, limit: u64, seed: u64, shard: ShardId, done: &(dyn Fn() + Sync)) -> CodesShardFile {
     let run = gradient_run(code, limit, seed);
     let sets = sets_of(run.sets, shard.index - 1, shard.count);
     let outcomes = check::outcomes(code, limit, seed, sets.clone(), done);

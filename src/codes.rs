@@ -7,18 +7,22 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use gcsim::codes::check::{self, CodesRow};
+use gcsim::codes::check;
 use gcsim::codes::export::{CodesConfig, CodesReport, DEFINITIONS};
-use gcsim::codes::matmul::{self, MatmulCode, MatmulReport, MatmulRow};
+use gcsim::codes::matmul::{self, MatmulCode, MatmulReport};
 use gcsim::codes::{Code, Generator};
 use gcsim::engine::Progress;
 use gcsim::export::Format;
 use gcsim::scheme::{Params, Scheme, SchemeKind};
+use gcsim::shard::ShardId;
+use gcsim::shard::codes::{CheckedRow, CodesRun, gradient_run, matmul_run};
 
 use super::notes::note;
 use super::output::{self, Output};
 use super::progress::Bar;
 use super::{Status, parse_count};
+
+pub mod shard;
 
 /// Check that a scheme's code decodes from every allowed set of workers, and how stably.
 #[derive(Debug, Clone, Args)]
@@ -43,6 +47,8 @@ Examples:
   gcsim codes --scheme comm-efficient --n 50 --s 5 --m 2 --limit 2000
   gcsim codes --scheme mds --n 30 --k 27 --generator vandermonde
   gcsim codes --code my-code.csv --s 2      # a user's matrix: any 2 stragglers?
+  gcsim codes --scheme crc --n 200 --s 10 --shard 1/4 --out p1.json  # ... 4/4,
+  gcsim merge p*.json                       # then: the output without --shard
 
 Matrix multiplication (polynomial, matdot, entangled): the code's evaluation
 matrix E = [x_i^e] (n x K, K the recovery threshold) at --generator's points;
@@ -117,6 +123,14 @@ pub struct CodesArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
+    /// Decode only shard I of K of the straggler patterns (or worker sets)
+    /// and write them as a partial result to --out FILE.json; `gcsim merge`
+    /// of all K writes what codes without --shard writes, byte for byte.
+    /// `slurm` takes I and K from a Slurm job array's task. Example:
+    /// --shard 2/4 --out part2.json
+    #[arg(long, value_name = "I/K", value_parser = super::common::parse_shard, allow_hyphen_values = true)]
+    pub shard: Option<ShardId>,
+
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(output::format_help))]
     pub format: Option<Format>,
@@ -134,6 +148,16 @@ enum Checked {
     Matmul(MatmulCode),
 }
 
+impl Checked {
+    /// What identifies the run that checks this code with `limit` and `seed`.
+    fn run(&self, limit: u64, seed: u64) -> CodesRun {
+        match self {
+            Checked::Gradient(code) => gradient_run(code, limit, seed),
+            Checked::Matmul(code) => matmul_run(code, limit, seed),
+        }
+    }
+}
+
 /// A validated `gcsim codes` run.
 pub struct CodesJob {
     code: Checked,
@@ -142,148 +166,168 @@ pub struct CodesJob {
     threads: Option<usize>,
     quiet: bool,
     output: Output,
+    /// With `--shard I/K`: which sets to decode, to a partial result.
+    shard: Option<ShardId>,
 }
 
 impl TryFrom<CodesArgs> for CodesJob {
     type Error = anyhow::Error;
 
     fn try_from(args: CodesArgs) -> Result<Self> {
-        let custom = super::custom_code(args.code.as_deref(), args.n)?;
-        let n = match (args.n, &custom) {
-            (Some(n), _) => n,
-            (None, Some(m)) => m.b.nrows(),
-            (None, None) => bail!("give --n N (the number of workers)"),
+        let code = checked_code(&args)?;
+        let output = match args.shard {
+            Some(id) => shard::shard_output(&code.run(args.limit, args.seed), id, &args)?,
+            None => Output::resolve(args.format, args.out.as_deref())?,
         };
-        if n == 0 {
-            bail!("--n 0 is out of range; accepted: a whole number >= 1");
-        }
-        if args.limit == 0 {
-            bail!("--limit 0 is out of range; accepted: a whole number >= 1");
-        }
-        let kind: SchemeKind = match (args.scheme, &custom) {
-            (Some(s), _) => s,
-            (None, Some(_)) => SchemeKind::Custom,
-            (None, None) => bail!("give --scheme SCHEME (or --code FILE for a user's matrix)"),
-        };
-        if custom.is_some() && kind != SchemeKind::Custom {
-            bail!("--code applies only to --scheme custom, not to --scheme {kind}");
-        }
-        if kind.is_matmul() {
-            return matmul_job(&args, kind, n);
-        }
-        if let Some(e) = gcsim::codes::CodeError::not_a_code(kind) {
-            return Err(e.into());
-        }
-        if args.p.is_some() || args.q.is_some() {
-            bail!("--p and --q apply only to --scheme polynomial, matdot and entangled, not to --scheme {kind}");
-        }
-        let params = Params {
-            s: args.s,
-            m: args.m,
-            k: args.k,
-            d: args.d,
-            ..Params::default()
-        };
-        let code = match custom {
-            Some(m) => {
-                let scheme = Scheme::custom(m.shape(), args.s).context("invalid configuration")?;
-                if args.generator.is_some() {
-                    bail!("--generator applies to comm-efficient and mds, not to a --code matrix");
-                }
-                Code::custom(&scheme, m.b)
-            }
-            None => {
-                let scheme = Scheme::new(kind, n, params).context("invalid configuration")?;
-                match args.generator {
-                    Some(g) => Code::with_generator(&scheme, g, args.seed),
-                    None => Code::new(&scheme, args.seed),
-                }?
-            }
-        };
-        let output = Output::resolve(args.format, args.out.as_deref())?;
         Ok(Self {
-            code: Checked::Gradient(code),
+            code,
             limit: args.limit,
             seed: args.seed,
             threads: args.threads,
             quiet: args.quiet,
             output,
+            shard: args.shard,
         })
     }
 }
 
+/// The code `gcsim codes` checks, from its flags.
+fn checked_code(args: &CodesArgs) -> Result<Checked> {
+    let custom = super::custom_code(args.code.as_deref(), args.n)?;
+    let n = match (args.n, &custom) {
+        (Some(n), _) => n,
+        (None, Some(m)) => m.b.nrows(),
+        (None, None) => bail!("give --n N (the number of workers)"),
+    };
+    if n == 0 {
+        bail!("--n 0 is out of range; accepted: a whole number >= 1");
+    }
+    if args.limit == 0 {
+        bail!("--limit 0 is out of range; accepted: a whole number >= 1");
+    }
+    let kind: SchemeKind = match (args.scheme, &custom) {
+        (Some(s), _) => s,
+        (None, Some(_)) => SchemeKind::Custom,
+        (None, None) => bail!("give --scheme SCHEME (or --code FILE for a user's matrix)"),
+    };
+    if custom.is_some() && kind != SchemeKind::Custom {
+        bail!("--code applies only to --scheme custom, not to --scheme {kind}");
+    }
+    if kind.is_matmul() {
+        return matmul_code(args, kind, n);
+    }
+    if let Some(e) = gcsim::codes::CodeError::not_a_code(kind) {
+        return Err(e.into());
+    }
+    if args.p.is_some() || args.q.is_some() {
+        bail!("--p and --q apply only to --scheme polynomial, matdot and entangled, not to --scheme {kind}");
+    }
+    let params = Params {
+        s: args.s,
+        m: args.m,
+        k: args.k,
+        d: args.d,
+        ..Params::default()
+    };
+    let code = match custom {
+        Some(m) => {
+            let scheme = Scheme::custom(m.shape(), args.s).context("invalid configuration")?;
+            if args.generator.is_some() {
+                bail!("--generator applies to comm-efficient and mds, not to a --code matrix");
+            }
+            Code::custom(&scheme, m.b)
+        }
+        None => {
+            let scheme = Scheme::new(kind, n, params).context("invalid configuration")?;
+            match args.generator {
+                Some(g) => Code::with_generator(&scheme, g, args.seed),
+                None => Code::new(&scheme, args.seed),
+            }?
+        }
+    };
+    Ok(Checked::Gradient(code))
+}
+
 impl CodesJob {
-    /// Runs the checks and writes the report; [`Status::ChecksFailed`] if an
-    /// exact scheme failed them.
+    /// Runs the checks and writes the report (or, with `--shard`, this
+    /// shard's partial result); [`Status::ChecksFailed`] if an exact scheme
+    /// failed them.
     pub fn execute(self) -> Result<Status> {
         let pool = super::job::thread_pool(self.threads)?;
-        let code = match &self.code {
-            Checked::Gradient(code) => code,
-            Checked::Matmul(code) => return self.execute_matmul(&pool, code),
+        if let Some(id) = self.shard {
+            return shard::write_shard(&self, &pool, id);
+        }
+        let (limit, seed) = (self.limit, self.seed);
+        let row = match &self.code {
+            Checked::Gradient(code) => {
+                let decodings = check::decodings(code, limit);
+                let bar = Bar::counting(self.quiet, decodings, "decoding", "straggler sets");
+                bar.pass(1, decodings);
+                let row = pool.install(|| check::check(code, limit, seed, &|| bar.advance(1)));
+                bar.finish();
+                CheckedRow::Gradient(row)
+            }
+            Checked::Matmul(code) => {
+                let decodings = matmul::decodings(code, limit);
+                let bar = Bar::counting(self.quiet, decodings, "decoding", "worker sets");
+                bar.pass(1, decodings);
+                let row = pool.install(|| matmul::check(code, limit, seed, &|| bar.advance(1)));
+                bar.finish();
+                CheckedRow::Matmul(row)
+            }
         };
-        let decodings = check::decodings(code, self.limit);
-        let bar = Bar::counting(self.quiet, decodings, "decoding", "straggler sets");
-        bar.pass(1, decodings);
-        let row: CodesRow = pool.install(|| check::check(code, self.limit, self.seed, &|| bar.advance(1)));
-        bar.finish();
-        let failed = row.exact && !row.pass;
-        let report = CodesReport {
-            config: CodesConfig {
-                gcsim: env!("CARGO_PKG_VERSION"),
-                command: "codes",
-                limit: self.limit,
-                seed: self.seed,
-                definitions: DEFINITIONS,
-            },
-            rows: vec![row],
-        };
-        if let Some(path) = self.output.write(&report)? {
-            note!("wrote 1 row to {}", path.display());
-        }
-        if failed {
-            eprintln!(
-                "Error: {} did not decode every allowed pattern to the tolerance, or its end-to-end gradient missed",
-                code.scheme()
-            );
-        }
-        Ok(if failed { Status::ChecksFailed } else { Status::Success })
-    }
-
-    /// The checks of a matmul code: every (or `limit` random) set of k and
-    /// of k − 1 workers, and the decoded product against A·B.
-    fn execute_matmul(&self, pool: &rayon::ThreadPool, code: &MatmulCode) -> Result<Status> {
-        let decodings = matmul::decodings(code, self.limit);
-        let bar = Bar::counting(self.quiet, decodings, "decoding", "worker sets");
-        bar.pass(1, decodings);
-        let row: MatmulRow = pool.install(|| matmul::check(code, self.limit, self.seed, &|| bar.advance(1)));
-        bar.finish();
-        let failed = !row.pass;
-        let report = MatmulReport {
-            config: CodesConfig {
-                gcsim: env!("CARGO_PKG_VERSION"),
-                command: "codes",
-                limit: self.limit,
-                seed: self.seed,
-                definitions: matmul::MATMUL_DEFINITIONS,
-            },
-            rows: vec![row],
-        };
-        if let Some(path) = self.output.write(&report)? {
-            note!("wrote 1 row to {}", path.display());
-        }
-        if failed {
-            eprintln!(
-                "Error: {} did not decode every set of k workers (or decoded from every set of k-1), or its decoded product missed A*B, to the tolerance",
-                code.scheme()
-            );
-        }
-        Ok(if failed { Status::ChecksFailed } else { Status::Success })
+        write_result(row, &self.code.run(limit, seed).code, limit, seed, &self.output)
     }
 }
 
-/// The job of a matmul code: its flags, its points (vandermonde by default,
-/// the papers' real points) and its output.
-fn matmul_job(args: &CodesArgs, kind: SchemeKind, n: usize) -> Result<CodesJob> {
+/// Writes the report of the checks of `code` (its row, `--limit` and
+/// `--seed`); [`Status::ChecksFailed`] if it failed checks it must pass
+/// (for a gradient code, if it is exact; for a matmul code, always).
+pub(crate) fn write_result(row: CheckedRow, code: &str, limit: u64, seed: u64, output: &Output) -> Result<Status> {
+    let config = |definitions| CodesConfig {
+        gcsim: env!("CARGO_PKG_VERSION"),
+        command: "codes",
+        limit,
+        seed,
+        definitions,
+    };
+    let (written, failure) = match row {
+        CheckedRow::Gradient(row) => {
+            let failure = (row.exact && !row.pass)
+                .then_some("did not decode every allowed pattern to the tolerance, or its end-to-end gradient missed");
+            let report = CodesReport {
+                config: config(DEFINITIONS),
+                rows: vec![row],
+            };
+            (output.write(&report)?, failure)
+        }
+        CheckedRow::Matmul(row) => {
+            let failure = (!row.pass).then_some(
+                "did not decode every set of k workers (or decoded from every set of k-1), or its decoded product missed A*B, to the tolerance",
+            );
+            let report = MatmulReport {
+                config: config(matmul::MATMUL_DEFINITIONS),
+                rows: vec![row],
+            };
+            (output.write(&report)?, failure)
+        }
+    };
+    if let Some(path) = written {
+        note!("wrote 1 row to {}", path.display());
+    }
+    if let Some(what) = failure {
+        eprintln!("Error: {code} {what}");
+    }
+    Ok(if failure.is_some() {
+        Status::ChecksFailed
+    } else {
+        Status::Success
+    })
+}
+
+/// A matmul code from its flags and its points (vandermonde by default, the
+/// papers' real points).
+fn matmul_code(args: &CodesArgs, kind: SchemeKind, n: usize) -> Result<Checked> {
     for (given, flag) in [
         (args.s.is_some(), "--s"),
         (args.k.is_some(), "--k"),
@@ -301,13 +345,5 @@ fn matmul_job(args: &CodesArgs, kind: SchemeKind, n: usize) -> Result<CodesJob> 
     };
     let scheme = Scheme::new(kind, n, params).context("invalid configuration")?;
     let code = MatmulCode::new(&scheme, args.generator.unwrap_or(Generator::Vandermonde), args.seed)?;
-    let output = Output::resolve(args.format, args.out.as_deref())?;
-    Ok(CodesJob {
-        code: Checked::Matmul(code),
-        limit: args.limit,
-        seed: args.seed,
-        threads: args.threads,
-        quiet: args.quiet,
-        output,
-    })
+    Ok(Checked::Matmul(code))
 }

@@ -123,7 +123,10 @@ pub enum Config {
     Merge(Box<merge::MergeJob>),
     /// `merge` of `plan --shard` parts.
     PlanMerge(Box<plan::shard::PlanMergeJob>),
+    /// `merge` of `train --shard` parts.
     TrainMerge(Box<train::shard::TrainMergeJob>),
+    /// `merge` of `codes --shard` parts.
+    CodesMerge(Box<codes::shard::CodesMergeJob>),
     /// `plan`.
     Plan(Box<plan::PlanJob>),
     /// `codes`.
@@ -155,15 +158,7 @@ impl TryFrom<Command> for Config {
             Command::Verify(args) => args.try_into().map(Config::Verify),
             Command::Scenario(args) => args.try_into().map(|j| Config::Scenario(Box::new(j))),
             // Dispatched on the first file's `format`.
-            Command::Merge(args) => match merge::record_files(&args).and_then(|_| train::shard::given(&args)) {
-                Ok(true) => args.try_into().map(|j| Config::TrainMerge(Box::new(j))),
-                Ok(false) => match plan::shard::given(&args) {
-                    Ok(true) => args.try_into().map(|j| Config::PlanMerge(Box::new(j))),
-                    Ok(false) => args.try_into().map(|j| Config::Merge(Box::new(j))),
-                    Err(e) => Err(e),
-                },
-                Err(e) => Err(e),
-            },
+            Command::Merge(args) => merge_config(args),
             Command::Plan(args) => (*args).try_into().map(|j| Config::Plan(Box::new(j))),
             Command::Codes(args) => args.try_into().map(|j| Config::Codes(Box::new(j))),
             Command::Fit(args) => args.try_into().map(|j| Config::Fit(Box::new(j))),
@@ -204,6 +199,7 @@ impl Config {
             Config::Merge(job) => job.execute(),
             Config::PlanMerge(job) => job.execute(),
             Config::TrainMerge(job) => job.execute(),
+            Config::CodesMerge(job) => job.execute(),
             Config::Plan(job) => job.execute(),
             Config::Codes(job) => job.execute(),
             Config::Fit(job) => job.execute(),
@@ -213,6 +209,22 @@ impl Config {
             Config::Man(args) => args.execute(),
         }
     }
+}
+
+/// The merge of the files `gcsim merge` was given, by the first file's
+/// `format`: the parts of `train`, `plan` or `codes`, else of `run` and `sweep`.
+fn merge_config(args: merge::MergeArgs) -> Result<Config> {
+    merge::record_files(&args)?;
+    if train::shard::given(&args)? {
+        return args.try_into().map(|j| Config::TrainMerge(Box::new(j)));
+    }
+    if plan::shard::given(&args)? {
+        return args.try_into().map(|j| Config::PlanMerge(Box::new(j)));
+    }
+    if codes::shard::given(&args)? {
+        return args.try_into().map(|j| Config::CodesMerge(Box::new(j)));
+    }
+    args.try_into().map(|j| Config::Merge(Box::new(j)))
 }
 
 /// How a command that ran to the end went.

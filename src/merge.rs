@@ -42,9 +42,10 @@ Examples:
   gcsim merge --partial done.json part3.json --out done.json  # extend it
   gcsim merge done.json part4.json --out result.csv
 
-Parts of `plan --shard I/K` (whole cluster sizes) and of `train --shard I/K`
-(repeats) are recognised by their format and merge to what the command without
---shard writes; a scenario's parts merge with `gcsim scenario FILE --merge`.
+Parts of `plan --shard I/K` (whole cluster sizes), of `train --shard I/K`
+(repeats) and of `codes --shard I/K` (straggler patterns) are recognised by
+their format and merge to what the command without --shard writes; a
+scenario's parts merge with `gcsim scenario FILE --merge`.
 
 In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]

@@ -104,6 +104,8 @@ const WRONG_ANSWERS: &[Case] = &[
     case(&["run", "--code", "huge.csv", "--scheme", "custom"], 2, "an entry of magnitude 1e308"),
     case(&["run", "--code", "deficient.csv", "--scheme", "custom"], 2, "does not decode even from all 3 workers"),
     case(&["run", "--n", "20", "--scheme", "crc", "--s", "2", "--trials", "2"], 0, ""),
+    case(&["sweep", "--n", "20", "--scheme", "crc", "--s", "0..3", "--analytic", "--shard", "1/2", "--out", "a.json"], 2, "--shard and --analytic do not go together: --analytic runs no trials and computes a whole sweep in about a second"),
+    case(&["run", "--n", "20", "--scheme", "crc", "--s", "2", "--analytic", "--shard", "2/3", "--out", "b.json"], 2, "run it once, without --shard"),
     case(&["run", "--n", "20", "--scheme", "crc", "--s", "2", "--trials", "10"], 0, ""),
 ];
 
@@ -152,6 +154,8 @@ const FILES: &[Case] = &[
     case(&["fit", "dup.csv"], 2, "dup.csv:1: the header `step,worker,time,worker` names `worker` twice"),
     case(&["trace", "dup.csv"], 2, "dup.csv:1: the header `step,worker,time,worker` names `worker` twice"),
     case(&["fit", "dupload.csv"], 2, "names `load` twice"),
+    case(&["train", "--data", "nohead.csv", "--n", "2", "--scheme", "crc", "--s", "1"], 2, "nohead.csv:1: the first row `0.5,1.2,1` is numbers, not column names; give the file a header row"),
+    case(&["train", "--data", "longhead.csv", "--n", "2", "--scheme", "crc", "--s", "1"], 2, "the first row `0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,…` is numbers"),
     case(&["scenario", "single.toml", "--out-dir", "od"], 2, "single.toml:2: key `figure`: a list of tables: write [[figure]], not [figure]"),
 ];
 
@@ -163,6 +167,11 @@ fn inputs(dir: &Path) {
     write("deficient.csv", "1,0,0\n1,0,0\n0,1,0\n");
     write("dup.csv", "step,worker,time,worker\n0,0,1.0,1\n0,1,2.0,0\n");
     write("dupload.csv", "step,worker,load,time,load\n0,0,1,1.0,1\n0,1,1,2.0,1\n");
+    write("nohead.csv", "0.5,1.2,1\n0.3,0.1,0\n0.7,0.2,1\n");
+    write(
+        "longhead.csv",
+        &format!("{}1\n{}0\n", "0.1,".repeat(40), "0.2,".repeat(40)),
+    );
     write("single.toml", "name = \"x\"\n[figure]\nkind = \"speedup\"\n");
 }
 

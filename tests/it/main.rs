@@ -9,6 +9,7 @@ mod architecture;
 mod asynchronous;
 mod cli;
 mod codes;
+mod codes_shards;
 mod collectives;
 mod comm;
 mod comm_random;

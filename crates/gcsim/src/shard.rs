@@ -53,6 +53,7 @@
 //! kept. Blocks fold in index order and counts add, so the merged result is
 //! the single run's, byte for byte.
 
+pub mod codes;
 pub mod coverage;
 pub mod fold;
 pub mod runs;

@@ -35,8 +35,7 @@
 
 use super::classes::{ClassLaw, MAX_CLASS_LAW_N};
 use super::numeric::brent;
-use super::worker::{Order, WorkerLaw};
-use super::{ComputationLaw, IterationLaw, binomial, iteration_law, memoryless};
+use super::{ComputationLaw, binomial, iteration_law, kth_arrival, memoryless};
 use crate::dist::{Dist, Groups};
 use crate::load::LoadModel;
 use crate::scheme::{Rule, Scheme, SchemeKind, Strategy};
@@ -142,18 +141,7 @@ impl GroupLaw {
             .into_iter()
             .map(|(m, w)| {
                 let law = if batch {
-                    ComputationLaw::Iid(IterationLaw {
-                        worker: WorkerLaw::Gamma {
-                            shape: k as f64,
-                            rate: (n - m) as f64 * rate + m as f64 * rate / slowdown,
-                            shift: 0.0,
-                            slow: None,
-                        },
-                        order: Order::KOfN { n: 1, k: 1 },
-                        scale: 1.0,
-                        offset: 0.0,
-                        deadline: None,
-                    })
+                    ComputationLaw::Iid(kth_arrival(k, (n - m) as f64 * rate + m as f64 * rate / slowdown))
                 } else if m == 0 || m == n {
                     let one = if m == 0 { normal } else { slow };
                     ComputationLaw::Iid(iteration_law(&one, &LoadModel::Fixed, &k_of_n)?)

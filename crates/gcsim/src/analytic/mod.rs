@@ -146,10 +146,15 @@ pub fn iteration_law(dist: &Dist, load_model: &LoadModel, scheme: &Scheme) -> Op
 /// restarts, so each update waits for K more of its arrivals.
 fn k_batch_sync(dist: &Dist, load_model: &LoadModel, n: usize, k: usize) -> Option<IterationLaw> {
     let rate = memoryless(dist, load_model)?;
-    Some(IterationLaw {
+    Some(kth_arrival(k, n as f64 * rate))
+}
+
+/// Gamma(K, rate): the K-th arrival of one Poisson stream, as the first of one "worker".
+fn kth_arrival(k: usize, rate: f64) -> IterationLaw {
+    IterationLaw {
         worker: WorkerLaw::Gamma {
             shape: k as f64,
-            rate: n as f64 * rate,
+            rate,
             shift: 0.0,
             slow: None,
         },
@@ -157,7 +162,7 @@ fn k_batch_sync(dist: &Dist, load_model: &LoadModel, n: usize, k: usize) -> Opti
         scale: 1.0,
         offset: 0.0,
         deadline: None,
-    })
+    }
 }
 
 /// The mean staleness of an asynchronous strategy's gradients (see

@@ -12,10 +12,12 @@
 //! is compared with the gradient computed directly: the relative error
 //! ‖ĝ − g‖ / ‖g‖ must be below [`E2E_TOLERANCE`].
 
+use std::ops::Range;
+
 use faer::Mat;
 use rand::{Rng, RngExt};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Code, Generator, TOLERANCE};
 use crate::encoding;
@@ -36,12 +38,12 @@ pub(crate) const E2E_SETS: usize = 16;
 const BATCH: usize = 1024;
 
 /// The checks of one code, as one output row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CodesRow {
     /// Scheme name.
     pub scheme: SchemeKind,
     /// Generator of comm-efficient and mds (`gaussian` or `vandermonde`); empty otherwise.
-    pub generator: Option<&'static str>,
+    pub generator: Option<Generator>,
     /// Number of workers.
     pub n: usize,
     /// Straggler tolerance s (n − k for mds).
@@ -162,33 +164,41 @@ fn random_pattern(rng: &mut impl Rng, n: usize, s: usize, total: f64) -> Vec<usi
     random_subset(rng, n, j)
 }
 
-/// Pattern statistics accumulated over batches.
-#[derive(Default)]
-struct PatternTally {
-    checked: u64,
-    decodable: u64,
-    max_residual: f64,
-    conditions: Vec<f64>,
+/// One decoded set of finished workers: what a check keeps of its decoding.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// Whether the relative residual is below [`TOLERANCE`].
+    pub decodable: bool,
+    /// The relative residual ‖A·B_F − T‖_F / ‖T‖_F.
+    pub residual: f64,
+    /// The condition number σ_max/σ_r of B_F.
+    pub condition: f64,
 }
 
-impl PatternTally {
-    fn batch(&mut self, code: &Code, patterns: &[Vec<usize>], done: &(dyn Fn() + Sync)) {
-        let n = code.scheme().n();
-        let results: Vec<(bool, f64, f64)> = patterns
-            .par_iter()
-            .map(|p| {
-                let d = code.decode(&complement(n, p));
-                done();
-                (d.decodable, d.residual, d.condition)
-            })
-            .collect();
-        for (ok, residual, condition) in results {
-            self.checked += 1;
-            self.decodable += u64::from(ok);
-            self.max_residual = self.max_residual.max(residual);
-            self.conditions.push(condition);
+impl Outcome {
+    /// What a check keeps of the decoding from `finished`.
+    pub(super) fn of(decoding: &super::Decoding) -> Self {
+        Self {
+            decodable: decoding.decodable,
+            residual: decoding.residual,
+            condition: decoding.condition,
         }
     }
+}
+
+/// Decodes `sets` in parallel, in order; `done` is called after each.
+pub(super) fn decode_all(
+    sets: &[Vec<usize>],
+    decode: &(dyn Fn(&[usize]) -> super::Decoding + Sync),
+    done: &(dyn Fn() + Sync),
+) -> Vec<Outcome> {
+    sets.par_iter()
+        .map(|f| {
+            let d = Outcome::of(&decode(f));
+            done();
+            d
+        })
+        .collect()
 }
 
 pub(super) fn median(values: &mut [f64]) -> f64 {
@@ -201,12 +211,109 @@ pub(super) fn median(values: &mut [f64]) -> f64 {
     }
 }
 
+/// The straggler patterns [`check`] decodes: every pattern of size ≤ s if
+/// there are at most `limit`, else `limit` uniform random ones.
+pub fn patterns(code: &Code, limit: u64) -> u64 {
+    let total = patterns_total(code.scheme().n(), code.scheme().s());
+    // Rounded: the float sum of binomials is an integer up to rounding.
+    if total <= limit as f64 {
+        total.round() as u64
+    } else {
+        limit
+    }
+}
+
 /// The decodings [`check`] makes: every pattern or `limit` of them, and the
 /// end-to-end sets.
 pub fn decodings(code: &Code, limit: u64) -> u64 {
-    let total = patterns_total(code.scheme().n(), code.scheme().s());
-    let patterns = if total <= limit as f64 { total as u64 } else { limit };
-    patterns + E2E_SETS as u64
+    patterns(code, limit) + E2E_SETS as u64
+}
+
+/// The patterns numbered `range` of the [`patterns`] that [`check`] decodes
+/// (the random ones drawn in order from stream 1 of `seed`, so that any
+/// range holds the same patterns as the whole run).
+fn pattern_range(code: &Code, limit: u64, seed: u64, range: Range<u64>) -> Box<dyn Iterator<Item = Vec<usize>>> {
+    let (n, s) = (code.scheme().n(), code.scheme().s());
+    let total = patterns_total(n, s);
+    let len = (range.end - range.start) as usize;
+    if total <= limit as f64 {
+        return Box::new(exhaustive(n, s).skip(range.start as usize).take(len));
+    }
+    let mut rng = trial_rng(seed, 1);
+    for _ in 0..range.start {
+        random_pattern(&mut rng, n, s, total);
+    }
+    Box::new((0..len).map(move |_| random_pattern(&mut rng, n, s, total)))
+}
+
+/// Decodes the patterns numbered `range` of the [`patterns`] that [`check`]
+/// decodes, in batches, in parallel (the result does not depend on the
+/// thread count); `done` is called after each.
+pub fn outcomes(code: &Code, limit: u64, seed: u64, range: Range<u64>, done: &(dyn Fn() + Sync)) -> Vec<Outcome> {
+    let n = code.scheme().n();
+    let mut out = Vec::with_capacity((range.end - range.start) as usize);
+    let mut batch = Vec::with_capacity(BATCH);
+    let decode = |finished: &[usize]| code.decode(finished);
+    for p in pattern_range(code, limit, seed, range) {
+        batch.push(complement(n, &p));
+        if batch.len() == BATCH {
+            out.extend(decode_all(&batch, &decode, done));
+            batch.clear();
+        }
+    }
+    out.extend(decode_all(&batch, &decode, done));
+    out
+}
+
+impl CodesRow {
+    /// The row of `code` checked with `limit`, before any pattern is
+    /// decoded: what the code and the limit determine, the results zero.
+    pub fn head(code: &Code, limit: u64) -> Self {
+        let scheme = code.scheme();
+        let (n, s) = (scheme.n(), scheme.s());
+        let total = patterns_total(n, s);
+        CodesRow {
+            scheme: scheme.kind(),
+            generator: code.generator(),
+            n,
+            s,
+            m: scheme.m(),
+            k: scheme.k(),
+            // A custom code with s is checked for what s claims: decoding exactly
+            // from any n − s workers.
+            exact: scheme.exact_gradient() || scheme.kind() == SchemeKind::Custom,
+            patterns_total: total,
+            patterns_checked: 0,
+            exhaustive: total <= limit as f64,
+            decodable_fraction: 0.0,
+            max_residual: 0.0,
+            median_condition: 0.0,
+            max_condition: 0.0,
+            tolerance: TOLERANCE,
+            e2e_sets: E2E_SETS,
+            e2e_error: 0.0,
+            e2e_tolerance: E2E_TOLERANCE,
+            pass: false,
+        }
+    }
+
+    /// This head with the results of every pattern decoded (in order) and
+    /// the end-to-end error.
+    pub fn finish(self, outcomes: &[Outcome], e2e_error: f64) -> Self {
+        let decodable = outcomes.iter().filter(|o| o.decodable).count();
+        let mut conditions: Vec<f64> = outcomes.iter().map(|o| o.condition).collect();
+        let checked = outcomes.len();
+        CodesRow {
+            patterns_checked: checked as u64,
+            decodable_fraction: decodable as f64 / checked as f64,
+            max_residual: outcomes.iter().map(|o| o.residual).fold(0.0, f64::max),
+            max_condition: conditions.iter().copied().fold(f64::NAN, f64::max),
+            median_condition: median(&mut conditions),
+            e2e_error,
+            pass: decodable == checked && e2e_error < E2E_TOLERANCE,
+            ..self
+        }
+    }
 }
 
 /// Decodes every straggler pattern of size ≤ s if there are at most `limit`,
@@ -217,59 +324,9 @@ pub fn decodings(code: &Code, limit: u64) -> u64 {
 /// Cost: one SVD per pattern and per end-to-end set (see [`Code::decode`]),
 /// [`decodings`] in all; `done` is called after each.
 pub fn check(code: &Code, limit: u64, seed: u64, done: &(dyn Fn() + Sync)) -> CodesRow {
-    let scheme = code.scheme();
-    let (n, s) = (scheme.n(), scheme.s());
-    let total = patterns_total(n, s);
-    let exhaustive_run = total <= limit as f64;
-    let mut tally = PatternTally::default();
-    let mut batch = Vec::with_capacity(BATCH);
-    let flush = |batch: &mut Vec<Vec<usize>>, tally: &mut PatternTally| {
-        tally.batch(code, batch, done);
-        batch.clear();
-    };
-    if exhaustive_run {
-        for p in exhaustive(n, s) {
-            batch.push(p);
-            if batch.len() == BATCH {
-                flush(&mut batch, &mut tally);
-            }
-        }
-    } else {
-        let mut rng = trial_rng(seed, 1);
-        for _ in 0..limit {
-            batch.push(random_pattern(&mut rng, n, s, total));
-            if batch.len() == BATCH {
-                flush(&mut batch, &mut tally);
-            }
-        }
-    }
-    flush(&mut batch, &mut tally);
+    let outcomes = outcomes(code, limit, seed, 0..patterns(code, limit), done);
     let e2e_error = end_to_end(code, E2E_SETS, seed, done);
-    let decodable_fraction = tally.decodable as f64 / tally.checked as f64;
-    let max_condition = tally.conditions.iter().copied().fold(f64::NAN, f64::max);
-    CodesRow {
-        scheme: scheme.kind(),
-        generator: code.generator().map(Generator::name),
-        n,
-        s,
-        m: scheme.m(),
-        k: scheme.k(),
-        // A custom code with s is checked for what s claims: decoding exactly
-        // from any n − s workers.
-        exact: scheme.exact_gradient() || scheme.kind() == SchemeKind::Custom,
-        patterns_total: total,
-        patterns_checked: tally.checked,
-        exhaustive: exhaustive_run,
-        decodable_fraction,
-        max_residual: tally.max_residual,
-        median_condition: median(&mut tally.conditions),
-        max_condition,
-        tolerance: TOLERANCE,
-        e2e_sets: E2E_SETS,
-        e2e_error,
-        e2e_tolerance: E2E_TOLERANCE,
-        pass: tally.decodable == tally.checked && e2e_error < E2E_TOLERANCE,
-    }
+    CodesRow::head(code, limit).finish(&outcomes, e2e_error)
 }
 
 /// The largest relative error of the least-squares gradient decoded from

@@ -79,7 +79,7 @@ fn cells(r: &CodesRow) -> Vec<String> {
     };
     vec![
         r.scheme.name().into(),
-        r.generator.unwrap_or("-").into(),
+        r.generator.map_or("-", |g| g.name()).into(),
         r.n.to_string(),
         r.s.to_string(),
         r.m.map_or("-".into(), |m| m.to_string()),

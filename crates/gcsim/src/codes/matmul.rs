@@ -30,11 +30,10 @@
 
 use faer::Mat;
 use rand_distr::{Distribution, StandardNormal};
-use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::check::{median, random_subset};
+use super::check::{Outcome, decode_all, median, random_subset};
 use super::{Generator, MAX_CODE_N, TOLERANCE, decode};
 use crate::encoding;
 use crate::linalg::{mul, norm};
@@ -231,12 +230,12 @@ fn add_scaled(sum: &mut Mat<f64>, m: &Mat<f64>, (top, left): (usize, usize), x: 
 }
 
 /// The checks of one matmul code, as one output row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatmulRow {
     /// Scheme name (`polynomial`, `matdot`, `entangled`).
     pub scheme: SchemeKind,
     /// Evaluation points: `vandermonde`, `chebyshev` or `gaussian` (random Khatri-Rao).
-    pub generator: &'static str,
+    pub generator: Generator,
     /// Number of workers.
     pub n: usize,
     /// Row blocks of A (1 for matdot).
@@ -317,6 +316,92 @@ fn sets(n: usize, size: usize, limit: u64, seed: u64, stream: u64) -> (Vec<Vec<u
     }
 }
 
+/// The sets [`check`] decodes, in order: every set of k finished workers
+/// (or `limit` random ones), then as many sets of k − 1 (all of them if
+/// there are no more).
+fn checked_sets(code: &MatmulCode, limit: u64, seed: u64) -> Vec<Vec<usize>> {
+    let (n, k) = (code.scheme.n(), code.scheme.k());
+    let (mut all, _) = sets(n, k, limit, seed, 1);
+    if k >= 1 {
+        let (below, _) = sets(n, k - 1, limit.min(all.len() as u64), seed, 3);
+        all.extend(below);
+    }
+    all
+}
+
+/// Decodes the sets numbered `range` of the [`decodings`] that [`check`]
+/// makes (the k-sets, then the (k − 1)-sets), in parallel; `done` is called
+/// after each.
+pub fn outcomes(
+    code: &MatmulCode,
+    limit: u64,
+    seed: u64,
+    range: std::ops::Range<u64>,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Outcome> {
+    let sets = checked_sets(code, limit, seed);
+    decode_all(
+        &sets[range.start as usize..range.end as usize],
+        &|f| code.decode(f),
+        done,
+    )
+}
+
+impl MatmulRow {
+    /// The row of `code` checked with `limit`, before any set is decoded:
+    /// what the code and the limit determine, the results zero.
+    pub fn head(code: &MatmulCode, limit: u64) -> Self {
+        let (n, k) = (code.scheme.n(), code.scheme.k());
+        let Split { p, q, m } = code.split;
+        let sets_total = binomial(n, k);
+        MatmulRow {
+            scheme: code.scheme.kind(),
+            generator: code.generator,
+            n,
+            p,
+            m,
+            q,
+            k,
+            sets_total,
+            sets_checked: sets_total.min(limit as f64).round() as u64,
+            exhaustive: sets_total <= limit as f64,
+            decodable_fraction: 0.0,
+            below_threshold_fraction: 0.0,
+            median_condition: 0.0,
+            max_condition: 0.0,
+            tolerance: TOLERANCE,
+            product_sets: PRODUCT_SETS,
+            product_error: 0.0,
+            product_tolerance: PRODUCT_TOLERANCE,
+            pass: false,
+        }
+    }
+
+    /// This head with the results of every set decoded (the `sets_checked`
+    /// k-sets, then the (k − 1)-sets, in order) and the product error.
+    pub fn finish(self, outcomes: &[Outcome], product_error: f64) -> Self {
+        let at_k = (self.sets_checked as usize).min(outcomes.len());
+        let (results, below) = outcomes.split_at(at_k);
+        let decodable = results.iter().filter(|r| r.decodable).count();
+        let mut conditions: Vec<f64> = results.iter().map(|r| r.condition).collect();
+        let max_condition = conditions.iter().copied().fold(f64::NAN, f64::max);
+        let below_fraction = if below.is_empty() {
+            0.0
+        } else {
+            below.iter().filter(|b| b.decodable).count() as f64 / below.len() as f64
+        };
+        MatmulRow {
+            decodable_fraction: decodable as f64 / results.len() as f64,
+            below_threshold_fraction: below_fraction,
+            median_condition: median(&mut conditions),
+            max_condition,
+            product_error,
+            pass: decodable == results.len() && below_fraction < 1.0 && product_error < PRODUCT_TOLERANCE,
+            ..self
+        }
+    }
+}
+
 /// Decodes every set of k finished workers (or `limit` random ones) and as
 /// many of k − 1 (the threshold is k when every k-set decodes and some
 /// (k − 1)-set does not), and runs the end-to-end product check. Parallel over sets;
@@ -325,70 +410,17 @@ fn sets(n: usize, size: usize, limit: u64, seed: u64, stream: u64) -> (Vec<Vec<u
 /// Cost: about 2·min(C(n, k), limit) + [`PRODUCT_SETS`] SVDs of at most
 /// k × k matrices; `done` is called after each.
 pub fn check(code: &MatmulCode, limit: u64, seed: u64, done: &(dyn Fn() + Sync)) -> MatmulRow {
-    let scheme = code.scheme();
-    let (n, k) = (scheme.n(), scheme.k());
-    let (at_k, exhaustive) = sets(n, k, limit, seed, 1);
-    let results: Vec<(bool, f64)> = at_k
-        .par_iter()
-        .map(|f| {
-            let d = code.decode(f);
-            done();
-            (d.decodable, d.condition)
-        })
-        .collect();
-    let below: Vec<bool> = if k >= 1 {
-        let (sets_below, _) = sets(n, k - 1, limit.min(at_k.len() as u64), seed, 3);
-        sets_below
-            .par_iter()
-            .map(|f| {
-                let d = code.decode(f);
-                done();
-                d.decodable
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let decodable = results.iter().filter(|r| r.0).count();
-    let mut conditions: Vec<f64> = results.iter().map(|r| r.1).collect();
-    let max_condition = conditions.iter().copied().fold(f64::NAN, f64::max);
-    let decodable_fraction = decodable as f64 / results.len() as f64;
-    let below_fraction = if below.is_empty() {
-        0.0
-    } else {
-        below.iter().filter(|&&b| b).count() as f64 / below.len() as f64
-    };
+    let outcomes = outcomes(code, limit, seed, 0..decodings(code, limit), done);
     let product_error = code.product_error(PRODUCT_SETS, seed);
-    let Split { p, q, m } = code.split;
-    MatmulRow {
-        scheme: scheme.kind(),
-        generator: code.generator.name(),
-        n,
-        p,
-        m,
-        q,
-        k,
-        sets_total: binomial(n, k),
-        sets_checked: results.len() as u64,
-        exhaustive,
-        decodable_fraction,
-        below_threshold_fraction: below_fraction,
-        median_condition: median(&mut conditions),
-        max_condition,
-        tolerance: TOLERANCE,
-        product_sets: PRODUCT_SETS,
-        product_error,
-        product_tolerance: PRODUCT_TOLERANCE,
-        pass: decodable == results.len() && below_fraction < 1.0 && product_error < PRODUCT_TOLERANCE,
-    }
+    MatmulRow::head(code, limit).finish(&outcomes, product_error)
 }
 
 /// The decodings [`check`] makes, for a progress bar.
 pub fn decodings(code: &MatmulCode, limit: u64) -> u64 {
     let (n, k) = (code.scheme.n(), code.scheme.k());
-    let at_k = binomial(n, k).min(limit as f64) as u64;
+    let at_k = binomial(n, k).min(limit as f64).round() as u64;
     let below = if k >= 1 {
-        binomial(n, k - 1).min(at_k as f64) as u64
+        binomial(n, k - 1).min(at_k as f64).round() as u64
     } else {
         0
     };
@@ -447,7 +479,7 @@ impl crate::export::Export for MatmulReport {
         for r in &self.rows {
             rows.push(vec![
                 r.scheme.name().into(),
-                r.generator.into(),
+                r.generator.name().into(),
                 r.n.to_string(),
                 r.p.to_string(),
                 r.m.to_string(),

@@ -53,6 +53,18 @@ pub enum DataError {
         /// The file.
         file: String,
     },
+    /// A first row of numbers: a file without a header row.
+    #[error(
+        "{file}:{line}: the first row `{row}` is numbers, not column names; give the file a header row naming its columns (the last, or --target, is the target)"
+    )]
+    NumericHeader {
+        /// The file.
+        file: String,
+        /// 1-based line of the first row.
+        line: usize,
+        /// The row, as written (on one line, shortened).
+        row: String,
+    },
     /// A header and nothing under it.
     #[error("{file}: a header but no data rows; the data needs at least one row under the header")]
     NoRows {
@@ -134,6 +146,41 @@ pub enum DataError {
     },
 }
 
+/// Checks the header row `columns` (line `line` of `file`): names, not
+/// numbers (a file without a header would lose its first row to them),
+/// each once, and at least two (features and the target).
+fn check_header(file: &str, line: usize, columns: &[String]) -> Result<(), DataError> {
+    if columns.iter().all(|c| c.trim().parse::<f64>().is_ok()) {
+        let row = crate::param::one_line(&columns.join(","));
+        let row = match row.char_indices().nth(60) {
+            Some((at, _)) => format!("{}…", &row[..at]),
+            None => row,
+        };
+        return Err(DataError::NumericHeader {
+            file: file.to_string(),
+            line,
+            row,
+        });
+    }
+    for (i, c) in columns.iter().enumerate() {
+        if columns[..i].contains(c) {
+            return Err(DataError::DuplicateColumn {
+                file: file.to_string(),
+                line,
+                column: c.clone(),
+            });
+        }
+    }
+    if columns.len() == 1 {
+        return Err(DataError::SingleColumn {
+            file: file.to_string(),
+            line,
+            column: columns[0].clone(),
+        });
+    }
+    Ok(())
+}
+
 impl Dataset {
     /// Rows in the data set.
     pub fn rows(&self) -> usize {
@@ -176,22 +223,7 @@ impl Dataset {
         };
         let header = header.clone();
         let columns: Vec<String> = header.iter().map(str::to_string).collect();
-        for (i, c) in columns.iter().enumerate() {
-            if columns[..i].contains(c) {
-                return Err(DataError::DuplicateColumn {
-                    file,
-                    line: header_line,
-                    column: c.clone(),
-                });
-            }
-        }
-        if columns.len() == 1 {
-            return Err(DataError::SingleColumn {
-                file,
-                line: header_line,
-                column: columns[0].clone(),
-            });
-        }
+        check_header(&file, header_line, &columns)?;
         let target_col = match target {
             None => columns.len() - 1,
             Some(t) => columns

@@ -10,12 +10,15 @@ use clap::Args;
 
 use gcsim::export::Format;
 use gcsim::fit::load::{self, LoadTrace};
+use gcsim::fit::nccl::NcclFit;
 use gcsim::fit::{self, FitReport};
 use gcsim::trace::Trace;
 
 use super::notes::note;
 use super::output::{self, Output};
 use super::{Status, usage};
+
+mod nccl;
 
 /// What each `gcsim fit --format` value writes.
 fn format_help(format: Format) -> &'static str {
@@ -75,8 +78,15 @@ Examples:
   gcsim fit data/trace-load.csv")]
 pub struct FitArgs {
     /// The trace: CSV with a header naming the columns step, worker and time (and load, to fit the load model).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    #[arg(
+        value_name = "FILE",
+        required_unless_present = "nccl_tests",
+        conflicts_with = "nccl_tests"
+    )]
+    pub file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub nccl: nccl::NcclArgs,
 
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
@@ -92,10 +102,11 @@ pub struct FitArgs {
     pub quiet: bool,
 }
 
-/// The trace as read: pooled times, or times by load.
+/// The input as read: pooled times, times by load, or an all-reduce fitted.
 enum Input {
     Pooled(Trace),
     Loads(LoadTrace),
+    Nccl(Box<NcclFit>),
 }
 
 /// A trace read and a destination checked: ready to fit.
@@ -113,11 +124,17 @@ impl TryFrom<FitArgs> for FitJob {
 
     fn try_from(args: FitArgs) -> Result<Self> {
         let output = Output::resolve(args.format, args.out.as_deref())?;
-        super::output::names::input("FILE", &args.file)?;
-        let input = if load::names_load_column(&args.file) {
-            Input::Loads(LoadTrace::from_file(&args.file)?)
+        let Some(file) = &args.file else {
+            return Ok(Self {
+                input: Input::Nccl(Box::new(args.nccl.fit()?)),
+                output,
+            });
+        };
+        super::output::names::input("FILE", file)?;
+        let input = if load::names_load_column(file) {
+            Input::Loads(LoadTrace::from_file(file)?)
         } else {
-            Input::Pooled(Trace::from_file(&args.file)?)
+            Input::Pooled(Trace::from_file(file)?)
         };
         Ok(Self { input, output })
     }
@@ -144,6 +161,7 @@ impl FitJob {
                 let best = report.best_line();
                 self.write(&report, &report.warnings, &best, "load models", report.models.len())
             }
+            Input::Nccl(fit) => self.write(&**fit, &fit.warnings, &fit.flags_line(), "sizes", fit.rows.len()),
         }
     }
 

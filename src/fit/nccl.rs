@@ -18,23 +18,23 @@ pub struct NcclArgs {
     pub nccl_tests: Option<PathBuf>,
 
     /// The all-reduce algorithm whose cost is fitted: ring, tree or halving-doubling [default: ring].
-    #[arg(long, value_name = "ALGORITHM", requires = "nccl_tests", value_parser = flat_algorithm)]
+    #[arg(long, value_name = "ALGORITHM", value_parser = flat_algorithm)]
     pub aggregation: Option<Algorithm>,
 
     /// The ranks of the all-reduce [default: the number of `# Rank` lines in the file].
-    #[arg(long, value_name = "P", requires = "nccl_tests")]
+    #[arg(long, value_name = "P")]
     pub ranks: Option<usize>,
 
     /// Fit the in-place times [default: the out-of-place ones].
-    #[arg(long, requires = "nccl_tests")]
+    #[arg(long)]
     pub in_place: bool,
 
     /// Fit only the sizes of at least this many bytes (K, M, G: powers of 1024) [default: all above 0].
-    #[arg(long, value_name = "BYTES", requires = "nccl_tests", value_parser = nccl::parse_size)]
+    #[arg(long, value_name = "BYTES", value_parser = nccl::parse_size)]
     pub min_size: Option<u64>,
 
     /// Fit only the sizes of at most this many bytes (K, M, G: powers of 1024) [default: all].
-    #[arg(long, value_name = "BYTES", requires = "nccl_tests", value_parser = nccl::parse_size)]
+    #[arg(long, value_name = "BYTES", value_parser = nccl::parse_size)]
     pub max_size: Option<u64>,
 }
 
@@ -54,6 +54,23 @@ fn flat_algorithm(text: &str) -> Result<Algorithm, String> {
 }
 
 impl NcclArgs {
+    /// Refuses the fit's flags beside a trace: they shape an all-reduce fit only.
+    pub fn refuse_with_trace(&self) -> Result<()> {
+        let given = [
+            ("--aggregation", self.aggregation.is_some()),
+            ("--ranks", self.ranks.is_some()),
+            ("--in-place", self.in_place),
+            ("--min-size", self.min_size.is_some()),
+            ("--max-size", self.max_size.is_some()),
+        ];
+        match given.iter().find(|(_, set)| *set) {
+            Some((flag, _)) => Err(anyhow!(
+                "{flag} applies to an all-reduce fit: give --nccl-tests FILE in place of the trace FILE"
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Reads the table and fits it.
     pub fn fit(&self) -> Result<NcclFit> {
         let file = self

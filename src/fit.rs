@@ -100,9 +100,6 @@ pub struct FitArgs {
     )]
     pub file: Option<PathBuf>,
 
-    #[command(flatten)]
-    pub nccl: nccl::NcclArgs,
-
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
     pub format: Option<Format>,
@@ -115,6 +112,9 @@ pub struct FitArgs {
     /// warnings and errors are still printed.
     #[arg(long, short)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub nccl: nccl::NcclArgs,
 }
 
 /// The input as read: pooled times, times by load, or an all-reduce fitted.

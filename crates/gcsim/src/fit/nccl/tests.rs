@@ -147,7 +147,7 @@ fn other_algorithms_divide_by_their_coefficients() {
 }
 
 #[test]
-fn refusals_name_the_file_the_line_and_what_is_accepted() {
+fn refusals_of_the_table_name_the_file_the_line_and_what_is_accepted() {
     let o = options();
     let header = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
     let cases: Vec<(String, NcclOptions, &str)> = vec![
@@ -212,6 +212,15 @@ fn refusals_name_the_file_the_line_and_what_is_accepted() {
             },
             "t.txt:1: the header names one time column; --in-place",
         ),
+    ];
+    check(cases);
+}
+
+#[test]
+fn refusals_of_the_fit_name_the_flag_that_changes_it() {
+    let o = options();
+    let header = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
+    let cases: Vec<(String, NcclOptions, &str)> = vec![
         (
             format!("{header}8 2 float sum -1 1 0 0 0 1 0 0 0\n16 4 float sum -1 2 0 0 0 1 0 0 0\n"),
             o.clone(),
@@ -252,6 +261,11 @@ fn refusals_name_the_file_the_line_and_what_is_accepted() {
             "the fitted latency is negative (intercept -5.000e-5 s): the sizes used (1000000 to 2000000 bytes) are too large",
         ),
     ];
+    check(cases);
+}
+
+/// Each text is refused with one line holding the expected words.
+fn check(cases: Vec<(String, NcclOptions, &str)>) {
     for (text, options, expected) in cases {
         let m = message(&text, &options);
         assert!(m.contains(expected), "{text:?}: {m}");

@@ -10,6 +10,7 @@ use clap::Args;
 
 use gcsim::export::Format;
 use gcsim::fit::load::{self, LoadTrace};
+use gcsim::fit::nccl::NcclFit;
 use gcsim::fit::{self, FitReport};
 use gcsim::trace::Trace;
 
@@ -17,15 +18,19 @@ use super::notes::note;
 use super::output::{self, Output};
 use super::{Status, usage};
 
+mod nccl;
+
 /// What each `gcsim fit --format` value writes.
 fn format_help(format: Format) -> &'static str {
     match format {
-        Format::Table => "Aligned columns, then the line `best: --dist STRING` (the default on a terminal)",
+        Format::Table => {
+            "Aligned columns, then the line `best: --dist STRING` (--nccl-tests: `flags: ...`) (the default on a terminal)"
+        }
         Format::Csv => {
-            "One row per fit (per load model, with loads) with a header row, rank 1 first; the best: line goes to stderr"
+            "One row per fit (per load model, with loads; per size, with --nccl-tests) with a header row, rank 1 first; the best: (flags:) line goes to stderr"
         }
         Format::Json => {
-            r#"{"file", "workers", "steps", "times", "ranked_by", "best", "fits": [...], "warnings"}; with loads {..., "loads": [...], "models": [...]}"#
+            r#"{"file", "workers", "steps", "times", "ranked_by", "best", "fits": [...], "warnings"}; with loads {..., "loads": [...], "models": [...]}; with --nccl-tests {"file", "aggregation", "ranks", "latency", "bandwidth", "r_squared", "flags", "rows": [...], ...}"#
         }
         // The formats this command writes as every report command does.
         f => output::format_help(f),
@@ -68,15 +73,32 @@ times, as independent when every load has 10 or more steps (else a warning:
 the p-values are then too small if they are correlated). Persistently slow
 workers are not allowed for (see gcsim trace).
 
+All-reduce latency and bandwidth: with --nccl-tests FILE in place of the
+trace, fit reads the table NVIDIA nccl-tests' all_reduce_perf prints (any
+version: with or without the root column; NCCL log lines are skipped) and
+fits time = a(p)*latency + b(p)*size/bandwidth over its sizes above 0 bytes
+(ring: a = 2(p-1), b = 2(p-1)/p; the out-of-place times unless --in-place)
+by least squares of the relative error (weights 1/time^2), so that every
+size counts alike. p is --ranks, else the number of `# Rank` lines. The
+table gives each size's fitted time and relative error, R2 and the largest
+relative error, and ends with `flags: --aggregation A --latency S
+--bandwidth B`. The hierarchical all-reduce is not fitted: fit ring to a run
+inside one node and to a run with one rank per node.
+
 Examples:
   gcsim fit data/trace-llm-64w.csv
   gcsim sweep --n 64 --s 0..16 --dist <the best: string>
   gcsim fit data/trace-llm-8w.csv --format json --out fits.json
-  gcsim fit data/trace-load.csv")]
+  gcsim fit data/trace-load.csv
+  gcsim fit --nccl-tests all_reduce_perf.txt --min-size 1M")]
 pub struct FitArgs {
     /// The trace: CSV with a header naming the columns step, worker and time (and load, to fit the load model).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    #[arg(
+        value_name = "FILE",
+        required_unless_present = "nccl_tests",
+        conflicts_with = "nccl_tests"
+    )]
+    pub file: Option<PathBuf>,
 
     /// Output format [default: from --out's extension; else table on a terminal, csv otherwise].
     #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
@@ -90,12 +112,16 @@ pub struct FitArgs {
     /// warnings and errors are still printed.
     #[arg(long, short)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub nccl: nccl::NcclArgs,
 }
 
-/// The trace as read: pooled times, or times by load.
+/// The input as read: pooled times, times by load, or an all-reduce fitted.
 enum Input {
     Pooled(Trace),
     Loads(LoadTrace),
+    Nccl(Box<NcclFit>),
 }
 
 /// A trace read and a destination checked: ready to fit.
@@ -113,11 +139,18 @@ impl TryFrom<FitArgs> for FitJob {
 
     fn try_from(args: FitArgs) -> Result<Self> {
         let output = Output::resolve(args.format, args.out.as_deref())?;
-        super::output::names::input("FILE", &args.file)?;
-        let input = if load::names_load_column(&args.file) {
-            Input::Loads(LoadTrace::from_file(&args.file)?)
+        let Some(file) = &args.file else {
+            return Ok(Self {
+                input: Input::Nccl(Box::new(args.nccl.fit()?)),
+                output,
+            });
+        };
+        args.nccl.refuse_with_trace()?;
+        super::output::names::input("FILE", file)?;
+        let input = if load::names_load_column(file) {
+            Input::Loads(LoadTrace::from_file(file)?)
         } else {
-            Input::Pooled(Trace::from_file(&args.file)?)
+            Input::Pooled(Trace::from_file(file)?)
         };
         Ok(Self { input, output })
     }
@@ -144,6 +177,7 @@ impl FitJob {
                 let best = report.best_line();
                 self.write(&report, &report.warnings, &best, "load models", report.models.len())
             }
+            Input::Nccl(fit) => self.write(&**fit, &fit.warnings, &fit.flags_line(), "sizes", fit.rows.len()),
         }
     }
 

@@ -49,6 +49,8 @@ const INPUT_AS_OUTPUT: &[Case] = &[
     case(&["fit", "t.csv", "--out", "t.csv"], 2, &["FILE", "--out"]),
     case(&["fit", "t.csv", "--out", "./sub/../t.csv"], 2, &["FILE", "--out"]),
     case(&["fit", "t.csv", "--out", "link-t.csv"], 2, &["FILE", "--out"]),
+    case(&["fit", "--nccl-tests", "t.csv", "--out", "t.csv"], 2, &["--nccl-tests", "--out"]),
+    case(&["fit", "--nccl-tests", "t.csv", "--out", "sub/../t.csv", "--format", "csv"], 2, &["--nccl-tests", "--out"]),
     case(&["run", "--code", "c.csv", "--out", "c.csv"], 2, &["--code", "--out"]),
     case(&["run", "--code", "c.csv", "--plot", "f.svg", "--plot-data", "c.csv"], 2, &["--code", "--plot-data"]),
     case(&["sweep", "--code", "c.csv", "--out", "./c.csv"], 2, &["--code", "--out"]),
@@ -330,5 +332,5 @@ fn a_scenario_directory_in_use_is_refused() {
 #[test]
 fn the_tables_hold_every_case() {
     let count = SAME_OUTPUT.len() + INPUT_AS_OUTPUT.len() + WRONG_EXTENSION.len() + LAST_WRITE_FAILS.len();
-    assert_eq!(count, 35);
+    assert_eq!(count, 37);
 }

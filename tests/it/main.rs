@@ -23,6 +23,7 @@ mod figure_style;
 mod figures;
 mod fit;
 mod fit_load;
+mod fit_nccl;
 mod flags_act;
 mod groups;
 mod guide;

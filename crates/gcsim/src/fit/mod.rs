@@ -26,6 +26,7 @@
 mod export;
 pub mod load;
 mod mle;
+pub mod nccl;
 
 pub use export::FitReport;
 pub use mle::SIGNIFICANT_DIGITS;

@@ -43,7 +43,6 @@ fn close(x: f64, y: f64, rel: f64) -> bool {
 fn fits_the_published_tables_as_numpy_does() {
     for (name, ranks, latency, bandwidth) in [
         ("gh200-8ranks.txt", 8, 1.5891266526084548e-06, 86.82458617319318e9),
-        ("h100-16ranks.txt", 16, 4.771334051476908e-06, 273.539665903289e9),
         (
             "k80-4ranks-old-format.txt",
             4,
@@ -63,12 +62,11 @@ fn fits_the_published_tables_as_numpy_does() {
 /// where the line fits, the bus bandwidth the fitted line predicts,
 /// b·S/t̂, is the table's, and the ring's fitted bandwidth is at least the
 /// largest busbw (the latency only lowers busbw), and equal to it once the
-/// sizes are large enough for the latency to vanish (H100, K80).
+/// sizes are large enough for the latency to vanish (K80).
 #[test]
 fn the_ring_bandwidth_agrees_with_the_table_s_bus_bandwidth() {
     for (name, from, saturated) in [
         ("gh200-8ranks.txt", "32M", false),
-        ("h100-16ranks.txt", "1G", true),
         ("k80-4ranks-old-format.txt", "32M", true),
     ] {
         let f = fit(name, &["--min-size", from]);

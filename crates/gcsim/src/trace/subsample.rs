@@ -38,7 +38,7 @@ const MAX_BLOCKS: usize = 16;
 /// together about max(MAX_FIT_TIMES / workers, 100) steps.
 pub(crate) fn fit_blocks(workers: usize, steps: usize) -> Vec<Range<usize>> {
     if workers.saturating_mul(steps) <= MAX_FIT_TIMES {
-        return vec![0..steps];
+        return std::iter::once(0..steps).collect();
     }
     let kept = (MAX_FIT_TIMES / workers).max(MIN_FIT_STEPS).min(steps);
     let blocks = (kept / MIN_BLOCK_STEPS).clamp(1, MAX_BLOCKS);
@@ -57,9 +57,12 @@ mod tests {
 
     #[test]
     fn small_traces_are_fitted_whole() {
-        assert_eq!(fit_blocks(64, 512), vec![0..512]);
-        assert_eq!(fit_blocks(64, 500), vec![0..500]);
-        assert_eq!(fit_blocks(8, 32), vec![0..32]);
+        for (workers, steps) in [(64, 512), (64, 500), (8, 32)] {
+            assert_eq!(
+                fit_blocks(workers, steps),
+                std::iter::once(0..steps).collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]

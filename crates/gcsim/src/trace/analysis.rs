@@ -19,8 +19,8 @@ use super::hmm::{self, HmmFit, NoFit};
 use super::stats;
 use super::{best_fit, heterogeneity, subsample};
 use crate::dist::Dist;
-use crate::engine::{Progress, Silent};
 use crate::param::{Described, Naming, Param};
+use crate::progress::{Progress, Silent};
 
 /// Steps below which the estimates are called rough.
 pub(crate) const FEW_STEPS: usize = 100;
@@ -254,20 +254,7 @@ impl TraceReport {
             warnings,
             notes,
         };
-        let workers: Vec<heterogeneity::Worker> = report
-            .per_worker
-            .iter()
-            .zip(&series)
-            .zip(trace.worker_ids())
-            .map(|((row, times), &id)| heterogeneity::Worker {
-                id,
-                mean: row.mean,
-                autocorrelation: row.autocorrelation,
-                slow_state_share: row.slow_state_share,
-                times,
-            })
-            .collect();
-        if let Some(w) = heterogeneity::warning(report.steps, &workers) {
+        if let Some(w) = heterogeneity_warning(&report, &series, trace) {
             report.warnings.push(w);
         }
         Ok(report)
@@ -286,6 +273,26 @@ impl TraceReport {
             None => "fitted: none (see the notes)".into(),
         }
     }
+}
+
+/// The warning of workers that differ rather than straggle, if any
+/// (`heterogeneity.rs`), from the report's rows and the times `series`
+/// holds worker by worker.
+fn heterogeneity_warning(report: &TraceReport, series: &[Vec<f64>], trace: &Trace) -> Option<String> {
+    let workers: Vec<heterogeneity::Worker> = report
+        .per_worker
+        .iter()
+        .zip(series)
+        .zip(trace.worker_ids())
+        .map(|((row, times), &id)| heterogeneity::Worker {
+            id,
+            mean: row.mean,
+            autocorrelation: row.autocorrelation,
+            slow_state_share: row.slow_state_share,
+            times,
+        })
+        .collect();
+    heterogeneity::warning(report.steps, &workers)
 }
 
 /// Fits the two-state model (`hmm.rs`) and the base law to `trace`, whose

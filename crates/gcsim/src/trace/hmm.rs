@@ -51,7 +51,7 @@ use rayon::prelude::*;
 
 use super::Trace;
 use super::stats::median;
-use crate::engine::Progress;
+use crate::progress::Progress;
 
 /// Bootstrap resamples behind each standard error: the error of a standard
 /// deviation from B resamples is about 1/√(2B) of it, 5% here.
@@ -583,7 +583,7 @@ mod tests {
 
     #[test]
     fn constant_and_short_series_have_no_fit() {
-        let silent = &crate::engine::Silent;
+        let silent = &crate::progress::Silent;
         assert_eq!(fit(&[&[0.0; 5], &[0.0; 5]], silent), Err(NoFit::Constant));
         assert_eq!(fit(&[&[0.0, 1.0], &[0.5, 0.2]], silent), Err(NoFit::TooFewSteps));
     }

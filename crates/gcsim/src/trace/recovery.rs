@@ -129,6 +129,16 @@ fn finds_no_slow_state_without_stragglers() {
     assert!(report.per_worker.iter().all(|r| r.slow_state_share.is_none()));
 }
 
+/// Counts the fits a progress bar would hear of.
+#[derive(Default)]
+struct Fits(std::sync::atomic::AtomicU64);
+
+impl crate::progress::Progress for Fits {
+    fn advance(&self, done: u64) {
+        self.0.fetch_add(done, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// A trace past the fitting bound (64 workers × 2000 steps): the model is
 /// fitted on spread blocks of steps, says so in a note, and still recovers
 /// the truth within 3 of the subsample's standard errors; the posterior
@@ -141,7 +151,10 @@ fn recovers_stragglers_from_the_subsample_of_a_large_trace() {
         rho: 0.8,
     };
     let trace = synthetic(&truth, 64, 2000, 14);
-    let report = TraceReport::new(&trace, None, 0).unwrap();
+    let fits = Fits::default();
+    let report = TraceReport::with_progress(&trace, None, 0, &fits).unwrap();
+    // Every start and every bootstrap refit is reported, once.
+    assert_eq!(fits.0.load(std::sync::atomic::Ordering::Relaxed), TraceReport::fits());
     let m = &report.model;
     assert!(m.slow_state, "{:?}", report.notes);
     assert!(

@@ -2,8 +2,9 @@
 # The paths that were slow by construction, timed side by side on two gcsim
 # binaries: `train` on 10 rows x 20,000 features (the smoothness constant's
 # Gram matrix), `gcsim trace` on a 50 MB trace against `gcsim fit` reading
-# it, and `run --code` with a 2000 x 2000 matrix. The big inputs are
-# generated here, into a temporary directory.
+# it, `run --code` with a 2000 x 2000 matrix, and `sweep` of k-batch-async
+# at n = 5000 (an event walk of 8n gradients per trial). The big inputs
+# are generated here, into a temporary directory.
 #
 #   bench/slow-paths.sh OLD NEW [LIMIT]
 #
@@ -76,3 +77,4 @@ compare "train 10 rows x 20000 features" train --data synthetic:rows=10,features
 compare "fit, 50 MB trace (the reading to match)" fit trace.csv -q
 compare "trace, 50 MB trace" trace trace.csv -q
 compare "run --code 2000x2000, 20 trials" run --code code.csv --trials 20 -q -j 1
+compare "sweep k-batch-async n=5000 K=100, 20000 trials" sweep --n 5000 --k 100 --scheme k-batch-async --trials 20000 -q -j 1

@@ -107,7 +107,8 @@ pub fn evaluate(
             outcome.passes
         );
     }
-    let mut rows = report::rows(study, &outcome);
+    let counting = Bar::counting(engine.quiet, 0, "errors and tallies", "trials");
+    let mut rows = report::rows_with_progress(study, &outcome, &counting);
     widen_for_trace(study, config, &mut rows, engine)?;
     Ok((rows, Some(outcome)))
 }

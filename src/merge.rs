@@ -263,7 +263,8 @@ impl MergeJob {
             note!("note: skipped {note}");
         }
         bootstrap_note(&study, &config);
-        let mut rows = report::rows(&study, &outcome);
+        let counting = Bar::counting(self.engine.quiet, 0, "errors and tallies", "trials");
+        let mut rows = report::rows_with_progress(&study, &outcome, &counting);
         widen_for_trace(&study, &config, &mut rows, self.engine)?;
         let report = finish_report(rows, config);
         write_report(&report, &self.output)?;

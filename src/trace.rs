@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
+use gcsim::engine::Progress;
 use gcsim::export::Format;
 use gcsim::trace::{Trace, TraceReport};
 use gcsim_figures::plot::heatmap::{heatmap_figure, heatmap_rows};
@@ -17,6 +18,7 @@ use gcsim_figures::plot::heatmap::{heatmap_figure, heatmap_rows};
 use super::figure::{FigureOptions, PlotArgs, check_destination, draw_atomically, file_name, write_data};
 use super::notes::note;
 use super::output::{self, Output};
+use super::progress::Bar;
 use super::{Status, parse_workers, usage};
 
 /// What each `gcsim trace --format` value writes.
@@ -126,6 +128,7 @@ pub struct Analysis {
     output: Output,
     plot: Option<PathBuf>,
     figure: FigureOptions,
+    quiet: bool,
 }
 
 /// The bootstrap's seed: fixed, so that the standard errors repeat.
@@ -155,6 +158,7 @@ impl TryFrom<TraceArgs> for TraceJob {
             output,
             plot: args.plot,
             figure,
+            quiet: args.quiet,
         })))
     }
 }
@@ -174,7 +178,11 @@ impl Analysis {
     /// out of range for the trace is a [`UsageError`](super::UsageError).
     pub fn execute(self) -> Result<Status> {
         let trace = &self.trace;
-        let report = TraceReport::new(trace, self.s, SEED).map_err(usage)?;
+        let bar = Bar::counting(self.quiet, TraceReport::fits(), "fitting the slow-state model", "fits");
+        bar.pass(1, TraceReport::fits());
+        let report = TraceReport::with_progress(trace, self.s, SEED, &bar).map_err(usage);
+        bar.finish();
+        let report = report?;
         for w in &report.warnings {
             eprintln!("warning: {w}");
         }

@@ -193,7 +193,7 @@ fn approx_regular_error_matches_an_independent_least_squares_solve() {
         assert_eq!(row.iter().filter(|&&v| v != 0.0).count(), d);
         assert!(row.iter().all(|&v| v == 0.0 || v == 1.0 / d as f64));
     }
-    let inexact = gcsim::engine::approx::inexact(&study);
+    let inexact = gcsim::engine::approx::inexact(&study, &gcsim::engine::Silent);
     assert_eq!(inexact[0].error, s as f64 / n as f64);
     assert_eq!(inexact[0].data_fraction, (n - s) as f64 / n as f64);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
@@ -461,7 +461,7 @@ fn erasurehead_loses_the_groups_wholly_late() {
         Study::new(n, Dist::exp(1.0).unwrap(), LoadModel::Fixed, vec![scheme], 20_000, 3).unwrap()
     };
     for (n, s, d) in [(12, 3, 3), (12, 4, 3), (20, 7, 2), (30, 12, 5)] {
-        let inexact = gcsim::engine::approx::inexact(&study(n, s, d));
+        let inexact = gcsim::engine::approx::inexact(&study(n, s, d), &gcsim::engine::Silent);
         let groups = (n / d) as f64;
         let (q1, q2) = (
             choose(n - d, s - d) / choose(n, s),
@@ -480,8 +480,11 @@ fn erasurehead_loses_the_groups_wholly_late() {
     }
     let exact = study(12, 2, 3);
     assert!(exact.schemes()[0].exact_gradient());
-    assert_eq!(gcsim::engine::approx::inexact(&exact)[0].error, 0.0);
-    let singletons = gcsim::engine::approx::inexact(&study(10, 3, 1));
+    assert_eq!(
+        gcsim::engine::approx::inexact(&exact, &gcsim::engine::Silent)[0].error,
+        0.0
+    );
+    let singletons = gcsim::engine::approx::inexact(&study(10, 3, 1), &gcsim::engine::Silent);
     assert!((singletons[0].error - 0.3).abs() < 1e-12, "{}", singletons[0].error);
 }
 

@@ -21,6 +21,7 @@ pub(crate) mod linalg;
 pub mod load;
 pub mod param;
 pub mod plan;
+pub mod progress;
 pub mod range;
 pub mod report;
 pub mod rng;

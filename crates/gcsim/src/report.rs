@@ -345,11 +345,19 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
 /// row's `mean` is `inf`, its standard error and interval are empty, and the
 /// speedup compares the true means (∞/x = ∞, x/∞ = 0, ∞/∞ undefined).
 pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
+    rows_with_progress(study, outcome, &crate::engine::Silent)
+}
+
+/// [`rows`], telling `progress` of the counts it simulates beside the
+/// outcome (the approximation errors, the strategies' tallies, the
+/// inclusion shares), each a pass of its own, then that it is done.
+pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate::engine::Progress) -> Vec<Row> {
     let base_inf = study.mean_is_infinite(&study.baseline());
-    let inexact = crate::engine::approx::inexact(study);
-    let tallies = crate::engine::approx::tallies(study);
-    let inclusion = crate::engine::approx::inclusion(study);
+    let inexact = crate::engine::approx::inexact(study, progress);
+    let tallies = crate::engine::approx::tallies(study, progress);
+    let inclusion = crate::engine::approx::inclusion(study, progress);
     let collective = crate::engine::collective::collective_times(study);
+    progress.finish();
     // Each exact law's mean and p99 (numerical, a few ms each for a
     // cluster of classes), one configuration per core.
     let exact: Vec<(Option<f64>, Option<f64>)> = study

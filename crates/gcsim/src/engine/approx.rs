@@ -22,6 +22,7 @@
 
 use rayon::prelude::*;
 
+use super::Progress;
 use super::trial::{RulePath, Sampling, TrialPlan, async_reads_order_statistics};
 use crate::rng::trial_rng;
 use crate::scheme::{Scheme, SchemeKind, Strategy};
@@ -61,9 +62,22 @@ pub struct Inexact {
     pub data_fraction: f64,
 }
 
+/// Trials between two reports to a [`Progress`] where a count's trials
+/// are cheap.
+const REPORT_EVERY: u64 = 64;
+
+/// Tells `progress` of trial `trial`'s end where it closes a run of
+/// [`REPORT_EVERY`] trials.
+fn report_every(progress: &dyn Progress, trial: u64) {
+    if trial % REPORT_EVERY == REPORT_EVERY - 1 {
+        progress.advance(REPORT_EVERY);
+    }
+}
+
 /// The approximation error and data share of each of `study`'s schemes,
-/// in order (see the module notes).
-pub fn inexact(study: &Study) -> Vec<Inexact> {
+/// in order (see the module notes); `progress` hears of a pass over each
+/// simulated scheme's trials, decoding by decoding.
+pub fn inexact(study: &Study, progress: &dyn Progress) -> Vec<Inexact> {
     let mut plan = None;
     study
         .schemes()
@@ -72,7 +86,7 @@ pub fn inexact(study: &Study) -> Vec<Inexact> {
         .map(|(slot, s)| {
             exact(study, s).unwrap_or_else(|| {
                 let plan = plan.get_or_insert_with(|| TrialPlan::with(study, RulePath::Events, Sampling::Draws));
-                simulated(study, plan, slot, s)
+                simulated(study, plan, slot, s, progress)
             })
         })
         .collect()
@@ -112,7 +126,7 @@ pub fn exact(study: &Study, s: &Scheme) -> Option<Inexact> {
 
 /// The means over the first [`error_trials`] trials of slot `slot`'s error
 /// and data share.
-fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> Inexact {
+fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, progress: &dyn Progress) -> Inexact {
     let n = scheme.n();
     let (trials, sums) = match scheme.deadline() {
         Some(t) => {
@@ -139,6 +153,7 @@ fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> I
             let code = study.code(scheme).expect("the study checked that its codes build");
             let (k, p) = (scheme.k(), scheme.partitions());
             let trials = error_trials(study.trials(), k, p);
+            progress.pass(1, trials);
             let per_trial: Vec<(f64, f64)> = (0..trials)
                 .into_par_iter()
                 .map_init(
@@ -157,6 +172,7 @@ fn simulated(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme) -> I
                             }
                         }
                         let share = held.iter().filter(|&&h| h).count() as f64 / p as f64;
+                        progress.advance(1);
                         (r * r, share)
                     },
                 )
@@ -192,7 +208,7 @@ pub(crate) const INCLUSION_ITERATIONS: u64 = 2_000_000;
 /// persist, the same workers are dropped in consecutive iterations and the
 /// least-held partition falls far below the mean share; without
 /// persistence it stays near it.
-pub fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
+pub fn inclusion(study: &Study, progress: &dyn Progress) -> Vec<Option<(f64, f64)>> {
     let iterations = study.iterations();
     let marks = |s: &Scheme| {
         matches!(
@@ -210,7 +226,12 @@ pub fn inclusion(study: &Study) -> Vec<Option<(f64, f64)>> {
     schemes
         .iter()
         .enumerate()
-        .map(|(slot, s)| counted(s).then(|| inclusion_of(study, &plan, slot, s, trials)))
+        .map(|(slot, s)| {
+            counted(s).then(|| {
+                progress.pass(1, trials);
+                inclusion_of(study, &plan, slot, s, trials, progress)
+            })
+        })
         .collect()
 }
 
@@ -222,11 +243,18 @@ fn iteration_trials(study: &Study) -> u64 {
     study.trials().min(per_budget.clamp(MIN_ERROR_TRIALS, ERROR_TRIALS))
 }
 
-fn inclusion_of(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, trials: u64) -> (f64, f64) {
+fn inclusion_of(
+    study: &Study,
+    plan: &TrialPlan,
+    slot: usize,
+    scheme: &Scheme,
+    trials: u64,
+    progress: &dyn Progress,
+) -> (f64, f64) {
     let n = scheme.n();
     let iterations = study.iterations();
     if scheme.strategy().is_some() {
-        return marked_inclusion(study, plan, slot, n, trials);
+        return marked_inclusion(study, plan, slot, n, trials, progress);
     }
     // Which partitions each worker's message carries.
     // (`ignore` and `timeout` hold their own, B = I, without building it.)
@@ -281,6 +309,7 @@ fn inclusion_of(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, t
                         .zip(held.iter())
                         .for_each(|(c, &h)| *c += u64::from(h));
                 }
+                report_every(progress, trial);
                 counts.iter().fold((u64::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)))
             },
         )
@@ -289,7 +318,14 @@ fn inclusion_of(study: &Study, plan: &TrialPlan, slot: usize, scheme: &Scheme, t
 }
 
 /// [`inclusion_of`] for a strategy that records the workers in its update.
-fn marked_inclusion(study: &Study, plan: &TrialPlan, slot: usize, n: usize, trials: u64) -> (f64, f64) {
+fn marked_inclusion(
+    study: &Study,
+    plan: &TrialPlan,
+    slot: usize,
+    n: usize,
+    trials: u64,
+    progress: &dyn Progress,
+) -> (f64, f64) {
     let iterations = study.iterations();
     let per_trial: Vec<(u64, u64)> = (0..trials)
         .into_par_iter()
@@ -302,6 +338,7 @@ fn marked_inclusion(study: &Study, plan: &TrialPlan, slot: usize, n: usize, tria
                     let used = &used[slot * n..(slot + 1) * n];
                     counts.iter_mut().zip(used).for_each(|(c, &u)| *c += u64::from(u > 0));
                 }
+                report_every(progress, trial);
                 counts.iter().fold((u64::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)))
             },
         )
@@ -337,7 +374,7 @@ pub struct Tallies {
 /// [`error_trials`] trials of the study's streams: on the event timeline,
 /// except the staleness of memoryless K-async, drawn in law (see
 /// `staleness_in_law`).
-pub fn tallies(study: &Study) -> Tallies {
+pub fn tallies(study: &Study, progress: &dyn Progress) -> Tallies {
     let schemes = study.schemes();
     let copied = |s: &Scheme| matches!(s.strategy(), Some(Strategy::Speculative { .. }));
     let stale = |s: &Scheme| matches!(s.strategy(), Some(Strategy::Async { .. }));
@@ -357,12 +394,14 @@ pub fn tallies(study: &Study) -> Tallies {
             TrialPlan::with(study, RulePath::Events, Sampling::Draws)
         };
         let slots = plan.slots();
+        progress.pass(1, trials);
         (0..trials)
             .into_par_iter()
             .fold(
                 || (plan.scratch(), vec![0.0; slots]),
                 |(mut scratch, mut out), trial| {
                     plan.run(study.seed(), trial, &mut scratch, &mut out);
+                    report_every(progress, trial);
                     (scratch, out)
                 },
             )

@@ -62,21 +62,7 @@ const BATCH: usize = 64;
 /// Passes over the trials at most (the first plus refinements).
 const MAX_PASSES: u32 = 8;
 
-/// Observer of a run's progress, called once per chunk, never per trial
-/// (criterion's `Report` pattern). Every method has a no-op default.
-pub trait Progress: Sync {
-    /// A pass over `trials` trials begins (pass 1 is the main run).
-    fn pass(&self, _pass: u32, _trials: u64) {}
-    /// `trials` more trials are done.
-    fn advance(&self, _trials: u64) {}
-    /// The run is over.
-    fn finish(&self) {}
-}
-
-/// A [`Progress`] that shows nothing.
-pub struct Silent;
-
-impl Progress for Silent {}
+pub use crate::progress::{Progress, Silent};
 
 /// The statistics of one configuration.
 #[derive(Debug, Clone, PartialEq)]

@@ -77,7 +77,7 @@ impl super::Started<'_> {
                 .into_par_iter()
                 .map_init(
                     || self.runner.plan.scratch(),
-                    |scratch, c| self.runner.chunk_values(c, scratch),
+                    |scratch, c| self.runner.chunk_values(c, scratch, &super::Silent),
                 )
                 .collect(),
         };

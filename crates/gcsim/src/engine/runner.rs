@@ -18,8 +18,20 @@ impl Runner<'_> {
     /// Where trials are costly ([`TrialPlan::decodes_by_rank`]) a batch's trials
     /// run in parallel, so that one chunk uses every core (same bytes: a
     /// trial's values depend on its index alone).
-    pub(super) fn run_chunk(&self, chunk: u64, scratch: &mut Scratch, mut batch: impl FnMut(&[f64], usize)) {
+    ///
+    /// `progress` advances after each batch, and after each trial of a
+    /// costly batch (a decoding of a large code takes seconds): a chunk of
+    /// slow trials, K-batch-async's event walk at n = 5000 say, is minutes
+    /// of work that a count per chunk would leave silent.
+    pub(super) fn run_chunk(
+        &self,
+        chunk: u64,
+        scratch: &mut Scratch,
+        progress: &dyn Progress,
+        mut batch: impl FnMut(&[f64], usize),
+    ) {
         if let Some(given) = self.given {
+            progress.advance(self.trials_of(chunk).count() as u64);
             self.stored_batches(chunk, &given[chunk as usize], batch);
             return;
         }
@@ -40,7 +52,10 @@ impl Runner<'_> {
                 let rows = &mut by_trial[..count * slots];
                 rows.par_chunks_mut(slots).enumerate().for_each_init(
                     || self.plan.scratch(),
-                    |scratch, (i, out)| self.plan.run(self.seed, t + i as u64, scratch, out),
+                    |scratch, (i, out)| {
+                        self.plan.run(self.seed, t + i as u64, scratch, out);
+                        progress.advance(1);
+                    },
                 );
                 rows.chunks_exact(slots)
                     .enumerate()
@@ -67,6 +82,7 @@ impl Runner<'_> {
                     }
                     i += quad;
                 }
+                progress.advance(count as u64);
             }
             batch(&values[..count * slots], count);
             t += count as u64;
@@ -108,11 +124,7 @@ impl Runner<'_> {
             .into_par_iter()
             .map_init(
                 || self.plan.scratch(),
-                |scratch, c| {
-                    let values = self.chunk_values(c, scratch);
-                    progress.advance(values.len() as u64 / self.plan.slots() as u64);
-                    values
-                },
+                |scratch, c| self.chunk_values(c, scratch, progress),
             )
             .collect();
         Pilot::Values(values)
@@ -127,9 +139,9 @@ impl Runner<'_> {
     }
 
     /// One chunk's values, in batches as [`Self::run_chunk`] lays them out.
-    pub(super) fn chunk_values(&self, chunk: u64, scratch: &mut Scratch) -> Vec<f64> {
+    pub(super) fn chunk_values(&self, chunk: u64, scratch: &mut Scratch, progress: &dyn Progress) -> Vec<f64> {
         let mut values = Vec::with_capacity(CHUNK as usize * self.plan.slots());
-        self.run_chunk(chunk, scratch, |batch, _| values.extend_from_slice(batch));
+        self.run_chunk(chunk, scratch, progress, |batch, _| values.extend_from_slice(batch));
         values
     }
 
@@ -200,7 +212,7 @@ impl Runner<'_> {
                             None => {
                                 let place = keep.filter(|&(_, places)| (c as usize) < places);
                                 let mut kept = Vec::new();
-                                self.run_chunk(c, scratch, |b, count| {
+                                self.run_chunk(c, scratch, progress, |b, count| {
                                     counts.add_batch(pass, b, count);
                                     if place.is_some() {
                                         kept.extend_from_slice(b);
@@ -209,7 +221,6 @@ impl Runner<'_> {
                                 if let Some((k, _)) = place {
                                     k.lock().expect("no panic while keeping chunks")[c as usize] = Some(kept);
                                 }
-                                progress.advance(self.trials_of(c).count() as u64);
                             }
                         }
                         counts.seal();

@@ -17,9 +17,10 @@ use thiserror::Error;
 use super::Trace;
 use super::hmm::{self, HmmFit, NoFit};
 use super::stats;
-use super::{best_fit, heterogeneity};
+use super::{best_fit, heterogeneity, subsample};
 use crate::dist::Dist;
 use crate::param::{Described, Naming, Param};
+use crate::progress::{Progress, Silent};
 
 /// Steps below which the estimates are called rough.
 pub(crate) const FEW_STEPS: usize = 100;
@@ -160,8 +161,20 @@ impl TraceReport {
     /// default max(1, n/10)), the bootstrap drawing from `seed`.
     ///
     /// Cost: O(n²·T) for the cross-worker correlation, and about 200
-    /// Baum–Welch fits of O(n·T) per iteration for the standard errors.
+    /// Baum–Welch fits of O(min(n·T, 32 768)) per iteration for the
+    /// standard errors.
     pub fn new(trace: &Trace, s: Option<usize>, seed: u64) -> Result<Self, TraceAnalysisError> {
+        Self::with_progress(trace, s, seed, &Silent)
+    }
+
+    /// [`TraceReport::new`], telling `progress` of each of the model's
+    /// [`fits`](Self::fits) as it ends.
+    pub fn with_progress(
+        trace: &Trace,
+        s: Option<usize>,
+        seed: u64,
+        progress: &dyn Progress,
+    ) -> Result<Self, TraceAnalysisError> {
         let (n, steps) = (trace.workers(), trace.steps());
         let (s, s_source) = match s {
             Some(v) if v == 0 || v > n => return Err(TraceAnalysisError::S { value: v, workers: n }),
@@ -212,7 +225,7 @@ impl TraceReport {
             ));
         }
 
-        let (model, shares, fitted) = fit_model(trace, &series, seed, &mut notes);
+        let (model, shares, fitted) = fit_model(trace, &series, seed, progress, &mut notes);
 
         let per_worker = (0..n)
             .map(|w| WorkerRow {
@@ -241,23 +254,16 @@ impl TraceReport {
             warnings,
             notes,
         };
-        let workers: Vec<heterogeneity::Worker> = report
-            .per_worker
-            .iter()
-            .zip(&series)
-            .zip(trace.worker_ids())
-            .map(|((row, times), &id)| heterogeneity::Worker {
-                id,
-                mean: row.mean,
-                autocorrelation: row.autocorrelation,
-                slow_state_share: row.slow_state_share,
-                times,
-            })
-            .collect();
-        if let Some(w) = heterogeneity::warning(report.steps, &workers) {
+        if let Some(w) = heterogeneity_warning(&report, &series, trace) {
             report.warnings.push(w);
         }
         Ok(report)
+    }
+
+    /// The Baum–Welch fits an analysis runs at most, for a progress bar:
+    /// three starts and the bootstrap's refits.
+    pub fn fits() -> u64 {
+        3 + hmm::RESAMPLES as u64
     }
 
     /// The closing line of the table: `fitted: --dist <string>`.
@@ -269,6 +275,26 @@ impl TraceReport {
     }
 }
 
+/// The warning of workers that differ rather than straggle, if any
+/// (`heterogeneity.rs`), from the report's rows and the times `series`
+/// holds worker by worker.
+fn heterogeneity_warning(report: &TraceReport, series: &[Vec<f64>], trace: &Trace) -> Option<String> {
+    let workers: Vec<heterogeneity::Worker> = report
+        .per_worker
+        .iter()
+        .zip(series)
+        .zip(trace.worker_ids())
+        .map(|((row, times), &id)| heterogeneity::Worker {
+            id,
+            mean: row.mean,
+            autocorrelation: row.autocorrelation,
+            slow_state_share: row.slow_state_share,
+            times,
+        })
+        .collect();
+    heterogeneity::warning(report.steps, &workers)
+}
+
 /// Fits the two-state model (`hmm.rs`) and the base law to `trace`, whose
 /// times `series` holds worker by worker: the model, each worker's share of
 /// slow-state steps (when there is a slow state) and the fitted `--dist`.
@@ -276,11 +302,26 @@ fn fit_model(
     trace: &Trace,
     series: &[Vec<f64>],
     seed: u64,
+    progress: &dyn Progress,
     notes: &mut Vec<String>,
 ) -> (StragglerModel, Option<Vec<f64>>, Option<String>) {
     let (n, steps) = (trace.workers(), trace.steps());
     let relative = hmm::log_relative_times(trace);
-    let fitted_hmm = hmm::fit(&relative);
+    let blocks = subsample::fit_blocks(n, steps);
+    let fitted_series: Vec<&[f64]> = relative
+        .iter()
+        .flat_map(|r| blocks.iter().map(move |b| &r[b.clone()]))
+        .collect();
+    if blocks.len() > 1 || blocks[0].len() < steps {
+        let kept: usize = blocks.iter().map(|b| b.len()).sum();
+        notes.push(format!(
+            "the slow-state model is fitted on {kept} of the {steps} steps ({} evenly spaced blocks of {}              consecutive steps, at most {} times): p_slow, slowdown, persist and their standard errors              are those of that subsample; slow_state and the base law read every step",
+            blocks.len(),
+            blocks[0].len(),
+            subsample::MAX_FIT_TIMES
+        ));
+    }
+    let fitted_hmm = hmm::fit(&fitted_series, progress);
     let slow = match &fitted_hmm {
         Ok(f) if f.has_slow_state() => Some(f),
         _ => None,
@@ -325,7 +366,7 @@ fn fit_model(
             ));
             return None;
         }
-        hmm::bootstrap(&f.model, &relative, seed)
+        hmm::bootstrap(&f.model, &fitted_series, blocks.len(), seed, progress)
     });
     let shares: Option<Vec<f64>> = posterior.as_ref().map(|post| {
         post.iter()

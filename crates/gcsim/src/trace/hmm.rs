@@ -39,12 +39,19 @@
 //! workers' chains are independent in the model, so resampling workers keeps
 //! each one's dependence across steps; resample b draws from the stream
 //! `rng::trial_rng(seed, b)`, so the errors are reproducible.
+//!
+//! **Series.** A worker may contribute several series, blocks of
+//! consecutive steps of its own (the subsample of a large trace,
+//! `subsample.rs`); each block starts in the chain's stationary law, which
+//! a block cut from a stationary chain does, and a resample takes a drawn
+//! worker's blocks together.
 
 use rand::RngExt;
 use rayon::prelude::*;
 
 use super::Trace;
 use super::stats::median;
+use crate::progress::Progress;
 
 /// Bootstrap resamples behind each standard error: the error of a standard
 /// deviation from B resamples is about 1/√(2B) of it, 5% here.
@@ -108,10 +115,22 @@ impl Hmm {
     }
 
     /// Log-densities of `r` in states N and S.
+    #[cfg(test)]
     fn ln_emission(&self, r: f64) -> [f64; 2] {
+        self.ln_emission_with(self.ln_normaliser(), r)
+    }
+
+    /// `−ln σ − ln √(2π)`, the log-densities' constant.
+    fn ln_normaliser(&self) -> f64 {
+        -self.sigma.ln() - LN_SQRT_2PI
+    }
+
+    /// Log-densities of `r` in states N and S, given [`Self::ln_normaliser`]
+    /// (computed once per series: a logarithm per observation was a fifth
+    /// of a trace analysis's time).
+    fn ln_emission_with(&self, c: f64, r: f64) -> [f64; 2] {
         let z0 = (r - self.mu) / self.sigma;
         let z1 = (r - self.mu - self.shift) / self.sigma;
-        let c = -self.sigma.ln() - LN_SQRT_2PI;
         [c - 0.5 * z0 * z0, c - 0.5 * z1 * z1]
     }
 
@@ -210,8 +229,9 @@ fn forward_backward(model: &Hmm, r: &[f64]) -> (Vec<f64>, Counts) {
     // Emissions scaled by their larger term, whose log goes to the likelihood.
     let mut e = vec![[0.0; 2]; n];
     let mut ll = 0.0;
+    let normaliser = model.ln_normaliser();
     for (t, &x) in r.iter().enumerate() {
-        let l = model.ln_emission(x);
+        let l = model.ln_emission_with(normaliser, x);
         // The larger term is e⁰ = 1 exactly: one exponential, not two
         // (both where m is not finite, so a NaN stays a NaN).
         let m = l[0].max(l[1]);
@@ -270,10 +290,14 @@ fn forward_backward(model: &Hmm, r: &[f64]) -> (Vec<f64>, Counts) {
     (posterior, counts)
 }
 
+/// The expected counts over every series: the series in parallel, their
+/// counts added in series order, so the sum has the same bits on any
+/// number of threads.
 fn e_step(model: &Hmm, series: &[&[f64]]) -> Counts {
+    let counts: Vec<Counts> = series.par_iter().map(|r| forward_backward(model, r).1).collect();
     let mut total = Counts::default();
-    for r in series {
-        total.add(&forward_backward(model, r).1);
+    for c in &counts {
+        total.add(c);
     }
     total
 }
@@ -392,15 +416,16 @@ pub enum NoFit {
     Constant,
 }
 
-/// Fits the model to the series (worker by worker), keeping the best of
-/// starts at the two-means split and at 1.5 and 3 robust deviations above
-/// the median. Cost: O(iterations × workers × steps) per start.
-pub fn fit(series: &[Vec<f64>]) -> Result<HmmFit, NoFit> {
-    let steps = series.first().map_or(0, Vec::len);
+/// Fits the model to the series (worker by worker, or each worker's blocks
+/// in turn), keeping the best of starts at the two-means split and at 1.5
+/// and 3 robust deviations above the median; `progress` advances by one
+/// per start. Cost: O(iterations × observations) per start.
+pub fn fit(series: &[&[f64]], progress: &dyn Progress) -> Result<HmmFit, NoFit> {
+    let steps = series.first().map_or(0, |r| r.len());
     if steps < super::stats::MIN_STEPS {
         return Err(NoFit::TooFewSteps);
     }
-    let mut sorted: Vec<f64> = series.iter().flatten().copied().collect();
+    let mut sorted: Vec<f64> = series.iter().flat_map(|r| r.iter()).copied().collect();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
     if sorted[0] == sorted[n - 1] {
@@ -413,12 +438,14 @@ pub fn fit(series: &[Vec<f64>]) -> Result<HmmFit, NoFit> {
     let deviations: Vec<f64> = sorted.iter().map(|x| (x - med).abs()).collect();
     let robust = 1.4826 * median(&deviations);
     let spread = if robust > 0.0 { robust } else { var.sqrt() };
-    let refs: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
     let thresholds = [two_means_threshold(&sorted), med + 1.5 * spread, med + 3.0 * spread];
     let best = thresholds
         .iter()
-        .filter_map(|&t| start_from_split(&sorted, t))
-        .filter_map(|start| baum_welch(start, &refs))
+        .filter_map(|&t| {
+            let fitted = start_from_split(&sorted, t).and_then(|start| baum_welch(start, series));
+            progress.advance(1);
+            fitted
+        })
         .max_by(|x, y| x.1.total_cmp(&y.1));
     let Some((model, log_likelihood)) = best else {
         return Err(NoFit::Constant);
@@ -434,22 +461,35 @@ pub fn fit(series: &[Vec<f64>]) -> Result<HmmFit, NoFit> {
 /// The posterior probability that each worker is slow in each step, worker
 /// by worker.
 pub(crate) fn posterior_slow(model: &Hmm, series: &[Vec<f64>]) -> Vec<Vec<f64>> {
-    series.iter().map(|r| forward_backward(model, r).0).collect()
+    series.par_iter().map(|r| forward_backward(model, r).0).collect()
 }
 
 /// Bootstrap standard errors over workers (module docs): [`RESAMPLES`]
 /// resamples of the workers with replacement, each refitted by Baum–Welch
-/// from `fitted`; `None` when fewer than two refits succeed. Cost: RESAMPLES
-/// fits, spread over rayon's threads; the result does not depend on their
-/// number.
-pub fn bootstrap(fitted: &Hmm, series: &[Vec<f64>], seed: u64) -> Option<StandardErrors> {
-    let n = series.len();
+/// from `fitted`; `None` when fewer than two refits succeed. `series` holds
+/// each worker's `blocks` series in turn, and a drawn worker brings all of
+/// them. `progress` advances by one per resample. Cost: RESAMPLES fits,
+/// spread over rayon's threads; the result does not depend on their number.
+pub fn bootstrap(
+    fitted: &Hmm,
+    series: &[&[f64]],
+    blocks: usize,
+    seed: u64,
+    progress: &dyn Progress,
+) -> Option<StandardErrors> {
+    let n = series.len() / blocks;
     let estimates: Vec<[f64; 3]> = (0..RESAMPLES as u64)
         .into_par_iter()
         .filter_map(|b| {
             let mut rng = crate::rng::trial_rng(seed, b);
-            let sample: Vec<&[f64]> = (0..n).map(|_| series[rng.random_range(0..n)].as_slice()).collect();
-            let (m, _) = baum_welch(*fitted, &sample)?;
+            let mut sample: Vec<&[f64]> = Vec::with_capacity(series.len());
+            for _ in 0..n {
+                let w = rng.random_range(0..n);
+                sample.extend_from_slice(&series[w * blocks..(w + 1) * blocks]);
+            }
+            let refit = baum_welch(*fitted, &sample);
+            progress.advance(1);
+            let (m, _) = refit?;
             Some([m.p_slow, m.slowdown(), m.rho])
         })
         .collect();
@@ -543,7 +583,8 @@ mod tests {
 
     #[test]
     fn constant_and_short_series_have_no_fit() {
-        assert_eq!(fit(&[vec![0.0; 5], vec![0.0; 5]]), Err(NoFit::Constant));
-        assert_eq!(fit(&[vec![0.0, 1.0], vec![0.5, 0.2]]), Err(NoFit::TooFewSteps));
+        let silent = &crate::progress::Silent;
+        assert_eq!(fit(&[&[0.0; 5], &[0.0; 5]], silent), Err(NoFit::Constant));
+        assert_eq!(fit(&[&[0.0, 1.0], &[0.5, 0.2]], silent), Err(NoFit::TooFewSteps));
     }
 }

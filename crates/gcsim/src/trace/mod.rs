@@ -10,7 +10,7 @@
 //!
 //! [`analysis`] is `gcsim trace`: per-worker and trace-wide statistics
 //! ([`stats`]) and the two-state straggler model fitted to the trace
-//! ([`hmm`]).
+//! ([`hmm`]), on a bounded subsample of a large trace (`subsample.rs`).
 //!
 //! [`import`] is `gcsim trace import`: measured step times from a PyTorch
 //! profiler trace or a CSV file of any layout, written as a trace.
@@ -21,6 +21,7 @@ pub mod heterogeneity;
 pub mod hmm;
 pub mod import;
 pub mod stats;
+mod subsample;
 mod unit;
 
 #[cfg(test)]

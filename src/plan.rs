@@ -198,6 +198,15 @@ fn plan_columns(req: &PlanRequest) -> Vec<&'static str> {
     columns
 }
 
+/// The aggregations a plan compares, for its header, where any is a collective.
+fn aggregation_label(req: &PlanRequest) -> Option<String> {
+    let named: Vec<String> = req.aggregations.iter().map(ToString::to_string).collect();
+    req.aggregations
+        .iter()
+        .any(|a| a.collective().is_some())
+        .then(|| named.join("; "))
+}
+
 impl PlanConfig {
     /// The columns the rows carry beyond the fixed ones (see [`plan_columns`]).
     pub(crate) fn extra_columns(&self) -> Vec<&'static str> {
@@ -430,13 +439,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             iterations: common.iterations,
             seed: common.seed,
             comm: req.comm.to_string(),
-            aggregation: req.aggregations.iter().any(|a| a.collective().is_some()).then(|| {
-                req.aggregations
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            }),
+            aggregation: aggregation_label(&req),
             time_unit,
             costs: req.costs,
         };

@@ -14,7 +14,9 @@ fn harmonic(n: usize) -> f64 {
     (1..=n).map(|j| 1.0 / j as f64).sum()
 }
 
-fn request(
+/// A plan of `schemes` at n with the defaults of these tests (40 000
+/// trials, exact laws where they exist).
+pub(crate) fn request(
     n: usize,
     workers: Workers,
     model: LoadModel,

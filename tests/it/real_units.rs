@@ -420,27 +420,16 @@ fn trace_bootstrap_covers_the_truth() {
         }
         let trace = Arc::new(Trace::parse("synthetic.csv", &text).unwrap());
         let request = |replicates| PlanRequest {
-            ns: vec![8],
-            workers: Workers::Replay(trace.clone()),
-            load_model: LoadModel::Fixed,
-            ref_n: None,
-            objective: Objective::Mean,
-            max_load: None,
-            schemes: vec![SchemeKind::Uncoded],
-            m: vec![1],
-            parts: Vec::new(),
-            timeouts: Vec::new(),
             trials: 2000,
             seed: r,
-            iterations: 1,
-            comm: gcsim::comm::Comm::default(),
-            aggregations: vec![gcsim::collective::Aggregation::Master],
-            decoder: gcsim::comm::Decoder::Threshold,
-            generator: None,
-            exact: true,
-            time_unit: None,
-            costs: Default::default(),
             data_replicates: replicates,
+            ..super::plan::request(
+                8,
+                Workers::Replay(trace.clone()),
+                LoadModel::Fixed,
+                vec![SchemeKind::Uncoded],
+                Objective::Mean,
+            )
         };
         let simulate = |study: &gcsim::study::Study, options: &engine::Options| {
             engine::simulate_full(&engine::TrialPlan::new(study), study, &engine::Silent, options)

@@ -211,6 +211,12 @@ fn bucketing_limits() {
         ],
     ]
     .concat());
+    let frc = one.iter().find(|r| r[0] == "frc" && r[2] == "1").expect("frc s=1");
+    // frc sums the first of each of its 10 pairs. Halving-doubling on 10 ranks
+    // (p' = 8): an agreement of (2·3 + 2)·α, then (2·3 + 2)·α + (2·7/8 + 2)·S·β.
+    assert_eq!(column(&h1, frc, "participants"), 10.0);
+    let hand = 8.0 * 5e-6 + 8.0 * 5e-6 + (2.0 * 7.0 / 8.0 + 2.0) * 1.0;
+    assert!((column(&h1, frc, "collective_time") - hand).abs() < 1e-12);
     for (m, o) in master.iter().zip(&one) {
         let shift = column(&h1, o, "collective_time");
         assert!(shift > 1.0, "a 1 GB sum at 1 GB/s takes over a second");

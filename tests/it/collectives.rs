@@ -432,3 +432,47 @@ fn plan_compares_aggregations() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A figure of a collective names it, and its buckets, in the caption.
+#[test]
+fn figures_name_the_collective() {
+    let dir = std::env::temp_dir().join(format!("gcsim-collective-figure-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (extra, says) in [
+        (&["--buckets", "25"][..], "all-reduce ring in 25 buckets"),
+        (&[][..], "all-reduce ring   "),
+    ] {
+        let svg = dir.join("f.svg");
+        let out = gcsim()
+            .args([
+                "run",
+                "--n",
+                "16",
+                "--scheme",
+                "crc",
+                "--s",
+                "2",
+                "--trials",
+                "2000",
+                "--aggregation",
+                "ring",
+            ])
+            .args([
+                "--bandwidth",
+                "1GB/s",
+                "--gradient-size",
+                "100MB",
+                "--time-unit",
+                "s",
+                "--quiet",
+            ])
+            .args(extra)
+            .args(["--format", "csv", "--plot", svg.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.contains(says), "the caption does not say `{says}`");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -81,12 +81,30 @@ pub fn caption(config: &RunConfig) -> String {
     if !config.comm.is_empty() && config.comm != gcsim::comm::Comm::default().to_string() {
         c.push_str(&format!("   {}", config.comm));
     }
+    if let Some(a) = &config.aggregation {
+        c.push_str(&format!("   {}", aggregation_label(a)));
+    }
     if config.mode == gcsim::report::Mode::Analytic {
         c.push_str("   exact values");
     } else {
         c.push_str(&format!("   {} trials, seed {}", config.trials, config.seed));
     }
     c
+}
+
+/// A collective as a caption names it: `all-reduce ring`, with its
+/// buckets where there are several, from the header's description
+/// (`ring latency=… buckets=K`).
+fn aggregation_label(description: &str) -> String {
+    let algorithm = description.split([' ', ':']).next().unwrap_or(description);
+    let buckets = description
+        .split(' ')
+        .find_map(|kv| kv.strip_prefix("buckets="))
+        .filter(|&k| k != "1");
+    match buckets {
+        Some(k) => format!("all-reduce {algorithm} in {k} buckets"),
+        None => format!("all-reduce {algorithm}"),
+    }
 }
 
 /// The chart of `metric` over a sweep: one series per scheme (and per

@@ -10,8 +10,8 @@
 //! ```
 //!
 //! The file's cluster keys (n, dist, workers, load_model, unit_time, the
-//! communication keys), trials, iterations and seed apply where the table
-//! does not set them. The flags are checked by the command line's own
+//! communication keys, the collective's keys and time_unit), trials,
+//! iterations and seed apply where the table does not set them. The flags are checked by the command line's own
 //! parser before anything runs (see the binary's scenario job).
 
 use toml::{Spanned, Table, Value};
@@ -21,7 +21,7 @@ use super::{ScenarioError, result_file};
 use gcsim::export::Format;
 
 /// Keys the file gives every `[[plan]]` that does not set them.
-const INHERITED: [&str; 14] = [
+const INHERITED: [&str; 20] = [
     "n",
     "dist",
     "workers",
@@ -36,6 +36,12 @@ const INHERITED: [&str; 14] = [
     "iterations",
     "trace_bootstrap",
     "seed",
+    "aggregation",
+    "latency",
+    "bandwidth",
+    "gradient_size",
+    "buckets",
+    "time_unit",
 ];
 
 /// Flags of `gcsim plan` that a `[[plan]]` cannot take: the scenario decides

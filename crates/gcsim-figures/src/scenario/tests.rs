@@ -277,6 +277,16 @@ fn collective_keys_reach_the_study() {
     assert_eq!(s.studies[0].time_unit, Some(gcsim::units::TimeUnit::Milliseconds));
     let b = s.studies[1].study.aggregation().collective().copied().unwrap();
     assert_eq!((b.algorithm.name(), b.latency, b.buckets), ("tree", 1e-5, 4));
+    // A [[plan]] inherits the file's keys as `gcsim plan` flags.
+    let with_plan = format!("{text}[[plan]]\nlabel = \"p\"\n");
+    let args = &parse(&with_plan).unwrap().plans[0].args;
+    for pair in [
+        ["--aggregation", "ring"],
+        ["--bandwidth", "25GB/s"],
+        ["--time-unit", "ms"],
+    ] {
+        assert!(args.windows(2).any(|w| w == pair), "{pair:?} in {args:?}");
+    }
     assert_errors([
         (
             text.replace("buckets = 4", "buckets = 0"),
@@ -310,4 +320,16 @@ fn collective_keys_reach_the_study() {
             "key `bandwidth` describes an all-reduce collective",
         ),
     ]);
+}
+
+/// A file's collective does not reach its [[train]] tables, which train at
+/// a master: the file is refused at its `aggregation` key.
+#[test]
+fn a_train_table_refuses_the_file_s_collective() {
+    let text = "name = \"t\"\nn = 8\naggregation = \"ring\"\nbandwidth = \"1GB/s\"\ngradient_size = 1e6\ntime_unit = \"s\"\n[[train]]\nlabel = \"tta\"\nschemes = [\"crc\"]\ns = 1\ndata = \"synthetic:rows=200,features=3\"\niterations = 5\nrepeats = 2\n";
+    let e = parse(text).unwrap_err().to_string();
+    assert!(
+        e.starts_with("x.toml:3:") && e.contains("a [[train]] table is trained at a master"),
+        "{e}"
+    );
 }

@@ -159,6 +159,12 @@ pub(super) fn train(
 ) -> Result<ScenarioTrain, ScenarioError> {
     let label = src.label(&tr.label, "train", taken)?;
     let owner = format!("train `{label}`");
+    if let Some(a) = &file.aggregation {
+        return src.err(
+            Some(a.span()),
+            format!("{owner}: key `aggregation` sums a [[study]]'s or a [[plan]]'s gradients; a [[train]] table is trained at a master: put the collective's keys in the studies and plans"),
+        );
+    }
     let cluster = src.cluster(
         &cluster_keys!(file, Some(&file.n)),
         &cluster_keys!(tr, tr.n.as_ref()),

@@ -11,12 +11,12 @@
 //!
 //! - ring (Patarasuk & Yuan 2009): 2(p−1)α + 2((p−1)/p)·S·β;
 //! - recursive halving-doubling, Rabenseifner's algorithm (Thakur,
-//!   Rabenseifner & Gropp 2005, §4.4): 2·log₂p·α + 2((p−1)/p)·S·β where p
+//!   Rabenseifner & Gropp 2005, the all-reduce section): 2·log₂p·α + 2((p−1)/p)·S·β where p
 //!   is a power of two. Otherwise the p − p′ ranks above the largest power of
 //!   two p′ ≤ p first hand their whole vector to a partner (α + S·β), the p′
 //!   others run the algorithm, and the partners hand the result back
 //!   (α + S·β), as MPICH does: 2·log₂p′·α + 2((p′−1)/p′)·S·β + 2(α + S·β);
-//! - binomial tree, reduce then broadcast (Thakur et al. 2005, §4.3):
+//! - binomial tree, reduce then broadcast (Thakur et al. 2005):
 //!   2·⌈log₂p⌉·(α + S·β);
 //! - hierarchical with G ranks per node: a ring reduce-scatter inside each
 //!   node, a ring all-reduce across the ⌈p/G⌉ nodes on S/G bytes, and a ring

@@ -77,10 +77,7 @@ pub fn given(args: &MergeArgs) -> Result<bool> {
     let Some((first, text)) = first_text(args)? else {
         return Ok(false);
     };
-    if text.contains(gcsim_figures::scenario::shard::FORMAT)
-        && serde_json::from_str::<serde_json::Value>(&text)
-            .is_ok_and(|v| v["format"] == gcsim_figures::scenario::shard::FORMAT)
-    {
+    if gcsim::shard::units::has_format(&text, gcsim_figures::scenario::shard::FORMAT) {
         bail!(
             "{}: a part of a sharded scenario: merge them with gcsim scenario FILE --merge --out-dir DIR (the --out-dir the shards had)",
             first.display()

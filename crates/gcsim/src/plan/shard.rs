@@ -229,9 +229,7 @@ impl PlanShardFile {
 
     /// Whether `text` is a file of this format (by its `format` field alone).
     pub fn is_plan_shard(text: &str) -> bool {
-        serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .is_some_and(|v| v.get("format").and_then(serde_json::Value::as_str) == Some(FORMAT))
+        crate::shard::units::has_format(text, FORMAT)
     }
 
     /// Reads a plan shard file's text; `file` names it in errors.

@@ -181,7 +181,7 @@ impl CodesShardFile {
 
     /// Whether `text` is a codes shard file (by its `format`).
     pub fn is_codes_shard(text: &str) -> bool {
-        text.contains(FORMAT) && serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| v["format"] == FORMAT)
+        crate::shard::units::has_format(text, FORMAT)
     }
 
     /// The outcomes this file holds, if they decode to `count` of each.

@@ -45,6 +45,12 @@ pub fn checksum<T: Serialize>(value: &T) -> String {
     format!("{:08x}", crc32fast::hash(&bytes))
 }
 
+/// Whether `text` is a JSON object whose `format` is `format`: how `merge`
+/// tells the kinds of part files apart before reading one.
+pub fn has_format(text: &str, format: &str) -> bool {
+    text.contains(format) && serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| v["format"] == format)
+}
+
 /// A part of format `format` (`gcsim-plan-shard`) and version `version`,
 /// read from `text`, the file named `file`: the head first, so that a file
 /// of another kind, version or gcsim release is named as such rather than

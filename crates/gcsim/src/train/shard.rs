@@ -156,7 +156,7 @@ impl TrainShardFile {
 
     /// Whether `text` is a training shard file (by its `format`).
     pub fn is_train_shard(text: &str) -> bool {
-        text.contains(FORMAT) && serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| v["format"] == FORMAT)
+        crate::shard::units::has_format(text, FORMAT)
     }
 }
 

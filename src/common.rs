@@ -13,7 +13,7 @@ use gcsim::export::Format;
 use gcsim::load::LoadModel;
 use gcsim::report::RunConfig;
 use gcsim::shard::ShardId;
-use gcsim::study::{MAX_TOTAL_DRAWS, Study};
+use gcsim::study::{MAX_TOTAL_DRAWS, ParallelConflict, Study, StudyError};
 use gcsim::units::TimeUnit;
 use gcsim::workers::{self, Workers};
 
@@ -211,6 +211,9 @@ pub struct CommonArgs {
     #[command(flatten)]
     pub collective: super::collective::CollectiveArgs,
 
+    #[command(flatten)]
+    pub parallel: super::parallel::ParallelArgs,
+
     /// Monte Carlo trials per configuration.
     #[arg(long, default_value_t = 100_000, value_name = "N", value_parser = super::parse_trials, allow_negative_numbers = true)]
     pub trials: u64,
@@ -376,6 +379,45 @@ impl CommonArgs {
     pub fn aggregation(&self, workers: &Workers) -> Result<gcsim::collective::Aggregation> {
         let unit = self.cluster.time_unit_of(workers);
         self.collective.aggregation(self.cost.gradient_size, unit)
+    }
+
+    /// The study of `schemes` on the `n` workers `workers` with every
+    /// common option: a hybrid-parallel job's under --parallel (`n` its
+    /// ranks, the schemes built for its replicas), a flat cluster's
+    /// otherwise.
+    pub fn study(
+        &self,
+        n: usize,
+        workers: &Workers,
+        load_model: LoadModel,
+        schemes: Vec<gcsim::scheme::Scheme>,
+        custom: Option<gcsim::codes::custom::CustomMatrix>,
+    ) -> Result<Study> {
+        let base = match self.parallel.parallel()? {
+            Some(p) => {
+                if load_model != LoadModel::Fixed {
+                    return Err(StudyError::UnderParallel(ParallelConflict::LoadModel).into());
+                }
+                Study::hybrid(p, workers.clone(), schemes, self.trials, self.seed)?
+            }
+            None => Study::with_workers(n, workers.clone(), load_model, schemes, self.trials, self.seed)?,
+        };
+        Ok(base
+            .with_comm(self.comm()?)
+            .with_custom(custom)?
+            .with_decoder(self.cluster.decoder)?
+            .with_generator(self.cluster.generator)?
+            .with_iterations(self.iterations)?
+            .with_aggregation(self.aggregation(workers)?)?)
+    }
+
+    /// The workers' count to ask the population for, and the n the schemes
+    /// are built for: --parallel's ranks and replicas where it is given.
+    pub fn layout_counts(&self, n: Option<usize>) -> Result<(Option<usize>, Option<usize>)> {
+        match self.parallel.parallel()? {
+            Some(p) => Ok((Some(super::parallel::ParallelArgs::ranks(&p, n)?), Some(p.layout.dp))),
+            None => Ok((n, None)),
+        }
     }
 
     /// The load model (see [`ClusterArgs::load_model`]).

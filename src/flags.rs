@@ -189,6 +189,20 @@ pub const BANDWIDTH: Flag = Flag("bandwidth");
 pub const GRADIENT_SIZE: Flag = Flag("gradient-size");
 /// The flag of [`Param::Buckets`].
 pub const BUCKETS: Flag = Flag("buckets");
+/// The flag of [`Param::Parallel`].
+pub const PARALLEL: Flag = Flag("parallel");
+/// The flag of [`Param::Microbatches`].
+pub const MICROBATCHES: Flag = Flag("microbatches");
+/// The flag of [`Param::BackwardRatio`].
+pub const BACKWARD_RATIO: Flag = Flag("backward-ratio");
+/// The flag of [`Param::P2pTime`].
+pub const P2P_TIME: Flag = Flag("p2p-time");
+/// The flag of [`Param::StageWork`].
+pub const STAGE_WORK: Flag = Flag("stage-work");
+/// The flag of [`Param::MicrobatchWork`].
+pub const MICROBATCH_WORK: Flag = Flag("microbatch-work");
+/// The flag of [`Param::OptimizerTime`].
+pub const OPTIMIZER_TIME: Flag = Flag("optimizer-time");
 /// A figure without its title.
 pub const NO_TITLE: Flag = Flag("no-title");
 /// A logarithmic y axis.
@@ -257,6 +271,13 @@ const ALL: &[Flag] = &[
     BANDWIDTH,
     GRADIENT_SIZE,
     BUCKETS,
+    PARALLEL,
+    MICROBATCHES,
+    BACKWARD_RATIO,
+    P2P_TIME,
+    STAGE_WORK,
+    MICROBATCH_WORK,
+    OPTIMIZER_TIME,
     OUT,
     FORMAT,
     COLUMNS,
@@ -326,6 +347,14 @@ pub fn flag(param: Param) -> Flag {
         Param::Bandwidth => BANDWIDTH,
         Param::GradientSize => GRADIENT_SIZE,
         Param::Buckets => BUCKETS,
+        Param::Parallel => PARALLEL,
+        Param::Microbatches => MICROBATCHES,
+        Param::PipelineSchedule => SCHEDULE,
+        Param::BackwardRatio => BACKWARD_RATIO,
+        Param::P2pTime => P2P_TIME,
+        Param::StageWork => STAGE_WORK,
+        Param::MicrobatchWork => MICROBATCH_WORK,
+        Param::OptimizerTime => OPTIMIZER_TIME,
     }
 }
 

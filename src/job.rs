@@ -12,7 +12,9 @@ use gcsim::shard::{ShardFile, ShardId};
 use gcsim::study::Study;
 
 use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
-use super::flags::{ANALYTIC, DIST, GPU_HOUR_PRICE, ITERATIONS, ITERATIONS_PER_RUN, LOAD_MODEL, OUT, SHARD, TRIALS};
+use super::flags::{
+    ANALYTIC, DIST, GPU_HOUR_PRICE, ITERATIONS, ITERATIONS_PER_RUN, LOAD_MODEL, OUT, PARALLEL, SHARD, TRIALS,
+};
 use super::notes::note;
 use super::output::Output;
 use super::progress::Bar;
@@ -67,7 +69,9 @@ pub fn evaluate(
         let missing: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
         if rows.is_empty() {
             // Name the part of the model that has no exact law.
-            let cause = if study.comm().constant_shift(1.0).is_none() {
+            let cause = if study.parallel().is_some() {
+                format!("on the pipelines of {PARALLEL} (a max-plus expression of every rank's draws)")
+            } else if study.comm().constant_shift(1.0).is_none() {
                 format!(
                     "with the communication model {} (random transfer times, and a shared link with a transfer time, are simulated)",
                     study.comm()

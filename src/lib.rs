@@ -13,6 +13,7 @@ pub mod man;
 pub mod merge;
 pub mod notes;
 pub mod output;
+pub mod parallel;
 pub mod plan;
 pub mod progress;
 pub mod run;
@@ -488,6 +489,7 @@ pub fn run_config(command: report::Command, study: &Study, schemes: Vec<SchemeKi
         iterations: study.iterations(),
         trace_bootstrap: None,
         aggregation: study.aggregation().collective().map(|c| c.to_string()),
+        parallel: study.parallel().map(|p| p.describe()),
     }
 }
 

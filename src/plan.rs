@@ -18,7 +18,7 @@ use gcsim::study::MAX_DRAWS_PER_TRIAL;
 use gcsim::units::{CostModel, TimeUnit};
 
 use super::common::CommonArgs;
-use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARTS, REF_N, SCHEME, TIMEOUT, WORKERS};
+use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARALLEL, PARTS, REF_N, S, SCHEME, TIMEOUT, WORKERS};
 use super::job::Engine;
 use super::notes::note;
 use super::output::Output;
@@ -358,6 +358,11 @@ impl TryFrom<PlanArgs> for PlanJob {
     fn try_from(args: PlanArgs) -> Result<Self> {
         let common = &args.common;
         common.check_counts()?;
+        if common.parallel.parallel.is_some() {
+            bail!(
+                "{PARALLEL}: plan ranks flat clusters only; compare a layout's schemes with gcsim sweep {PARALLEL} ... {SCHEME} ignore,frc,crc {S} 0..S"
+            );
+        }
         if common.analytic {
             bail!("plan chooses exact values itself: drop {ANALYTIC}");
         }

@@ -6,7 +6,6 @@ use clap::Args;
 use gcsim::param::Param;
 use gcsim::report::{self, RunConfig};
 use gcsim::scheme::{Params, Scheme, SchemeKind};
-use gcsim::study::Study;
 
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind};
@@ -183,7 +182,8 @@ impl TryFrom<RunArgs> for Job {
         common.check_counts()?;
         let load_model = common.load_model()?;
         let custom = super::custom_code(args.code.as_deref(), args.n)?;
-        let (n, workers) = common.population(args.n.or(custom.as_ref().map(|m| m.b.nrows())))?;
+        let (asked, replicas) = common.layout_counts(args.n)?;
+        let (n, workers) = common.population(asked.or(custom.as_ref().map(|m| m.b.nrows())))?;
         if n == 0 {
             anyhow::bail!("{N} 0 is out of range; accepted: a whole number >= 1");
         }
@@ -196,19 +196,10 @@ impl TryFrom<RunArgs> for Job {
         let params = params(&args);
         let scheme = match &custom {
             Some(m) => Scheme::custom(m.shape(), args.s),
-            None => Scheme::new(kind, n, params),
+            None => Scheme::new(kind, replicas.unwrap_or(n), params),
         }
         .context("invalid configuration")?;
-        let study = Study::with_workers(n, workers, load_model, vec![scheme], common.trials, common.seed)?
-            .with_comm(common.comm()?)
-            .with_custom(custom)?
-            .with_decoder(common.cluster.decoder)?
-            .with_generator(common.cluster.generator)?
-            .with_iterations(common.iterations)?;
-        let study = {
-            let aggregation = common.aggregation(study.workers())?;
-            study.with_aggregation(aggregation)?
-        };
+        let study = common.study(n, &workers, load_model, vec![scheme], custom)?;
         let mut config: RunConfig = run_config(report::Command::Run, &study, vec![kind]);
         common.describe(&mut config, study.workers())?;
         common.check_bootstrap_work(&study, &config)?;

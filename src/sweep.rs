@@ -9,7 +9,7 @@ use gcsim_figures::plot::sweep::Metric;
 
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind, metric_parser};
-use super::flags::{CODE, N, OUT, PLOT, SHARD, WORKERS};
+use super::flags::{CODE, N, OUT, PARALLEL, PLOT, SHARD, WORKERS};
 use super::job::Job;
 use super::run_config;
 use gcsim::range::{self, IntList};
@@ -220,21 +220,19 @@ impl TryFrom<SweepArgs> for Job {
                 bail!("{PLOT} draws one cluster size: give one {N}, or plot each");
             }
         }
+        if several && common.parallel.parallel.is_some() {
+            bail!("{PARALLEL} fixes n (its ranks): give one {N} or none");
+        }
         let custom = grid.custom(ns.first().copied())?;
-        let (n, workers) = common.population(ns.first().copied().or(custom.as_ref().map(|m| m.b.nrows())))?;
+        let (asked, replicas) = common.layout_counts(ns.first().copied())?;
+        let (n, workers) = common.population(asked.or(custom.as_ref().map(|m| m.b.nrows())))?;
         if n == 0 {
             bail!("{N} 0 is out of range; accepted: a whole number >= 1");
         }
         let kinds = grid.kinds(custom.is_some());
         let study_at = |n: usize, custom| -> Result<(Study, Vec<String>)> {
-            let Expanded { schemes, skipped } = grid.expand(n, custom_shape(&custom))?;
-            let study = Study::with_workers(n, workers.clone(), load_model, schemes, common.trials, common.seed)?
-                .with_comm(common.comm()?)
-                .with_custom(custom)?
-                .with_decoder(common.cluster.decoder)?
-                .with_generator(common.cluster.generator)?
-                .with_iterations(common.iterations)?
-                .with_aggregation(common.aggregation(&workers)?)?;
+            let Expanded { schemes, skipped } = grid.expand(replicas.unwrap_or(n), custom_shape(&custom))?;
+            let study = common.study(n, &workers, load_model, schemes, custom)?;
             Ok((study, skipped))
         };
         let (study, skipped) = study_at(n, custom)?;

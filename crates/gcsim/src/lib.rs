@@ -19,6 +19,7 @@ pub mod export;
 pub mod fit;
 pub(crate) mod linalg;
 pub mod load;
+pub mod parallel;
 pub mod param;
 pub mod plan;
 pub mod progress;

@@ -217,6 +217,14 @@ pub struct Row {
     /// per iteration), see [`crate::engine::collective::collective_times`].
     #[serde(serialize_with = "opt_num", skip_serializing_if = "Option::is_none")]
     pub collective_time: Option<f64>,
+    /// Under a hybrid-parallel layout, the share of the stages' time they
+    /// wait (see [`crate::engine::pipelines`]).
+    #[serde(serialize_with = "opt_num", skip_serializing_if = "Option::is_none")]
+    pub bubble_fraction: Option<f64>,
+    /// Under a layout, each stage's mean busy time per iteration, stage
+    /// by stage, separated by `;`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage_busy: Option<String>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -357,6 +365,7 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
     let tallies = crate::engine::approx::tallies(study, progress);
     let inclusion = crate::engine::approx::inclusion(study, progress);
     let collective = crate::engine::collective::collective_times(study);
+    let pipelines = crate::engine::pipelines::pipeline_shares(study);
     progress.finish();
     // Each exact law's mean and p99 (numerical, a few ms each for a
     // cluster of classes), one configuration per core.
@@ -375,10 +384,11 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
         .zip(&outcome.pairing)
         .zip(exact)
         .zip(collective)
+        .zip(pipelines)
         .map(
             |(
-                ((((((s, summary), inexact), (extra_work, staleness)), inclusion), pairing), (mean, p99)),
-                collective,
+                (((((((s, summary), inexact), (extra_work, staleness)), inclusion), pairing), (mean, p99)), collective),
+                pipelines,
             )| {
                 let mut row = Row::new(s, summary, &outcome.baseline);
                 row.paired_intervals(summary, &outcome.baseline, pairing);
@@ -387,6 +397,11 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
                 row.inclusion_max = inclusion.map(|i| i.1);
                 comm_columns(&mut row, study, s);
                 row.collective_time = collective;
+                if let Some(p) = pipelines {
+                    row.bubble_fraction = Some(p.bubble_fraction);
+                    let busy: Vec<String> = p.stage_busy.iter().map(|b| crate::param::plain(*b)).collect();
+                    row.stage_busy = Some(busy.join(";"));
+                }
                 row.extra_work = extra_work;
                 row.staleness = staleness;
                 row.approx_error = Some(inexact.error);

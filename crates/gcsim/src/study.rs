@@ -11,12 +11,14 @@ use crate::collective::Aggregation;
 use crate::comm::{Comm, Link, Transfer};
 use crate::dist::Dist;
 use crate::load::LoadModel;
+use crate::parallel::Parallel;
 use crate::scheme::{Params, Rule, Scheme, SchemeKind, Strategy};
 
 pub use crate::comm::Decoder;
 pub use crate::workers::Workers;
 pub use aggregation::{Conflict, summed};
 pub use error::StudyError;
+pub use parallel::ParallelConflict;
 
 /// Most worker draws one trial may hold in memory (additive loads draw one
 /// value per unit of work per worker): 2²⁴ values, 128 MiB per thread.
@@ -50,6 +52,9 @@ pub struct Study {
     iterations: u64,
     /// How gradients are summed: at a master, or by a collective.
     aggregation: Aggregation,
+    /// The hybrid-parallel layout, where the workers are its ranks and the
+    /// schemes code across its replicas.
+    parallel: Option<Arc<Parallel>>,
 }
 
 impl Study {
@@ -113,6 +118,7 @@ impl Study {
             custom: None,
             iterations: 1,
             aggregation: Aggregation::Master,
+            parallel: None,
         };
         if n as u64 > MAX_DRAWS_PER_TRIAL {
             return Err(StudyError::TooManyWorkers(n));
@@ -210,7 +216,10 @@ impl Study {
     /// The same study on other workers (a bootstrap replicate of its
     /// trace), with `trials` trials from `seed`; everything else is kept.
     pub fn replicate(&self, workers: Workers, trials: u64, seed: u64) -> Result<Self, StudyError> {
-        let base = Self::with_workers(self.n, workers, self.load_model, self.schemes.clone(), trials, seed)?;
+        let base = match &self.parallel {
+            Some(p) => Self::hybrid(p.as_ref().clone(), workers, self.schemes.clone(), trials, seed)?,
+            None => Self::with_workers(self.n, workers, self.load_model, self.schemes.clone(), trials, seed)?,
+        };
         let study = Self {
             comm: self.comm,
             decoder: self.decoder,
@@ -351,6 +360,10 @@ impl Study {
 
     /// The exact law of one iteration's time (see [`Study::exact_law`]).
     pub fn exact_iteration_law(&self, scheme: &Scheme) -> Option<ExactLaw> {
+        if self.parallel.is_some() {
+            // A pipeline's time is a max-plus expression of many draws.
+            return None;
+        }
         if self.decoder == Decoder::Rank || self.per_worker_loads(scheme).is_some() || scheme.rank_decoded() {
             // The laws are those of the recovery rules; the real codes'
             // rank condition is simulated.
@@ -524,7 +537,7 @@ impl Study {
 
     /// The uncoded scheme on this cluster: the baseline of every speedup.
     pub fn baseline(&self) -> Scheme {
-        Scheme::new(SchemeKind::Uncoded, self.n, Params::default()).expect("uncoded is valid for every n >= 1")
+        Scheme::new(SchemeKind::Uncoded, self.scheme_n(), Params::default()).expect("uncoded is valid for every n >= 1")
     }
 
     /// The largest per-worker load of any configuration (at least 1, the baseline's).
@@ -535,6 +548,9 @@ impl Study {
     /// Worker draws per trial: n, or n per unit of the largest load under
     /// `additive` (saturating: a product past `u64::MAX` is over every limit).
     pub fn draws_per_trial(&self) -> u64 {
+        if let Some(draws) = self.parallel_draws() {
+            return draws;
+        }
         let units = match self.load_model {
             LoadModel::Additive => self.max_load().ceil() as u64,
             _ => 1,
@@ -546,6 +562,7 @@ impl Study {
 mod aggregation;
 mod checks;
 mod error;
+mod parallel;
 mod record;
 
 #[cfg(test)]

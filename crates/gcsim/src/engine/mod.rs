@@ -21,6 +21,7 @@ mod kernels;
 pub mod pairing;
 pub mod pass;
 mod pilot;
+pub mod pipelines;
 mod runner;
 pub mod sort;
 mod started;

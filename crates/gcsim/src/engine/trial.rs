@@ -90,6 +90,7 @@ mod classes;
 mod deadlines;
 mod empirical;
 mod evaluate;
+mod hybrid;
 mod identities;
 mod laws;
 mod rows;
@@ -109,6 +110,8 @@ pub use bisection::bisection_apply;
 use classes::ClassLaws;
 use deadlines::Deadline;
 use empirical::Empirical;
+use hybrid::Hybrid;
+pub use hybrid::PipelineTotals;
 use laws::stateful;
 use laws::{SlotLaw, Standard};
 pub use rows::StepRows;
@@ -216,6 +219,9 @@ pub struct TrialPlan {
     /// The ranges below the top block and the queues, by
     /// [`Sampling::Bisection`].
     bisection: Option<Arc<Bisection>>,
+    /// A hybrid-parallel job's pipelines, which replace the rules'
+    /// evaluation.
+    hybrid: Option<Arc<Hybrid>>,
 }
 
 /// What drawing a trial's times as order statistics needs (see the module
@@ -281,6 +287,9 @@ impl TrialPlan {
     /// The fastest plan for `study`: order statistics where they apply,
     /// closed-form rule evaluations.
     pub fn new(study: &Study) -> Self {
+        if study.parallel().is_some() {
+            return Self::with(study, RulePath::Events, Sampling::Draws);
+        }
         let sampling = if order_statistics_apply(study) {
             Sampling::OrderStatistics
         } else if bisection_apply(study) {
@@ -352,6 +361,7 @@ impl TrialPlan {
             stateful: stateful(study.workers()),
             replay_sorted: replay_sorted(study.workers(), n),
             step_rows: None,
+            hybrid: None,
             order: OrderStatisticSampler {
                 weights: (1..=n).map(|i| 1.0 / (n - i + 1) as f64).collect(),
                 top_ranks: Vec::new(),
@@ -376,6 +386,12 @@ impl TrialPlan {
         plan.update_sorting();
         plan.step_rows = plan.build_step_rows();
         plan.plan_top();
+        if let Some(h) = Hybrid::of(study) {
+            // The pipelines sum each stage's gradients themselves.
+            plan.units = h.units();
+            plan.delivery.collective = None;
+            plan.hybrid = Some(Arc::new(h));
+        }
         plan
     }
 
@@ -532,8 +548,37 @@ impl TrialPlan {
         scratch.iteration_out = one;
     }
 
+    /// Trial `trial` of a hybrid-parallel job of one iteration, as
+    /// [`Self::run`] runs it, adding each of its pipelines' totals to
+    /// `totals` (one per distinct number of microbatches, ascending; see
+    /// [`Self::pipeline_programs`]). Does nothing for a flat cluster.
+    pub fn run_pipelines(
+        &self,
+        seed: u64,
+        trial: u64,
+        scratch: &mut Scratch,
+        out: &mut [f64],
+        totals: &mut [PipelineTotals],
+    ) {
+        if let Some(h) = &self.hybrid {
+            scratch.carried.iteration = 0;
+            self.run_hybrid(h, (seed, trial), scratch, out, Some(totals));
+        }
+    }
+
+    /// A hybrid-parallel job's number of pipelines (distinct numbers of
+    /// microbatches) and each slot's pipeline; `None` for a flat cluster.
+    pub fn pipeline_programs(&self) -> Option<(usize, Vec<usize>)> {
+        let h = self.hybrid.as_ref()?;
+        Some((h.programs(), h.slot_programs().collect()))
+    }
+
     /// Runs one iteration, whose streams have index `index`.
     fn run_iteration(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
+        if let Some(h) = &self.hybrid {
+            self.run_hybrid(h, (seed, trial), scratch, out, None);
+            return;
+        }
         self.fill_transfers(seed, trial, scratch);
         match self.sampling {
             Sampling::Draws => self.run_draws(seed, trial, scratch, out),

@@ -135,6 +135,11 @@ pub struct RunConfig {
     /// buckets=1`; absent under the master.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregation: Option<String>,
+    /// The hybrid-parallel job, e.g. `dp=2,pp=4,tp=1 microbatches=8
+    /// schedule=1f1b backward-ratio=2 p2p-time=0`; absent for a flat
+    /// cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<String>,
 }
 
 fn one() -> u64 {
@@ -152,6 +157,9 @@ impl RunConfig {
         let mut columns = self.costs.columns(self.time_unit);
         if self.aggregation.is_some() {
             columns.extend(["aggregation", "participants", "collective_time"]);
+        }
+        if self.parallel.is_some() {
+            columns.extend(["bubble_fraction", "stage_busy"]);
         }
         columns
     }
@@ -200,6 +208,9 @@ impl RunConfig {
         }
         if let Some(a) = &self.aggregation {
             f.push(("aggregation", a.clone()));
+        }
+        if let Some(p) = &self.parallel {
+            f.push(("parallel", p.clone()));
         }
         if self.iterations > 1 {
             f.push(("iterations", self.iterations.to_string()));

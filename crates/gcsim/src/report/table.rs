@@ -30,8 +30,9 @@ impl Export for Report {
 /// where some row is a partial-straggler code, the partitions' inclusion
 /// shares where some row runs several iterations of an inexact strategy,
 /// the cost view's columns where its flags gave them, and a collective's
-/// participants and time where the gradients are summed by one.
-const OPTIONAL: [&str; 17] = [
+/// participants and time where the gradients are summed by one, and the
+/// pipelines' idle share under a hybrid-parallel layout.
+const OPTIONAL: [&str; 18] = [
     "approx_error",
     "undecodable",
     "data_fraction",
@@ -49,10 +50,11 @@ const OPTIONAL: [&str; 17] = [
     "bytes_per_iteration",
     "participants",
     "collective_time",
+    "bubble_fraction",
 ];
 
 /// The values of the [`OPTIONAL`] columns, in order.
-fn optional_values(r: &Row) -> [Option<f64>; 17] {
+fn optional_values(r: &Row) -> [Option<f64>; 18] {
     [
         r.approx_error,
         r.undecodable,
@@ -71,12 +73,13 @@ fn optional_values(r: &Row) -> [Option<f64>; 17] {
         r.bytes_per_iteration,
         r.participants,
         r.collective_time,
+        r.bubble_fraction,
     ]
 }
 
 /// The values that call for their column: the error and the data share
 /// only where the gradient is inexact.
-fn optional_cells(r: &Row) -> [Option<f64>; 17] {
+fn optional_cells(r: &Row) -> [Option<f64>; 18] {
     let mut v = optional_values(r);
     if r.exact {
         (v[0], v[2]) = (None, None);

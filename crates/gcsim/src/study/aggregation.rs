@@ -40,6 +40,7 @@ impl Study {
     }
 
     fn check_aggregation(&self) -> Result<(), StudyError> {
+        self.check_parallel()?;
         let Aggregation::Collective(c) = &self.aggregation else {
             return Ok(());
         };
@@ -70,7 +71,7 @@ impl Study {
     pub fn participants(&self, scheme: &Scheme) -> Option<usize> {
         self.aggregation
             .collective()
-            .map(|_| Collective::participants(scheme.rule(), self.n))
+            .map(|_| Collective::participants(scheme.rule(), self.scheme_n()))
     }
 
     /// The cost of one of `scheme`'s buckets, in the study's time unit,
@@ -78,8 +79,13 @@ impl Study {
     /// and the sum of its share of the message.
     pub fn bucket_cost(&self, scheme: &Scheme) -> Option<f64> {
         let c = self.aggregation.collective()?;
-        let p = Collective::participants(scheme.rule(), self.n);
-        Some(c.bucket_cost(p, self.n, scheme.message()))
+        let n = self.scheme_n();
+        let p = Collective::participants(scheme.rule(), n);
+        // Under a layout, each stage's T tensor ranks sum their 1/(P·T)
+        // share of the gradient, each in its own communicator of the D
+        // replicas, at once.
+        let share = self.parallel().map_or(1.0, |l| (l.layout.pp * l.layout.tp) as f64);
+        Some(c.bucket_cost(p, n, scheme.message() / share))
     }
 
     /// The collective and each slot's bucket cost (the schemes, then the

@@ -88,6 +88,8 @@ pub enum StudyError {
         /// What does not go with it.
         conflict: super::Conflict,
     },
+    /// Something that does not go with a hybrid-parallel layout.
+    UnderParallel(super::ParallelConflict),
 }
 
 impl Described for StudyError {
@@ -161,6 +163,7 @@ impl Described for StudyError {
                 name(P::Trials),
                 name(P::Iterations)
             ),
+            StudyError::UnderParallel(conflict) => parallel_reason(conflict, name),
             StudyError::UnderCollective { aggregation, conflict } => {
                 format!(
                     "{} {aggregation}: {}",
@@ -206,6 +209,51 @@ fn conflict_reason(conflict: super::Conflict, name: Naming) -> String {
         C::DecodeTime => format!(
             "{} is the master's decoding; under a collective each participant scales its message before the sum: drop it or use {master}",
             name(Param::DecodeTime)
+        ),
+    }
+}
+
+/// Why `conflict` does not go with a hybrid-parallel layout, and what to do.
+fn parallel_reason(conflict: &super::ParallelConflict, name: Naming) -> String {
+    use super::ParallelConflict as C;
+    let parallel = name(Param::Parallel);
+    match conflict {
+        C::Range(param, reason) => format!("{} {reason}", name(*param)),
+        C::Scheme(kind) => format!(
+            "{kind} does not code across the replicas of {parallel}; accepted there: uncoded, ignore, frc, crc, mds"
+        ),
+        C::Microbatches {
+            scheme,
+            load,
+            microbatches,
+        } => format!(
+            "{scheme} gives each replica load {load}, {} x {microbatches} microbatches, which is not a whole number from 1 to {}; choose {} so that it is",
+            crate::param::plain(*load),
+            crate::parallel::MAX_MICROBATCHES,
+            name(Param::Microbatches)
+        ),
+        C::Replay => format!(
+            "a replayed trace records one time per worker and step, but {parallel} draws one per rank and microbatch; use {} trace:path=FILE (its times drawn per microbatch)",
+            name(Param::Dist)
+        ),
+        C::LoadModel => format!(
+            "under {parallel} a replica's load is its number of microbatches, each drawn; drop {}",
+            name(Param::LoadModel)
+        ),
+        C::Master(param) => format!(
+            "{} acts on a master's messages; under {parallel} the stages' gradients are summed by {} (or at no cost): drop {}",
+            name(*param),
+            name(Param::Aggregation),
+            name(*param)
+        ),
+        C::Buckets => format!(
+            "{} > 1 is not modelled under {parallel} (a stage's buckets would overlap its last microbatch's backward); give {} 1",
+            name(Param::Buckets),
+            name(Param::Buckets)
+        ),
+        C::TooLarge(draws) => format!(
+            "one trial of {parallel} needs {draws} draws (ranks x microbatches), more than the limit of {MAX_DRAWS_PER_TRIAL}; use fewer {} or ranks",
+            name(Param::Microbatches)
         ),
     }
 }

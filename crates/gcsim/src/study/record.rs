@@ -5,6 +5,7 @@ use faer::Mat;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::aggregation::CollectiveRecord;
+use super::parallel::ParallelRecord;
 use super::{Decoder, Study, StudyError, Workers};
 use crate::codes::Generator;
 use crate::codes::custom::CustomMatrix;
@@ -63,6 +64,9 @@ struct StudyRecord {
     /// The collective that sums the gradients (absent: the master).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     aggregation: Option<CollectiveRecord>,
+    /// The hybrid-parallel layout (absent: a flat cluster).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parallel: Option<ParallelRecord>,
 }
 
 fn one() -> u64 {
@@ -90,6 +94,7 @@ impl Serialize for Study {
             custom,
             iterations,
             aggregation,
+            parallel,
         } = self;
         StudyRecord {
             n: *n,
@@ -131,6 +136,7 @@ impl Serialize for Study {
             }),
             iterations: *iterations,
             aggregation: CollectiveRecord::of(aggregation),
+            parallel: parallel.as_deref().map(ParallelRecord::of),
         }
         .serialize(s)
     }
@@ -165,6 +171,13 @@ impl<'de> Deserialize<'de> for Study {
             }
             None => None,
         };
+        let parallel = r
+            .parallel
+            .as_ref()
+            .map(ParallelRecord::parallel)
+            .transpose()
+            .map_err(D::Error::custom)?;
+        let scheme_n = parallel.as_ref().map_or(r.n, |p| p.layout.dp);
         let schemes = r
             .schemes
             .iter()
@@ -172,7 +185,7 @@ impl<'de> Deserialize<'de> for Study {
                 (SchemeKind::Custom, Some(m)) => Scheme::custom(m.shape(), s.s),
                 _ => Scheme::new(
                     s.scheme,
-                    r.n,
+                    scheme_n,
                     Params {
                         s: s.s,
                         m: s.m,
@@ -199,8 +212,22 @@ impl<'de> Deserialize<'de> for Study {
         };
         let comm = Comm::new(r.comm_time, comm_dist, r.link, r.decode_time).map_err(D::Error::custom)?;
         let aggregation = CollectiveRecord::aggregation(r.aggregation.as_ref()).map_err(D::Error::custom)?;
-        Study::with_workers(r.n, r.workers, model, schemes, r.trials, r.seed)
-            .and_then(|s| s.with_comm(comm).with_custom(custom))
+        let base = match parallel {
+            Some(p) if p.layout.ranks() == r.n && model == LoadModel::Fixed => {
+                Study::hybrid(p, r.workers, schemes, r.trials, r.seed)
+            }
+            Some(p) => {
+                return Err(D::Error::custom(format!(
+                    "parallel: the layout {} has {} ranks under the fixed load model, but n is {} and load_model {}",
+                    p.layout,
+                    p.layout.ranks(),
+                    r.n,
+                    r.load_model
+                )));
+            }
+            None => Study::with_workers(r.n, r.workers, model, schemes, r.trials, r.seed),
+        };
+        base.and_then(|s| s.with_comm(comm).with_custom(custom))
             .and_then(|s| s.with_decoder(r.decoder))
             .and_then(|s| s.with_generator(r.generator))
             .and_then(|s| s.with_iterations(r.iterations))

@@ -48,6 +48,9 @@ const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 /// i.i.d. workers of a `Standard` law, a monotone load) and every rule reads
 /// an arrival in the top block, which is not every worker.
 pub fn bisection_apply(study: &Study) -> bool {
+    if study.parallel().is_some() {
+        return false;
+    }
     let n = study.n();
     let top_lo = n - top_block(n);
     spacings_apply(study)

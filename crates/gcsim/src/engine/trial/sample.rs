@@ -49,6 +49,9 @@ pub fn needs_identities(study: &Study) -> bool {
 /// K-async with exponential workers ([`async_reads_order_statistics`]) and
 /// speculative copies from one law (`copies_on_order_statistics`).
 pub fn order_statistics_apply(study: &Study) -> bool {
+    if study.parallel().is_some() {
+        return false;
+    }
     // A deadline reads the fastest worker's time too: drawn by its own law
     // below the top block (see `fastest_standard`), for one law shared by
     // every slot (no per-slot laws, no classes, no transfers).

@@ -88,6 +88,8 @@ pub struct Scratch {
     /// strategies whose update holds some workers' data (k-batch-sync,
     /// k-async, k-batch-async; a worker may send several mini-batches).
     pub(super) used: Option<Vec<u32>>,
+    /// A hybrid-parallel job's buffers.
+    pub(super) hybrid: super::hybrid::Buffers,
 }
 
 impl Scratch {
@@ -145,6 +147,7 @@ impl TrialPlan {
             carried: Carried::default(),
             iteration_out: vec![0.0; self.slots],
             used: None,
+            hybrid: Default::default(),
         }
     }
 }

@@ -22,6 +22,9 @@ use super::*;
 /// decoder, and only k-of-n rules (no frc groups, no strategy's timeline,
 /// no per-worker loads), which read arrivals but not who sent them.
 pub fn spacings_apply(study: &Study) -> bool {
+    if study.parallel().is_some() {
+        return false;
+    }
     study.comm().transfers()
         && study.comm().comm_time().is_some()
         && study.decoder() == Decoder::Threshold

@@ -1,0 +1,197 @@
+//! A hybrid-parallel job's trial (see [`crate::parallel`]): every rank's
+//! draw per microbatch, each replica's pipeline, then per stage the
+//! scheme's rule across the replicas and the stage's gradient sum.
+//!
+//! The draws are those of additive units: unit j of rank r is microbatch
+//! j's draw of rank r, from the trial's stream in the order the flat
+//! engine draws additive units, so a job with P = T = M = 1 is the flat
+//! cluster of D workers under additive loads, trial by trial. The
+//! microbatch works (one per replica and microbatch) follow on the same
+//! stream.
+
+use std::sync::Arc;
+
+use rand_distr::Distribution;
+
+use super::TrialPlan;
+use super::scratch::Scratch;
+use crate::parallel::pipeline::Times;
+use crate::parallel::{Parallel, Program};
+use crate::rng::trial_rng;
+use crate::scheme::Rule;
+use crate::study::Study;
+
+/// What a hybrid-parallel plan adds to the flat one.
+#[derive(Debug, Clone)]
+pub(crate) struct Hybrid {
+    parallel: Arc<Parallel>,
+    /// One program per distinct number of microbatches, ascending.
+    programs: Vec<Program>,
+    /// Per slot: its program, its rule across replicas, and its stages'
+    /// gradient sum's cost (0 without a collective).
+    slots: Vec<(usize, Rule, f64)>,
+    /// The most microbatches of any slot: the draws' units.
+    most: usize,
+}
+
+/// Per thread: the trial's microbatch computes and the replicas' stage
+/// times.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Buffers {
+    /// Replica d's stage i's microbatch j compute at `(d·P + i)·most + j`.
+    compute: Vec<f64>,
+    /// Per replica and microbatch, its work.
+    works: Vec<f64>,
+    /// Per program, stage i's end in replica d at `i·D + d`.
+    done: Vec<Vec<f64>>,
+    /// One evaluation's times.
+    times: Times,
+    /// One stage's replicas, for a selection.
+    column: Vec<f64>,
+}
+
+/// A pipeline's idle share and its stages' busy time, summed over replicas.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PipelineTotals {
+    /// Σ over replicas of 1 − Σᵢ busyᵢ / (P · the replica's makespan).
+    pub bubble: f64,
+    /// Per stage, Σ over replicas of its busy time.
+    pub busy: Vec<f64>,
+}
+
+impl Hybrid {
+    /// The plan of `study`'s layout, or `None` for a flat cluster.
+    pub(super) fn of(study: &Study) -> Option<Self> {
+        let parallel = Arc::new(study.parallel()?.clone());
+        let counts = study.slot_microbatches().expect("a layout");
+        let mut distinct = counts.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let programs = distinct
+            .iter()
+            .map(|&m| Program::new(parallel.schedule, parallel.layout.pp, m))
+            .collect();
+        let costs: Vec<f64> = match study.collective_costs() {
+            Some((_, costs)) => costs,
+            None => vec![0.0; counts.len()],
+        };
+        let baseline = study.baseline();
+        let rules = study
+            .schemes()
+            .iter()
+            .chain(std::iter::once(&baseline))
+            .map(|s| s.rule());
+        let slots = counts
+            .iter()
+            .zip(rules)
+            .zip(costs)
+            .map(|((m, rule), cost)| (distinct.binary_search(m).expect("listed"), rule, cost))
+            .collect();
+        Some(Self {
+            parallel,
+            programs,
+            slots,
+            most: *distinct.last().expect("a slot"),
+        })
+    }
+
+    /// The draws' units per rank: the most microbatches.
+    pub(super) fn units(&self) -> usize {
+        self.most
+    }
+
+    /// The number of programs (distinct microbatch counts).
+    pub(crate) fn programs(&self) -> usize {
+        self.programs.len()
+    }
+
+    /// Each slot's program.
+    pub(crate) fn slot_programs(&self) -> impl Iterator<Item = usize> + '_ {
+        self.slots.iter().map(|s| s.0)
+    }
+}
+
+impl TrialPlan {
+    /// One iteration of a hybrid-parallel job: each slot's time in `out`;
+    /// with `totals`, each program's pipeline totals added to it.
+    pub(super) fn run_hybrid(
+        &self,
+        h: &Hybrid,
+        (seed, trial): (u64, u64),
+        scratch: &mut Scratch,
+        out: &mut [f64],
+        mut totals: Option<&mut [PipelineTotals]>,
+    ) {
+        let mut rng = trial_rng(seed, trial);
+        self.draw(&mut rng, scratch);
+        let p = &h.parallel;
+        let (dp, pp, tp) = (p.layout.dp, p.layout.pp, p.layout.tp);
+        let most = h.most;
+        let b = &mut scratch.hybrid;
+        b.works.resize(dp * most, 1.0);
+        if let Some(law) = &p.microbatch_work {
+            b.works.iter_mut().for_each(|w| *w = law.sample(&mut rng));
+        }
+        // Each op's compute: the stage's work × the microbatch's × the
+        // slowest of the stage's tensor ranks.
+        b.compute.resize(dp * pp * most, 0.0);
+        let n = self.n;
+        for d in 0..dp {
+            for i in 0..pp {
+                let row = &mut b.compute[(d * pp + i) * most..][..most];
+                let first = p.layout.rank(d, i, 0);
+                for (j, x) in row.iter_mut().enumerate() {
+                    let draws = &scratch.draws[j * n + first..][..tp];
+                    let slowest = draws.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    *x = p.stage_work[i] * b.works[d * most + j] * slowest;
+                }
+            }
+        }
+        b.done.resize(h.programs.len(), Vec::new());
+        let share = p.forward_share();
+        for (k, program) in h.programs.iter().enumerate() {
+            let done = &mut b.done[k];
+            done.resize(pp * dp, 0.0);
+            for d in 0..dp {
+                let compute = &b.compute[d * pp * most..(d + 1) * pp * most];
+                program.run(compute, most, share, p.p2p_time, &mut b.times);
+                for (i, &end) in b.times.free.iter().enumerate() {
+                    done[i * dp + d] = end;
+                }
+                if let Some(t) = totals.as_deref_mut() {
+                    let t = &mut t[k];
+                    let makespan = b.times.free.iter().copied().fold(0.0, f64::max);
+                    let busy: f64 = b.times.busy.iter().sum();
+                    t.bubble += 1.0 - busy / (pp as f64 * makespan);
+                    t.busy.resize(pp, 0.0);
+                    t.busy.iter_mut().zip(&b.times.busy).for_each(|(s, v)| *s += v);
+                }
+            }
+        }
+        for (slot, &(k, rule, cost)) in h.slots.iter().enumerate() {
+            let done = &b.done[k];
+            let mut last = f64::NEG_INFINITY;
+            for i in 0..pp {
+                let t = rule_time(rule, &done[i * dp..(i + 1) * dp], &mut b.column);
+                last = last.max(t);
+            }
+            out[slot] = last + cost + p.optimizer_time;
+        }
+    }
+}
+
+/// When `rule` is met by replicas that end at `ends`.
+fn rule_time(rule: Rule, ends: &[f64], column: &mut Vec<f64>) -> f64 {
+    match rule {
+        Rule::KOfN(k) if k == ends.len() => ends.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Rule::KOfN(k) => {
+            column.clear();
+            column.extend_from_slice(ends);
+            *column.select_nth_unstable_by(k - 1, f64::total_cmp).1
+        }
+        Rule::Groups { size } => ends
+            .chunks(size)
+            .map(|g| g.iter().copied().fold(f64::INFINITY, f64::min))
+            .fold(f64::NEG_INFINITY, f64::max),
+    }
+}

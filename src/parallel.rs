@@ -1,0 +1,125 @@
+//! The flags of a hybrid-parallel job (`--parallel`, `--microbatches`,
+//! `--schedule`, `--backward-ratio`, `--p2p-time`, `--stage-work`,
+//! `--microbatch-work`, `--optimizer-time`), shared by `run` and `sweep`.
+
+use anyhow::{Result, bail};
+use clap::Args;
+
+use gcsim::dist::Dist;
+use gcsim::parallel::{Layout, Parallel, Schedule, parse_stage_work};
+
+use super::flags::{
+    BACKWARD_RATIO, MICROBATCH_WORK, MICROBATCHES, N, OPTIMIZER_TIME, P2P_TIME, PARALLEL, SCHEDULE, STAGE_WORK,
+};
+
+/// `--stage-work` as given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageWork(pub Vec<f64>);
+
+fn parse_work(text: &str) -> Result<StageWork, String> {
+    parse_stage_work(text).map(StageWork)
+}
+
+fn parse_law(text: &str) -> Result<Dist, String> {
+    text.parse::<Dist>().map_err(|e| e.to_string())
+}
+
+/// A hybrid-parallel job: data-parallel replicas of pipelines of
+/// tensor-parallel groups.
+#[derive(Debug, Clone, Args)]
+pub struct ParallelArgs {
+    /// Simulate a job of D data-parallel replicas of a pipeline of P
+    /// stages of T tensor-parallel ranks (n = D·P·T ranks, each a worker
+    /// of --dist or --workers). Each rank draws one time per microbatch;
+    /// a stage's op takes the slowest of its T ranks; the schemes code
+    /// across the D replicas; each stage's gradient is summed across them
+    /// (--aggregation; at no cost under the master).
+    /// Example: --parallel dp=32,pp=4,tp=8
+    #[arg(long, value_name = "dp=D,pp=P,tp=T", value_parser = Layout::parse)]
+    pub parallel: Option<Layout>,
+
+    /// Microbatches M per replica per iteration of the uncoded job (a
+    /// replica of load L runs L·M) [default: 1]. Example: --microbatches 16
+    #[arg(long, value_name = "M", value_parser = super::parse_count, allow_negative_numbers = true)]
+    pub microbatches: Option<usize>,
+
+    /// The pipeline schedule: gpipe (every forward, then every backward) or
+    /// 1f1b (PipeDream-Flush: warm-up forwards, then one forward and one
+    /// backward in turn) [default: 1f1b]
+    #[arg(long, value_name = "SCHEDULE", value_parser = Schedule::parse)]
+    pub schedule: Option<Schedule>,
+
+    /// R: a microbatch's backward op takes R times its forward op (its draw
+    /// is split 1 : R) [default: 2]. Example: --backward-ratio 2
+    #[arg(long, value_name = "R", value_parser = super::number("a number > 0 and <= 1e6"), allow_hyphen_values = true)]
+    pub backward_ratio: Option<f64>,
+
+    /// The transfer of activations (forward) or their gradients (backward)
+    /// between neighbouring stages, in the time unit [default: 0].
+    /// Example: --p2p-time 0.05
+    #[arg(long, value_name = "TAU", value_parser = super::number(super::TIME_RANGE), allow_hyphen_values = true)]
+    pub p2p_time: Option<f64>,
+
+    /// Each stage's relative work, one per stage [default: 1 each].
+    /// Example: --stage-work 1,1,1,1.25 (a last stage with a loss head)
+    #[arg(long, value_name = "W,W,...", value_parser = parse_work)]
+    pub stage_work: Option<StageWork>,
+
+    /// The law of a microbatch's relative work (sequence-length imbalance),
+    /// drawn once per replica and microbatch and shared by every stage of
+    /// the replica [default: 1]. Example: --microbatch-work lognormal:mu=0,sigma=0.3
+    #[arg(long, value_name = "DIST", value_parser = parse_law)]
+    pub microbatch_work: Option<Dist>,
+
+    /// The optimizer step after the last stage's gradient sum, in the time
+    /// unit [default: 0]. Example: --optimizer-time 0.2
+    #[arg(long, value_name = "T", value_parser = super::number(super::TIME_RANGE), allow_hyphen_values = true)]
+    pub optimizer_time: Option<f64>,
+}
+
+impl ParallelArgs {
+    /// The job, if --parallel is given; the other flags without it are refused.
+    pub fn parallel(&self) -> Result<Option<Parallel>> {
+        let Some(layout) = self.parallel else {
+            for (given, flag) in [
+                (self.microbatches.is_some(), MICROBATCHES),
+                (self.schedule.is_some(), SCHEDULE),
+                (self.backward_ratio.is_some(), BACKWARD_RATIO),
+                (self.p2p_time.is_some(), P2P_TIME),
+                (self.stage_work.is_some(), STAGE_WORK),
+                (self.microbatch_work.is_some(), MICROBATCH_WORK),
+                (self.optimizer_time.is_some(), OPTIMIZER_TIME),
+            ] {
+                if given {
+                    bail!("{flag} describes a pipeline job: give {PARALLEL} dp=D,pp=P,tp=T");
+                }
+            }
+            return Ok(None);
+        };
+        let defaults = Parallel::new(layout, self.microbatches.unwrap_or(1));
+        Ok(Some(Parallel {
+            schedule: self.schedule.unwrap_or(defaults.schedule),
+            backward_ratio: self.backward_ratio.unwrap_or(defaults.backward_ratio),
+            p2p_time: self.p2p_time.unwrap_or(defaults.p2p_time),
+            stage_work: match &self.stage_work {
+                Some(w) => w.0.clone().into(),
+                None => defaults.stage_work.clone(),
+            },
+            microbatch_work: self.microbatch_work,
+            optimizer_time: self.optimizer_time.unwrap_or(defaults.optimizer_time),
+            ..defaults
+        }))
+    }
+
+    /// The number of ranks of `parallel`, checked against --n where both are given.
+    pub fn ranks(parallel: &Parallel, n: Option<usize>) -> Result<usize> {
+        let ranks = parallel.layout.ranks();
+        if let Some(n) = n.filter(|&n| n != ranks) {
+            bail!(
+                "{N} {n} but {PARALLEL} {} has {ranks} ranks; drop {N} or make them agree",
+                parallel.layout
+            );
+        }
+        Ok(ranks)
+    }
+}

@@ -225,6 +225,10 @@ pub struct Row {
     /// by stage, separated by `;`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage_busy: Option<String>,
+    /// Under a layout, the GPUs behind the row's n replicas (D·P·T), which
+    /// the cost view counts; `None`: n.
+    #[serde(skip)]
+    pub gpus: Option<usize>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -238,7 +242,7 @@ impl Row {
         let c = model.costs(
             unit,
             &crate::units::Footprint {
-                n: self.n,
+                n: self.gpus.unwrap_or(self.n),
                 per_iteration: self.mean / self.iterations as f64,
                 load: self.load,
                 share_of: self.n,
@@ -397,6 +401,9 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
                 row.inclusion_max = inclusion.map(|i| i.1);
                 comm_columns(&mut row, study, s);
                 row.collective_time = collective;
+                if let Some(l) = study.parallel() {
+                    row.gpus = Some(l.layout.ranks());
+                }
                 if let Some(p) = pipelines {
                     row.bubble_fraction = Some(p.bubble_fraction);
                     let busy: Vec<String> = p.stage_busy.iter().map(|b| crate::param::plain(*b)).collect();

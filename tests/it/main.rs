@@ -29,6 +29,8 @@ mod groups;
 mod guide;
 mod hostile_files;
 mod hostile_inputs;
+mod hybrid_agreement;
+mod hybrid_reference;
 mod matmul;
 mod merge_partial;
 mod partial;

@@ -1,0 +1,254 @@
+//! One data-parallel replica's pipeline as an explicit event queue.
+//!
+//! Stage i runs its ops one at a time in its schedule's order. An op runs
+//! once its stage is idle and its input has arrived: F(0, j)'s input is
+//! there at time 0; F(i, j)'s arrives τ after F(i − 1, j) ends; B(P − 1, j)'s
+//! when F(P − 1, j) ends (the loss is on the last stage, no transfer); B(i, j)'s
+//! τ after B(i + 1, j) ends. Time only moves by popping the earliest event of
+//! a binary heap, an op's completion or an input's arrival; each event wakes
+//! the one stage it concerns, which starts its next op at the event's time if
+//! it can. This is the definition of the schedule read literally, written
+//! without the max-plus recursions an engine would use, so that the two
+//! can check each other.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// The pipeline schedules: the order in which a stage runs its ops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Schedule {
+    /// GPipe (Huang et al. 2019): every forward, then every backward.
+    Gpipe,
+    /// PipeDream-Flush's 1F1B (Narayanan et al. 2021): min(P − i − 1, m)
+    /// warm-up forwards, then forward and backward in turn, then the
+    /// remaining backwards.
+    OneFOneB,
+}
+
+/// One op of a stage: microbatch `j`'s forward or backward pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Op {
+    pub backward: bool,
+    pub j: usize,
+}
+
+const fn forward(j: usize) -> Op {
+    Op { backward: false, j }
+}
+
+const fn backward(j: usize) -> Op {
+    Op { backward: true, j }
+}
+
+impl Schedule {
+    /// Stage `i`'s ops, in the order it runs them, among `p` stages and `m`
+    /// microbatches.
+    pub fn order(self, p: usize, i: usize, m: usize) -> Vec<Op> {
+        match self {
+            Schedule::Gpipe => (0..m).map(forward).chain((0..m).map(backward)).collect(),
+            Schedule::OneFOneB => {
+                let w = (p - i - 1).min(m);
+                let mut ops: Vec<Op> = (0..w).map(forward).collect();
+                for k in 0..m - w {
+                    ops.push(forward(w + k));
+                    ops.push(backward(k));
+                }
+                ops.extend((m - w..m).map(backward));
+                ops
+            }
+        }
+    }
+}
+
+/// What an event says happened at its time.
+#[derive(Debug, Clone, Copy)]
+enum What {
+    /// The stage finished the op.
+    Done(Op),
+    /// The op's input reached the stage.
+    Arrived(Op),
+}
+
+/// A timed event at a stage; the heap pops the earliest first, ties in the
+/// order they were pushed.
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    time: f64,
+    seq: u64,
+    stage: usize,
+    what: What,
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Event {}
+
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Event {
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.time.total_cmp(&self.time).then(other.seq.cmp(&self.seq))
+    }
+}
+
+/// A pipeline's fixed shape: its stages' orders, the split of a
+/// microbatch's compute between forward and backward, and the transfer time.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    pub stages: usize,
+    pub microbatches: usize,
+    pub orders: Vec<Vec<Op>>,
+    pub backward_ratio: f64,
+    pub p2p: f64,
+}
+
+impl Pipeline {
+    pub fn new(schedule: Schedule, stages: usize, microbatches: usize, backward_ratio: f64, p2p: f64) -> Self {
+        let orders = (0..stages).map(|i| schedule.order(stages, i, microbatches)).collect();
+        Pipeline {
+            stages,
+            microbatches,
+            orders,
+            backward_ratio,
+            p2p,
+        }
+    }
+
+    /// An op's duration from its microbatch's compute x on its stage: the
+    /// forward takes x/(1 + R), the backward R·x/(1 + R).
+    fn duration(&self, op: Op, x: f64) -> f64 {
+        let r = self.backward_ratio;
+        if op.backward { r * x / (1.0 + r) } else { x / (1.0 + r) }
+    }
+}
+
+/// A replica's stages after one iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    /// g_i: when stage i's last backward ended.
+    pub done: Vec<f64>,
+    /// Each stage's busy time, the sum of its ops' durations.
+    pub busy: Vec<f64>,
+}
+
+impl Timeline {
+    /// The replica's idle share: 1 − Σ busy / (P · max g).
+    pub fn bubble(&self) -> f64 {
+        let makespan = self.done.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        1.0 - self.busy.iter().sum::<f64>() / (self.done.len() as f64 * makespan)
+    }
+}
+
+/// The state of one replica's event simulation.
+struct Run<'a> {
+    pipe: &'a Pipeline,
+    compute: &'a [f64],
+    heap: BinaryHeap<Event>,
+    seq: u64,
+    /// Per stage, the position of its next op in its order.
+    next: Vec<usize>,
+    idle: Vec<bool>,
+    /// Per stage and op (forward j at 2j, backward j at 2j + 1): whether its input is there.
+    arrived: Vec<bool>,
+    timeline: Timeline,
+}
+
+impl Run<'_> {
+    fn push(&mut self, time: f64, stage: usize, what: What) {
+        self.seq += 1;
+        let seq = self.seq;
+        self.heap.push(Event { time, seq, stage, what });
+    }
+
+    fn slot(&self, stage: usize, op: Op) -> usize {
+        (stage * self.pipe.microbatches + op.j) * 2 + op.backward as usize
+    }
+
+    /// Starts stage i's next op at `now` if the stage is idle and the op's
+    /// input has arrived.
+    fn wake(&mut self, i: usize, now: f64) {
+        let Some(&op) = self.pipe.orders[i].get(self.next[i]) else {
+            return;
+        };
+        if !self.idle[i] || !self.arrived[self.slot(i, op)] {
+            return;
+        }
+        let x = self.compute[i * self.pipe.microbatches + op.j];
+        let d = self.pipe.duration(op, x);
+        self.idle[i] = false;
+        self.next[i] += 1;
+        self.timeline.busy[i] += d;
+        self.push(now + d, i, What::Done(op));
+    }
+
+    /// An op of stage i ended at `now`: the stage is free, and the op's
+    /// output starts on its way to the stage that needs it.
+    fn finished(&mut self, i: usize, op: Op, now: f64) {
+        self.idle[i] = true;
+        let last = self.pipe.stages - 1;
+        match (op.backward, i) {
+            (false, i) if i < last => self.push(now + self.pipe.p2p, i + 1, What::Arrived(op)),
+            (false, _) => {
+                let slot = self.slot(i, backward(op.j));
+                self.arrived[slot] = true;
+            }
+            (true, 0) => {}
+            (true, i) => self.push(now + self.pipe.p2p, i - 1, What::Arrived(op)),
+        }
+        if op.backward {
+            self.timeline.done[i] = now;
+        }
+        self.wake(i, now);
+    }
+}
+
+/// One replica's iteration: `compute[i * m + j]` is microbatch j's compute
+/// on stage i, x_{i,j}. Panics if an op can never run (a schedule that
+/// deadlocks), which a stage left with ops would show.
+pub fn replica(pipe: &Pipeline, compute: &[f64]) -> Timeline {
+    let (p, m) = (pipe.stages, pipe.microbatches);
+    assert_eq!(compute.len(), p * m);
+    let mut run = Run {
+        pipe,
+        compute,
+        heap: BinaryHeap::with_capacity(2 * p),
+        seq: 0,
+        next: vec![0; p],
+        idle: vec![true; p],
+        arrived: vec![false; p * m * 2],
+        timeline: Timeline {
+            done: vec![f64::NAN; p],
+            busy: vec![0.0; p],
+        },
+    };
+    for j in 0..m {
+        let slot = run.slot(0, forward(j));
+        run.arrived[slot] = true;
+    }
+    for i in 0..p {
+        run.wake(i, 0.0);
+    }
+    while let Some(event) = run.heap.pop() {
+        match event.what {
+            What::Done(op) => run.finished(event.stage, op, event.time),
+            What::Arrived(op) => {
+                let slot = run.slot(event.stage, op);
+                run.arrived[slot] = true;
+                run.wake(event.stage, event.time);
+            }
+        }
+    }
+    for i in 0..p {
+        assert_eq!(run.next[i], 2 * m, "stage {i} deadlocked");
+    }
+    run.timeline
+}

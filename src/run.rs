@@ -39,7 +39,7 @@ pub struct RunArgs {
     #[arg(long, short, value_name = "N", value_parser = parse_workers, allow_negative_numbers = true)]
     pub n: Option<usize>,
 
-    /// The scheme (custom by default with --code; required otherwise).
+    /// The scheme (custom by default with --code, uncoded with --parallel; required otherwise).
     #[arg(long, value_name = "SCHEME", value_parser = super::scheme_values())]
     pub scheme: Option<SchemeKind>,
 
@@ -190,6 +190,8 @@ impl TryFrom<RunArgs> for Job {
         let kind: SchemeKind = match (args.scheme, &custom) {
             (Some(s), _) => s,
             (None, Some(_)) => SchemeKind::Custom,
+            // A pipeline job's question is first its own time: uncoded.
+            (None, None) if replicas.is_some() => SchemeKind::Uncoded,
             (None, None) => anyhow::bail!("give {SCHEME} SCHEME (or {CODE} FILE for a user's code)"),
         };
         check_read(&args, kind, custom.is_some())?;

@@ -48,10 +48,14 @@ fn number(row: &serde_json::Value, column: &str) -> f64 {
         .unwrap_or_else(|| panic!("{column} = {}", row[column]))
 }
 
+/// gcsim's trials behind the bubble fraction (its first 10 000).
+const GCSIM_BUBBLE_TRIALS: usize = 10_000;
+
 /// Asserts |gcsim − reference| < Z·se, where `sd` is the per-trial
-/// deviation that stands in for gcsim's and the reference's.
-fn close(what: &str, flags: &[&str], gcsim: f64, reference: f64, sd: f64, trials: usize) {
-    let se = sd * (1.0 / trials as f64 + 1.0 / GCSIM_TRIALS as f64).sqrt();
+/// deviation that stands in for gcsim's (over `gcsim_trials`) and the
+/// reference's (over `trials`).
+fn close(what: &str, flags: &[&str], (gcsim, gcsim_trials): (f64, usize), reference: f64, sd: f64, trials: usize) {
+    let se = sd * (1.0 / trials as f64 + 1.0 / gcsim_trials as f64).sqrt();
     if se == 0.0 {
         // A constant (the uncoded job's speedup over itself): equal values.
         assert!(
@@ -85,7 +89,7 @@ fn agree(flags: &[&str], trials: usize) {
     close(
         "bubble_fraction",
         flags,
-        bubble,
+        (bubble, GCSIM_BUBBLE_TRIALS),
         reference.bubble,
         reference.bubble_sd,
         reference.trials,
@@ -94,7 +98,7 @@ fn agree(flags: &[&str], trials: usize) {
     close(
         "speedup",
         flags,
-        speedup,
+        (speedup, GCSIM_TRIALS),
         reference.speedup,
         reference.speedup_sd,
         reference.trials,
@@ -114,7 +118,6 @@ fn with_scheme<'a>(flags: &[&'a str], scheme: &'a str) -> Vec<&'a str> {
 /// The issue's command as it stands: dp=2, pp=4, 1F1B over 8 microbatches,
 /// exponential ranks, uncoded by default.
 #[test]
-#[ignore = "needs gcsim run --parallel"]
 fn the_issue_command_agrees() {
     let flags = [
         "--parallel",
@@ -134,7 +137,6 @@ fn the_issue_command_agrees() {
 /// GPipe with an activation transfer between stages (τ = 0.1) and a
 /// backward ratio of 3.
 #[test]
-#[ignore = "needs gcsim run --parallel"]
 fn gpipe_with_transfers_agrees() {
     let flags = [
         "--parallel",
@@ -156,7 +158,6 @@ fn gpipe_with_transfers_agrees() {
 /// Stragglers (5% of ranks 8× slower for the iteration) inside tensor
 /// groups of 4: a slow rank holds up its whole stage.
 #[test]
-#[ignore = "needs gcsim run --parallel"]
 fn stragglers_in_tensor_groups_agree() {
     let flags = [
         "--parallel",
@@ -175,7 +176,6 @@ fn stragglers_in_tensor_groups_agree() {
 /// work per microbatch (sequence lengths), on log-normal ranks with
 /// stragglers, tp = 2.
 #[test]
-#[ignore = "needs gcsim run --parallel"]
 fn stage_and_microbatch_imbalance_agree() {
     let flags = [
         "--parallel",
@@ -198,7 +198,6 @@ fn stage_and_microbatch_imbalance_agree() {
 /// running 2M microbatches), ignore and crc with s = 1 (the third of four
 /// replicas' stages), with stragglers so that the rules matter.
 #[test]
-#[ignore = "needs gcsim run --parallel"]
 fn codes_across_replicas_agree() {
     for scheme in ["frc", "ignore", "crc"] {
         let flags = [
@@ -219,7 +218,6 @@ fn codes_across_replicas_agree() {
 /// both large enough to move the mean by many standard errors if wrong
 /// (the agreement alone is 0.4 under ignore), and an optimizer step.
 #[test]
-#[ignore = "needs gcsim run --parallel"]
 fn ring_collectives_agree() {
     for scheme in ["uncoded", "ignore", "frc"] {
         let flags = [
@@ -293,7 +291,7 @@ fn the_reference_at_one_stage_agrees_with_the_flat_cluster() {
         close(
             "speedup",
             &flat,
-            speedup,
+            (speedup, GCSIM_TRIALS),
             reference.speedup,
             reference.speedup_sd,
             reference.trials,

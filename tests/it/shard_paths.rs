@@ -62,6 +62,10 @@ fn paths() -> Vec<Path> {
             "buckets",
             "sweep --n 24 --scheme ignore,crc --s 2 --aggregation hierarchical:gpus-per-node=8,intra-bandwidth=10GB/s --bandwidth 1GB/s --gradient-size 1GB --buckets 8 --time-unit s --trials 2000",
         ),
+        path(
+            "pipelines",
+            "sweep --parallel dp=4,pp=3,tp=2 --microbatches 2 --schedule gpipe --stage-work 1,1,1.5 --microbatch-work lognormal:mu=0,sigma=0.3 --scheme ignore,frc --s 0,1 --aggregation ring --bandwidth 1GB/s --gradient-size 100MB --time-unit s --dist exp:rate=1,p_slow=0.1,slowdown=3 --trials 2000",
+        ),
     ]
 }
 

@@ -48,8 +48,8 @@ fn number(row: &serde_json::Value, column: &str) -> f64 {
         .unwrap_or_else(|| panic!("{column} = {}", row[column]))
 }
 
-/// gcsim's trials behind the bubble fraction (its first 10 000).
-const GCSIM_BUBBLE_TRIALS: usize = 10_000;
+/// gcsim's trials behind the bubble fraction (its first 2 000).
+const GCSIM_BUBBLE_TRIALS: usize = 2_000;
 
 /// Asserts |gcsim − reference| < Z·se, where `sd` is the per-trial
 /// deviation that stands in for gcsim's (over `gcsim_trials`) and the

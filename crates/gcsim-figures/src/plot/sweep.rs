@@ -84,6 +84,12 @@ pub fn caption(config: &RunConfig) -> String {
     if let Some(a) = &config.aggregation {
         c.push_str(&format!("   {}", aggregation_label(a)));
     }
+    if let Some(p) = &config.parallel {
+        // The layout, its microbatches and its schedule: the description's
+        // first three fields.
+        let fields: Vec<&str> = p.split(' ').take(3).collect();
+        c.push_str(&format!("   pipelines {}", fields.join(" ")));
+    }
     if config.mode == gcsim::report::Mode::Analytic {
         c.push_str("   exact values");
     } else {

@@ -7,7 +7,7 @@ use super::trial::{PipelineTotals, TrialPlan};
 use crate::study::Study;
 
 /// Trials over which the pipelines' shares are averaged, at most.
-pub const PIPELINE_TRIALS: u64 = 10_000;
+pub const PIPELINE_TRIALS: u64 = 2_000;
 
 /// A scheme's pipelines, averaged over replicas and trials.
 #[derive(Debug, Clone, PartialEq)]

@@ -503,6 +503,7 @@ impl CommonArgs {
             analytic: self.analytic,
             shard: self.shard,
             figure,
+            timeline: None,
         }
     }
 

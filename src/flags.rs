@@ -201,6 +201,8 @@ pub const P2P_TIME: Flag = Flag("p2p-time");
 pub const STAGE_WORK: Flag = Flag("stage-work");
 /// The flag of [`Param::MicrobatchWork`].
 pub const MICROBATCH_WORK: Flag = Flag("microbatch-work");
+/// One sampled iteration of a pipeline job, as a Chrome trace.
+pub const TIMELINE: Flag = Flag("timeline");
 /// The flag of [`Param::OptimizerTime`].
 pub const OPTIMIZER_TIME: Flag = Flag("optimizer-time");
 /// A figure without its title.
@@ -278,6 +280,7 @@ const ALL: &[Flag] = &[
     STAGE_WORK,
     MICROBATCH_WORK,
     OPTIMIZER_TIME,
+    TIMELINE,
     OUT,
     FORMAT,
     COLUMNS,

@@ -172,6 +172,9 @@ pub struct Job {
     pub shard: Option<ShardId>,
     /// The figure to draw, if any.
     pub figure: Option<Figure>,
+    /// Where to write one sampled iteration of a pipeline job
+    /// (`--timeline`), if anywhere.
+    pub timeline: Option<std::path::PathBuf>,
 }
 
 impl Job {
@@ -195,6 +198,9 @@ impl Job {
         write_report(&report, &self.output)?;
         if let Some(figure) = &self.figure {
             figure.draw(&self.study, &report.config, &report.rows, outcome.as_ref())?;
+        }
+        if let Some(path) = &self.timeline {
+            write_timeline(&self.study, report.config.time_unit, path)?;
         }
         Ok(Status::Success)
     }
@@ -289,4 +295,18 @@ pub fn bootstrap_text(steps: usize, replicates: usize, trials: u64, iterations: 
             String::new()
         }
     )
+}
+
+/// Writes trial 0's iteration of the study's first configuration as a
+/// Chrome trace: times in microseconds of the time unit (seconds where the
+/// times have none).
+fn write_timeline(study: &Study, unit: Option<gcsim::units::TimeUnit>, path: &std::path::Path) -> Result<()> {
+    let plan = gcsim::engine::TrialPlan::new(study);
+    let timeline = plan
+        .pipeline_timeline(study.seed(), 0, 0)
+        .expect("--timeline is checked to go with --parallel");
+    let to_micros = 1e6 / unit.map_or(1.0, |u| u.per_second());
+    super::output::write_atomically(path, |out| timeline.write_chrome_trace(to_micros, out))?;
+    note!("wrote one iteration's timeline to {}", path.display());
+    Ok(())
 }

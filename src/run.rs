@@ -9,7 +9,10 @@ use gcsim::scheme::{Params, Scheme, SchemeKind};
 
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind};
-use super::flags::{CODE, D, K, M, N, OUT, P, PARTS, PLOT, Q, SCHEME, SPECULATE_AFTER, SPECULATE_FACTOR, TIMEOUT};
+use super::flags::{
+    ANALYTIC, CODE, D, K, M, N, OUT, P, PARALLEL, PARTS, PLOT, Q, SCHEME, SHARD, SPECULATE_AFTER, SPECULATE_FACTOR,
+    TIMELINE, TIMEOUT,
+};
 use super::job::Job;
 use super::{parse_count, parse_workers, run_config};
 
@@ -70,6 +73,13 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub speculate: super::SpeculateArgs,
+
+    /// With --parallel, write trial 0's iteration op by op to FILE.json as
+    /// a Chrome trace (open it in ui.perfetto.dev): a process per replica,
+    /// a thread per rank, each op, each stage's gradient sum and the
+    /// optimizer step. Example: --timeline iteration.json
+    #[arg(long, value_name = "FILE.json")]
+    pub timeline: Option<std::path::PathBuf>,
 
     /// Partitions per worker L >= s+1 of partial-frc and partial-crc: its
     /// own L-s-1, then s+1 coded; its load is L/(L-s).
@@ -220,6 +230,31 @@ impl TryFrom<RunArgs> for Job {
         if figure.is_some() && common.shard.is_some() {
             bail!("{PLOT} needs the whole run: plot the merged result (gcsim merge FILES --plot FILE)");
         }
-        Ok(common.job(study, Vec::new(), config, output, figure))
+        let timeline = check_timeline(args.timeline, &study, common)?;
+        let mut job = common.job(study, Vec::new(), config, output, figure);
+        job.timeline = timeline;
+        Ok(job)
     }
+}
+
+/// Checks `--timeline`: a writable `.json` file, for a pipeline job run
+/// whole and simulated.
+fn check_timeline(
+    path: Option<std::path::PathBuf>,
+    study: &gcsim::study::Study,
+    common: &CommonArgs,
+) -> Result<Option<std::path::PathBuf>> {
+    let Some(path) = path else { return Ok(None) };
+    if study.parallel().is_none() {
+        bail!("{TIMELINE} draws a pipeline job's ops: give {PARALLEL} dp=D,pp=P,tp=T");
+    }
+    if common.shard.is_some() || common.analytic {
+        bail!("{TIMELINE} samples one iteration of a whole, simulated run: drop {SHARD} and {ANALYTIC}");
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    if ext.as_deref() != Some("json") {
+        bail!("{TIMELINE} {}: a Chrome trace is JSON; give a .json file", path.display());
+    }
+    super::output::check(TIMELINE, &path)?;
+    Ok(Some(path))
 }

@@ -35,6 +35,7 @@ mod matmul;
 mod merge_partial;
 mod partial;
 mod persistence;
+mod pipelines;
 mod plan;
 mod populations;
 mod properties;

@@ -22,8 +22,10 @@ use crate::dist::Dist;
 use crate::param::Param;
 
 pub mod pipeline;
+pub mod timeline;
 
 pub use pipeline::{Op, Program};
+pub use timeline::Timeline;
 
 /// Most ranks a layout may have (dp·pp·tp).
 pub const MAX_RANKS: usize = 1 << 20;

@@ -16,7 +16,8 @@ use rand_distr::Distribution;
 use super::TrialPlan;
 use super::scratch::Scratch;
 use crate::parallel::pipeline::Times;
-use crate::parallel::{Parallel, Program};
+use crate::parallel::timeline::{TimelineOp, TimelineSum};
+use crate::parallel::{Parallel, Program, Timeline};
 use crate::rng::trial_rng;
 use crate::scheme::Rule;
 use crate::study::Study;
@@ -117,36 +118,15 @@ impl TrialPlan {
     pub(super) fn run_hybrid(
         &self,
         h: &Hybrid,
-        (seed, trial): (u64, u64),
+        at: (u64, u64),
         scratch: &mut Scratch,
         out: &mut [f64],
         mut totals: Option<&mut [PipelineTotals]>,
     ) {
-        let mut rng = trial_rng(seed, trial);
-        self.draw(&mut rng, scratch);
+        self.fill_compute(h, at, scratch);
         let p = &h.parallel;
-        let (dp, pp, tp) = (p.layout.dp, p.layout.pp, p.layout.tp);
-        let most = h.most;
+        let (dp, pp, most) = (p.layout.dp, p.layout.pp, h.most);
         let b = &mut scratch.hybrid;
-        b.works.resize(dp * most, 1.0);
-        if let Some(law) = &p.microbatch_work {
-            b.works.iter_mut().for_each(|w| *w = law.sample(&mut rng));
-        }
-        // Each op's compute: the stage's work × the microbatch's × the
-        // slowest of the stage's tensor ranks.
-        b.compute.resize(dp * pp * most, 0.0);
-        let n = self.n;
-        for d in 0..dp {
-            for i in 0..pp {
-                let row = &mut b.compute[(d * pp + i) * most..][..most];
-                let first = p.layout.rank(d, i, 0);
-                for (j, x) in row.iter_mut().enumerate() {
-                    let draws = &scratch.draws[j * n + first..][..tp];
-                    let slowest = draws.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    *x = p.stage_work[i] * b.works[d * most + j] * slowest;
-                }
-            }
-        }
         b.done.resize(h.programs.len(), Vec::new());
         let share = p.forward_share();
         for (k, program) in h.programs.iter().enumerate() {
@@ -178,6 +158,122 @@ impl TrialPlan {
             out[slot] = last + cost + p.optimizer_time;
         }
     }
+}
+
+impl TrialPlan {
+    /// Draws trial `at`'s ranks and microbatch works, and fills each op's
+    /// compute: the stage's work × the microbatch's × the slowest of the
+    /// stage's tensor ranks.
+    fn fill_compute(&self, h: &Hybrid, (seed, trial): (u64, u64), scratch: &mut Scratch) {
+        let mut rng = trial_rng(seed, trial);
+        self.draw(&mut rng, scratch);
+        let p = &h.parallel;
+        let (dp, pp, tp) = (p.layout.dp, p.layout.pp, p.layout.tp);
+        let most = h.most;
+        let b = &mut scratch.hybrid;
+        b.works.resize(dp * most, 1.0);
+        if let Some(law) = &p.microbatch_work {
+            b.works.iter_mut().for_each(|w| *w = law.sample(&mut rng));
+        }
+        b.compute.resize(dp * pp * most, 0.0);
+        let n = self.n;
+        for d in 0..dp {
+            for i in 0..pp {
+                let row = &mut b.compute[(d * pp + i) * most..][..most];
+                let first = p.layout.rank(d, i, 0);
+                for (j, x) in row.iter_mut().enumerate() {
+                    let draws = &scratch.draws[j * n + first..][..tp];
+                    let slowest = draws.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    *x = p.stage_work[i] * b.works[d * most + j] * slowest;
+                }
+            }
+        }
+    }
+
+    /// Trial `trial`'s first iteration of slot `slot` (the schemes', then
+    /// the uncoded baseline), op by op; `None` for a flat cluster.
+    pub fn pipeline_timeline(&self, seed: u64, trial: u64, slot: usize) -> Option<Timeline> {
+        let h = self.hybrid.as_ref()?;
+        let mut scratch = self.scratch();
+        self.fill_compute(h, (seed, trial), &mut scratch);
+        let p = &h.parallel;
+        let (dp, pp, tp, most) = (p.layout.dp, p.layout.pp, p.layout.tp, h.most);
+        let (k, rule, cost) = h.slots[slot];
+        let program = &h.programs[k];
+        let m = program.microbatches();
+        let share = p.forward_share();
+        let b = &mut scratch.hybrid;
+        let mut ops = Vec::with_capacity(dp * program.order().len());
+        let mut done = vec![0.0; pp * dp];
+        for d in 0..dp {
+            let compute = &b.compute[d * pp * most..(d + 1) * pp * most];
+            program.run(compute, most, share, p.p2p_time, &mut b.times);
+            for (i, &end) in b.times.free.iter().enumerate() {
+                done[i * dp + d] = end;
+            }
+            for op in program.order() {
+                let (i, j) = (op.stage as usize, op.microbatch as usize);
+                let x = compute[i * most + j];
+                let part = |v: f64| if op.backward { v - v * share } else { v * share };
+                let end = if op.backward {
+                    b.times.backward_end[i * m + j]
+                } else {
+                    b.times.forward_end[i * m + j]
+                };
+                let scale = p.stage_work[i] * b.works[d * most + j];
+                let own = (0..tp)
+                    .map(|t| part(scratch.draws[j * self.n + p.layout.rank(d, i, t)] * scale))
+                    .collect();
+                ops.push(TimelineOp {
+                    replica: d,
+                    stage: i,
+                    microbatch: j,
+                    backward: op.backward,
+                    start: end - part(x),
+                    end,
+                    own,
+                });
+            }
+        }
+        let mut sums = Vec::with_capacity(pp);
+        let mut last = f64::NEG_INFINITY;
+        for i in 0..pp {
+            let ends = &done[i * dp..(i + 1) * dp];
+            let start = rule_time(rule, ends, &mut b.column);
+            last = last.max(start + cost);
+            sums.push(TimelineSum {
+                stage: i,
+                start,
+                end: start + cost,
+                participants: participants(rule, ends),
+            });
+        }
+        Some(Timeline {
+            layout: p.layout,
+            ops,
+            sums,
+            optimizer: (last, last + p.optimizer_time),
+        })
+    }
+}
+
+/// The replicas whose gradients `rule` sums, for replicas that end at
+/// `ends`: the first k, or the first of each group.
+fn participants(rule: Rule, ends: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..ends.len()).collect();
+    order.sort_by(|&a, &b| ends[a].total_cmp(&ends[b]).then(a.cmp(&b)));
+    let mut chosen = match rule {
+        Rule::KOfN(k) => order[..k].to_vec(),
+        Rule::Groups { size } => (0..ends.len() / size)
+            .map(|g| {
+                (g * size..(g + 1) * size)
+                    .min_by(|&a, &b| ends[a].total_cmp(&ends[b]))
+                    .expect("a group")
+            })
+            .collect(),
+    };
+    chosen.sort_unstable();
+    chosen
 }
 
 /// When `rule` is met by replicas that end at `ends`.

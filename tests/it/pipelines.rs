@@ -1,0 +1,184 @@
+//! `--parallel` from the command line: the timeline of one iteration, the
+//! figure's caption, the cost view's GPUs and the inputs refused.
+
+use assert_cmd::Command;
+
+fn gcsim() -> Command {
+    Command::cargo_bin("gcsim").unwrap()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gcsim-pipelines-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const JOB: [&str; 16] = [
+    "--parallel",
+    "dp=4,pp=3,tp=2",
+    "--microbatches",
+    "3",
+    "--p2p-time",
+    "0.1",
+    "--optimizer-time",
+    "0.25",
+    "--dist",
+    "exp:rate=1,p_slow=0.2,slowdown=4",
+    "--aggregation",
+    "ring",
+    "--bandwidth",
+    "1GB/s",
+    "--gradient-size",
+    "2GB",
+];
+
+/// A complete event of the trace: (name, category, replica, thread, start, end, args).
+type Span = (String, String, u64, u64, f64, f64, serde_json::Value);
+
+fn spans(trace: &serde_json::Value) -> Vec<Span> {
+    trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .map(|e| {
+            let ts = e["ts"].as_f64().unwrap() / 1e6;
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["cat"].as_str().unwrap().to_string(),
+                e["pid"].as_u64().unwrap(),
+                e["tid"].as_u64().unwrap(),
+                ts,
+                ts + e["dur"].as_f64().unwrap() / 1e6,
+                e["args"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The timeline of trial 0 is the iteration whose time a one-trial run
+/// reports: it ends there, each rank runs one op at a time, each op takes
+/// the slowest of its tensor ranks, forwards follow the previous stage's
+/// by the p2p time, and the stages' sums follow the scheme's replicas.
+#[test]
+fn the_timeline_is_the_iteration_a_run_of_one_trial_reports() {
+    let dir = scratch("timeline");
+    let file = dir.join("it.json");
+    for scheme in [&["--scheme", "uncoded"][..], &["--scheme", "ignore", "--s", "1"][..]] {
+        let out = gcsim()
+            .args(["run", "--trials", "1", "--time-unit", "s", "-q", "--format", "json"])
+            .args(JOB)
+            .args(scheme)
+            .args(["--timeline", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let row: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mean = row["rows"][0]["mean"].as_f64().unwrap();
+        let trace: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let all = spans(&trace);
+        // The optimizer step ends the iteration (a dropped replica may
+        // still be computing).
+        let end = all.iter().filter(|s| s.1 == "optimizer").map(|s| s.5).fold(0.0, f64::max);
+        assert!((end - mean).abs() < 1e-9 * mean, "{scheme:?}: the iteration ends at {end}, the run reports {mean}");
+        let ops: Vec<&Span> = all.iter().filter(|s| s.1 == "forward" || s.1 == "backward").collect();
+        // 4 replicas × 3 stages × 2 tensor ranks × 3 microbatches × 2 passes.
+        assert_eq!(ops.len(), 144);
+        for op in &ops {
+            let own = op.6["own_compute"].as_f64().unwrap() / 1e6;
+            assert!(own <= op.5 - op.4 + 1e-9, "{op:?}: a rank computes longer than its op");
+        }
+        // Each op lasts as long as the slowest tensor rank's own compute.
+        for pair in ops.chunks(2) {
+            let slowest = pair.iter().map(|o| o.6["own_compute"].as_f64().unwrap() / 1e6).fold(0.0, f64::max);
+            assert!((pair[0].5 - pair[0].4 - slowest).abs() < 1e-9, "{pair:?}");
+        }
+        // One op at a time on every rank.
+        let mut by_rank: std::collections::BTreeMap<(u64, u64), Vec<(f64, f64)>> = Default::default();
+        for op in &ops {
+            by_rank.entry((op.2, op.3)).or_default().push((op.4, op.5));
+        }
+        for spans in by_rank.values_mut() {
+            spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+            assert!(spans.windows(2).all(|w| w[1].0 >= w[0].1 - 1e-9), "{spans:?}");
+        }
+        // F(i, j) after F(i−1, j) + τ, on the same replica.
+        let forward = |d: u64, i: u64, j: &str| {
+            ops.iter()
+                .find(|o| o.2 == d && o.3 == 2 * i && o.0 == format!("F{j}"))
+                .unwrap()
+        };
+        for d in 0..4 {
+            for i in 1..3 {
+                for j in ["0", "1", "2"] {
+                    assert!(forward(d, i, j).4 >= forward(d, i - 1, j).5 + 0.1 - 1e-9);
+                }
+            }
+        }
+        let sums = all.iter().filter(|s| s.1 == "collective").count();
+        let participants = if scheme.len() == 2 { 4 } else { 3 };
+        assert_eq!(sums, 3 * 2 * participants, "{scheme:?}");
+        assert_eq!(all.iter().filter(|s| s.1 == "optimizer").count(), 24);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn figures_name_the_layout_and_costs_count_every_gpu() {
+    let dir = scratch("figure");
+    let svg = dir.join("f.svg");
+    let out = gcsim()
+        .args(["sweep", "--scheme", "ignore", "--s", "0..2", "--trials", "2000", "-q"])
+        .args(JOB)
+        .args(["--time-unit", "s", "--iterations-per-run", "3600", "--format", "json"])
+        .args(["--plot", svg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("pipelines dp=4,pp=3,tp=2 microbatches=3 schedule=1f1b"), "caption");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in v["rows"].as_array().unwrap() {
+        // 3600 iterations of `mean` seconds on 24 GPUs.
+        let (mean, hours) = (row["mean"].as_f64().unwrap(), row["gpu_hours"].as_f64().unwrap());
+        assert!((hours - 24.0 * mean).abs() < 1e-9 * hours, "{row}");
+        assert_eq!(row["n"], 4, "a row's n counts replicas");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn what_does_not_go_with_a_layout_is_refused_in_one_line() {
+    for (args, says) in [
+        ("run --parallel dp=4,pp=2 --scheme k-async --k 2", "k-async does not code across the replicas of --parallel"),
+        ("run --parallel dp=4,pp=2 --scheme timeout --timeout 3", "timeout does not code across"),
+        ("run --parallel dp=4,pp=2 --scheme mds --k 3 --microbatches 2", "which is not a whole number"),
+        ("run --parallel dp=4,pp=2 --comm-time 1", "--comm-time acts on a master's messages"),
+        ("run --parallel dp=4,pp=2 --decoder rank --scheme crc --s 1", "--decoder acts on a master's messages"),
+        ("run --parallel dp=4,pp=2 --load-model additive", "drop --load-model"),
+        (
+            "run --parallel dp=4,pp=2 --aggregation ring --buckets 4 --bandwidth 1GB/s --gradient-size 1GB --time-unit s",
+            "--buckets > 1 is not modelled under --parallel",
+        ),
+        ("run --parallel dp=4,pp=2 --n 7", "--n 7 but --parallel dp=4,pp=2,tp=1 has 8 ranks"),
+        ("run --parallel dp=4,pp=2 --stage-work 1,2,3", "--stage-work 3 values for 2 stages"),
+        ("run --parallel dp=4,pp=2 --backward-ratio 0", "--backward-ratio 0 is out of range"),
+        ("run --parallel dp=4,pp=2 --microbatches 0", "--microbatches 0 is out of range"),
+        ("run --parallel dp=4,pp=2 --analytic", "no exact law for uncoded on the pipelines of --parallel"),
+        ("run --microbatches 4 --n 4 --scheme uncoded", "--microbatches describes a pipeline job"),
+        ("sweep --parallel dp=4,pp=2 --n 8,16 --scheme ignore --s 0..1", "--parallel fixes n"),
+        ("plan --parallel dp=4,pp=2 --n 8", "plan ranks flat clusters only"),
+        ("run --n 4 --scheme uncoded --timeline t.json", "--timeline draws a pipeline job's ops"),
+        ("run --parallel dp=4,pp=2 --timeline t.csv", "give a .json file"),
+        ("run --parallel dp=4,pp=2 --timeline t.json --shard 1/2 --out p.json", "drop --shard and --analytic"),
+        ("run --parallel dp=4,pp=2,tp=0", "tp=`0` is not a whole number >= 1"),
+        ("run --parallel dp=4,cp=2", "unknown key `cp`; accepted: dp, pp, tp"),
+        ("run --parallel dp=4 --schedule interleaved", "accepted: gpipe, 1f1b"),
+    ] {
+        let out = gcsim().args(args.split(' ')).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args}: {err}");
+        assert!(err.contains(says), "{args}: {err}");
+        assert!(!err.contains("panicked"), "{args}: {err}");
+    }
+}

@@ -358,11 +358,7 @@ impl TryFrom<PlanArgs> for PlanJob {
     fn try_from(args: PlanArgs) -> Result<Self> {
         let common = &args.common;
         common.check_counts()?;
-        if common.parallel.parallel.is_some() {
-            bail!(
-                "{PARALLEL}: plan ranks flat clusters only; compare a layout's schemes with gcsim sweep {PARALLEL} ... {SCHEME} ignore,frc,crc {S} 0..S"
-            );
-        }
+        check_flat(&common)?;
         if common.analytic {
             bail!("plan chooses exact values itself: drop {ANALYTIC}");
         }
@@ -534,4 +530,14 @@ impl Export for PlanReport {
     fn digits(&self) -> &'static Digits {
         &Digits::PLAN
     }
+}
+
+/// Refuses a hybrid-parallel job's flags: plan ranks flat clusters.
+fn check_flat(common: &CommonArgs) -> Result<()> {
+    if common.parallel.parallel()?.is_some() {
+        bail!(
+            "{PARALLEL}: plan ranks flat clusters only; compare a layout's schemes with gcsim sweep {PARALLEL} ... {SCHEME} ignore,frc,crc {S} 0..S"
+        );
+    }
+    Ok(())
 }

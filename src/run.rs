@@ -253,7 +253,10 @@ fn check_timeline(
     }
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     if ext.as_deref() != Some("json") {
-        bail!("{TIMELINE} {}: a Chrome trace is JSON; give a .json file", path.display());
+        bail!(
+            "{TIMELINE} {}: a Chrome trace is JSON; give a .json file",
+            path.display()
+        );
     }
     super::output::check(TIMELINE, &path)?;
     Ok(Some(path))

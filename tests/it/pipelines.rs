@@ -79,8 +79,15 @@ fn the_timeline_is_the_iteration_a_run_of_one_trial_reports() {
         let all = spans(&trace);
         // The optimizer step ends the iteration (a dropped replica may
         // still be computing).
-        let end = all.iter().filter(|s| s.1 == "optimizer").map(|s| s.5).fold(0.0, f64::max);
-        assert!((end - mean).abs() < 1e-9 * mean, "{scheme:?}: the iteration ends at {end}, the run reports {mean}");
+        let end = all
+            .iter()
+            .filter(|s| s.1 == "optimizer")
+            .map(|s| s.5)
+            .fold(0.0, f64::max);
+        assert!(
+            (end - mean).abs() < 1e-9 * mean,
+            "{scheme:?}: the iteration ends at {end}, the run reports {mean}"
+        );
         let ops: Vec<&Span> = all.iter().filter(|s| s.1 == "forward" || s.1 == "backward").collect();
         // 4 replicas × 3 stages × 2 tensor ranks × 3 microbatches × 2 passes.
         assert_eq!(ops.len(), 144);
@@ -90,7 +97,10 @@ fn the_timeline_is_the_iteration_a_run_of_one_trial_reports() {
         }
         // Each op lasts as long as the slowest tensor rank's own compute.
         for pair in ops.chunks(2) {
-            let slowest = pair.iter().map(|o| o.6["own_compute"].as_f64().unwrap() / 1e6).fold(0.0, f64::max);
+            let slowest = pair
+                .iter()
+                .map(|o| o.6["own_compute"].as_f64().unwrap() / 1e6)
+                .fold(0.0, f64::max);
             assert!((pair[0].5 - pair[0].4 - slowest).abs() < 1e-9, "{pair:?}");
         }
         // One op at a time on every rank.
@@ -136,7 +146,10 @@ fn figures_name_the_layout_and_costs_count_every_gpu() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(&svg).unwrap();
-    assert!(text.contains("pipelines dp=4,pp=3,tp=2 microbatches=3 schedule=1f1b"), "caption");
+    assert!(
+        text.contains("pipelines dp=4,pp=3,tp=2 microbatches=3 schedule=1f1b"),
+        "caption"
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for row in v["rows"].as_array().unwrap() {
         // 3600 iterations of `mean` seconds on 24 GPUs.
@@ -150,27 +163,69 @@ fn figures_name_the_layout_and_costs_count_every_gpu() {
 #[test]
 fn what_does_not_go_with_a_layout_is_refused_in_one_line() {
     for (args, says) in [
-        ("run --parallel dp=4,pp=2 --scheme k-async --k 2", "k-async does not code across the replicas of --parallel"),
-        ("run --parallel dp=4,pp=2 --scheme timeout --timeout 3", "timeout does not code across"),
-        ("run --parallel dp=4,pp=2 --scheme mds --k 3 --microbatches 2", "which is not a whole number"),
-        ("run --parallel dp=4,pp=2 --comm-time 1", "--comm-time acts on a master's messages"),
-        ("run --parallel dp=4,pp=2 --decoder rank --scheme crc --s 1", "--decoder acts on a master's messages"),
+        (
+            "run --parallel dp=4,pp=2 --scheme k-async --k 2",
+            "k-async does not code across the replicas of --parallel",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --scheme timeout --timeout 3",
+            "timeout does not code across",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --scheme mds --k 3 --microbatches 2",
+            "which is not a whole number",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --comm-time 1",
+            "--comm-time acts on a master's messages",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --decoder rank --scheme crc --s 1",
+            "--decoder acts on a master's messages",
+        ),
         ("run --parallel dp=4,pp=2 --load-model additive", "drop --load-model"),
         (
             "run --parallel dp=4,pp=2 --aggregation ring --buckets 4 --bandwidth 1GB/s --gradient-size 1GB --time-unit s",
             "--buckets > 1 is not modelled under --parallel",
         ),
-        ("run --parallel dp=4,pp=2 --n 7", "--n 7 but --parallel dp=4,pp=2,tp=1 has 8 ranks"),
-        ("run --parallel dp=4,pp=2 --stage-work 1,2,3", "--stage-work 3 values for 2 stages"),
-        ("run --parallel dp=4,pp=2 --backward-ratio 0", "--backward-ratio 0 is out of range"),
-        ("run --parallel dp=4,pp=2 --microbatches 0", "--microbatches 0 is out of range"),
-        ("run --parallel dp=4,pp=2 --analytic", "no exact law for uncoded on the pipelines of --parallel"),
-        ("run --microbatches 4 --n 4 --scheme uncoded", "--microbatches describes a pipeline job"),
-        ("sweep --parallel dp=4,pp=2 --n 8,16 --scheme ignore --s 0..1", "--parallel fixes n"),
+        (
+            "run --parallel dp=4,pp=2 --n 7",
+            "--n 7 but --parallel dp=4,pp=2,tp=1 has 8 ranks",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --stage-work 1,2,3",
+            "--stage-work 3 values for 2 stages",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --backward-ratio 0",
+            "--backward-ratio 0 is out of range",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --microbatches 0",
+            "--microbatches 0 is out of range",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --analytic",
+            "no exact law for uncoded on the pipelines of --parallel",
+        ),
+        (
+            "run --microbatches 4 --n 4 --scheme uncoded",
+            "--microbatches describes a pipeline job",
+        ),
+        (
+            "sweep --parallel dp=4,pp=2 --n 8,16 --scheme ignore --s 0..1",
+            "--parallel fixes n",
+        ),
         ("plan --parallel dp=4,pp=2 --n 8", "plan ranks flat clusters only"),
-        ("run --n 4 --scheme uncoded --timeline t.json", "--timeline draws a pipeline job's ops"),
+        (
+            "run --n 4 --scheme uncoded --timeline t.json",
+            "--timeline draws a pipeline job's ops",
+        ),
         ("run --parallel dp=4,pp=2 --timeline t.csv", "give a .json file"),
-        ("run --parallel dp=4,pp=2 --timeline t.json --shard 1/2 --out p.json", "drop --shard and --analytic"),
+        (
+            "run --parallel dp=4,pp=2 --timeline t.json --shard 1/2 --out p.json",
+            "drop --shard and --analytic",
+        ),
         ("run --parallel dp=4,pp=2,tp=0", "tp=`0` is not a whole number >= 1"),
         ("run --parallel dp=4,cp=2", "unknown key `cp`; accepted: dp, pp, tp"),
         ("run --parallel dp=4 --schedule interleaved", "accepted: gpipe, 1f1b"),

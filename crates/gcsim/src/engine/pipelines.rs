@@ -64,3 +64,6 @@ pub fn pipeline_shares(study: &Study) -> Vec<Option<PipelineShares>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

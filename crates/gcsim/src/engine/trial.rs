@@ -548,31 +548,6 @@ impl TrialPlan {
         scratch.iteration_out = one;
     }
 
-    /// Trial `trial` of a hybrid-parallel job of one iteration, as
-    /// [`Self::run`] runs it, adding each of its pipelines' totals to
-    /// `totals` (one per distinct number of microbatches, ascending; see
-    /// [`Self::pipeline_programs`]). Does nothing for a flat cluster.
-    pub fn run_pipelines(
-        &self,
-        seed: u64,
-        trial: u64,
-        scratch: &mut Scratch,
-        out: &mut [f64],
-        totals: &mut [PipelineTotals],
-    ) {
-        if let Some(h) = &self.hybrid {
-            scratch.carried.iteration = 0;
-            self.run_hybrid(h, (seed, trial), scratch, out, Some(totals));
-        }
-    }
-
-    /// A hybrid-parallel job's number of pipelines (distinct numbers of
-    /// microbatches) and each slot's pipeline; `None` for a flat cluster.
-    pub fn pipeline_programs(&self) -> Option<(usize, Vec<usize>)> {
-        let h = self.hybrid.as_ref()?;
-        Some((h.programs(), h.slot_programs().collect()))
-    }
-
     /// Runs one iteration, whose streams have index `index`.
     fn run_iteration(&self, seed: u64, trial: u64, scratch: &mut Scratch, out: &mut [f64]) {
         if let Some(h) = &self.hybrid {

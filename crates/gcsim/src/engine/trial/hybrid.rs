@@ -15,7 +15,6 @@ use rand_distr::Distribution;
 
 use super::TrialPlan;
 use super::scratch::Scratch;
-use crate::parallel::pipeline::Times;
 use crate::parallel::timeline::{TimelineOp, TimelineSum};
 use crate::parallel::{Parallel, Program, Timeline};
 use crate::rng::trial_rng;
@@ -33,22 +32,6 @@ pub(crate) struct Hybrid {
     slots: Vec<(usize, Rule, f64)>,
     /// The most microbatches of any slot: the draws' units.
     most: usize,
-}
-
-/// Per thread: the trial's microbatch computes and the replicas' stage
-/// times.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Buffers {
-    /// Replica d's stage i's microbatch j compute at `(d·P + i)·most + j`.
-    compute: Vec<f64>,
-    /// Per replica and microbatch, its work.
-    works: Vec<f64>,
-    /// Per program, stage i's end in replica d at `i·D + d`.
-    done: Vec<Vec<f64>>,
-    /// One evaluation's times.
-    times: Times,
-    /// One stage's replicas, for a selection.
-    column: Vec<f64>,
 }
 
 /// A pipeline's idle share and its stages' busy time, summed over replicas.
@@ -113,6 +96,31 @@ impl Hybrid {
 }
 
 impl TrialPlan {
+    /// Trial `trial` of a hybrid-parallel job of one iteration, as
+    /// [`Self::run`] runs it, adding each of its pipelines' totals to
+    /// `totals` (one per distinct number of microbatches, ascending; see
+    /// [`Self::pipeline_programs`]). Does nothing for a flat cluster.
+    pub fn run_pipelines(
+        &self,
+        seed: u64,
+        trial: u64,
+        scratch: &mut Scratch,
+        out: &mut [f64],
+        totals: &mut [PipelineTotals],
+    ) {
+        if let Some(h) = &self.hybrid {
+            scratch.carried.iteration = 0;
+            self.run_hybrid(h, (seed, trial), scratch, out, Some(totals));
+        }
+    }
+
+    /// A hybrid-parallel job's number of pipelines (distinct numbers of
+    /// microbatches) and each slot's pipeline; `None` for a flat cluster.
+    pub fn pipeline_programs(&self) -> Option<(usize, Vec<usize>)> {
+        let h = self.hybrid.as_ref()?;
+        Some((h.programs(), h.slot_programs().collect()))
+    }
+
     /// One iteration of a hybrid-parallel job: each slot's time in `out`;
     /// with `totals`, each program's pipeline totals added to it.
     pub(super) fn run_hybrid(

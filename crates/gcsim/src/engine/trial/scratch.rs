@@ -2,6 +2,7 @@
 //! and reused by every trial it runs.
 
 use super::*;
+use crate::parallel::pipeline::Times;
 
 /// Per-thread buffers for [`TrialPlan::run`].
 #[derive(Debug, Clone, Default)]
@@ -89,7 +90,7 @@ pub struct Scratch {
     /// k-async, k-batch-async; a worker may send several mini-batches).
     pub(super) used: Option<Vec<u32>>,
     /// A hybrid-parallel job's buffers.
-    pub(super) hybrid: super::hybrid::Buffers,
+    pub(super) hybrid: PipelineBuffers,
 }
 
 impl Scratch {
@@ -150,4 +151,20 @@ impl TrialPlan {
             hybrid: Default::default(),
         }
     }
+}
+
+/// Per thread: the trial's microbatch computes and the replicas' stage
+/// times.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PipelineBuffers {
+    /// Replica d's stage i's microbatch j compute at `(d·P + i)·most + j`.
+    pub(super) compute: Vec<f64>,
+    /// Per replica and microbatch, its work.
+    pub(super) works: Vec<f64>,
+    /// Per program, stage i's end in replica d at `i·D + d`.
+    pub(super) done: Vec<Vec<f64>>,
+    /// One evaluation's times.
+    pub(super) times: Times,
+    /// One stage's replicas, for a selection.
+    pub(super) column: Vec<f64>,
 }

@@ -41,6 +41,7 @@ mod populations;
 mod properties;
 mod real_units;
 mod replay_rows;
+mod scenario_parallel;
 mod scenario_train;
 mod shard;
 mod shard_paths;

@@ -16,6 +16,7 @@
 //! schemes = ["crc"]
 //! s = "0..50"                             # or 5, or [0, 5, 10]; also m, k
 //! # dist, load_model, unit_time, n, iterations, trace_bootstrap, analytic may be set per study
+//! # parallel = "dp=8,pp=4,tp=2"          # a hybrid-parallel job (parallel.rs), here or at the top
 //! figures = [{ file = "speedup.png", metric = "speedup" }]
 //!
 //! [[figure]]                              # several studies on one axis
@@ -59,6 +60,7 @@ use gcsim::sweep::Ranges;
 mod collective;
 mod figures;
 pub mod page;
+mod parallel;
 mod plan;
 pub mod shard;
 mod source;
@@ -142,6 +144,14 @@ source::scheme_table! {
         gradient_size: Option<Spanned<collective::Quantity>>,
         buckets: Option<Spanned<usize>>,
         time_unit: Option<Spanned<String>>,
+        parallel: Option<Spanned<String>>,
+        microbatches: Option<Spanned<usize>>,
+        schedule: Option<Spanned<String>>,
+        backward_ratio: Option<Spanned<f64>>,
+        p2p_time: Option<Spanned<f64>>,
+        stage_work: Option<Spanned<parallel::StageWork>>,
+        microbatch_work: Option<Spanned<String>>,
+        optimizer_time: Option<Spanned<f64>>,
         #[serde(default)]
         figures: Vec<FigureFile>,
     }
@@ -152,7 +162,7 @@ source::scheme_table! {
 struct ScenarioFile {
     name: Spanned<String>,
     description: Option<String>,
-    n: Spanned<usize>,
+    n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
     shuffle_placement: Option<Spanned<bool>>,
@@ -168,6 +178,14 @@ struct ScenarioFile {
     gradient_size: Option<Spanned<collective::Quantity>>,
     buckets: Option<Spanned<usize>>,
     time_unit: Option<Spanned<String>>,
+    parallel: Option<Spanned<String>>,
+    microbatches: Option<Spanned<usize>>,
+    schedule: Option<Spanned<String>>,
+    backward_ratio: Option<Spanned<f64>>,
+    p2p_time: Option<Spanned<f64>>,
+    stage_work: Option<Spanned<parallel::StageWork>>,
+    microbatch_work: Option<Spanned<String>>,
+    optimizer_time: Option<Spanned<f64>>,
     trials: Option<Spanned<u64>>,
     iterations: Option<Spanned<u64>>,
     trace_bootstrap: Option<Spanned<usize>>,
@@ -356,6 +374,7 @@ impl Scenario {
             (None, Some(t)) => *t.get_ref(),
             (None, None) => 100_000,
         };
+        src.file_layout(&file)?;
         let mut taken = Taken::default();
         let mut studies = Vec::new();
         for st in file.study.iter().flat_map(|s| s.get_ref()) {
@@ -401,24 +420,25 @@ fn study(
 ) -> Result<ScenarioStudy, ScenarioError> {
     let label = src.label(&st.label, "study", taken)?;
     let owner = format!("study `{label}`");
+    let hybrid = src.layout(
+        parallel::parallel_keys!(file),
+        parallel::parallel_keys!(st),
+        [file.n.as_ref(), st.n.as_ref()],
+    )?;
+    let ranks = hybrid.as_ref().map(|h| &h.ranks);
     let cluster = src.cluster(
-        &cluster_keys!(file, Some(&file.n)),
-        &cluster_keys!(st, st.n.as_ref()),
+        &cluster_keys!(file, file.n.as_ref()),
+        &cluster_keys!(st, ranks.or(st.n.as_ref())),
         &st.label,
     )?;
-    let grid = src.grid(cluster.n, &grid_keys!(st), &st.label, &owner)?;
-    let study = match Study::with_workers(
-        cluster.n,
-        cluster.workers,
-        cluster.model,
-        grid.expanded.schemes,
-        trials,
-        file.seed.unwrap_or(0),
-    ) {
-        Ok(s) => s.with_comm(cluster.comm),
+    let replicas = hybrid.as_ref().map_or(cluster.n, |h| h.parallel.layout.dp);
+    let grid = src.grid(replicas, &grid_keys!(st), &st.label, &owner)?;
+    let seed = file.seed.unwrap_or(0);
+    let study = match src.base_study(hybrid.as_ref(), cluster, grid.expanded.schemes, trials, seed) {
+        Ok(s) => s,
         Err(e) => {
             let span = file.trials.as_ref().map_or(st.label.span(), |t| t.span());
-            return src.err(Some(span), format!("{owner}: {e}"));
+            return src.study_error(file, st, e, span, &owner);
         }
     };
     let iterations = st.iterations.as_ref().or(file.iterations.as_ref());
@@ -444,15 +464,17 @@ fn study(
     let study = match study.with_aggregation(aggregation) {
         Ok(s) => s,
         Err(e) => {
-            let span = st
-                .aggregation
-                .as_ref()
-                .or(file.aggregation.as_ref())
-                .map_or(st.label.span(), |a| a.span());
-            return src.err(Some(span), format!("{owner}: {e}"));
+            let span = st.aggregation.as_ref().or(file.aggregation.as_ref());
+            return src.study_error(file, st, e, span.map_or(st.label.span(), |a| a.span()), &owner);
         }
     };
     let analytic = st.analytic.unwrap_or(file.analytic);
+    if let (true, Some(h)) = (analytic, &hybrid) {
+        return src.err(
+            Some(h.ranks.span()),
+            format!("{owner}: key `analytic`: a pipeline's time is a max-plus expression of every rank's draws, with no exact law; drop `analytic` to simulate the layout"),
+        );
+    }
     let trace_bootstrap = trace_bootstrap(src, file, st, &study, analytic, &owner)?;
     for format in ScenarioStudy::RESULT_FORMATS {
         src.claim(taken, &result_file(&label, format), &owner, "label", st.label.span())?;

@@ -12,7 +12,9 @@
 //! The file's cluster keys (n, dist, workers, load_model, unit_time, the
 //! communication keys, the collective's keys and time_unit), trials,
 //! iterations and seed apply where the table does not set them. The flags are checked by the command line's own
-//! parser before anything runs (see the binary's scenario job).
+//! parser before anything runs (see the binary's scenario job). The keys
+//! of a pipeline job (`parallel`, ...) are refused: `plan` ranks flat
+//! clusters only.
 
 use toml::{Spanned, Table, Value};
 
@@ -142,6 +144,14 @@ pub(super) fn plan(
         .iter()
         .filter(|(k, _)| k.as_str() != "label" && !(k.as_str() == "trials" && trials.is_some()))
     {
+        if super::parallel::KEYS.contains(&key.as_str()) {
+            return src.err(
+                span(),
+                format!(
+                    "{owner}: key `{key}` describes a pipeline job, and a [[plan]] ranks flat clusters only; compare a layout's schemes in a [[study]] with `parallel`, schemes = [\"ignore\", \"frc\", \"crc\"] and s = \"0..S\""
+                ),
+            );
+        }
         if REFUSED.contains(&key.as_str()) {
             return src.err(
                 span(),

@@ -258,7 +258,12 @@ impl Source<'_> {
         own: &ClusterKeys,
         label: &Spanned<String>,
     ) -> Result<Cluster, ScenarioError> {
-        let n = own.n.or(file.n).expect("the file's n is required");
+        let Some(n) = own.n.or(file.n) else {
+            return self.err(
+                Some(label.span()),
+                "missing field `n`: give the number of workers, in this table or at the top of the file",
+            );
+        };
         if *n.get_ref() == 0 {
             return self.err(
                 Some(n.span()),

@@ -4,6 +4,8 @@ use gcsim::comm::{Comm, Link};
 use gcsim::dist::Dist;
 use gcsim::load::LoadModel;
 
+mod parallel;
+
 const GOOD: &str = r#"
 name = "t"
 n = 12

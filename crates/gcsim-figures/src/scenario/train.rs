@@ -15,7 +15,9 @@
 //! ```
 //!
 //! The other keys mirror the flags of `gcsim train`: target, test_fraction,
-//! l2, step, schedule. The seed is the scenario's. Every value is checked
+//! l2, step, schedule (the step size's). The keys of a pipeline job
+//! (`parallel`, ...) are refused: a train runs on a flat cluster at a
+//! master. The seed is the scenario's. Every value is checked
 //! and the data read before anything runs; an error names the file, the
 //! line of the key at fault, and the key.
 
@@ -64,6 +66,13 @@ scheme_table! {
         font_size: Option<Spanned<f64>>,
         title: Option<bool>,
         log_y: Option<bool>,
+        parallel: Option<Spanned<toml::Value>>,
+        microbatches: Option<Spanned<toml::Value>>,
+        backward_ratio: Option<Spanned<toml::Value>>,
+        p2p_time: Option<Spanned<toml::Value>>,
+        stage_work: Option<Spanned<toml::Value>>,
+        microbatch_work: Option<Spanned<toml::Value>>,
+        optimizer_time: Option<Spanned<toml::Value>>,
     }
 }
 
@@ -165,8 +174,9 @@ pub(super) fn train(
             format!("{owner}: key `aggregation` sums a [[study]]'s or a [[plan]]'s gradients; a [[train]] table is trained at a master: put the collective's keys in the studies and plans"),
         );
     }
+    flat_only(src, file, tr, &owner)?;
     let cluster = src.cluster(
-        &cluster_keys!(file, Some(&file.n)),
+        &cluster_keys!(file, file.n.as_ref()),
         &cluster_keys!(tr, tr.n.as_ref()),
         &tr.label,
     )?;
@@ -239,6 +249,43 @@ pub(super) fn train(
         config,
         plot,
         style,
+    })
+}
+
+/// A `[[train]]` trains at a master on a flat cluster: the keys of a
+/// pipeline job (`schedule` aside, its step size's here) are refused, its
+/// own and the file's `parallel`.
+fn flat_only(src: &Source, file: &ScenarioFile, tr: &TrainFile, owner: &str) -> Result<(), ScenarioError> {
+    if let Some(p) = &file.parallel {
+        return src.err(
+            Some(p.span()),
+            format!("{owner}: key `parallel` lays out the [[study]] tables' pipeline job; a [[train]] table trains at a master, on a flat cluster: put `parallel` in the studies"),
+        );
+    }
+    let own = [
+        ("parallel", &tr.parallel),
+        ("microbatches", &tr.microbatches),
+        ("backward_ratio", &tr.backward_ratio),
+        ("p2p_time", &tr.p2p_time),
+        ("stage_work", &tr.stage_work),
+        ("microbatch_work", &tr.microbatch_work),
+        ("optimizer_time", &tr.optimizer_time),
+    ];
+    match own.into_iter().find_map(|(key, v)| Some((key, v.as_ref()?))) {
+        Some((key, v)) => src.err(
+            Some(v.span()),
+            format!("{owner}: key `{key}` describes a pipeline job; a [[train]] table trains at a master, on a flat cluster: simulate the layout in a [[study]]"),
+        ),
+        None => Ok(()),
+    }
+}
+
+/// A `[[train]]`'s `schedule`, its step size's; a pipeline's schedule
+/// there is refused saying where it belongs.
+fn step_schedule(text: &str) -> Result<Schedule, String> {
+    text.parse::<Schedule>().map_err(|e| match gcsim::parallel::Schedule::parse(text) {
+        Ok(_) => format!("{e}; `{text}` is a pipeline's schedule, a [[study]]'s key beside `parallel`: a [[train]]'s `schedule` is its step size's"),
+        Err(_) => e,
     })
 }
 
@@ -315,7 +362,7 @@ fn recipe(src: &Source, tr: &TrainFile, seed: u64) -> Result<Recipe, ScenarioErr
             synthetic => synthetic,
         })
     })?;
-    let schedule = parsed(src, "schedule", tr.schedule.as_ref(), str::parse::<Schedule>)?;
+    let schedule = parsed(src, "schedule", tr.schedule.as_ref(), step_schedule)?;
     let value = |v: &Option<Spanned<f64>>| v.as_ref().map(|v| *v.get_ref());
     Ok(Recipe {
         problem: problem.unwrap_or(Problem::Logistic),

@@ -358,7 +358,7 @@ impl TryFrom<PlanArgs> for PlanJob {
     fn try_from(args: PlanArgs) -> Result<Self> {
         let common = &args.common;
         common.check_counts()?;
-        check_flat(&common)?;
+        check_flat(common)?;
         if common.analytic {
             bail!("plan chooses exact values itself: drop {ANALYTIC}");
         }

@@ -185,10 +185,6 @@ fn what_does_not_go_with_a_layout_is_refused_in_one_line() {
         ),
         ("run --parallel dp=4,pp=2 --load-model additive", "drop --load-model"),
         (
-            "run --parallel dp=4,pp=2 --aggregation ring --buckets 4 --bandwidth 1GB/s --gradient-size 1GB --time-unit s",
-            "--buckets > 1 is not modelled under --parallel",
-        ),
-        (
             "run --parallel dp=4,pp=2 --n 7",
             "--n 7 but --parallel dp=4,pp=2,tp=1 has 8 ranks",
         ),

@@ -405,6 +405,9 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
                     row.gpus = Some(l.layout.ranks());
                 }
                 if let Some(p) = pipelines {
+                    if row.collective_time.is_some() {
+                        row.collective_time = Some(p.collective_time);
+                    }
                     row.bubble_fraction = Some(p.bubble_fraction);
                     let busy: Vec<String> = p.stage_busy.iter().map(|b| crate::param::plain(*b)).collect();
                     row.stage_busy = Some(busy.join(";"));

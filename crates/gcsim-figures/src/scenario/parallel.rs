@@ -258,7 +258,6 @@ impl Source<'_> {
             ParallelConflict::Microbatches { .. } | ParallelConflict::TooLarge(_) => Param::Microbatches,
             ParallelConflict::Replay => Param::Dist,
             ParallelConflict::LoadModel => Param::LoadModel,
-            ParallelConflict::Buckets => Param::Buckets,
         };
         let keys = parallel_keys!(st).or(parallel_keys!(file));
         let at = (keys.span_of(param))

@@ -28,7 +28,9 @@ pub fn collective_times(study: &Study) -> Vec<Option<f64>> {
         .iter()
         .map(|s| study.bucket_cost(s).expect("a collective"))
         .collect();
-    if c.buckets == 1 {
+    if c.buckets == 1 || study.parallel().is_some() {
+        // A layout's sums are timed on its pipelines (see
+        // `crate::engine::pipelines`).
         return costs.into_iter().map(Some).collect();
     }
     let computation = study

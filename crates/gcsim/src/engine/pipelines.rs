@@ -17,6 +17,9 @@ pub struct PipelineShares {
     pub bubble_fraction: f64,
     /// Per stage, the mean time it computes per iteration.
     pub stage_busy: Vec<f64>,
+    /// The mean time from the start of the last-ending stage's first
+    /// gradient sum to its end (the sum's cost, with one bucket).
+    pub collective_time: f64,
 }
 
 /// Per scheme of `study`, under a layout, its pipelines' shares over the
@@ -32,19 +35,22 @@ pub fn pipeline_shares(study: &Study) -> Vec<Option<PipelineShares>> {
     let trials = study.trials().min(PIPELINE_TRIALS);
     let slots = plan.slots();
     // Per trial, then summed in trial order: the same bytes on any number of threads.
-    let per_trial: Vec<Vec<PipelineTotals>> = (0..trials)
+    let per_trial: Vec<(Vec<PipelineTotals>, Vec<f64>)> = (0..trials)
         .into_par_iter()
         .map_init(
             || (plan.scratch(), vec![0.0; slots]),
             |(scratch, out), trial| {
                 let mut totals = vec![PipelineTotals::default(); programs];
-                plan.run_pipelines(study.seed(), trial, scratch, out, &mut totals);
-                totals
+                let mut spans = vec![0.0; slots];
+                plan.run_pipelines(study.seed(), trial, scratch, out, &mut totals, &mut spans);
+                (totals, spans)
             },
         )
         .collect();
     let mut sums = vec![PipelineTotals::default(); programs];
-    for totals in &per_trial {
+    let mut span_sums = vec![0.0; slots];
+    for (totals, spans) in &per_trial {
+        span_sums.iter_mut().zip(spans).for_each(|(s, v)| *s += v);
         for (s, t) in sums.iter_mut().zip(totals) {
             s.bubble += t.bubble;
             s.busy.resize(t.busy.len(), 0.0);
@@ -55,11 +61,13 @@ pub fn pipeline_shares(study: &Study) -> Vec<Option<PipelineShares>> {
     let count = trials as f64 * replicas;
     slot_programs
         .into_iter()
+        .zip(span_sums)
         .take(schemes)
-        .map(|k| {
+        .map(|(k, span)| {
             Some(PipelineShares {
                 bubble_fraction: sums[k].bubble / count,
                 stage_busy: sums[k].busy.iter().map(|b| b / count).collect(),
+                collective_time: span / trials as f64,
             })
         })
         .collect()

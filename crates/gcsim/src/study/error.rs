@@ -246,11 +246,6 @@ fn parallel_reason(conflict: &super::ParallelConflict, name: Naming) -> String {
             name(Param::Aggregation),
             name(*param)
         ),
-        C::Buckets => format!(
-            "{} > 1 is not modelled under {parallel} (a stage's buckets would overlap its last microbatch's backward); give {} 1",
-            name(Param::Buckets),
-            name(Param::Buckets)
-        ),
         C::TooLarge(draws) => format!(
             "one trial of {parallel} needs {draws} draws (ranks x microbatches), more than the limit of {MAX_DRAWS_PER_TRIAL}; use fewer {} or ranks",
             name(Param::Microbatches)

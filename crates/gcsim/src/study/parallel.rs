@@ -35,8 +35,6 @@ pub enum ParallelConflict {
     LoadModel,
     /// The rank decoder, a master's transfers, shared link or decoding.
     Master(Param),
-    /// Gradient buckets, not modelled on a pipeline yet.
-    Buckets,
     /// Too many draws per trial.
     TooLarge(u64),
 }
@@ -147,9 +145,6 @@ impl Study {
         }
         if self.comm.decode_time != 0.0 {
             return conflict(ParallelConflict::Master(Param::DecodeTime));
-        }
-        if self.aggregation.collective().is_some_and(|c| c.buckets > 1) {
-            return conflict(ParallelConflict::Buckets);
         }
         Ok(())
     }

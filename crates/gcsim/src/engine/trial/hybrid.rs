@@ -32,6 +32,8 @@ pub(crate) struct Hybrid {
     slots: Vec<(usize, Rule, f64)>,
     /// The most microbatches of any slot: the draws' units.
     most: usize,
+    /// Gradient buckets per stage (1 without a collective).
+    buckets: usize,
 }
 
 /// A pipeline's idle share and its stages' busy time, summed over replicas.
@@ -76,6 +78,7 @@ impl Hybrid {
             programs,
             slots,
             most: *distinct.last().expect("a slot"),
+            buckets: study.aggregation().collective().map_or(1, |c| c.buckets),
         })
     }
 
@@ -99,7 +102,9 @@ impl TrialPlan {
     /// Trial `trial` of a hybrid-parallel job of one iteration, as
     /// [`Self::run`] runs it, adding each of its pipelines' totals to
     /// `totals` (one per distinct number of microbatches, ascending; see
-    /// [`Self::pipeline_programs`]). Does nothing for a flat cluster.
+    /// [`Self::pipeline_programs`]) and to `spans` each slot's time from
+    /// the start of the last-ending stage's first gradient sum to its end.
+    /// Does nothing for a flat cluster.
     pub fn run_pipelines(
         &self,
         seed: u64,
@@ -107,10 +112,11 @@ impl TrialPlan {
         scratch: &mut Scratch,
         out: &mut [f64],
         totals: &mut [PipelineTotals],
+        spans: &mut [f64],
     ) {
         if let Some(h) = &self.hybrid {
             scratch.carried.iteration = 0;
-            self.run_hybrid(h, (seed, trial), scratch, out, Some(totals));
+            self.run_hybrid(h, (seed, trial), scratch, out, Some((totals, spans)));
         }
     }
 
@@ -122,32 +128,39 @@ impl TrialPlan {
     }
 
     /// One iteration of a hybrid-parallel job: each slot's time in `out`;
-    /// with `totals`, each program's pipeline totals added to it.
+    /// with `stats`, each program's pipeline totals and each slot's sum's
+    /// span added to them (see [`Self::run_pipelines`]).
     pub(super) fn run_hybrid(
         &self,
         h: &Hybrid,
         at: (u64, u64),
         scratch: &mut Scratch,
         out: &mut [f64],
-        mut totals: Option<&mut [PipelineTotals]>,
+        mut stats: Option<(&mut [PipelineTotals], &mut [f64])>,
     ) {
         self.fill_compute(h, at, scratch);
         let p = &h.parallel;
         let (dp, pp, most) = (p.layout.dp, p.layout.pp, h.most);
         let b = &mut scratch.hybrid;
         b.done.resize(h.programs.len(), Vec::new());
+        b.tails.resize(h.programs.len(), Vec::new());
         let share = p.forward_share();
         for (k, program) in h.programs.iter().enumerate() {
-            let done = &mut b.done[k];
+            let (done, tails) = (&mut b.done[k], &mut b.tails[k]);
             done.resize(pp * dp, 0.0);
+            tails.resize(pp * dp, 0.0);
+            let m = program.microbatches();
             for d in 0..dp {
                 let compute = &b.compute[d * pp * most..(d + 1) * pp * most];
                 program.run(compute, most, share, p.p2p_time, &mut b.times);
                 for (i, &end) in b.times.free.iter().enumerate() {
                     done[i * dp + d] = end;
+                    // Each stage's last op is its last microbatch's backward.
+                    let x = compute[i * most + m - 1];
+                    tails[i * dp + d] = x - x * share;
                 }
-                if let Some(t) = totals.as_deref_mut() {
-                    let t = &mut t[k];
+                if let Some((totals, _)) = stats.as_mut() {
+                    let t = &mut totals[k];
                     let makespan = b.times.free.iter().copied().fold(0.0, f64::max);
                     let busy: f64 = b.times.busy.iter().sum();
                     t.bubble += 1.0 - busy / (pp as f64 * makespan);
@@ -157,13 +170,24 @@ impl TrialPlan {
             }
         }
         for (slot, &(k, rule, cost)) in h.slots.iter().enumerate() {
-            let done = &b.done[k];
-            let mut last = f64::NEG_INFINITY;
+            let (done, tails) = (&b.done[k], &b.tails[k]);
+            let sum = Sum {
+                rule,
+                buckets: h.buckets,
+                cost,
+            };
+            let (mut last, mut span) = (f64::NEG_INFINITY, 0.0);
             for i in 0..pp {
-                let t = rule_time(rule, &done[i * dp..(i + 1) * dp], &mut b.column);
-                last = last.max(t);
+                let stage = i * dp..(i + 1) * dp;
+                let (start, end) = sum.span(&done[stage.clone()], &tails[stage], &mut b.ready, &mut b.column);
+                if end > last {
+                    (last, span) = (end, end - start);
+                }
             }
-            out[slot] = last + cost + p.optimizer_time;
+            out[slot] = last + p.optimizer_time;
+            if let Some((_, spans)) = stats.as_mut() {
+                spans[slot] += span;
+            }
         }
     }
 }
@@ -213,11 +237,14 @@ impl TrialPlan {
         let b = &mut scratch.hybrid;
         let mut ops = Vec::with_capacity(dp * program.order().len());
         let mut done = vec![0.0; pp * dp];
+        let mut tails = vec![0.0; pp * dp];
         for d in 0..dp {
             let compute = &b.compute[d * pp * most..(d + 1) * pp * most];
             program.run(compute, most, share, p.p2p_time, &mut b.times);
             for (i, &end) in b.times.free.iter().enumerate() {
                 done[i * dp + d] = end;
+                let x = compute[i * most + m - 1];
+                tails[i * dp + d] = x - x * share;
             }
             for op in program.order() {
                 let (i, j) = (op.stage as usize, op.microbatch as usize);
@@ -245,15 +272,20 @@ impl TrialPlan {
         }
         let mut sums = Vec::with_capacity(pp);
         let mut last = f64::NEG_INFINITY;
+        let sum = Sum {
+            rule,
+            buckets: h.buckets,
+            cost,
+        };
         for i in 0..pp {
-            let ends = &done[i * dp..(i + 1) * dp];
-            let start = rule_time(rule, ends, &mut b.column);
-            last = last.max(start + cost);
+            let stage = i * dp..(i + 1) * dp;
+            let (start, end) = sum.span(&done[stage.clone()], &tails[stage.clone()], &mut b.ready, &mut b.column);
+            last = last.max(end);
             sums.push(TimelineSum {
                 stage: i,
                 start,
-                end: start + cost,
-                participants: participants(rule, ends),
+                end,
+                participants: participants(rule, &done[stage]),
             });
         }
         Some(Timeline {
@@ -282,6 +314,42 @@ fn participants(rule: Rule, ends: &[f64]) -> Vec<usize> {
     };
     chosen.sort_unstable();
     chosen
+}
+
+/// A stage's gradient sum across the replicas: in K buckets, bucket j ready
+/// on a replica j/K of the way through its last backward (the gradient
+/// accumulates over the microbatches, so only the last backward overlaps
+/// the sums), each summed once the rule is met by the replicas and the
+/// previous bucket's sum has ended, at `cost` each.
+#[derive(Debug, Clone, Copy)]
+struct Sum {
+    rule: Rule,
+    buckets: usize,
+    cost: f64,
+}
+
+impl Sum {
+    /// When the first bucket's sum starts and the last one's ends, for
+    /// replicas whose last backward ends at `ends` after lasting `tails`.
+    fn span(&self, ends: &[f64], tails: &[f64], ready: &mut Vec<f64>, column: &mut Vec<f64>) -> (f64, f64) {
+        if self.buckets == 1 {
+            let t = rule_time(self.rule, ends, column);
+            return (t, t + self.cost);
+        }
+        let k = self.buckets as f64;
+        let (mut first, mut end) = (f64::NAN, f64::NEG_INFINITY);
+        for j in 1..=self.buckets {
+            let left = 1.0 - j as f64 / k;
+            ready.clear();
+            ready.extend(ends.iter().zip(tails).map(|(g, b)| g - left * b));
+            let start = rule_time(self.rule, ready, column).max(end);
+            if j == 1 {
+                first = start;
+            }
+            end = start + self.cost;
+        }
+        (first, end)
+    }
 }
 
 /// When `rule` is met by replicas that end at `ends`.

@@ -165,6 +165,11 @@ pub(crate) struct PipelineBuffers {
     pub(super) done: Vec<Vec<f64>>,
     /// One evaluation's times.
     pub(super) times: Times,
+    /// Per program, stage i's last backward's duration in replica d at
+    /// `i·D + d`.
+    pub(super) tails: Vec<Vec<f64>>,
+    /// One stage's replicas' bucket, ready.
+    pub(super) ready: Vec<f64>,
     /// One stage's replicas, for a selection.
     pub(super) column: Vec<f64>,
 }

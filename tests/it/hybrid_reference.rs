@@ -14,10 +14,17 @@
 //! replicas' done times gives t_i; a ring all-reduce among the rule's
 //! participants (Patarasuk & Yuan 2009), with an agreement collective
 //! where they are not all D, adds c; the iteration ends at max_i t_i + c
-//! plus the optimizer's time. Means carry their standard errors; the
+//! plus the optimizer's time. With K gradient buckets (`--buckets`) stage
+//! i's bucket j = 1..K is ready on replica d at g − (1 − j/K)·b, g and b
+//! the end and the duration of the stage's last op B(i, m − 1); the rule
+//! over the replicas gives t_j, and the buckets are summed one after
+//! another, each costing c on a K-th of the message: e_j = max(t_j,
+//! e_{j−1}) + c, and the stage ends at e_K (K = 1 is the line above).
+//! Means carry their standard errors; the
 //! speedup is the uncoded job's mean (microbatches 0..M − 1 of the same
 //! draws) over the scheme's.
 
+mod bucket_checks;
 mod checks;
 mod flags;
 pub mod pipeline;
@@ -136,7 +143,8 @@ pub struct Ring {
 impl Ring {
     /// A stage's collective among p of the d replicas: an agreement (the
     /// ring's α terms) where p < d, then each tensor rank's ring on its
-    /// 1/(P·T) share: 2(p − 1)α + 2((p − 1)/p)·share/bandwidth.
+    /// 1/shards share: 2(p − 1)α + 2((p − 1)/p)·share/bandwidth. A stage's
+    /// whole gradient has shards = P·T; one of its K buckets P·T·K.
     pub fn cost(&self, p: usize, d: usize, shards: usize) -> f64 {
         let steps = 2.0 * (p - 1) as f64;
         let agreement = if p < d { steps * self.latency } else { 0.0 };
@@ -162,5 +170,7 @@ pub struct Job {
     pub stragglers: Option<(f64, f64)>,
     pub scheme: Scheme,
     pub ring: Option<Ring>,
+    /// K, the buckets each stage's gradient is summed in.
+    pub buckets: usize,
     pub optimizer: f64,
 }

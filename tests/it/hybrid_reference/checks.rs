@@ -72,23 +72,26 @@ fn deterministic_limits_are_exact() {
 /// GPipe. Stage 0: F0 [0, 1], F1 [1, 3]. Stage 1: F0 waits for 1 + τ:
 /// [1.5, 2]; F1 for 3 + τ: [3.5, 4.5]; B0 [4.5, 5.5]; B1 [5.5, 7.5].
 /// Stage 0: B0 waits for 5.5 + τ: [6, 8]; B1 for 7.5 + τ: [8, 12].
-/// g = (12, 7.5); busy (9, 4.5); bubble 1 − 13.5/24.
+/// g = (12, 7.5); busy (9, 4.5); bubble 1 − 13.5/24; the last ops B1
+/// take b = (4, 2).
 ///
 /// 1F1B. Stage 0 (one warm-up forward): F0, F1, B0, B1; stage 1: F0, B0,
 /// F1, B1. Stage 0: F0 [0, 1], F1 [1, 3]. Stage 1: F0 [1.5, 2], B0 [2, 3],
 /// F1 waits for 3.5: [3.5, 4.5], B1 [4.5, 6.5]. Stage 0: B0 waits for
 /// 3 + τ: [3.5, 5.5]; B1 for 6.5 + τ: [7, 11]. g = (11, 6.5); bubble
-/// 1 − 13.5/22.
+/// 1 − 13.5/22; b = (4, 2) again.
 #[test]
 fn two_stages_by_hand() {
     let compute = [3.0, 6.0, 1.5, 3.0];
     let gpipe = replica(&Pipeline::new(Schedule::Gpipe, 2, 2, 2.0, 0.5), &compute);
     assert_eq!(gpipe.done, [12.0, 7.5]);
     assert_eq!(gpipe.busy, [9.0, 4.5]);
+    assert_eq!(gpipe.last, [4.0, 2.0]);
     assert_eq!(gpipe.bubble(), 1.0 - 13.5 / 24.0);
     let one_f_one_b = replica(&Pipeline::new(Schedule::OneFOneB, 2, 2, 2.0, 0.5), &compute);
     assert_eq!(one_f_one_b.done, [11.0, 6.5]);
     assert_eq!(one_f_one_b.busy, [9.0, 4.5]);
+    assert_eq!(one_f_one_b.last, [4.0, 2.0]);
     assert_eq!(one_f_one_b.bubble(), 1.0 - 13.5 / 22.0);
 }
 

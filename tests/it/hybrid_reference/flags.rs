@@ -7,7 +7,7 @@ use super::{Job, Law, Ring, Schedule, Scheme};
 impl Job {
     /// D × P × T ranks, M microbatches, exponential(1) ranks, uncoded, and
     /// the model's defaults: R = 2, τ = 0, unit stage and microbatch work,
-    /// no collective, no optimizer time.
+    /// no collective (one bucket), no optimizer time.
     pub fn new(dp: usize, pp: usize, tp: usize, microbatches: usize, schedule: Schedule) -> Job {
         Job {
             dp,
@@ -23,14 +23,16 @@ impl Job {
             stragglers: None,
             scheme: Scheme::Uncoded,
             ring: None,
+            buckets: 1,
             optimizer: 0.0,
         }
     }
 
     /// The job `gcsim run` runs with these flags (`--parallel`,
     /// `--microbatches` and `--schedule` required; a scheme's `--s` after
-    /// its `--scheme`; the collective's sizes as bare numbers of bytes and
-    /// bytes per second, with `--time-unit s`).
+    /// its `--scheme`; the collective's sizes as bytes and bytes per second,
+    /// bare or in decimal units (`2GB`, `1GB/s`), with `--time-unit s`;
+    /// `--buckets` only with the ring).
     pub fn from_flags(flags: &[&str]) -> Job {
         let value = |name: &str| flags.iter().position(|f| *f == name).map(|i| flags[i + 1]);
         let number = |name: &str| value(name).map(|v| v.parse::<f64>().unwrap_or_else(|_| panic!("{name} {v}")));
@@ -69,6 +71,7 @@ impl Job {
             "--latency",
             "--time-unit",
             "--optimizer-time",
+            "--buckets",
         ];
         for f in flags.iter().step_by(2) {
             assert!(known.contains(f), "the reference does not read {f}");
@@ -103,12 +106,31 @@ impl Job {
                 Some("s"),
                 "the reference's collective is in seconds"
             );
+            let bandwidth = value("--bandwidth").expect("--bandwidth");
             Ring {
-                bytes: number("--gradient-size").expect("--gradient-size"),
-                bandwidth: number("--bandwidth").expect("--bandwidth"),
+                bytes: bytes(value("--gradient-size").expect("--gradient-size")),
+                bandwidth: bytes(bandwidth.strip_suffix("/s").unwrap_or(bandwidth)),
                 latency: number("--latency").expect("--latency"),
             }
         });
+        if let Some(k) = value("--buckets") {
+            assert!(job.ring.is_some(), "the reference's buckets are the ring's");
+            job.buckets = k.parse().unwrap_or_else(|_| panic!("--buckets {k}"));
+            assert!(job.buckets >= 1, "--buckets {k}");
+        }
         job
     }
+}
+
+/// Bytes from a bare number or one with a decimal unit: `2e9`, `2GB`, `500MB`.
+fn bytes(text: &str) -> f64 {
+    let units = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3), ("B", 1.0)];
+    let (number, scale) = units
+        .iter()
+        .find_map(|&(unit, scale)| text.strip_suffix(unit).map(|n| (n, scale)))
+        .unwrap_or((text, 1.0));
+    number
+        .parse::<f64>()
+        .unwrap_or_else(|_| panic!("the reference reads no size {text}"))
+        * scale
 }

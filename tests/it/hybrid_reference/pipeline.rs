@@ -136,6 +136,9 @@ impl Pipeline {
 pub struct Timeline {
     /// g_i: when stage i's last backward ended.
     pub done: Vec<f64>,
+    /// b_i: that backward's duration. It is the stage's last op, B(i, m − 1),
+    /// in both schedules, and the only one its gradient buckets overlap.
+    pub last: Vec<f64>,
     /// Each stage's busy time, the sum of its ops' durations.
     pub busy: Vec<f64>,
 }
@@ -206,6 +209,8 @@ impl Run<'_> {
         }
         if op.backward {
             self.timeline.done[i] = now;
+            let x = self.compute[i * self.pipe.microbatches + op.j];
+            self.timeline.last[i] = self.pipe.duration(op, x);
         }
         self.wake(i, now);
     }
@@ -227,6 +232,7 @@ pub fn replica(pipe: &Pipeline, compute: &[f64]) -> Timeline {
         arrived: vec![false; p * m * 2],
         timeline: Timeline {
             done: vec![f64::NAN; p],
+            last: vec![f64::NAN; p],
             busy: vec![0.0; p],
         },
     };

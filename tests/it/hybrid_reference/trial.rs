@@ -96,25 +96,42 @@ impl Job {
     }
 
     /// Every replica's timeline over its first `pipe.microbatches` microbatches.
-    fn timelines(&self, pipe: &Pipeline, draws: &Draws) -> Vec<Timeline> {
+    pub(super) fn timelines(&self, pipe: &Pipeline, draws: &Draws) -> Vec<Timeline> {
         (0..self.dp)
             .map(|d| replica(pipe, &self.compute(draws, d, pipe.microbatches)))
             .collect()
     }
 
-    /// The iteration's end under `scheme`: per stage the rule over the
-    /// replicas' done times, the latest stage, its collective, the optimizer.
+    /// The iteration's end under `scheme`: the latest stage's last
+    /// bucket's sum, then the optimizer.
     fn end(&self, scheme: Scheme, timelines: &[Timeline]) -> f64 {
-        let latest = (0..self.pp)
-            .map(|i| scheme.rule(&mut timelines.iter().map(|t| t.done[i]).collect::<Vec<_>>()))
-            .fold(f64::NEG_INFINITY, f64::max);
-        let collective = self.ring.map_or(0.0, |ring| {
-            ring.cost(scheme.participants(self.dp), self.dp, self.pp * self.tp)
+        let bucket = self.ring.map_or(0.0, |ring| {
+            let shards = self.pp * self.tp * self.buckets;
+            ring.cost(scheme.participants(self.dp), self.dp, shards)
         });
-        latest + collective + self.optimizer
+        let latest = (0..self.pp)
+            .map(|i| self.stage_end(scheme, timelines, i, bucket))
+            .fold(f64::NEG_INFINITY, f64::max);
+        latest + self.optimizer
     }
 
-    fn pipeline(&self, microbatches: usize) -> Pipeline {
+    /// Stage i's last bucket's sum ends at e_K: bucket j = 1..K is ready on
+    /// replica d at r_{d,j} = g_{d,i} − (1 − j/K)·b_{d,i} (g and b its last
+    /// op's end and duration), the scheme's rule over the replicas' r_{d,j}
+    /// gives t_j, and e_j = max(t_j, e_{j−1}) + c, e_0 = −∞: one bucket's
+    /// sum at a time, each costing c.
+    pub(super) fn stage_end(&self, scheme: Scheme, timelines: &[Timeline], i: usize, c: f64) -> f64 {
+        let k = self.buckets;
+        let mut end = f64::NEG_INFINITY;
+        for j in 1..=k {
+            let lag = 1.0 - j as f64 / k as f64;
+            let mut ready: Vec<f64> = timelines.iter().map(|t| t.done[i] - lag * t.last[i]).collect();
+            end = scheme.rule(&mut ready).max(end) + c;
+        }
+        end
+    }
+
+    pub(super) fn pipeline(&self, microbatches: usize) -> Pipeline {
         Pipeline::new(self.schedule, self.pp, microbatches, self.backward_ratio, self.p2p)
     }
 

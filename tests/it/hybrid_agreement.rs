@@ -308,7 +308,6 @@ fn the_reference_at_one_stage_agrees_with_the_flat_cluster() {
 /// standard errors near 0.006 s, and an engine blind to the buckets
 /// (K = 1: 0.25 s to 0.37 s later) fails by some 40 of them.
 #[test]
-#[ignore = "needs --buckets under --parallel"]
 fn buckets_agree() {
     for scheme in ["uncoded", "ignore", "frc"] {
         let flags = [

@@ -167,6 +167,9 @@ const FILES: &[Case] = &[
     case(&["trace", "import", "--from", "csv", "longfield.csv"], 2, "(500001 characters) is not a number"),
     case(&["fit", "longcolumn.csv"], 2, "the header `step,wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww…` (500010 characters) lacks a column"),
     case(&["trace", "import", "--from", "csv", "longcolumn.csv"], 2, "it has step, wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… (500012 characters)"),
+    // PyTorch traces: the JSON path of a bad value, and a byte-order mark.
+    case(&["trace", "import", "--from", "pytorch", "rank.json"], 2, "rank.json: line 1, column 32: distributedInfo.rank: invalid type: string \"a\"; accepted: a whole number >= 0"),
+    case(&["trace", "import", "--from", "pytorch", "bom.json"], 0, ""),
 ];
 
 /// Writes the input files the cases read into `dir`.
@@ -183,6 +186,12 @@ fn inputs(dir: &Path) {
         &format!("{}1\n{}0\n", "0.1,".repeat(40), "0.2,".repeat(40)),
     );
     write("single.toml", "name = \"x\"\n[figure]\nkind = \"speedup\"\n");
+    let step = r#"[{"ph": "X", "name": "ProfilerStep#1", "cat": "user_annotation", "dur": 5}]"#;
+    write(
+        "rank.json",
+        &format!(r#"{{"distributedInfo": {{"rank": "a"}}, "traceEvents": {step}}}"#),
+    );
+    write("bom.json", &format!("\u{feff}{{\"traceEvents\": {step}}}"));
     write("nul.csv", "step,worker,time\n0,0,1.0\n0,1,1.\u{0}2\n");
     write(
         "longfield.csv",

@@ -154,7 +154,7 @@ pub struct CostArgs {
     pub dataset_size: Option<f64>,
 
     /// Size of one full gradient (4 bytes × parameters in fp32): adds
-    /// bytes_per_iteration, what all workers send per iteration. Example: --gradient-size 1.4GB
+    /// bytes_per_iteration, what all workers send per iteration (under --aggregation, the collective's traffic). Example: --gradient-size 1.4GB
     #[arg(long, value_name = "BYTES", value_parser = gcsim::units::parse_bytes, allow_negative_numbers = true)]
     pub gradient_size: Option<f64>,
 }

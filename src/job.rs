@@ -13,7 +13,8 @@ use gcsim::study::Study;
 
 use super::figure::{Figure, FigureKind, SURVIVAL_POINTS};
 use super::flags::{
-    ANALYTIC, DIST, GPU_HOUR_PRICE, ITERATIONS, ITERATIONS_PER_RUN, LOAD_MODEL, OUT, PARALLEL, SHARD, TRIALS,
+    AGGREGATION, ANALYTIC, BUCKETS, DIST, GPU_HOUR_PRICE, ITERATIONS, ITERATIONS_PER_RUN, LOAD_MODEL, OUT, PARALLEL,
+    SHARD, TIMEOUT, TRIALS,
 };
 use super::notes::note;
 use super::output::Output;
@@ -71,6 +72,8 @@ pub fn evaluate(
             // Name the part of the model that has no exact law.
             let cause = if study.parallel().is_some() {
                 format!("on the pipelines of {PARALLEL} (a max-plus expression of every rank's draws)")
+            } else if let Some(cause) = collective_cause(study) {
+                cause
             } else if study.comm().constant_shift(1.0).is_none() {
                 format!(
                     "with the communication model {} (random transfer times, and a shared link with a transfer time, are simulated)",
@@ -240,6 +243,25 @@ impl Job {
         );
         Ok(Status::Success)
     }
+}
+
+/// Why a study under a collective has no exact law, where the collective
+/// is why: several buckets, or a deadline's varying participants.
+fn collective_cause(study: &Study) -> Option<String> {
+    let c = study.aggregation().collective()?;
+    if c.buckets > 1 {
+        return Some(format!(
+            "under {AGGREGATION} {} with {BUCKETS} {} (the iteration ends at a maximum over the buckets, a piecewise-linear function of the rule's time, which is simulated)",
+            c.algorithm.name(),
+            c.buckets
+        ));
+    }
+    study.schemes().iter().any(|s| s.deadline().is_some()).then(|| {
+        format!(
+            "under {AGGREGATION} {} (a deadline's collective sums the workers in by {TIMEOUT}, a binomial number whose cost is added to min(T, the slowest worker's time): a mixture, not a shift of the deadline's law, which is simulated)",
+            c.algorithm.name()
+        )
+    })
 }
 
 /// The report of finished rows: the cost columns filled, infinite-mean

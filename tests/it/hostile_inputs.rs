@@ -157,6 +157,19 @@ const FILES: &[Case] = &[
     case(&["train", "--data", "nohead.csv", "--n", "2", "--scheme", "crc", "--s", "1"], 2, "nohead.csv:1: the first row `0.5,1.2,1` is numbers, not column names; give the file a header row"),
     case(&["train", "--data", "longhead.csv", "--n", "2", "--scheme", "crc", "--s", "1"], 2, "the first row `0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,…` is numbers"),
     case(&["scenario", "single.toml", "--out-dir", "od"], 2, "single.toml:2: key `figure`: a list of tables: write [[figure]], not [figure]"),
+    // A NUL in a field is shown as \0, the same in every reader's message.
+    case(&["fit", "nul.csv"], 2, "nul.csv:3: time `1.\\02` is not a number"),
+    case(&["trace", "nul.csv"], 2, "nul.csv:3: time `1.\\02` is not a number"),
+    case(&["run", "--n", "2", "--dist", "trace:path=nul.csv"], 2, "nul.csv:3: time `1.\\02` is not a number"),
+    case(&["trace", "import", "--from", "csv", "nul.csv"], 2, "nul.csv:3: column `time` (time): `1.\\02` is not a number"),
+    // A long field is cut at 80 characters, with its length.
+    case(&["fit", "longfield.csv"], 2, "longfield.csv:3: time `99999999999999999999999999999999999999999999999999999999999999999999999999999999…` (500001 characters) is not a number"),
+    case(&["trace", "import", "--from", "csv", "longfield.csv"], 2, "(500001 characters) is not a number"),
+    case(&["fit", "longcolumn.csv"], 2, "the header `step,wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww…` (500010 characters) lacks a column"),
+    case(&["trace", "import", "--from", "csv", "longcolumn.csv"], 2, "it has step, wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww… (500012 characters)"),
+    // PyTorch traces: the JSON path of a bad value, and a byte-order mark.
+    case(&["trace", "import", "--from", "pytorch", "rank.json"], 2, "rank.json: line 1, column 32: distributedInfo.rank: invalid type: string \"a\"; accepted: a whole number >= 0"),
+    case(&["trace", "import", "--from", "pytorch", "bom.json"], 0, ""),
 ];
 
 /// Writes the input files the cases read into `dir`.
@@ -173,6 +186,21 @@ fn inputs(dir: &Path) {
         &format!("{}1\n{}0\n", "0.1,".repeat(40), "0.2,".repeat(40)),
     );
     write("single.toml", "name = \"x\"\n[figure]\nkind = \"speedup\"\n");
+    let step = r#"[{"ph": "X", "name": "ProfilerStep#1", "cat": "user_annotation", "dur": 5}]"#;
+    write(
+        "rank.json",
+        &format!(r#"{{"distributedInfo": {{"rank": "a"}}, "traceEvents": {step}}}"#),
+    );
+    write("bom.json", &format!("\u{feff}{{\"traceEvents\": {step}}}"));
+    write("nul.csv", "step,worker,time\n0,0,1.0\n0,1,1.\u{0}2\n");
+    write(
+        "longfield.csv",
+        &format!("step,worker,time\n0,0,1.0\n0,1,{}x\n", "9".repeat(500_000)),
+    );
+    write(
+        "longcolumn.csv",
+        &format!("step,{},time\n0,0,1.0\n", "w".repeat(500_000)),
+    );
 }
 
 #[test]

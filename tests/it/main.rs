@@ -10,6 +10,7 @@ mod asynchronous;
 mod cli;
 mod codes;
 mod codes_shards;
+mod collective_deadline;
 mod collectives;
 mod comm;
 mod comm_random;

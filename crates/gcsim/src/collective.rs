@@ -36,6 +36,13 @@
 //! (comm-efficient sends S/m bytes). The ranks left out receive the sum
 //! after the iteration; that transfer is not charged to it.
 //!
+//! **A deadline** (`timeout` T) sums the workers in when the master's
+//! deadline would proceed: at min(T, X_(n)), or, where no worker is in by
+//! T, at the first one's finish X_(1) (its sum among one rank costs
+//! nothing). Its participants are the p workers in by then, a count that
+//! varies from trial to trial, and each trial's collective costs that of
+//! its own p (with the agreement where p < n).
+//!
 //! **Buckets** (`--buckets K`, as PyTorch DDP overlaps its all-reduce with
 //! the backward pass): the gradient is split into K equal buckets, and a
 //! rank produces bucket j once it has done the fraction j/K of its work.
@@ -91,6 +98,31 @@ pub enum Aggregation {
     Master,
     /// An all-reduce among the participants.
     Collective(Collective),
+}
+
+/// What one bucket's collective costs for one configuration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BucketCost {
+    /// A participant set of fixed size: the same cost in every trial.
+    Fixed(f64),
+    /// A deadline's participants, the workers in by it: a count that varies
+    /// from trial to trial, costed by [`Collective::bucket_cost`] with its
+    /// message size (see [`BucketCost::of`]).
+    Counted {
+        /// The message, in full gradients.
+        message: f64,
+    },
+}
+
+impl BucketCost {
+    /// The cost among `p` participants of `n` ranks under `c`.
+    #[inline]
+    pub fn of(&self, c: &Collective, p: usize, n: usize) -> f64 {
+        match *self {
+            BucketCost::Fixed(cost) => cost,
+            BucketCost::Counted { message } => c.bucket_cost(p, n, message),
+        }
+    }
 }
 
 /// An all-reduce collective and the network it runs on.
@@ -187,6 +219,22 @@ impl Collective {
         };
         let bytes = self.gradient_bytes * message / self.buckets as f64;
         (agreement + self.algorithm.cost(p, bytes, self.latency, self.bandwidth)) * self.units_per_second
+    }
+
+    /// The gradients (in units of S) that `p` participants send in one
+    /// iteration, all buckets together, for messages of `message` full
+    /// gradients: 2(p − 1)·message, whatever the algorithm. A ring's and
+    /// halving-doubling's ranks each send 2((p−1)/p) of the message; in a
+    /// binomial tree each of the p − 1 ranks other than the root sends it
+    /// once up (reduce) and receives it once down (broadcast), p − 1 sends
+    /// each way; halving-doubling's p − p′ extra ranks and their partners
+    /// add one message each way, 2(p − p′) to the 2(p′ − 1) of the p′
+    /// (Thakur et al. 2005); hierarchical's N nodes of g ranks send
+    /// 2(g − 1) each in their node and 2(N − 1) across nodes, 2(Ng − 1)
+    /// (where G divides p; otherwise the same count is charged). The
+    /// agreement's bitmaps are not counted.
+    pub fn gradients_sent(&self, p: usize, message: f64) -> f64 {
+        2.0 * p.saturating_sub(1) as f64 * message
     }
 
     /// The end of the iteration whose rule is met at `t`, with buckets of

@@ -237,9 +237,62 @@ pub fn one_line(text: &str) -> String {
         .collect()
 }
 
+/// Most characters of a value an error quotes (see [`quoted`]).
+pub const QUOTED_CHARS: usize = 80;
+
+/// A value read from a file (a trace's field, a header), as an error
+/// quotes it: in backticks, on one line (control characters escaped, a NUL
+/// as `\0`, by [`one_line`]), and cut after [`QUOTED_CHARS`] characters
+/// with an ellipsis and its whole length, so that a 10 MB field does not
+/// flood the terminal: `` `1111…` (10000000 characters) ``.
+pub fn quoted(text: &str) -> String {
+    match cut(text) {
+        (shown, None) => format!("`{shown}`"),
+        (shown, Some(total)) => format!("`{shown}…` ({total} characters)"),
+    }
+}
+
+/// [`quoted`] without the backticks, for a list the error runs into its
+/// sentence: `step, worker, time`.
+pub fn shown(text: &str) -> String {
+    match cut(text) {
+        (shown, None) => shown,
+        (shown, Some(total)) => format!("{shown}… ({total} characters)"),
+    }
+}
+
+/// `text`'s first [`QUOTED_CHARS`] characters on one line, and its length
+/// in characters where it is longer.
+fn cut(text: &str) -> (String, Option<usize>) {
+    let mut shown = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count == QUOTED_CHARS {
+            return (shown, Some(text.chars().count()));
+        }
+        shown += &one_line(c.encode_utf8(&mut [0; 4]));
+    }
+    (shown, None)
+}
+
 #[cfg(test)]
 mod one_line_tests {
-    use super::one_line;
+    use super::{one_line, quoted, shown};
+
+    #[test]
+    fn quoted_values_are_escaped_and_cut() {
+        assert_eq!(quoted("1.5"), "`1.5`");
+        assert_eq!(quoted("1.\02"), "`1.\\02`");
+        assert_eq!(quoted("1.\u{0}2"), "`1.\\02`");
+        let long = "9".repeat(10_000_000);
+        let q = quoted(&long);
+        assert_eq!(q, format!("`{}…` (10000000 characters)", "9".repeat(80)));
+        // Exactly 80 characters are shown whole.
+        assert_eq!(quoted(&"é".repeat(80)), format!("`{}`", "é".repeat(80)));
+        assert_eq!(
+            shown(&"a, ".repeat(30)),
+            format!("{}… (90 characters)", &"a, ".repeat(30)[..80])
+        );
+    }
 
     #[test]
     fn control_characters_are_escaped() {

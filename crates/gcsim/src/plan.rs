@@ -156,6 +156,10 @@ pub struct PlanRow {
     /// (`--aggregation`); absent where every row is at the master.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aggregation: Option<&'static str>,
+    /// Under a collective, the gradients all ranks send per iteration
+    /// (see [`crate::report::Row::collective_gradients`]). Not a column.
+    #[serde(skip)]
+    pub collective_gradients: Option<f64>,
 }
 
 /// The study at `n` with the work rescaled by `factor` = N0/n.
@@ -377,6 +381,15 @@ fn study_rows(
     } else {
         None
     };
+    let traffic = crate::engine::collective::traffic(study);
+    let gradients_of = |s: &Scheme| {
+        let i = study
+            .schemes()
+            .iter()
+            .position(|x| x == s)
+            .expect("a scheme of the study");
+        traffic[i]
+    };
     let row = |s: &Scheme, objective, ci: Option<(f64, f64)>, mean, p99, speedup, method| PlanRow {
         rank: 0,
         n,
@@ -399,6 +412,7 @@ fn study_rows(
             None => s.to_string(),
         },
         timeout: s.deadline(),
+        collective_gradients: gradients_of(s),
         ..PlanRow::default()
     };
     match (laws, study.exact_law(&study.baseline())) {

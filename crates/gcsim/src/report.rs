@@ -201,7 +201,8 @@ pub struct Row {
     #[serde(serialize_with = "opt_num", skip_serializing_if = "Option::is_none")]
     pub storage_bytes: Option<f64>,
     /// Bytes all n workers send per iteration: messages × message ×
-    /// `--gradient-size` × n.
+    /// `--gradient-size` × n; under a collective, its participants'
+    /// traffic (see [`Row::collective_gradients`]).
     #[serde(serialize_with = "opt_num", skip_serializing_if = "Option::is_none")]
     pub bytes_per_iteration: Option<f64>,
     /// Under an all-reduce collective (`--aggregation`), its algorithm;
@@ -229,6 +230,12 @@ pub struct Row {
     /// the cost view counts; `None`: n.
     #[serde(skip)]
     pub gpus: Option<usize>,
+    /// Under a collective, the mean gradients (units of `--gradient-size`)
+    /// all ranks send per iteration (see
+    /// [`crate::collective::Collective::gradients_sent`]): what
+    /// `bytes_per_iteration` counts there. Not a column of its own.
+    #[serde(skip)]
+    pub collective_gradients: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -247,6 +254,7 @@ impl Row {
                 load: self.load,
                 share_of: self.n,
                 gradients_sent: crate::units::gradients_sent(self.scheme, self.s, self.parts, self.message),
+                collective_gradients: self.collective_gradients,
             },
         );
         self.iterations_per_hour = c.iterations_per_hour;
@@ -348,6 +356,7 @@ fn comm_columns(row: &mut Row, study: &Study, scheme: &Scheme) {
     row.data_fraction = known.map(|i| i.data_fraction);
     row.aggregation = study.aggregation().collective().map(|c| c.algorithm.name());
     row.participants = study.participants(scheme).map(|p| p as f64);
+    row.collective_gradients = study.collective_gradients(scheme);
 }
 
 /// The rows of a simulated study, one per scheme, in the study's order, with
@@ -400,7 +409,19 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
                 row.inclusion_min = inclusion.map(|i| i.0);
                 row.inclusion_max = inclusion.map(|i| i.1);
                 comm_columns(&mut row, study, s);
-                row.collective_time = collective;
+                row.extra_work = extra_work;
+                row.staleness = staleness;
+                row.approx_error = Some(inexact.error);
+                row.data_fraction = Some(inexact.data_fraction);
+                if let Some(c) = collective {
+                    row.collective_time = Some(c.time);
+                    row.collective_gradients = Some(c.gradients);
+                    // A deadline's participants are the workers whose
+                    // results are in its update: n × data_fraction.
+                    if s.deadline().is_some() {
+                        row.participants = Some(s.n() as f64 * inexact.data_fraction);
+                    }
+                }
                 if let Some(l) = study.parallel() {
                     row.gpus = Some(l.layout.ranks());
                 }
@@ -412,10 +433,6 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
                     let busy: Vec<String> = p.stage_busy.iter().map(|b| crate::param::plain(*b)).collect();
                     row.stage_busy = Some(busy.join(";"));
                 }
-                row.extra_work = extra_work;
-                row.staleness = staleness;
-                row.approx_error = Some(inexact.error);
-                row.data_fraction = Some(inexact.data_fraction);
                 if study.decodes_by_code(s) {
                     row.undecodable = Some(summary.infinite as f64 / summary.trials as f64);
                 }

@@ -376,9 +376,12 @@ impl Study {
         }
         // A collective of one bucket ends its cost after the rule is met;
         // of several, a piecewise-linear function of that time, simulated.
+        // Under a deadline the cost is that of the workers in by it, a
+        // binomial count: not a shift, simulated (see
+        // `Study::no_exact_law_under_collective`).
         let collective = match self.aggregation.collective() {
             Some(c) if c.buckets > 1 => return None,
-            Some(_) => self.bucket_cost(scheme).expect("a collective"),
+            Some(_) => self.bucket_cost(scheme)?,
             None => 0.0,
         };
         let shift = arrival + self.comm.decode_time + collective;

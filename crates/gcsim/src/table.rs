@@ -221,8 +221,9 @@ impl<'a> Table<'a> {
             Some((_, name)) => Err((
                 table.header_line,
                 format!(
-                    "the header `{}` names `{name}` twice; give each column once",
-                    table.header
+                    "the header {} names {} twice; give each column once",
+                    crate::param::quoted(table.header),
+                    crate::param::quoted(name)
                 ),
             )),
             None => Ok(table),

@@ -148,6 +148,10 @@ pub struct Footprint {
     pub share_of: usize,
     /// Gradients each worker sends per iteration (message size × messages).
     pub gradients_sent: f64,
+    /// Under a collective, the gradients all ranks send per iteration,
+    /// which replaces n × `gradients_sent` (see
+    /// [`crate::collective::Collective::gradients_sent`]).
+    pub collective_gradients: Option<f64>,
 }
 
 impl CostModel {
@@ -173,6 +177,7 @@ impl CostModel {
                 load: 1.0,
                 share_of: 1,
                 gradients_sent: 1.0,
+                collective_gradients: None,
             },
         );
         [
@@ -203,7 +208,9 @@ impl CostModel {
             gpu_hours,
             cost: gpu_hours.zip(self.gpu_hour_price).map(|(h, p)| h * p),
             storage_bytes: self.dataset_bytes.map(|d| f.load * d / f.share_of as f64),
-            bytes_per_iteration: self.gradient_bytes.map(|g| g * f.gradients_sent * f.n as f64),
+            bytes_per_iteration: self
+                .gradient_bytes
+                .map(|g| g * f.collective_gradients.unwrap_or(f.gradients_sent * f.n as f64)),
         }
     }
 }
@@ -336,6 +343,7 @@ mod tests {
             load: 3.0,
             share_of: 64,
             gradients_sent: 0.5,
+            collective_gradients: None,
         };
         let c = model.costs(Some(TimeUnit::Milliseconds), &f);
         // 0.72 s per iteration: 5000 per hour; 10^4 iterations take 2 h on 64 GPUs.

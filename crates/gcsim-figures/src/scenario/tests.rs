@@ -311,9 +311,10 @@ fn collective_keys_reach_the_study() {
             "unknown aggregation `star`",
         ),
         (
-            text.replace("schemes = [\"crc\"]\ns = 2", "schemes = [\"timeout\"]\ntimeout = 2"),
-            "x.toml:15:",
-            "timeout's participants",
+            text.replace("schemes = [\"crc\"]\ns = 2", "schemes = [\"speculative\"]"),
+            // One line shorter: the study's `aggregation` is on line 14.
+            "x.toml:14:",
+            "speculative has no sum over a set of participants",
         ),
         (
             text.replace("aggregation = \"ring\"\n", "")

@@ -118,3 +118,32 @@ fn names_bandwidths_and_lists() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+/// What all participants send: 2(p − 1) messages, whatever the algorithm.
+#[test]
+fn traffic_is_two_messages_per_rank_but_one() {
+    for algorithm in [
+        Algorithm::Ring,
+        Algorithm::Tree,
+        Algorithm::HalvingDoubling,
+        Algorithm::Hierarchical {
+            gpus_per_node: 8,
+            intra_bandwidth: 1e11,
+        },
+    ] {
+        let c = Collective {
+            algorithm,
+            latency: 0.0,
+            bandwidth: 1.0,
+            gradient_bytes: 1e9,
+            buckets: 4,
+            units_per_second: 1.0,
+        };
+        // 8 ranks of a half-size message: 2·7·0.5; one rank sends nothing.
+        assert_eq!(c.gradients_sent(8, 0.5), 7.0);
+        assert_eq!(c.gradients_sent(1, 1.0), 0.0);
+        // The ring's ranks each send 2(p − 1)/p of it.
+        let (_, b) = Algorithm::Ring.coefficients(16);
+        assert!((c.gradients_sent(16, 1.0) - 16.0 * b).abs() < 1e-12);
+    }
+}

@@ -1,63 +1,106 @@
 //! What a collective's rows report beside the iteration time: the mean
-//! time from the first bucket's collective to the end of the iteration.
+//! time from the first bucket's collective to the end of the iteration,
+//! and, under a deadline, the mean traffic of its varying participants.
 
 use rayon::prelude::*;
 
 use super::approx::error_trials;
 use super::trial::TrialPlan;
-use crate::collective::Aggregation;
+use crate::collective::BucketCost;
 use crate::study::Study;
 
-/// Per scheme of `study`, under a collective, the mean time from the start
-/// of its first bucket's collective to the end of the iteration; `None`
-/// under the master.
+/// What a collective's row reports beside its times.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollectiveColumns {
+    /// The mean time from the start of its first bucket's collective to
+    /// the end of the iteration.
+    pub time: f64,
+    /// The mean gradients (in units of `--gradient-size`) all ranks send
+    /// in one iteration (see [`crate::collective::Collective::gradients_sent`]).
+    pub gradients: f64,
+}
+
+/// Per scheme of `study`, under a collective, its [`CollectiveColumns`];
+/// `None` under the master.
 ///
-/// With one bucket it is the bucket's cost, a constant. With K buckets the
-/// first starts at t/K, t being the time the rule is met, and the
-/// iteration ends at `Collective::finish(t, c)`: the mean of the
-/// difference is counted over the first [`error_trials`] trials of the
-/// study's streams, the rule's times drawn as the study draws them
-/// without the collective, one iteration each (every iteration has the
-/// law of one).
-pub fn collective_times(study: &Study) -> Vec<Option<f64>> {
-    let Some(c) = study.aggregation().collective() else {
+/// With one bucket and a fixed participant set the time is the bucket's
+/// cost, a constant. With K buckets the first starts at t/K, t being the
+/// time the rule is met, and the iteration ends at `Collective::finish(t,
+/// c)`; under a deadline c is that of the trial's participants. Where
+/// either holds, the means are counted over the first [`error_trials`]
+/// trials of the study's streams, one iteration each (every iteration has
+/// the law of one), with the draws of the study's own trials.
+pub fn collective_times(study: &Study) -> Vec<Option<CollectiveColumns>> {
+    let Some((c, costs)) = study.collective_costs() else {
         return vec![None; study.schemes().len()];
     };
-    let costs: Vec<f64> = study
+    let fixed: Vec<Option<CollectiveColumns>> = study
         .schemes()
         .iter()
-        .map(|s| study.bucket_cost(s).expect("a collective"))
+        .zip(&costs)
+        .map(|(s, cost)| match cost {
+            // A layout's sums are timed on its pipelines (see
+            // `crate::engine::pipelines`), its participants fixed.
+            BucketCost::Fixed(time) if c.buckets == 1 || study.parallel().is_some() => Some(CollectiveColumns {
+                time: *time,
+                gradients: study.collective_gradients(s).expect("a fixed participant set"),
+            }),
+            _ => None,
+        })
         .collect();
-    if c.buckets == 1 || study.parallel().is_some() {
-        // A layout's sums are timed on its pipelines (see
-        // `crate::engine::pipelines`).
-        return costs.into_iter().map(Some).collect();
+    if fixed.iter().all(Option::is_some) {
+        return fixed;
     }
-    let computation = study
-        .clone()
-        .with_aggregation(Aggregation::Master)
-        .and_then(|s| s.with_iterations(1))
-        .expect("the same study at a master is valid");
-    let plan = TrialPlan::new(&computation);
-    let slots = plan.slots();
-    let trials = error_trials(study.trials(), 1, study.n());
+    let one = study.clone().with_iterations(1).expect("one iteration is valid");
+    let plan = TrialPlan::new(&one).without_step_rows();
+    let (slots, n) = (plan.slots(), study.n());
+    let messages: Vec<f64> = study.schemes().iter().map(|s| s.message()).collect();
+    let trials = error_trials(study.trials(), 1, n);
     // Per trial, then summed in trial order: the same bytes on any number of threads.
-    let per_trial: Vec<Vec<f64>> = (0..trials)
+    let per_trial: Vec<Vec<(f64, f64)>> = (0..trials)
         .into_par_iter()
         .map_init(
             || (plan.scratch(), vec![0.0; slots]),
             |(scratch, out), trial| {
-                plan.run(study.seed(), trial, scratch, out);
-                out.iter()
-                    .zip(&costs)
-                    .map(|(&t, &cost)| c.finish(t, cost) - c.start(t))
+                let (ruled, participants) = plan.run_collective(study.seed(), trial, scratch, out);
+                (0..messages.len())
+                    .map(|slot| {
+                        let p = match costs[slot] {
+                            BucketCost::Fixed(_) => study.participants(&study.schemes()[slot]).expect("fixed"),
+                            BucketCost::Counted { .. } => participants[slot],
+                        };
+                        (out[slot] - c.start(ruled[slot]), c.gradients_sent(p, messages[slot]))
+                    })
                     .collect()
             },
         )
         .collect();
-    let mut sums = vec![0.0; costs.len()];
+    let mut sums = vec![(0.0, 0.0); messages.len()];
     for values in &per_trial {
-        sums.iter_mut().zip(values).for_each(|(s, v)| *s += v);
+        sums.iter_mut().zip(values).for_each(|(s, v)| {
+            s.0 += v.0;
+            s.1 += v.1;
+        });
     }
-    sums.into_iter().map(|s| Some(s / trials as f64)).collect()
+    let per = trials as f64;
+    sums.into_iter()
+        .zip(fixed)
+        .map(|((time, gradients), fixed)| {
+            Some(fixed.unwrap_or(CollectiveColumns {
+                time: time / per,
+                gradients: gradients / per,
+            }))
+        })
+        .collect()
+}
+
+/// Per scheme of `study`, under a collective, the gradients all ranks send
+/// per iteration: known where its participants are fixed, counted where a
+/// deadline's vary (see [`collective_times`]); `None` under the master.
+pub fn traffic(study: &Study) -> Vec<Option<f64>> {
+    if study.schemes().iter().any(|s| s.deadline().is_some()) {
+        collective_times(study).iter().map(|c| c.map(|c| c.gradients)).collect()
+    } else {
+        study.schemes().iter().map(|s| study.collective_gradients(s)).collect()
+    }
 }

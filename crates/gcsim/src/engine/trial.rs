@@ -73,7 +73,7 @@ use rand_distr::{Distribution, Exp1, Gamma};
 
 use super::sort::{SortBuffers, argsort_floats, sort_floats};
 use super::timeline::{completion_by_events, fast, with_deadline};
-use crate::collective::Collective;
+use crate::collective::{BucketCost, Collective};
 use crate::comm::{Comm, Transfer};
 use crate::dist::{Base, HazardQuantile};
 use crate::load::LoadModel;
@@ -277,7 +277,7 @@ struct Delivery {
     codes: Option<Arc<Vec<Option<Code>>>>,
     /// Under an all-reduce collective, the collective and each slot's
     /// bucket cost: the slot's time is the end of its last bucket.
-    collective: Option<(Collective, Arc<[f64]>)>,
+    collective: Option<(Collective, Arc<[BucketCost]>)>,
 }
 
 /// Key of the transfer-time stream (XORed with the seed).
@@ -568,9 +568,28 @@ impl TrialPlan {
             out.iter_mut().for_each(|v| *v += self.delivery.comm.decode_time);
         }
         if let Some((c, costs)) = &self.delivery.collective {
-            for (v, &cost) in out.iter_mut().zip(costs.iter()) {
-                *v = c.finish(*v, cost);
+            // The rule's times, kept for `collective_times`; a deadline's
+            // participants were counted by `evaluate`.
+            scratch.ruled.copy_from_slice(out);
+            for ((v, cost), &p) in out.iter_mut().zip(costs.iter()).zip(&scratch.participants) {
+                *v = c.finish(*v, cost.of(c, p, self.n));
             }
         }
+    }
+
+    /// Runs one iteration of trial `trial` (of one iteration) under a
+    /// collective, writing each slot's time to `out`; returns each slot's
+    /// time before its collective and its participants (counted for the
+    /// deadlines, 0 for the others).
+    pub(crate) fn run_collective<'s>(
+        &self,
+        seed: u64,
+        trial: u64,
+        scratch: &'s mut Scratch,
+        out: &mut [f64],
+    ) -> (&'s [f64], &'s [usize]) {
+        assert_eq!(self.iterations, 1, "one iteration per trial");
+        self.run(seed, trial, scratch, out);
+        (&scratch.ruled, &scratch.participants)
     }
 }

@@ -83,6 +83,7 @@ pub(super) fn cost_columns(r: &mut PlanRow, req: &PlanRequest) {
             load: r.load,
             share_of: req.ref_n.unwrap_or(r.n),
             gradients_sent: crate::units::gradients_sent(r.scheme, r.s, r.parts, r.message),
+            collective_gradients: r.collective_gradients,
         },
     );
     (r.iterations_per_hour, r.run_hours, r.gpu_hours, r.cost) =

@@ -139,6 +139,8 @@ impl RowRecord {
             cost: num(cost),
             storage_bytes: num(storage),
             bytes_per_iteration: num(sent),
+            // Its bytes are recorded above, computed from it.
+            collective_gradients: None,
         })
     }
 }

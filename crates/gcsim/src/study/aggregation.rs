@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Decoder, Study, StudyError};
-use crate::collective::{Aggregation, Collective, parse_aggregations};
+use crate::collective::{Aggregation, BucketCost, Collective, parse_aggregations};
 use crate::comm::Link;
 use crate::scheme::{Scheme, SchemeKind};
 
@@ -67,45 +67,68 @@ impl Study {
     }
 
     /// The number of ranks whose messages `scheme`'s collective sums, under
-    /// a collective.
+    /// a collective, where it is the same in every trial (not under a
+    /// deadline, whose participants are the workers in by it).
     pub fn participants(&self, scheme: &Scheme) -> Option<usize> {
-        self.aggregation
-            .collective()
-            .map(|_| Collective::participants(scheme.rule(), self.scheme_n()))
+        self.aggregation.collective()?;
+        scheme
+            .deadline()
+            .is_none()
+            .then(|| Collective::participants(scheme.rule(), self.scheme_n()))
     }
 
     /// The cost of one of `scheme`'s buckets, in the study's time unit,
     /// under a collective: the agreement where not every rank takes part,
-    /// and the sum of its share of the message.
+    /// and the sum of its share of the message. None under a deadline,
+    /// whose cost varies with its participants (see [`BucketCost`]).
     pub fn bucket_cost(&self, scheme: &Scheme) -> Option<f64> {
+        match self.bucket_cost_of(scheme)? {
+            BucketCost::Fixed(cost) => Some(cost),
+            BucketCost::Counted { .. } => None,
+        }
+    }
+
+    /// What one of `scheme`'s buckets costs, under a collective.
+    pub(crate) fn bucket_cost_of(&self, scheme: &Scheme) -> Option<BucketCost> {
         let c = self.aggregation.collective()?;
-        let n = self.scheme_n();
-        let p = Collective::participants(scheme.rule(), n);
         // Under a layout, each stage's T tensor ranks sum their 1/(P·T)
         // share of the gradient, each in its own communicator of the D
         // replicas, at once.
         let share = self.parallel().map_or(1.0, |l| (l.layout.pp * l.layout.tp) as f64);
-        Some(c.bucket_cost(p, n, scheme.message() / share))
+        Some(match self.participants(scheme) {
+            Some(p) => BucketCost::Fixed(c.bucket_cost(p, self.scheme_n(), scheme.message() / share)),
+            None => BucketCost::Counted {
+                message: scheme.message(),
+            },
+        })
+    }
+
+    /// The gradients (in units of `--gradient-size`) all ranks send in one
+    /// iteration of `scheme` under a collective, where its participants are
+    /// the same in every trial (see [`Collective::gradients_sent`]).
+    pub fn collective_gradients(&self, scheme: &Scheme) -> Option<f64> {
+        let c = self.aggregation.collective()?;
+        Some(c.gradients_sent(self.participants(scheme)?, scheme.message()))
     }
 
     /// The collective and each slot's bucket cost (the schemes, then the
     /// uncoded baseline), under a collective.
-    pub(crate) fn collective_costs(&self) -> Option<(Collective, Vec<f64>)> {
+    pub(crate) fn collective_costs(&self) -> Option<(Collective, Vec<BucketCost>)> {
         let c = *self.aggregation.collective()?;
         let costs = self
             .schemes
             .iter()
             .chain(std::iter::once(&self.baseline()))
-            .map(|s| self.bucket_cost(s).expect("a collective"))
+            .map(|s| self.bucket_cost_of(s).expect("a collective"))
             .collect();
         Some((c, costs))
     }
 }
 
-/// Whether `scheme`'s iteration is a sum over the participants its rule
-/// selects, at a time the rule fixes: what a collective can sum.
+/// Whether `scheme`'s iteration is a sum over a set of participants that
+/// its rule (or its deadline) selects: what a collective can sum.
 pub fn summed(scheme: &Scheme) -> bool {
-    scheme.strategy().is_none() && scheme.deadline().is_none() && scheme.split().is_none() && !scheme.rank_decoded()
+    scheme.strategy().is_none() && scheme.split().is_none() && !scheme.rank_decoded()
 }
 
 /// A collective as recorded in shard files.

@@ -180,9 +180,6 @@ fn conflict_reason(conflict: super::Conflict, name: Naming) -> String {
     use super::Conflict as C;
     let master = format!("{} master", name(Param::Aggregation));
     match conflict {
-        C::Scheme(SchemeKind::Timeout) => format!(
-            "timeout's participants (the workers in by the deadline) vary from trial to trial, which the collective model does not simulate; use ignore (a fixed number of participants) or {master}"
-        ),
         C::Scheme(kind @ (SchemeKind::Polynomial | SchemeKind::MatDot | SchemeKind::Entangled)) => {
             format!("{kind} codes a matrix product, whose blocks are gathered at a master, not summed; use {master}")
         }

@@ -36,6 +36,7 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::fit::{self, Fit};
+use crate::param::quoted;
 use crate::table::{TraceFileError, read_trace, trace_text};
 
 /// The best fit of every family to `times`, if any fits.
@@ -128,7 +129,8 @@ impl Trace {
             return Err(line_err(
                 table.header_line,
                 format!(
-                    "the header `{header}` {problem}; it needs step, worker and one time column: {}",
+                    "the header {} {problem}; it needs step, worker and one time column: {}",
+                    quoted(header),
                     TimeUnit::accepted_columns()
                 ),
             ));
@@ -141,18 +143,18 @@ impl Trace {
             let int = |c: usize, name: &str| {
                 cells[c]
                     .parse::<u64>()
-                    .map_err(|_| line_err(line, format!("{name} `{}` is not a whole number >= 0", &cells[c])))
+                    .map_err(|_| line_err(line, format!("{name} {} is not a whole number >= 0", quoted(&cells[c]))))
             };
             let (step, worker) = (int(ci_step, "step")?, int(ci_worker, "worker")?);
             let time = source_unit
                 .parse_seconds(&cells[ci_time])
-                .ok_or_else(|| line_err(line, format!("{time_name} `{}` is not a number", &cells[ci_time])))?;
+                .ok_or_else(|| line_err(line, format!("{time_name} {} is not a number", quoted(&cells[ci_time]))))?;
             if !(time.is_finite() && time > 0.0) {
                 return Err(line_err(
                     line,
                     format!(
-                        "{time_name} `{}` is out of range; accepted: a finite number > 0",
-                        &cells[ci_time]
+                        "{time_name} {} is out of range; accepted: a finite number > 0",
+                        quoted(&cells[ci_time])
                     ),
                 ));
             }

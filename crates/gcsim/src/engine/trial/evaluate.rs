@@ -57,7 +57,30 @@ impl TrialPlan {
         }
     }
 
+    /// Each configuration of `group`'s time from the group's worker
+    /// `times`, into `out`; under a collective, each deadline's
+    /// participants too.
     pub(super) fn evaluate(&self, group: &LoadGroup, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
+        self.evaluate_rules(group, times, scratch, out);
+        if self.delivery.collective.is_some() {
+            self.count_participants(group, times, scratch, out);
+        }
+    }
+
+    /// Under a collective, the participants of each deadline of `group`
+    /// whose time is in `out`: the workers whose results are in by then
+    /// (at least the first, as [`with_deadline`] proceeds at the first
+    /// arrival where none is in by the deadline), the count the master's
+    /// `timeout` takes its update from.
+    fn count_participants(&self, group: &LoadGroup, times: &[f64], scratch: &mut Scratch, out: &[f64]) {
+        for e in group.evals.iter().filter(|e| e.deadline.is_some()) {
+            self.arrivals_of(e, times, scratch);
+            let end = out[e.slot];
+            scratch.participants[e.slot] = scratch.arrival.iter().filter(|&&a| a <= end).count();
+        }
+    }
+
+    fn evaluate_rules(&self, group: &LoadGroup, times: &[f64], scratch: &mut Scratch, out: &mut [f64]) {
         let mut ruled = group.evals.iter().filter(|e| e.strategy.is_none()).peekable();
         for e in &group.evals {
             if let Some(strategy) = e.strategy {

@@ -57,8 +57,15 @@ impl Hybrid {
             .iter()
             .map(|&m| Program::new(parallel.schedule, parallel.layout.pp, m))
             .collect();
+        // Every scheme under a layout has a participant set of fixed size.
         let costs: Vec<f64> = match study.collective_costs() {
-            Some((_, costs)) => costs,
+            Some((_, costs)) => costs
+                .into_iter()
+                .map(|c| match c {
+                    crate::collective::BucketCost::Fixed(cost) => cost,
+                    crate::collective::BucketCost::Counted { .. } => unreachable!("timeout is refused under a layout"),
+                })
+                .collect(),
             None => vec![0.0; counts.len()],
         };
         let baseline = study.baseline();

@@ -55,8 +55,12 @@ pub fn order_statistics_apply(study: &Study) -> bool {
     // A deadline reads the fastest worker's time too: drawn by its own law
     // below the top block (see `fastest_standard`), for one law shared by
     // every slot (no per-slot laws, no classes, no transfers).
-    let deadlines_apply =
-        study.load_model().is_monotone() && !study.comm().transfers() && Standard::of(study.workers()).is_some();
+    // Under a collective a deadline's participants are the workers in by
+    // it, a count the top block does not give: the draw path counts them.
+    let deadlines_apply = study.load_model().is_monotone()
+        && !study.comm().transfers()
+        && Standard::of(study.workers()).is_some()
+        && study.aggregation().collective().is_none();
     (!study.comm().transfers() || hypoexponential_arrivals(study))
         && study.schemes().iter().all(|s| {
             (s.strategy().is_none() || async_reads_order_statistics(study, s) || copies_on_order_statistics(study, s))

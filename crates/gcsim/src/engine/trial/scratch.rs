@@ -84,6 +84,11 @@ pub struct Scratch {
     pub(super) carried: Carried,
     /// One iteration's values, where a trial runs several.
     pub(super) iteration_out: Vec<f64>,
+    /// Under a collective, each slot's time before its collective.
+    pub(super) ruled: Vec<f64>,
+    /// Under a collective, each deadline slot's participants: the workers
+    /// in when it proceeds (see [`TrialPlan::count_participants`]).
+    pub(super) participants: Vec<usize>,
     /// Where it is asked for, per slot and worker (slot-major), how many of
     /// the worker's results are in the slot's update: recorded by the
     /// strategies whose update holds some workers' data (k-batch-sync,
@@ -147,6 +152,8 @@ impl TrialPlan {
             tally: vec![0; self.slots],
             carried: Carried::default(),
             iteration_out: vec![0.0; self.slots],
+            ruled: vec![0.0; self.slots],
+            participants: vec![0; self.slots],
             used: None,
             hybrid: Default::default(),
         }

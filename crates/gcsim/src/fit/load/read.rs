@@ -17,6 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::LoadFitError;
+use crate::param::quoted;
 use crate::table::{Table, TraceFileError, read_trace, trace_text};
 use crate::units::TimeUnit;
 
@@ -106,7 +107,8 @@ impl LoadTrace {
             return Err(line_err(
                 table.header_line,
                 format!(
-                    "the header `{header}` lacks a column; a trace with loads needs step, worker, time and load, the time as {}",
+                    "the header {} lacks a column; a trace with loads needs step, worker, time and load, the time as {}",
+                    quoted(header),
                     TimeUnit::accepted_columns()
                 ),
             ));
@@ -119,12 +121,12 @@ impl LoadTrace {
             let whole = |c: usize, name: &str| {
                 cells[c]
                     .parse::<u64>()
-                    .map_err(|_| line_err(line, format!("{name} `{}` is not a whole number >= 0", &cells[c])))
+                    .map_err(|_| line_err(line, format!("{name} {} is not a whole number >= 0", quoted(&cells[c]))))
             };
             let positive = |c: usize, name: &str| {
                 let value: f64 = cells[c]
                     .parse()
-                    .map_err(|_| line_err(line, format!("{name} `{}` is not a number", &cells[c])))?;
+                    .map_err(|_| line_err(line, format!("{name} {} is not a number", quoted(&cells[c]))))?;
                 if value.is_finite() && value > 0.0 {
                     Ok(value)
                 } else {

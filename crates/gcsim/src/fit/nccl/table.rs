@@ -119,7 +119,10 @@ impl Layout {
                 return Err(NcclError::line(
                     file,
                     line,
-                    format!("time `{text}` is not a number of microseconds > 0"),
+                    format!(
+                        "time {} is not a number of microseconds > 0",
+                        crate::param::quoted(text)
+                    ),
                 ));
             }
         };

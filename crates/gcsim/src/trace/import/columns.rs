@@ -8,6 +8,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 use super::{ImportError, Imported};
+use crate::param::quoted;
 use crate::trace::TimeUnit;
 
 /// Which column of a CSV file holds each of the step, the worker and the
@@ -158,8 +159,9 @@ pub fn import(path: &Path, map: &ColumnMap, unit: Option<TimeUnit>) -> Result<Im
                 line_err(
                     line,
                     format!(
-                        "column `{}` ({key}): `{}` is not a whole number >= 0",
-                        names[ci], &record[ci]
+                        "column `{}` ({key}): {} is not a whole number >= 0",
+                        names[ci],
+                        quoted(&record[ci])
                     ),
                 )
             })
@@ -169,15 +171,16 @@ pub fn import(path: &Path, map: &ColumnMap, unit: Option<TimeUnit>) -> Result<Im
         let time = unit.parse_seconds(cell).ok_or_else(|| {
             line_err(
                 line,
-                format!("column `{}` (time): `{cell}` is not a number", names[ci_time]),
+                format!("column `{}` (time): {} is not a number", names[ci_time], quoted(cell)),
             )
         })?;
         if !(time.is_finite() && time > 0.0) {
             return Err(line_err(
                 line,
                 format!(
-                    "column `{}` (time): `{cell}` is out of range; accepted: a finite number > 0",
-                    names[ci_time]
+                    "column `{}` (time): {} is out of range; accepted: a finite number > 0",
+                    names[ci_time],
+                    quoted(cell)
                 ),
             ));
         }
@@ -202,7 +205,7 @@ fn column_indices(file: &str, names: &[&str], map: &ColumnMap) -> Result<[usize;
                     file: file.to_string(),
                     reason: format!(
                         "{key}={column}: the header has no column `{column}`; it has {}",
-                        names.join(", ")
+                        crate::param::shown(&names.join(", "))
                     ),
                 });
             }

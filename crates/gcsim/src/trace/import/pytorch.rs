@@ -50,12 +50,14 @@ pub fn read(path: &Path) -> Result<ProfilerTrace, ImportError> {
         reason,
     };
     let mut reader = BufReader::new(File::open(path).map_err(|e| read_err(e.to_string()))?);
-    if reader
-        .fill_buf()
-        .map_err(|e| read_err(e.to_string()))?
-        .starts_with(&[0x1f, 0x8b])
-    {
+    let start = reader.fill_buf().map_err(|e| read_err(e.to_string()))?;
+    if start.starts_with(&[0x1f, 0x8b]) {
         return Err(ImportError::Compressed { file });
+    }
+    // A UTF-8 byte-order mark, which editors on Windows write first, is not
+    // JSON: skip it.
+    if start.starts_with(&[0xef, 0xbb, 0xbf]) {
+        reader.consume(3);
     }
     let trace = parse(&file, reader)?;
     if trace.steps.is_empty() {
@@ -76,7 +78,10 @@ fn parse(file: &str, reader: impl Read) -> Result<ProfilerTrace, ImportError> {
         problem: RefCell::new(None),
     };
     let mut de = serde_json::Deserializer::from_reader(reader);
-    de.deserialize_any(TraceVisitor(&context))
+    // The path to the value being read, for errors: `distributedInfo.rank`.
+    let mut track = serde_path_to_error::Track::new();
+    serde_path_to_error::Deserializer::new(&mut de, &mut track)
+        .deserialize_any(TraceVisitor(&context))
         .and_then(|t| de.end().map(|()| t))
         .map_err(|e| match context.problem.take() {
             Some((line, reason)) => ImportError::Line {
@@ -84,12 +89,14 @@ fn parse(file: &str, reader: impl Read) -> Result<ProfilerTrace, ImportError> {
                 line,
                 reason,
             },
-            None => json_error(file, e),
+            None => json_error(file, e, &track.path().to_string()),
         })
 }
 
-/// serde_json's error, which carries the line and column, for `file`.
-fn json_error(file: &str, e: serde_json::Error) -> ImportError {
+/// serde_json's error, which carries the line and column, for `file`; a
+/// value of the wrong kind is named by its JSON path (`path`) and what is
+/// accepted there, not by the reader's Rust types.
+fn json_error(file: &str, e: serde_json::Error, path: &str) -> ImportError {
     use serde_json::error::Category;
     match e.classify() {
         Category::Io => ImportError::Read {
@@ -100,11 +107,37 @@ fn json_error(file: &str, e: serde_json::Error) -> ImportError {
             file: file.to_string(),
             reason: format!("not JSON (a PyTorch profiler trace is Chrome-trace JSON): {e}"),
         },
-        Category::Data => ImportError::Json {
-            file: file.to_string(),
-            reason: e.to_string(),
-        },
+        Category::Data => {
+            // serde's message without its position, then its expectation.
+            let message = e.to_string();
+            let message = message.rsplit_once(" at line ").map_or(message.as_str(), |m| m.0);
+            let (found, expected) = message.split_once(", expected ").unwrap_or((message, ""));
+            let accepted = accepted_at(path).unwrap_or(expected);
+            let path = if path == "." { "the top level" } else { path };
+            ImportError::Json {
+                file: file.to_string(),
+                reason: format!(
+                    "line {}, column {}: {path}: {found}; accepted: {accepted}",
+                    e.line(),
+                    e.column()
+                ),
+            }
+        }
     }
+}
+
+/// What the reader accepts at the JSON path `path`, where its message
+/// would otherwise name a Rust type.
+fn accepted_at(path: &str) -> Option<&'static str> {
+    let field = path.rsplit_once('.').map_or(path, |p| p.1);
+    Some(match field {
+        "distributedInfo" => "an object with the rank, e.g. {\"rank\": 0, \"world_size\": 8}",
+        "rank" => "a whole number >= 0",
+        "traceEvents" => "an array of trace events",
+        "ph" | "name" | "cat" => "a string",
+        "." => "a Chrome trace: an object with traceEvents, or an array of events",
+        _ => return None,
+    })
 }
 
 /// A reader that counts the newlines it has passed. serde_json reads its
@@ -384,6 +417,41 @@ mod tests {
         assert_eq!(t.steps, BTreeMap::from([(7, 2674.125), (8, 3000.0)]));
     }
 
+    /// A value of the wrong kind is named by its JSON path and what is
+    /// accepted there, not by the reader's Rust types.
+    #[test]
+    fn errors_name_the_json_path() {
+        let cases = [
+            (
+                r#"{"distributedInfo": {"rank": "a"}}"#,
+                r#"t.json: line 1, column 32: distributedInfo.rank: invalid type: string "a"; accepted: a whole number >= 0"#,
+            ),
+            (
+                r#"{"distributedInfo": 3}"#,
+                "distributedInfo: invalid type: integer `3`; accepted: an object with the rank",
+            ),
+            (
+                r#"{"traceEvents": [{"ph": 5}]}"#,
+                "traceEvents[0].ph: invalid type: integer `5`; accepted: a string",
+            ),
+            (
+                r#"{"traceEvents": {}}"#,
+                "traceEvents: invalid type: map; accepted: an array of trace events",
+            ),
+            (
+                "5",
+                "the top level: invalid type: integer `5`; accepted: a Chrome trace",
+            ),
+        ];
+        for (text, says) in cases {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+            for rust in ["u64", "struct", "DistributedInfo"] {
+                assert!(!e.contains(rust), "{text}: {e}");
+            }
+        }
+    }
+
     #[test]
     fn errors_name_the_line() {
         let ev = |body: &str| {
@@ -412,7 +480,7 @@ mod tests {
             ),
             (
                 "{\"distributedInfo\": {\"rank\": -1}}".to_string(),
-                "t.json: invalid value: integer `-1`",
+                "t.json: line 1, column 32: distributedInfo.rank: invalid value: integer `-1`; accepted: a whole number >= 0",
             ),
         ];
         for (text, expected) in cases {

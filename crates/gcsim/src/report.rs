@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 mod config;
+mod pipelines;
 mod table;
 pub use config::{Command, Mode, Report, RunConfig};
 pub use table::write_table;
@@ -422,17 +423,7 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
                         row.participants = Some(s.n() as f64 * inexact.data_fraction);
                     }
                 }
-                if let Some(l) = study.parallel() {
-                    row.gpus = Some(l.layout.ranks());
-                }
-                if let Some(p) = pipelines {
-                    if row.collective_time.is_some() {
-                        row.collective_time = Some(p.collective_time);
-                    }
-                    row.bubble_fraction = Some(p.bubble_fraction);
-                    let busy: Vec<String> = p.stage_busy.iter().map(|b| crate::param::plain(*b)).collect();
-                    row.stage_busy = Some(busy.join(";"));
-                }
+                row.pipeline_columns(study, pipelines);
                 if study.decodes_by_code(s) {
                     row.undecodable = Some(summary.infinite as f64 / summary.trials as f64);
                 }

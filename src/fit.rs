@@ -162,7 +162,8 @@ impl FitJob {
     pub fn execute(self) -> Result<Status> {
         match &self.input {
             Input::Pooled(trace) => {
-                let fits = fit::fit_all(trace.all()).map_err(|e| usage(anyhow!("{}: {e}", trace.file())))?;
+                let fits = fit::fit_all(trace.all())
+                    .map_err(|e| usage(anyhow!("{}: {}", trace.file(), trace.fit_failure(&e))))?;
                 let report = FitReport::new(trace.file(), trace.workers(), trace.steps(), fits);
                 self.write(
                     &report,

@@ -170,6 +170,8 @@ const FILES: &[Case] = &[
     // PyTorch traces: the JSON path of a bad value, and a byte-order mark.
     case(&["trace", "import", "--from", "pytorch", "rank.json"], 2, "rank.json: line 1, column 32: distributedInfo.rank: invalid type: string \"a\"; accepted: a whole number >= 0"),
     case(&["trace", "import", "--from", "pytorch", "bom.json"], 0, ""),
+    // One absurd time: the row that makes the fit impossible, and its value.
+    case(&["fit", "outlier.csv"], 2, "outlier.csv: step 2, worker 1: its time, 1e300 s ("),
 ];
 
 /// Writes the input files the cases read into `dir`.
@@ -192,6 +194,20 @@ fn inputs(dir: &Path) {
         &format!(r#"{{"distributedInfo": {{"rank": "a"}}, "traceEvents": {step}}}"#),
     );
     write("bom.json", &format!("\u{feff}{{\"traceEvents\": {step}}}"));
+    write(
+        "outlier.csv",
+        &steps(|step, worker| {
+            if (step, worker) == (2, 1) {
+                1e300
+            } else {
+                0.01 * (1 + (step * 7 + worker * 3) % 100) as f64
+            }
+        }),
+    );
+    write(
+        "tiny.csv",
+        &steps(|step, worker| 1e-200 * (1.0 + 0.1 * ((step * 5 + worker * 3) % 11) as f64)),
+    );
     write("nul.csv", "step,worker,time\n0,0,1.0\n0,1,1.\u{0}2\n");
     write(
         "longfield.csv",
@@ -201,6 +217,39 @@ fn inputs(dir: &Path) {
         "longcolumn.csv",
         &format!("step,{},time\n0,0,1.0\n", "w".repeat(500_000)),
     );
+}
+
+/// A trace of 20 steps of 4 workers whose times are `time(step, worker)`.
+fn steps(time: impl Fn(usize, usize) -> f64) -> String {
+    let mut text = String::from("step,worker,time\n");
+    for step in 0..20 {
+        for worker in 0..4 {
+            text += &format!("{step},{worker},{:e}\n", time(step, worker));
+        }
+    }
+    text
+}
+
+/// Times near 1e-200 s: the analysis computes its correlations (scaled
+/// first, exactly), with no NaN, and names the scale where it cannot fit.
+#[test]
+fn tiny_times_give_no_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    inputs(dir.path());
+    let out = Command::cargo_bin("gcsim")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["trace", "tiny.csv", "--format", "table"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.to_lowercase().contains("nan"), "{text}");
+    assert!(text.contains("mean lag-1 autocorrelation"), "{text}");
+    assert!(text.contains("rescale the time unit"), "{text}");
+    // Their spread does not square to 0: no worker is "far above" the others.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("heterogeneity"), "{stderr}");
 }
 
 #[test]

@@ -35,11 +35,16 @@ pub const Z: f64 = 4.0;
 /// The standard error of a worker's mean time over T steps, allowing for
 /// the autocorrelation r of its times: `s/√T · √((1 + r)/(1 − r))`, the
 /// variance inflation of an AR(1) series, with r taken within [0, 0.9].
+///
+/// The deviations are divided by a power of two first (see
+/// `stats::scaled_deviations`), so that times of 1e-200 s do not square
+/// to 0: the same value, bit for bit, where they do not.
 fn standard_error(worker: &Worker) -> f64 {
     let t = worker.times.len() as f64;
-    let var = worker.times.iter().map(|x| (x - worker.mean).powi(2)).sum::<f64>() / (t - 1.0);
+    let (d, scale) = stats::scaled_deviations(worker.times);
+    let var = d.iter().map(|x| x * x).sum::<f64>() / (t - 1.0);
     let r = worker.autocorrelation.unwrap_or(0.0).clamp(0.0, 0.9);
-    (var / t * (1.0 + r) / (1.0 - r)).sqrt()
+    (var / t * (1.0 + r) / (1.0 - r)).sqrt() * scale
 }
 
 /// Worker ids as a short list: `3, 17, 40` or `3, 17, 40 and 9 more`.

@@ -317,6 +317,42 @@ impl Trace {
     pub fn all(&self) -> &[f64] {
         &self.times
     }
+
+    /// Why `error`, a fit of [`Trace::all`], failed, naming what to do:
+    /// where an estimate left its law's range, the row whose time sets it
+    /// (the one furthest from the median in ratio, by its step and worker
+    /// and value), or, where every time is out of scale alike, the scale.
+    pub fn fit_failure(&self, error: &fit::FitError) -> String {
+        let fit::FitError::Estimate { .. } = error else {
+            return error.to_string();
+        };
+        let mut sorted = self.times.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted[sorted.len() / 2];
+        let distance = |t: f64| (t / median).ln().abs();
+        let (i, &time) = (self.times.iter().enumerate())
+            .max_by(|a, b| distance(*a.1).total_cmp(&distance(*b.1)))
+            .expect("a trace has times");
+        let shown = |x: f64| match (1e-3..1e6).contains(&x) {
+            true => format!("{x:.4}"),
+            false => format!("{x:.3e}"),
+        };
+        // An outlier a million times off the median sets the estimate alone.
+        if distance(time) > 1e6f64.ln() {
+            let (step, worker) = (self.step_ids[i / self.workers], self.worker_ids[i % self.workers]);
+            format!(
+                "step {step}, worker {worker}: its time, {} s ({} times the median, {} s), makes the fit impossible: {error}; remove that row if it was recorded wrongly",
+                crate::param::plain(time),
+                shown(time / median),
+                shown(median)
+            )
+        } else {
+            format!(
+                "the times (median {} s) make the fit impossible: {error}",
+                shown(median)
+            )
+        }
+    }
 }
 
 #[cfg(test)]

@@ -31,15 +31,40 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
+/// `xs`'s deviations from their mean, divided by the power of two at or
+/// below the largest of them, so that their squares and products neither
+/// underflow nor overflow (times of 1e-200 or 1e200 s). A correlation is
+/// a ratio of such sums: dividing by a power of two is exact, so it is
+/// the same, bit for bit, as from the raw deviations wherever those stay
+/// in range, and defined where they do not.
+fn deviations(xs: &[f64]) -> Vec<f64> {
+    scaled_deviations(xs).0
+}
+
+/// [`deviations`] and the power of two they were divided by.
+pub(crate) fn scaled_deviations(xs: &[f64]) -> (Vec<f64>, f64) {
+    let m = mean(xs);
+    let d: Vec<f64> = xs.iter().map(|x| x - m).collect();
+    let largest = d.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    // The exponent bits alone: 2^⌊log₂ largest⌋ (0 for a subnormal).
+    let power = f64::from_bits(largest.to_bits() & 0x7ff0_0000_0000_0000);
+    let scale = if power > 0.0 {
+        power
+    } else {
+        largest.max(f64::MIN_POSITIVE)
+    };
+    (d.into_iter().map(|x| x / scale).collect(), scale)
+}
+
 /// The lag-1 autocorrelation `r₁` of `xs`; `None` with fewer than
 /// [`MIN_STEPS`] values or when they are all equal.
 pub(crate) fn lag1_autocorrelation(xs: &[f64]) -> Option<f64> {
     if xs.len() < MIN_STEPS || constant(xs) {
         return None;
     }
-    let m = mean(xs);
-    let ss: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
-    let lagged: f64 = xs.windows(2).map(|w| (w[0] - m) * (w[1] - m)).sum();
+    let d = deviations(xs);
+    let ss: f64 = d.iter().map(|x| x * x).sum();
+    let lagged: f64 = d.windows(2).map(|w| w[0] * w[1]).sum();
     Some(lagged / ss)
 }
 
@@ -50,10 +75,9 @@ pub(crate) fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
     if xs.len() < MIN_STEPS || constant(xs) || constant(ys) {
         return None;
     }
-    let (mx, my) = (mean(xs), mean(ys));
+    let (dxs, dys) = (deviations(xs), deviations(ys));
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (x, y) in xs.iter().zip(ys) {
-        let (dx, dy) = (x - mx, y - my);
+    for (&dx, &dy) in dxs.iter().zip(&dys) {
         sxy += dx * dy;
         sxx += dx * dx;
         syy += dy * dy;
@@ -186,6 +210,23 @@ mod tests {
         // Ties go to the lower index.
         let tied = Trace::parse("t.csv", "step,worker,time\n0,0,1\n0,1,2\n0,2,2\n").unwrap();
         assert_eq!(slowest(&tied, 1), [[false], [true], [false]]);
+    }
+
+    #[test]
+    fn correlations_of_extreme_scales() {
+        // The same series at 1e-200 and 1e200 times: the same r₁ and the
+        // same correlation, where the raw squares underflow or overflow.
+        let x = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
+        let y = [2.0, 7.0, 1.0, 8.0, 2.0, 8.0, 1.0, 8.0];
+        let r = lag1_autocorrelation(&x).unwrap();
+        let c = pearson(&x, &y).unwrap();
+        for k in [-200, 200] {
+            let at = |v: &[f64]| v.iter().map(|t| t * 2f64.powi(k * 3)).collect::<Vec<_>>();
+            assert_eq!(lag1_autocorrelation(&at(&x)), Some(r), "2^{}", k * 3);
+            assert_eq!(pearson(&at(&x), &at(&y)), Some(c), "2^{}", k * 3);
+        }
+        let tiny: Vec<f64> = x.iter().map(|t| t * 1e-200).collect();
+        assert!((lag1_autocorrelation(&tiny).unwrap() - r).abs() < 1e-12);
     }
 
     #[test]

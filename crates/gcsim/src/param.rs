@@ -107,6 +107,22 @@ pub enum Param {
     GradientSize,
     /// Gradient buckets overlapped with the work.
     Buckets,
+    /// The hybrid-parallel layout dp=D,pp=P,tp=T.
+    Parallel,
+    /// Microbatches per replica per iteration.
+    Microbatches,
+    /// The pipeline schedule (gpipe, 1f1b).
+    PipelineSchedule,
+    /// A backward op's time over its forward op's.
+    BackwardRatio,
+    /// The transfer between neighbouring pipeline stages.
+    P2pTime,
+    /// Each pipeline stage's relative work.
+    StageWork,
+    /// The law of a microbatch's relative work.
+    MicrobatchWork,
+    /// The optimizer step after the gradients' sum.
+    OptimizerTime,
 }
 
 impl Param {
@@ -161,6 +177,14 @@ impl Param {
             Param::Bandwidth => "bandwidth",
             Param::GradientSize => "gradient_size",
             Param::Buckets => "buckets",
+            Param::Parallel => "parallel",
+            Param::Microbatches => "microbatches",
+            Param::PipelineSchedule => "schedule",
+            Param::BackwardRatio => "backward_ratio",
+            Param::P2pTime => "p2p_time",
+            Param::StageWork => "stage_work",
+            Param::MicrobatchWork => "microbatch_work",
+            Param::OptimizerTime => "optimizer_time",
         }
     }
 }

@@ -235,7 +235,7 @@ impl MatmulCode {
     }
 
     /// The end-to-end check: for `sets` random sets of k finished workers,
-    /// the decoded Ĉ against A·B (see [`Self::product_inputs`]). Returns the
+    /// the decoded Ĉ against A·B (see `product_inputs`). Returns the
     /// largest ‖Ĉ − C‖_F/‖C‖_F.
     pub fn product_error(&self, sets: usize, seed: u64) -> f64 {
         let (inputs, mut rng) = self.product_inputs(seed);

@@ -6,6 +6,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use gcsim::collective::{Aggregation, Algorithm, Collective, parse_aggregations, parse_bandwidth};
+use gcsim::range::{self, IntList};
 use gcsim::units::TimeUnit;
 
 use super::flags::{AGGREGATION, BANDWIDTH, BUCKETS, LATENCY};
@@ -46,15 +47,16 @@ pub struct CollectiveArgs {
 
     /// Split a collective's gradient into K equal buckets, each summed once
     /// every participant has done its share j/K of the work (as PyTorch DDP
-    /// overlaps its all-reduce with the backward pass) [default: 1].
-    /// Example: --buckets 25
-    #[arg(long, value_name = "K", value_parser = super::parse_count, allow_negative_numbers = true)]
-    pub buckets: Option<usize>,
+    /// overlaps its all-reduce with the backward pass) [default: 1]; plan
+    /// compares a list. Example: --buckets 25
+    #[arg(long, value_name = "K", value_parser = range::parse, allow_negative_numbers = true)]
+    pub buckets: Option<IntList>,
 }
 
 impl CollectiveArgs {
     /// The aggregations asked for (`master` where none is), each built with
-    /// the gradient's size and the time unit.
+    /// the gradient's size and the time unit: every algorithm with every
+    /// bucket count, in the order given.
     pub fn aggregations(&self, gradient_bytes: Option<f64>, unit: Option<TimeUnit>) -> Result<Vec<Aggregation>> {
         let names = match &self.aggregation {
             Some(a) => a.0.clone(),
@@ -73,26 +75,38 @@ impl CollectiveArgs {
                 }
             }
         }
-        names
-            .into_iter()
-            .map(|name| match name {
-                None => Ok(Aggregation::Master),
-                Some(algorithm) => Ok(Aggregation::Collective(Collective::new(
-                    algorithm,
-                    self.latency,
-                    self.bandwidth,
-                    gradient_bytes,
-                    self.buckets.unwrap_or(1),
-                    unit,
-                )?)),
-            })
-            .collect()
+        let buckets = self.buckets.as_ref().map_or(vec![1], |l| l.values.clone());
+        let mut out = Vec::new();
+        for name in names {
+            match name {
+                None => out.push(Aggregation::Master),
+                Some(algorithm) => {
+                    for &k in &buckets {
+                        out.push(Aggregation::Collective(Collective::new(
+                            algorithm,
+                            self.latency,
+                            self.bandwidth,
+                            gradient_bytes,
+                            k,
+                            unit,
+                        )?));
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The one aggregation of `run` and `sweep`.
     pub fn aggregation(&self, gradient_bytes: Option<f64>, unit: Option<TimeUnit>) -> Result<Aggregation> {
         if self.aggregation.as_ref().is_some_and(|a| a.0.len() > 1) {
             bail!("{AGGREGATION} takes one algorithm here; plan compares several (gcsim plan {AGGREGATION} ring,tree)");
+        }
+        if let Some(l) = self.buckets.as_ref().filter(|l| l.values.len() > 1) {
+            bail!(
+                "{BUCKETS} {} takes one K here; plan compares several (gcsim plan {BUCKETS} 1,4,16)",
+                l.text
+            );
         }
         Ok(self.aggregations(gradient_bytes, unit)?.remove(0))
     }

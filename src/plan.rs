@@ -9,16 +9,17 @@ use serde::{Deserialize, Serialize};
 use gcsim::engine;
 use gcsim::export::{self, Digits, Export, Format};
 use gcsim::load::LoadModel;
+use gcsim::parallel::Parallel;
 use gcsim::param::Param;
 use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
 use gcsim::range::{self, IntList};
 use gcsim::scheme::{Planning, SchemeKind};
 use gcsim::shard::ShardId;
-use gcsim::study::MAX_DRAWS_PER_TRIAL;
+use gcsim::study::{MAX_DRAWS_PER_TRIAL, ParallelConflict, StudyError};
 use gcsim::units::{CostModel, TimeUnit};
 
 use super::common::CommonArgs;
-use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARALLEL, PARTS, REF_N, S, SCHEME, TIMEOUT, WORKERS};
+use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARALLEL, PARTS, REF_N, SCHEME, TIMEOUT, WORKERS};
 use super::job::Engine;
 use super::notes::note;
 use super::output::Output;
@@ -179,9 +180,15 @@ struct PlanConfig {
     iterations: u64,
     seed: u64,
     comm: String,
+    /// The hybrid-parallel job whose replicas the schemes code across.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parallel: Option<String>,
     /// The aggregations compared, where any is a collective.
     #[serde(skip_serializing_if = "Option::is_none")]
     aggregation: Option<String>,
+    /// The bucket counts compared, where a collective splits its gradient.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    buckets: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     time_unit: Option<TimeUnit>,
     #[serde(skip_serializing_if = "CostModel::is_empty", default)]
@@ -195,12 +202,17 @@ fn plan_columns(req: &PlanRequest) -> Vec<&'static str> {
     if req.aggregations.iter().any(|a| a.collective().is_some()) {
         columns.push("aggregation");
     }
+    if plan::compares_buckets(req) {
+        columns.push("buckets");
+    }
     columns
 }
 
 /// The aggregations a plan compares, for its header, where any is a collective.
 fn aggregation_label(req: &PlanRequest) -> Option<String> {
-    let named: Vec<String> = req.aggregations.iter().map(ToString::to_string).collect();
+    let mut named: Vec<String> = req.aggregations.iter().map(ToString::to_string).collect();
+    // Bucket counts are a column of their own, not a repeat of the name.
+    named.dedup();
     req.aggregations
         .iter()
         .any(|a| a.collective().is_some())
@@ -213,6 +225,9 @@ impl PlanConfig {
         let mut columns = self.costs.columns(self.time_unit);
         if self.aggregation.is_some() {
             columns.push("aggregation");
+        }
+        if self.buckets.is_some() {
+            columns.push("buckets");
         }
         columns
     }
@@ -241,7 +256,9 @@ pub struct PlanJob {
 fn defaults_said(args: &PlanArgs, load_model: LoadModel) -> (Vec<String>, Vec<String>) {
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
+    let parallel = args.common.parallel.parallel.is_some();
     match (args.common.cluster.load_model.is_some(), load_model) {
+        (false, _) if parallel => {}
         (false, _) => notes.push(
             "load-model=scaled by default: a worker's time grows in proportion to its share of the data (--load-model names another)".to_string(),
         ),
@@ -268,7 +285,9 @@ fn defaults_said(args: &PlanArgs, load_model: LoadModel) -> (Vec<String>, Vec<St
 fn sizes(args: &PlanArgs) -> Result<(Vec<usize>, usize, gcsim::workers::Workers)> {
     let common = &args.common;
     let ns_given = args.n.as_ref().map(|l| l.values.clone());
-    let (n0, workers) = common.population(ns_given.as_ref().and_then(|v| v.first().copied()))?;
+    // A layout's ranks are its workers (checked against --n).
+    let (count, _) = common.layout_counts(ns_given.as_ref().and_then(|v| v.first().copied()))?;
+    let (n0, workers) = common.population(count)?;
     let ns = match ns_given {
         Some(v) if !common.cluster.classes.is_empty() && v != [n0] => {
             bail!("{WORKERS} fixes n={n0}; give one {N} or none")
@@ -298,10 +317,46 @@ fn schemes_of(args: &PlanArgs) -> Result<Vec<SchemeKind>> {
             // (every candidate simulated) and the matmul codes only
             // when named.
             .filter(|&k| k.facts().planning == Planning::Default)
+            // Across a layout's replicas only these code.
+            .filter(|k| args.common.parallel.parallel.is_none() || PARALLEL_SCHEMES.contains(k))
             .collect()
     } else {
         args.scheme.clone()
     })
+}
+
+/// The schemes that code across a layout's replicas.
+const PARALLEL_SCHEMES: [SchemeKind; 5] = [
+    SchemeKind::Uncoded,
+    SchemeKind::Ignore,
+    SchemeKind::Frc,
+    SchemeKind::Crc,
+    SchemeKind::Mds,
+];
+
+/// The hybrid-parallel job of `--parallel`, if given, checked against
+/// what `plan` searches there: its one size (the rank count), no `--ref-n`,
+/// no `--load-model` (a replica's load is its microbatches).
+fn layout(args: &PlanArgs) -> Result<Option<Parallel>> {
+    let Some(parallel) = args.common.parallel.parallel()? else {
+        return Ok(None);
+    };
+    if let Some(l) = args.n.as_ref().filter(|l| l.values.len() > 1) {
+        bail!(
+            "{N} {}: a {PARALLEL} plan searches one layout; give its rank count ({}) or no {N}",
+            l.text,
+            parallel.layout.ranks()
+        );
+    }
+    if args.ref_n.is_some() {
+        bail!(
+            "{REF_N} rescales a flat cluster's share of the work; under {PARALLEL} a replica's work is its microbatches: drop {REF_N}"
+        );
+    }
+    if args.common.cluster.load_model.is_some() {
+        return Err(StudyError::UnderParallel(ParallelConflict::LoadModel).into());
+    }
+    Ok(Some(parallel))
 }
 
 /// The lists `plan` searches besides s: deadlines, message splits and
@@ -358,7 +413,7 @@ impl TryFrom<PlanArgs> for PlanJob {
     fn try_from(args: PlanArgs) -> Result<Self> {
         let common = &args.common;
         common.check_counts()?;
-        check_flat(common)?;
+        let parallel = layout(&args)?;
         if common.analytic {
             bail!("plan chooses exact values itself: drop {ANALYTIC}");
         }
@@ -374,7 +429,10 @@ impl TryFrom<PlanArgs> for PlanJob {
                 "{REF_N} {r} is out of range; accepted: a cluster size, a whole number from 1 to {MAX_DRAWS_PER_TRIAL}"
             );
         }
-        let load_model = common.cluster.load_model_or("scaled")?;
+        let load_model = match parallel {
+            Some(_) => LoadModel::Fixed,
+            None => common.cluster.load_model_or("scaled")?,
+        };
         let (mut notes, mut warnings) = defaults_said(&args, load_model);
         let (ns, n0, workers) = sizes(&args)?;
         let time_unit = common.cluster.time_unit_of(&workers);
@@ -412,6 +470,7 @@ impl TryFrom<PlanArgs> for PlanJob {
             time_unit,
             costs: common.cost.model(time_unit)?,
             data_replicates: trace_bootstrap,
+            parallel,
         };
         let output = match common.shard {
             Some(shard) => common.shard_output(shard)?,
@@ -440,7 +499,12 @@ impl TryFrom<PlanArgs> for PlanJob {
             iterations: common.iterations,
             seed: common.seed,
             comm: req.comm.to_string(),
+            parallel: req.parallel.as_ref().map(Parallel::describe),
             aggregation: aggregation_label(&req),
+            buckets: plan::compares_buckets(&req).then(|| {
+                let given = common.collective.buckets.as_ref();
+                given.map_or_else(|| "1".to_string(), |l| l.text.clone())
+            }),
             time_unit,
             costs: req.costs,
         };
@@ -530,14 +594,4 @@ impl Export for PlanReport {
     fn digits(&self) -> &'static Digits {
         &Digits::PLAN
     }
-}
-
-/// Refuses a hybrid-parallel job's flags: plan ranks flat clusters.
-fn check_flat(common: &CommonArgs) -> Result<()> {
-    if common.parallel.parallel()?.is_some() {
-        bail!(
-            "{PARALLEL}: plan ranks flat clusters only; compare a layout's schemes with gcsim sweep {PARALLEL} ... {SCHEME} ignore,frc,crc {S} 0..S"
-        );
-    }
-    Ok(())
 }

@@ -18,8 +18,9 @@ pub(super) fn table_header(report: &PlanReport, out: &mut dyn Write) -> io::Resu
     let c = &report.config;
     writeln!(
         out,
-        "# gcsim plan n={}  workers={}  load-model={}{}  objective={}{}{}{}{}{}  trials={}  seed={}",
+        "# gcsim plan n={}{}  workers={}  load-model={}{}  objective={}{}{}{}{}{}{}  trials={}  seed={}",
         c.n,
+        c.parallel.as_ref().map_or(String::new(), |p| format!("  parallel={p}")),
         c.workers,
         c.load_model,
         c.unit_time.map_or(String::new(), |u| format!("  unit-time={u}")),
@@ -34,6 +35,7 @@ pub(super) fn table_header(report: &PlanReport, out: &mut dyn Write) -> io::Resu
         c.aggregation
             .as_ref()
             .map_or(String::new(), |a| format!("  aggregation={a}")),
+        c.buckets.as_ref().map_or(String::new(), |k| format!("  buckets={k}")),
         if c.iterations > 1 {
             format!("  iterations={}", c.iterations)
         } else {
@@ -44,7 +46,12 @@ pub(super) fn table_header(report: &PlanReport, out: &mut dyn Write) -> io::Resu
     )?;
     writeln!(
         out,
-        "# load: data each worker stores and processes, in units of the uncoded share; {}",
+        "# load: data each {}, in units of the uncoded share; {}",
+        if c.parallel.is_some() {
+            "DP replica (n of them) stores and processes, as load × M microbatches"
+        } else {
+            "worker stores and processes"
+        },
         units::sentence(c.time_unit)
     )?;
     for note in &c.notes {
@@ -98,18 +105,15 @@ pub(super) fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> 
         "message",
         "method",
     ];
-    let parts = report.rows.iter().take(top).any(|r| r.parts.is_some());
-    let deadlines = report.rows.iter().take(top).any(|r| r.timeout.is_some());
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-    if parts {
-        cells[0].push("parts".into());
-    }
-    if deadlines {
-        cells[0].push("timeout".into());
-    }
-    // The cost view's columns, where its flags gave them.
+    // The columns some rows have: a scheme's own parameters, the
+    // aggregation compared, and the cost view's, where its flags gave them.
     type Cell = fn(&PlanRow) -> Option<String>;
-    let cost_columns: [(&str, Cell); 6] = [
+    let optional: [(&str, Cell); 10] = [
+        ("parts", |r| r.parts.map(|l| l.to_string())),
+        ("timeout", |r| r.timeout.map(|t| short(Some(t)))),
+        ("aggregation", |r| r.aggregation.map(String::from)),
+        ("buckets", |r| r.buckets.map(|k| k.to_string())),
         ("iter/h", |r| r.iterations_per_hour.map(|x| short(Some(x)))),
         ("run_h", |r| r.run_hours.map(|x| short(Some(x)))),
         ("gpu_h", |r| r.gpu_hours.map(|x| short(Some(x)))),
@@ -117,17 +121,17 @@ pub(super) fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> 
         ("storage", |r| r.storage_bytes.map(units::format_bytes)),
         ("sent/iter", |r| r.bytes_per_iteration.map(units::format_bytes)),
     ];
-    let cost_columns: Vec<(&str, Cell)> = cost_columns
+    let optional: Vec<(&str, Cell)> = optional
         .into_iter()
         .filter(|(_, cell)| report.rows.iter().take(top).any(|r| cell(r).is_some()))
         .collect();
-    cells[0].extend(cost_columns.iter().map(|(name, _)| name.to_string()));
+    cells[0].extend(optional.iter().map(|(name, _)| name.to_string()));
     for r in report.rows.iter().take(top) {
         let ci = match (r.objective_low, r.objective_high) {
             (Some(a), Some(b)) => format!("[{}, {}]", short(Some(a)), short(Some(b))),
             _ => "-".into(),
         };
-        cells.push(vec![
+        let mut row = vec![
             r.rank.to_string(),
             r.n.to_string(),
             r.scheme.to_string(),
@@ -142,21 +146,9 @@ pub(super) fn table(report: &PlanReport, out: &mut dyn Write) -> io::Result<()> 
             short(Some(r.load)),
             short(Some(r.message)),
             r.method.to_string(),
-        ]);
-        if parts {
-            let cell = r.parts.map_or("-".into(), |l| l.to_string());
-            cells.last_mut().expect("just pushed").push(cell);
-        }
-        if deadlines {
-            let cell = r.timeout.map_or("-".into(), |t| short(Some(t)));
-            cells.last_mut().expect("just pushed").push(cell);
-        }
-        for (_, cell) in &cost_columns {
-            cells
-                .last_mut()
-                .expect("just pushed")
-                .push(cell(r).unwrap_or_else(|| "-".into()));
-        }
+        ];
+        row.extend(optional.iter().map(|(_, cell)| cell(r).unwrap_or_else(|| "-".into())));
+        cells.push(row);
     }
     export::write_aligned(&cells, 0, out)?;
     table_footer(report, out)

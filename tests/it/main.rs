@@ -38,6 +38,7 @@ mod partial;
 mod persistence;
 mod pipelines;
 mod plan;
+mod plan_parallel;
 mod populations;
 mod properties;
 mod real_units;

@@ -212,7 +212,6 @@ fn what_does_not_go_with_a_layout_is_refused_in_one_line() {
             "sweep --parallel dp=4,pp=2 --n 8,16 --scheme ignore --s 0..1",
             "--parallel fixes n",
         ),
-        ("plan --parallel dp=4,pp=2 --n 8", "plan ranks flat clusters only"),
         (
             "run --n 4 --scheme uncoded --timeline t.json",
             "--timeline draws a pipeline job's ops",

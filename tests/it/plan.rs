@@ -45,6 +45,7 @@ pub(crate) fn request(
         time_unit: None,
         costs: Default::default(),
         data_replicates: 0,
+        parallel: None,
     }
 }
 

@@ -423,6 +423,7 @@ fn trace_bootstrap_covers_the_truth() {
             trials: 2000,
             seed: r,
             data_replicates: replicates,
+            parallel: None,
             ..super::plan::request(
                 8,
                 Workers::Replay(trace.clone()),

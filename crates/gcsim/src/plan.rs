@@ -74,6 +74,10 @@ pub struct PlanRequest {
     pub time_unit: Option<crate::units::TimeUnit>,
     /// The cost view's inputs.
     pub costs: crate::units::CostModel,
+    /// A hybrid-parallel job: the schemes code across its data-parallel
+    /// replicas (`ns` holds its one rank count) and every candidate is
+    /// simulated (see [`Study::hybrid`]).
+    pub parallel: Option<crate::parallel::Parallel>,
     /// With measured workers, bootstrap replicates of the trace's steps
     /// whose spread widens each simulated objective's interval (0: Monte
     /// Carlo error alone). See `data_variance`.
@@ -156,6 +160,14 @@ pub struct PlanRow {
     /// (`--aggregation`); absent where every row is at the master.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aggregation: Option<&'static str>,
+    /// The collective's gradient buckets K, where the plan compares
+    /// several bucket counts (`--buckets 1,4,16`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buckets: Option<usize>,
+    /// Under a layout, the GPUs behind the row's n replicas (D·P·T), which
+    /// the cost view counts. Not a column.
+    #[serde(skip)]
+    pub gpus: Option<usize>,
     /// Under a collective, the gradients all ranks send per iteration
     /// (see [`crate::report::Row::collective_gradients`]). Not a column.
     #[serde(skip)]
@@ -164,6 +176,12 @@ pub struct PlanRow {
 
 /// The study at `n` with the work rescaled by `factor` = N0/n.
 fn study_at(req: &PlanRequest, n: usize, factor: f64, schemes: Vec<Scheme>) -> Result<Study, PlanError> {
+    if let Some(parallel) = &req.parallel {
+        return Ok(
+            Study::hybrid(parallel.clone(), req.workers.clone(), schemes, req.trials, req.seed)?
+                .with_iterations(req.iterations)?,
+        );
+    }
     let (workers, model) = if factor == 1.0 {
         (req.workers.clone(), req.load_model)
     } else {
@@ -197,6 +215,15 @@ pub(crate) fn proportion_ci(p: f64, n: u64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
+/// Whether the rows show their collective's buckets: some collective of
+/// the request splits its gradient.
+pub fn compares_buckets(req: &PlanRequest) -> bool {
+    req.aggregations
+        .iter()
+        .filter_map(Aggregation::collective)
+        .any(|c| c.buckets > 1)
+}
+
 /// The study of every cluster size, with its factor N0/n: the whole request
 /// checked before any of it is evaluated. Candidates are counted as they are
 /// built, so a request far over [`MAX_PLAN_CONFIGS`] stops at the limit.
@@ -217,7 +244,9 @@ fn studies(req: &PlanRequest) -> Result<Vec<Unit>, PlanError> {
     for &n in &req.ns {
         let factor = req.ref_n.map_or(1.0, |n0| n0 as f64 / n as f64);
         let room = MAX_PLAN_CONFIGS - configs;
-        let schemes = candidates(req, n, factor, room.min(MAX_CONFIGS))?;
+        // Under a layout the schemes code across its replicas.
+        let scheme_n = req.parallel.as_ref().map_or(n, |p| p.layout.dp);
+        let schemes = candidates(req, scheme_n, factor, room.min(MAX_CONFIGS))?;
         if schemes.len() > MAX_CONFIGS {
             return Err(PlanError::TooManyAtN { n });
         }
@@ -261,7 +290,7 @@ fn studies(req: &PlanRequest) -> Result<Vec<Unit>, PlanError> {
             unit_studies.push((label, study));
         }
         out.push(Unit {
-            n,
+            n: scheme_n,
             factor,
             studies: unit_studies,
             cost,
@@ -346,13 +375,24 @@ fn unit_rows(
     simulate: &dyn Fn(&Study, &Options) -> Outcome,
 ) -> Result<Vec<PlanRow>, PlanError> {
     let mut rows = Vec::new();
+    let show_buckets = compares_buckets(req);
     for (aggregation, study) in &studies {
         let start = rows.len();
         study_rows(req, n, factor, study, simulate, &mut rows)?;
+        let buckets = study
+            .aggregation()
+            .collective()
+            .map(|c| c.buckets)
+            .filter(|_| show_buckets);
+        let gpus = study.parallel().map(|p| p.layout.ranks());
         for r in &mut rows[start..] {
             r.aggregation = *aggregation;
-            if let Some(a) = aggregation {
-                r.configuration = format!("{} ({a})", r.configuration);
+            r.buckets = buckets;
+            r.gpus = gpus;
+            match (aggregation, buckets) {
+                (Some(a), Some(k)) => r.configuration = format!("{} ({a}, {k} buckets)", r.configuration),
+                (Some(a), None) => r.configuration = format!("{} ({a})", r.configuration),
+                _ => {}
             }
         }
     }

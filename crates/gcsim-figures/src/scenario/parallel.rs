@@ -3,7 +3,8 @@
 //! `microbatch_work` and `optimizer_time`, as `gcsim sweep`'s flags of
 //! those names; a `[[study]]` table's own keys over the file's. A layout
 //! fixes the study's n (its ranks) and the n its schemes are built for
-//! (its replicas). `[[train]]` and `[[plan]]` tables refuse them.
+//! (its replicas); a `[[plan]]` searches the schemes across them.
+//! `[[train]]` tables refuse them.
 
 use std::ops::Range;
 
@@ -195,22 +196,19 @@ impl Source<'_> {
         }))
     }
 
-    /// The file's pipeline keys act on its `[[study]]` tables only: its
-    /// `parallel` is refused where the file has a `[[plan]]` (which ranks
-    /// flat clusters), and any of them where it has no study.
+    /// The file's pipeline keys act on its `[[study]]` and `[[plan]]`
+    /// tables: any of them is refused where the file has neither.
     pub(super) fn file_layout(&self, file: &ScenarioFile) -> Result<(), ScenarioError> {
         let keys = parallel_keys!(file);
-        if let (Some(p), Some(_)) = (keys.parallel, file.plan.as_ref().filter(|p| !p.is_empty())) {
-            return self.err(
-                Some(p.span()),
-                "key `parallel` lays out the [[study]] tables' pipeline job, and a [[plan]] ranks flat clusters only: put `parallel` in the studies",
-            );
-        }
+        let studies = file.study.as_ref().is_some_and(|s| !s.get_ref().is_empty());
+        let tables = studies || file.plan.as_ref().is_some_and(|p| !p.is_empty());
         let given = KEYS.iter().zip(keys.spans()).find_map(|(k, s)| Some((k, s?)));
-        if let (true, Some((key, span))) = (file.study.as_ref().is_none_or(|s| s.get_ref().is_empty()), given) {
+        if let (false, Some((key, span))) = (tables, given) {
             return self.err(
                 Some(span),
-                format!("key `{key}` describes the pipeline job of [[study]] tables, and the file has none"),
+                format!(
+                    "key `{key}` describes the pipeline job of [[study]] and [[plan]] tables, and the file has none"
+                ),
             );
         }
         Ok(())

@@ -11,10 +11,11 @@
 //!
 //! The file's cluster keys (n, dist, workers, load_model, unit_time, the
 //! communication keys, the collective's keys and time_unit), trials,
-//! iterations and seed apply where the table does not set them. The flags are checked by the command line's own
-//! parser before anything runs (see the binary's scenario job). The keys
-//! of a pipeline job (`parallel`, ...) are refused: `plan` ranks flat
-//! clusters only.
+//! iterations and seed apply where the table does not set them, and so do
+//! the keys of a pipeline job (`parallel`, `microbatches`, ...): the plan
+//! then searches the schemes across that layout's replicas. The flags are
+//! checked by the command line's own parser before anything runs (see the
+//! binary's scenario job).
 
 use toml::{Spanned, Table, Value};
 
@@ -135,7 +136,7 @@ pub(super) fn plan(
     if let Some(trials) = trials {
         args.extend(["--trials".to_string(), trials.to_string()]);
     }
-    for key in INHERITED.iter().filter(|k| !given(k)) {
+    for key in INHERITED.iter().chain(&super::parallel::KEYS).filter(|k| !given(k)) {
         if let Some(value) = top.get(*key) {
             push_key(&mut args, key, value).or_else(|e| src.err(span(), format!("{owner}: {e}")))?;
         }
@@ -144,14 +145,6 @@ pub(super) fn plan(
         .iter()
         .filter(|(k, _)| k.as_str() != "label" && !(k.as_str() == "trials" && trials.is_some()))
     {
-        if super::parallel::KEYS.contains(&key.as_str()) {
-            return src.err(
-                span(),
-                format!(
-                    "{owner}: key `{key}` describes a pipeline job, and a [[plan]] ranks flat clusters only; compare a layout's schemes in a [[study]] with `parallel`, schemes = [\"ignore\", \"frc\", \"crc\"] and s = \"0..S\""
-                ),
-            );
-        }
         if REFUSED.contains(&key.as_str()) {
             return src.err(
                 span(),

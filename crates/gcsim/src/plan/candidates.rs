@@ -13,6 +13,14 @@ use crate::scheme::{Params, Scheme};
 pub(super) fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) -> Result<Vec<Scheme>, PlanError> {
     let mut out = Vec::new();
     let fits = |s: &Scheme| req.max_load.is_none_or(|l| s.load() * factor <= l);
+    // Under a layout a replica of load L runs L·M microbatches: a load
+    // that makes them fractional is skipped, not the end of the scan.
+    let whole = |s: &Scheme| {
+        req.parallel.as_ref().is_none_or(|p| {
+            let m = s.load() * p.microbatches as f64;
+            m.fract() == 0.0 && m <= crate::parallel::MAX_MICROBATCHES as f64
+        })
+    };
     // Adds the schemes of `params` in order of load, while they fit.
     let scan = |out: &mut Vec<Scheme>, kind, params: Box<dyn Iterator<Item = Params>>| {
         for p in params {
@@ -20,6 +28,7 @@ pub(super) fn candidates(req: &PlanRequest, n: usize, factor: f64, room: usize) 
                 return;
             }
             match Scheme::new(kind, n, p) {
+                Ok(s) if fits(&s) && !whole(&s) => {}
                 Ok(s) if fits(&s) => out.push(s),
                 Ok(_) => return,
                 Err(_) => {}

@@ -78,7 +78,7 @@ pub(super) fn cost_columns(r: &mut PlanRow, req: &PlanRequest) {
     let c = req.costs.costs(
         req.time_unit,
         &crate::units::Footprint {
-            n: r.n,
+            n: r.gpus.unwrap_or(r.n),
             per_iteration: r.mean / req.iterations as f64,
             load: r.load,
             share_of: req.ref_n.unwrap_or(r.n),
@@ -92,8 +92,9 @@ pub(super) fn cost_columns(r: &mut PlanRow, req: &PlanRequest) {
     if req.objective == Objective::Cost {
         let unit = req.time_unit.expect("checked by plan").seconds();
         let runs = req.costs.iterations_per_run.expect("checked by plan") as f64;
-        let per_mean =
-            unit * runs / req.iterations as f64 / 3600.0 * r.n as f64 * req.costs.gpu_hour_price.unwrap_or(1.0);
+        let per_mean = unit * runs / req.iterations as f64 / 3600.0
+            * r.gpus.unwrap_or(r.n) as f64
+            * req.costs.gpu_hour_price.unwrap_or(1.0);
         r.objective *= per_mean;
         r.objective_low = r.objective_low.map(|x| x * per_mean);
         r.objective_high = r.objective_high.map(|x| x * per_mean);

@@ -37,12 +37,26 @@ impl PlanRow {
             parts.push(run);
         }
         if let Some(b) = self.storage_bytes {
-            parts.push(format!("each worker stores {}", crate::units::format_bytes(b)));
+            parts.push(format!(
+                "each {} stores {}",
+                self.who().1,
+                crate::units::format_bytes(b)
+            ));
         }
         if let Some(b) = self.bytes_per_iteration {
             parts.push(format!("{} sent per iteration", crate::units::format_bytes(b)));
         }
         parts.iter().map(|p| format!("{separator}{p}")).collect()
+    }
+
+    /// How the row names its n and what holds a share: the replicas of a
+    /// layout (`dp=8`, `replica`), or the workers (`n=8`, `worker`).
+    fn who(&self) -> (&'static str, &'static str) {
+        if self.gpus.is_some() {
+            ("dp", "replica")
+        } else {
+            ("n", "worker")
+        }
     }
 
     /// The row's objective in words: `mean 4.1873`, `P(T <= 6) = 0.9500`.
@@ -76,19 +90,22 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
         let coded = match rows.iter().find(|r| !r.is_uncoded()) {
             Some(r) => {
                 format!(
-                    "; the best coded option, n={} {}, has {}{} and each worker computes {:.3}x the uncoded share",
+                    "; the best coded option, {}={} {}, has {}{} and each {} computes {:.3}x the uncoded share",
+                    r.who().0,
                     r.n,
                     &r.configuration,
                     r.value(objective),
                     r.speedup
                         .map_or(String::new(), |s| format!(" (mean speedup {s:.2}x over uncoded)")),
+                    r.who().1,
                     r.load
                 ) + &r.in_real_units(objective, ", ")
             }
             None => "; no coded option fits within --max-load".to_string(),
         };
         return Some(format!(
-            "keep uncoded: no scheme within the limits is {better} (n={}, {}{}){coded}",
+            "keep uncoded: no scheme within the limits is {better} ({}={}, {}{}){coded}",
+            best.who().0,
             best.n,
             best.value(objective),
             best.in_real_units(objective, ", ")
@@ -115,8 +132,10 @@ pub fn recommendation(rows: &[PlanRow], objective: &Objective) -> Option<String>
         _ => String::new(),
     };
     Some(format!(
-        "recommend: n={} {what}{exactness}: {value}{gain}; each worker stores and computes {:.3}x the uncoded share{}",
+        "recommend: {}={} {what}{exactness}: {value}{gain}; each {} stores and computes {:.3}x the uncoded share{}",
+        best.who().0,
         best.n,
+        best.who().1,
         best.load,
         best.in_real_units(objective, "; ")
     ))

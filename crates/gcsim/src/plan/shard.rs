@@ -63,6 +63,12 @@ pub struct RowRecord {
     /// The aggregation's name, where the rows show one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     aggregation: Option<String>,
+    /// The collective's buckets, where the rows show them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    buckets: Option<usize>,
+    /// Under a layout, its GPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gpus: Option<usize>,
 }
 
 impl From<&PlanRow> for RowRecord {
@@ -95,6 +101,8 @@ impl From<&PlanRow> for RowRecord {
                 bits(r.bytes_per_iteration),
             ],
             aggregation: r.aggregation.map(String::from),
+            buckets: r.buckets,
+            gpus: r.gpus,
         }
     }
 }
@@ -133,6 +141,7 @@ impl RowRecord {
             configuration: self.configuration.clone(),
             timeout: num(self.timeout),
             aggregation,
+            buckets: self.buckets,
             iterations_per_hour: num(iph),
             run_hours: num(run),
             gpu_hours: num(gpu),
@@ -141,6 +150,7 @@ impl RowRecord {
             bytes_per_iteration: num(sent),
             // Its bytes are recorded above, computed from it.
             collective_gradients: None,
+            gpus: self.gpus,
         })
     }
 }

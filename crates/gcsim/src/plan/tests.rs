@@ -51,6 +51,7 @@ fn request(max_load: Option<f64>) -> PlanRequest {
         time_unit: None,
         costs: Default::default(),
         data_replicates: 0,
+        parallel: None,
     }
 }
 

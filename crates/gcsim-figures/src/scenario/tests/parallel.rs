@@ -168,7 +168,7 @@ fn what_a_layout_does_not_take_is_refused() {
 /// `[[train]]` and `[[plan]]` tables refuse each key, their own and the
 /// file's `parallel`; a `[[train]]`'s `schedule` is its step size's.
 #[test]
-fn train_and_plan_tables_refuse_the_keys() {
+fn train_tables_refuse_the_keys_and_plan_tables_take_them() {
     let train = "name = \"t\"\nn = 4\n[[train]]\nlabel = \"tr\"\nschemes = [\"crc\"]\ns = 1\ndata = \"synthetic:rows=100,features=3\"\n";
     let plan = "name = \"t\"\nn = 4\n[[plan]]\nlabel = \"p\"\n";
     let values = [
@@ -183,8 +183,25 @@ fn train_and_plan_tables_refuse_the_keys() {
     ];
     for value in values {
         let key = value.split(' ').next().unwrap();
-        let reason = format!("plan `p`: key `{key}` describes a pipeline job, and a [[plan]] ranks flat clusters only");
-        assert_errors([(format!("{plan}{value}\n"), "x.toml:3:", reason.as_str())]);
+        // A [[plan]] passes its own key, and the file's, to `gcsim plan`.
+        let flag = format!("--{}", key.replace('_', "-"));
+        let given = value
+            .split(" = ")
+            .nth(1)
+            .unwrap()
+            .trim_matches('"')
+            .replace(['[', ']', ' '], "");
+        for text in [
+            format!("{plan}{value}\n"),
+            plan.replace("n = 4\n", &format!("n = 4\n{value}\n")),
+        ] {
+            let args = &super::parse(&text).unwrap().plans[0].args;
+            let at = args
+                .iter()
+                .position(|a| *a == flag)
+                .unwrap_or_else(|| panic!("{flag} in {args:?}"));
+            assert_eq!(args[at + 1], given, "{text}");
+        }
         let reason = match key {
             "schedule" => "key `schedule`: unknown schedule `gpipe`; accepted: constant, inv-sqrt (step/sqrt(t+1)) or inverse:decay=D (step/(1+D*t), D > 0); `gpipe` is a pipeline's schedule, a [[study]]'s key beside `parallel`: a [[train]]'s `schedule` is its step size's".to_string(),
             _ => format!("train `tr`: key `{key}` describes a pipeline job; a [[train]] table trains at a master, on a flat cluster"),
@@ -194,7 +211,7 @@ fn train_and_plan_tables_refuse_the_keys() {
     let study = "[[study]]\nlabel = \"a\"\nschemes = [\"ignore\"]\ns = 1\n";
     let layout = "name = \"t\"\nn = 4\nparallel = \"dp=2,pp=2\"\n";
     let head = "name = \"t\"\nn = 4\n";
-    let (train_table, plan_table) = (&train[head.len()..], &plan[head.len()..]);
+    let train_table = &train[head.len()..];
     assert_errors([
         (
             format!("{layout}{study}{train_table}"),
@@ -202,14 +219,9 @@ fn train_and_plan_tables_refuse_the_keys() {
             "train `tr`: key `parallel` lays out the [[study]] tables' pipeline job; a [[train]] table trains at a master",
         ),
         (
-            format!("{layout}{study}{plan_table}"),
+            train.replace("n = 4\n", "n = 4\nmicrobatches = 4\n"),
             "x.toml:3:",
-            "key `parallel` lays out the [[study]] tables' pipeline job, and a [[plan]] ranks flat clusters only",
-        ),
-        (
-            plan.replace("n = 4\n", "n = 4\nmicrobatches = 4\n"),
-            "x.toml:3:",
-            "key `microbatches` describes the pipeline job of [[study]] tables, and the file has none",
+            "key `microbatches` describes the pipeline job of [[study]] and [[plan]] tables, and the file has none",
         ),
     ]);
 }

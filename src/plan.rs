@@ -46,7 +46,9 @@ const MAX_LOAD_RANGE: &str = "a number >= 1 (uncoded has load 1), or inf for no 
 shifted-exponential, Pareto, log-normal or Weibull workers, with or without
 stragglers, except additive loads with Pareto units or mixtures); otherwise all
 candidates are simulated on common random numbers and each objective has a 95%
-interval.
+interval. With --parallel the schemes code across the layout's data-parallel
+replicas (uncoded, ignore, frc, crc, mds), each simulated; --buckets takes a
+list under a collective.
 
 Examples:
   gcsim plan --n 100 --dist exp:rate=1,p_slow=0.05,slowdown=8 \\
@@ -60,6 +62,8 @@ Examples:
   gcsim plan --n 40 --scheme crc,multi-message,speculative,k-batch-sync \\
       --dist exp:rate=1,p_slow=0.05,slowdown=8 --load-model scaled \\
       --trials 20000
+  gcsim plan --parallel dp=16,pp=4 --microbatches 8 --scheme frc,crc,ignore \\
+      --dist lognormal:mu=-1,sigma=0.2,p_slow=0.02,slowdown=1.5,persist=0.95
 
 Sharded by cluster size (each n is its own study, so its rows do not change):
 --shard I/K evaluates whole sizes, largest estimated cost first, each to the

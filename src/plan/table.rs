@@ -18,9 +18,11 @@ pub(super) fn table_header(report: &PlanReport, out: &mut dyn Write) -> io::Resu
     let c = &report.config;
     writeln!(
         out,
-        "# gcsim plan n={}{}  workers={}  load-model={}{}  objective={}{}{}{}{}{}{}  trials={}  seed={}",
-        c.n,
-        c.parallel.as_ref().map_or(String::new(), |p| format!("  parallel={p}")),
+        "# gcsim plan {}  workers={}  load-model={}{}  objective={}{}{}{}{}{}{}  trials={}  seed={}",
+        // A layout's rows count its replicas: it names its ranks itself.
+        c.parallel
+            .as_ref()
+            .map_or_else(|| format!("n={}", c.n), |p| format!("parallel={p}")),
         c.workers,
         c.load_model,
         c.unit_time.map_or(String::new(), |u| format!("  unit-time={u}")),

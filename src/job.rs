@@ -193,8 +193,21 @@ impl Job {
         bootstrap_note(&self.study, &self.config);
         let survival = self.figure.as_ref().is_some_and(|f| f.kind == FigureKind::Survival);
         let (mut rows, outcome) = evaluate(&self.study, &mut self.config, self.analytic, survival, self.engine)?;
+        // Rows of several microbatch counts (sizes under a layout) say which.
+        let microbatches = |study: &Study| {
+            study
+                .parallel()
+                .map(|p| p.microbatches)
+                .filter(|_| !self.sizes.is_empty())
+        };
+        for r in &mut rows {
+            r.microbatches = microbatches(&self.study);
+        }
         for study in &self.sizes {
-            let (more, _) = evaluate(study, &mut self.config.clone(), self.analytic, false, self.engine)?;
+            let (mut more, _) = evaluate(study, &mut self.config.clone(), self.analytic, false, self.engine)?;
+            for r in &mut more {
+                r.microbatches = microbatches(study);
+            }
             rows.extend(more);
         }
         let report = finish_report(rows, self.config);

@@ -458,6 +458,7 @@ pub fn run_config(command: report::Command, study: &Study, schemes: Vec<SchemeKi
         mode: report::Mode::MonteCarlo,
         n: study.n(),
         sizes: None,
+        microbatches: None,
         dist: study.workers().to_string(),
         load_model: study.load_model().name().into(),
         unit_time: study.load_model().unit_time(),

@@ -7,6 +7,7 @@ use clap::Args;
 
 use gcsim::dist::Dist;
 use gcsim::parallel::{Layout, Parallel, Schedule, parse_stage_work};
+use gcsim::range::{self, IntList};
 
 use super::flags::{
     BACKWARD_RATIO, MICROBATCH_WORK, MICROBATCHES, N, OPTIMIZER_TIME, P2P_TIME, PARALLEL, SCHEDULE, STAGE_WORK,
@@ -39,9 +40,10 @@ pub struct ParallelArgs {
     pub parallel: Option<Layout>,
 
     /// Microbatches M per replica per iteration of the uncoded job (a
-    /// replica of load L runs L·M) [default: 1]. Example: --microbatches 16
-    #[arg(long, value_name = "M", value_parser = super::parse_count, allow_negative_numbers = true)]
-    pub microbatches: Option<usize>,
+    /// replica of load L runs L·M) [default: 1]; sweep takes a list and
+    /// draws --plot against M. Example: --microbatches 16
+    #[arg(long, value_name = "M", value_parser = range::parse, allow_negative_numbers = true)]
+    pub microbatches: Option<IntList>,
 
     /// The pipeline schedule: gpipe (every forward, then every backward) or
     /// 1f1b (PipeDream-Flush: warm-up forwards, then one forward and one
@@ -96,7 +98,8 @@ impl ParallelArgs {
             }
             return Ok(None);
         };
-        let defaults = Parallel::new(layout, self.microbatches.unwrap_or(1));
+        let first = self.microbatches.as_ref().map_or(1, |l| l.values[0]);
+        let defaults = Parallel::new(layout, first);
         Ok(Some(Parallel {
             schedule: self.schedule.unwrap_or(defaults.schedule),
             backward_ratio: self.backward_ratio.unwrap_or(defaults.backward_ratio),
@@ -109,6 +112,34 @@ impl ParallelArgs {
             optimizer_time: self.optimizer_time.unwrap_or(defaults.optimizer_time),
             ..defaults
         }))
+    }
+
+    /// The microbatch counts of a sweep over `--microbatches`, where it
+    /// lists several (the first is [`ParallelArgs::parallel`]'s).
+    pub fn microbatch_list(&self) -> Option<&IntList> {
+        self.microbatches.as_ref().filter(|l| l.values.len() > 1)
+    }
+
+    /// Refuses a list of microbatch counts where one job runs.
+    pub fn one_microbatch_count(&self, command: &str) -> Result<()> {
+        if let Some(l) = self.microbatch_list() {
+            bail!(
+                "{MICROBATCHES} {} takes one M in {command}; gcsim sweep runs several",
+                l.text
+            );
+        }
+        Ok(())
+    }
+
+    /// These flags with `--microbatches M` alone.
+    pub fn with_microbatches(&self, m: usize) -> Self {
+        Self {
+            microbatches: Some(IntList {
+                values: vec![m],
+                text: m.to_string(),
+            }),
+            ..self.clone()
+        }
     }
 
     /// The number of ranks of `parallel`, checked against --n where both are given.

@@ -345,6 +345,7 @@ fn layout(args: &PlanArgs) -> Result<Option<Parallel>> {
     let Some(parallel) = args.common.parallel.parallel()? else {
         return Ok(None);
     };
+    args.common.parallel.one_microbatch_count("plan")?;
     if let Some(l) = args.n.as_ref().filter(|l| l.values.len() > 1) {
         bail!(
             "{N} {}: a {PARALLEL} plan searches one layout; give its rank count ({}) or no {N}",

@@ -190,6 +190,7 @@ impl TryFrom<RunArgs> for Job {
     fn try_from(args: RunArgs) -> Result<Self> {
         let common = &args.common;
         common.check_counts()?;
+        common.parallel.one_microbatch_count("run")?;
         let load_model = common.load_model()?;
         let custom = super::custom_code(args.code.as_deref(), args.n)?;
         let (asked, replicas) = common.layout_counts(args.n)?;

@@ -9,7 +9,7 @@ use gcsim_figures::plot::sweep::Metric;
 
 use super::common::CommonArgs;
 use super::figure::{Figure, FigureKind, metric_parser};
-use super::flags::{CODE, N, OUT, PARALLEL, PLOT, SHARD, WORKERS};
+use super::flags::{CODE, MICROBATCHES, N, OUT, PARALLEL, PLOT, SHARD, WORKERS};
 use super::job::Job;
 use super::run_config;
 use gcsim::range::{self, IntList};
@@ -223,6 +223,13 @@ impl TryFrom<SweepArgs> for Job {
         if several && common.parallel.parallel.is_some() {
             bail!("{PARALLEL} fixes n (its ranks): give one {N} or none");
         }
+        let microbatches = common.parallel.microbatch_list().cloned();
+        if let (Some(l), Some(_)) = (&microbatches, common.shard) {
+            bail!(
+                "{SHARD} runs one job: give one {MICROBATCHES} per sharded run, not {}",
+                l.text
+            );
+        }
         let custom = grid.custom(ns.first().copied())?;
         let (asked, replicas) = common.layout_counts(ns.first().copied())?;
         let (n, workers) = common.population(asked.or(custom.as_ref().map(|m| m.b.nrows())))?;
@@ -247,6 +254,16 @@ impl TryFrom<SweepArgs> for Job {
             skipped.extend(more.into_iter().map(|k| format!("n={other}: {k}")));
             sizes.push(st);
         }
+        // The same job at each other microbatch count, its rows after the first's.
+        for &m in microbatches.iter().flat_map(|l| &l.values[1..]) {
+            let at = CommonArgs {
+                parallel: common.parallel.with_microbatches(m),
+                ..common.clone()
+            };
+            let Expanded { schemes, skipped: more } = grid.expand(replicas.unwrap_or(n), None)?;
+            skipped.extend(more.into_iter().map(|k| format!("M={m}: {k}")));
+            sizes.push(at.study(n, &workers, load_model, schemes, None)?);
+        }
         let mut unique: Vec<SchemeKind> = Vec::new();
         for &k in &kinds {
             if !unique.contains(&k) {
@@ -260,6 +277,9 @@ impl TryFrom<SweepArgs> for Job {
         }
         grid.describe(&mut config);
         config.skipped = skipped;
+        if let Some(l) = &microbatches {
+            config.microbatches = Some(l.text.clone());
+        }
         if several {
             config.sizes = args.n.as_ref().map(|l| l.text.clone());
             config

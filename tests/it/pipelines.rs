@@ -232,3 +232,111 @@ fn what_does_not_go_with_a_layout_is_refused_in_one_line() {
         assert!(!err.contains("panicked"), "{args}: {err}");
     }
 }
+
+/// `sweep --microbatches 1,2,4`: each M's rows are `gcsim run
+/// --microbatches M`'s, to the bit, with an `microbatches` column; the
+/// header names the list; `--plot` draws the metric against M.
+#[test]
+fn a_sweep_over_microbatches_is_the_runs_at_each_m() {
+    let job = [
+        "--parallel",
+        "dp=4,pp=3",
+        "--dist",
+        "exp:rate=1,p_slow=0.1,slowdown=4",
+        "--trials",
+        "2000",
+        "--seed",
+        "5",
+        "--p2p-time",
+        "0.1",
+    ];
+    let dir = scratch("microbatches");
+    let data = dir.join("m.csv");
+    let out = gcsim()
+        .arg("sweep")
+        .args(job)
+        .args(["--microbatches", "1,2,4", "--scheme", "uncoded,frc", "--s", "1"])
+        .args(["--format", "csv", "--plot-metric", "mean", "--plot"])
+        .arg(dir.join("m.svg"))
+        .arg("--plot-data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 6, "{text}");
+    for m in ["1", "2", "4"] {
+        let at: Vec<&Vec<&str>> = rows.iter().filter(|r| r[col("microbatches")] == m).collect();
+        assert_eq!(at.len(), 2, "M={m}: {text}");
+        for r in at {
+            let scheme = r[col("scheme")];
+            let run = gcsim()
+                .arg("run")
+                .args(job)
+                .args([
+                    "--microbatches",
+                    m,
+                    "--scheme",
+                    scheme,
+                    "--s",
+                    r[col("s")],
+                    "--format",
+                    "csv",
+                ])
+                .output()
+                .unwrap();
+            let run = String::from_utf8(run.stdout).unwrap();
+            let run_header: Vec<&str> = run.lines().next().unwrap().split(',').collect();
+            let values: Vec<&str> = run.lines().nth(1).unwrap().split(',').collect();
+            for column in ["mean", "p99", "speedup", "bubble_fraction"] {
+                let i = run_header.iter().position(|c| *c == column).unwrap();
+                assert_eq!(r[col(column)], values[i], "{scheme} at M={m}: {column}");
+            }
+        }
+    }
+    // The figure's x values are the microbatch counts, one series per scheme.
+    let plotted = std::fs::read_to_string(&data).unwrap();
+    let mut points: Vec<(String, String)> = plotted
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .map(|f| (f[1].to_string(), f[5].to_string()))
+        .collect();
+    points.sort();
+    let expected: Vec<(String, String)> = ["frc", "uncoded"]
+        .iter()
+        .flat_map(|s| ["1.0", "2.0", "4.0"].map(|x| (s.to_string(), x.to_string())))
+        .collect();
+    assert_eq!(points, expected, "{plotted}");
+    let meta = gcsim()
+        .arg("sweep")
+        .args(job)
+        .args(["--microbatches", "1,2", "--scheme", "uncoded", "--format", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&meta.stdout).unwrap();
+    assert_eq!(json["config"]["microbatches"], "1,2");
+    for (args, says) in [
+        (
+            "run --parallel dp=4,pp=2 --microbatches 1,2",
+            "--microbatches 1,2 takes one M in run",
+        ),
+        (
+            "plan --parallel dp=4,pp=2 --microbatches 1,2",
+            "--microbatches 1,2 takes one M in plan",
+        ),
+        (
+            "sweep --parallel dp=4,pp=2 --microbatches 1,2 --shard 1/2 --out p.json",
+            "--shard runs one job: give one --microbatches per sharded run",
+        ),
+    ] {
+        let out = gcsim().args(args.split(' ')).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args}: {err}");
+        assert!(err.contains(says), "{args}: {err}");
+    }
+}

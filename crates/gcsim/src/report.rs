@@ -227,6 +227,9 @@ pub struct Row {
     /// by stage, separated by `;`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage_busy: Option<String>,
+    /// The row's microbatches per replica M, where a sweep runs several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub microbatches: Option<usize>,
     /// Under a layout, the GPUs behind the row's n replicas (D·P·T), which
     /// the cost view counts; `None`: n.
     #[serde(skip)]

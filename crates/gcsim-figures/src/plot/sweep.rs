@@ -1,5 +1,6 @@
-//! `sweep --plot`: a metric against s (or against m when only m varies), one
-//! line per scheme, the exact curve dashed where one exists.
+//! `sweep --plot`: a metric against s (or against m when only m varies, or
+//! a pipeline job's microbatches M when a sweep runs several), one line per
+//! scheme, the exact curve dashed where one exists.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -84,7 +85,7 @@ pub fn caption(config: &RunConfig) -> String {
     if let Some(a) = &config.aggregation {
         c.push_str(&format!("   {}", aggregation_label(a)));
     }
-    if let Some(p) = &config.parallel {
+    if let Some(p) = &config.parallel_described() {
         // The layout, its microbatches and its schedule: the description's
         // first three fields.
         let fields: Vec<&str> = p.split(' ').take(3).collect();
@@ -121,16 +122,18 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
         by_m,
         by_k,
         by_deadline,
+        by_microbatches,
     } = axes(data.rows, data.config.k.is_some())?;
-    let x_of = |r: &Row| match (by_m, by_k, r.timeout) {
-        (_, _, Some(t)) if by_deadline => t,
-        (true, _, _) => r.m.unwrap_or(1) as f64,
-        (_, true, _) => r.k as f64,
+    let x_of = |r: &Row| match (by_m, by_k, r.timeout, r.microbatches) {
+        (_, _, _, Some(m)) if by_microbatches => m as f64,
+        (_, _, Some(t), _) if by_deadline => t,
+        (true, _, _, _) => r.m.unwrap_or(1) as f64,
+        (_, true, _, _) => r.k as f64,
         _ => r.s as f64,
     };
     let mut series: Vec<Series> = Vec::new();
     for r in data.rows {
-        let label = series_label(data.rows, r, by_m);
+        let label = series_label(data.rows, r, by_m || by_microbatches);
         let idx = match series.iter().position(|s| s.label == label) {
             Some(idx) => idx,
             None => {
@@ -163,7 +166,7 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
         // and one deadline against s; any scheme without m against m): a
         // horizontal line, not a lone point.
         let free_of_s = ["uncoded", "speculative", "timeout"].contains(&s.label.as_str());
-        if (free_of_s || by_m) && s.points.len() <= 1 && s.exact.len() <= 1 {
+        if (free_of_s || by_m) && !by_microbatches && s.points.len() <= 1 && s.exact.len() <= 1 {
             s.flat = true;
         }
     }
@@ -175,6 +178,7 @@ pub fn sweep_chart(data: &SweepData, metric: Metric) -> Result<LineChart, PlotEr
         format!("p99 iteration time ({unit})"),
     );
     let (x_name, x_symbol) = match (by_m, by_k, has_mds) {
+        _ if by_microbatches => ("microbatches per replica M", "M"),
         _ if by_deadline => (deadline_label.as_str(), "T"),
         (true, _, _) => ("message split m", "m"),
         (_, true, _) => ("recovery threshold k (workers the master waits for)", "k"),
@@ -250,12 +254,17 @@ struct Axes {
     by_m: bool,
     by_k: bool,
     by_deadline: bool,
+    /// A sweep over a pipeline job's microbatch counts.
+    by_microbatches: bool,
 }
 
 impl Axes {
     /// The axis's symbol: s, m, k or T.
     fn symbol(self) -> &'static str {
         match self {
+            Axes {
+                by_microbatches: true, ..
+            } => "M",
             Axes { by_deadline: true, .. } => "T",
             Axes { by_m: true, .. } => "m",
             Axes { by_k: true, .. } => "k",
@@ -289,10 +298,13 @@ fn axes(rows: &[Row], k_given: bool) -> Result<Axes, PlotError> {
         && rows
             .iter()
             .all(|r| matches!(r.scheme, SchemeKind::Timeout | SchemeKind::Uncoded));
+    // A sweep over microbatch counts reads against M whatever its schemes.
+    let by_microbatches = distinct(|r| r.microbatches) > 1;
     Ok(Axes {
-        by_m,
-        by_k,
-        by_deadline,
+        by_m: by_m && !by_microbatches,
+        by_k: by_k && !by_microbatches,
+        by_deadline: by_deadline && !by_microbatches,
+        by_microbatches,
     })
 }
 

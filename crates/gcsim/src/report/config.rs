@@ -140,6 +140,10 @@ pub struct RunConfig {
     /// cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<String>,
+    /// `--microbatches` as given where a sweep runs several (`1,2,4,8`):
+    /// each row then names its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub microbatches: Option<String>,
 }
 
 fn one() -> u64 {
@@ -161,7 +165,27 @@ impl RunConfig {
         if self.parallel.is_some() {
             columns.extend(["bubble_fraction", "stage_busy"]);
         }
+        if self.microbatches.is_some() {
+            columns.push("microbatches");
+        }
         columns
+    }
+
+    /// The hybrid-parallel job as headers and captions name it: a sweep
+    /// over microbatch counts names them all (`microbatches=1,2,4`).
+    pub fn parallel_described(&self) -> Option<String> {
+        let p = self.parallel.as_ref()?;
+        Some(match &self.microbatches {
+            Some(list) => p
+                .split(' ')
+                .map(|kv| match kv.strip_prefix("microbatches=") {
+                    Some(_) => format!("microbatches={list}"),
+                    None => kv.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => p.clone(),
+        })
     }
 
     /// The parameters that describe the study, one `key=value` each, for headers.
@@ -209,8 +233,8 @@ impl RunConfig {
         if let Some(a) = &self.aggregation {
             f.push(("aggregation", a.clone()));
         }
-        if let Some(p) = &self.parallel {
-            f.push(("parallel", p.clone()));
+        if let Some(p) = self.parallel_described() {
+            f.push(("parallel", p));
         }
         if self.iterations > 1 {
             f.push(("iterations", self.iterations.to_string()));

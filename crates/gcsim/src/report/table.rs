@@ -31,8 +31,9 @@ impl Export for Report {
 /// shares where some row runs several iterations of an inexact strategy,
 /// the cost view's columns where its flags gave them, and a collective's
 /// participants and time where the gradients are summed by one, and the
-/// pipelines' idle share under a hybrid-parallel layout.
-const OPTIONAL: [&str; 18] = [
+/// pipelines' idle share under a hybrid-parallel layout, with each row's
+/// microbatches where a sweep runs several.
+const OPTIONAL: [&str; 19] = [
     "approx_error",
     "undecodable",
     "data_fraction",
@@ -51,10 +52,11 @@ const OPTIONAL: [&str; 18] = [
     "participants",
     "collective_time",
     "bubble_fraction",
+    "microbatches",
 ];
 
 /// The values of the [`OPTIONAL`] columns, in order.
-fn optional_values(r: &Row) -> [Option<f64>; 18] {
+fn optional_values(r: &Row) -> [Option<f64>; 19] {
     [
         r.approx_error,
         r.undecodable,
@@ -74,12 +76,13 @@ fn optional_values(r: &Row) -> [Option<f64>; 18] {
         r.participants,
         r.collective_time,
         r.bubble_fraction,
+        r.microbatches.map(|m| m as f64),
     ]
 }
 
 /// The values that call for their column: the error and the data share
 /// only where the gradient is inexact.
-fn optional_cells(r: &Row) -> [Option<f64>; 18] {
+fn optional_cells(r: &Row) -> [Option<f64>; 19] {
     let mut v = optional_values(r);
     if r.exact {
         (v[0], v[2]) = (None, None);
@@ -202,8 +205,9 @@ fn table_rows(report: &Report) -> Vec<Vec<String>> {
     cells.extend(report.rows.iter().map(|r| {
         let mut row = table_cells(r);
         let optional = optional_values(r);
-        row.extend(shown.iter().map(|&i| match (OPTIONAL[i], r.parts) {
-            ("parts", Some(l)) => l.to_string(),
+        row.extend(shown.iter().map(|&i| match (OPTIONAL[i], r.parts, r.microbatches) {
+            ("parts", Some(l), _) => l.to_string(),
+            ("microbatches", _, Some(m)) => m.to_string(),
             _ => short_cell(optional[i], &Digits::TABLE),
         }));
         row

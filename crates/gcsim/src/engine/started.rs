@@ -23,6 +23,7 @@ impl<'a> Started<'a> {
             seed: study.seed(),
             total: study.trials(),
             given,
+            pipelines: Default::default(),
         };
         progress.pass(1, runner.total);
         let slots = plan.slots();
@@ -257,6 +258,7 @@ impl<'a> Started<'a> {
             baseline,
             passes,
             pairing: self.pairing(),
+            pipelines: self.runner.pipelines.get().cloned(),
         }
     }
 }

@@ -14,12 +14,17 @@ use std::sync::Arc;
 use rand_distr::Distribution;
 
 use super::TrialPlan;
-use super::scratch::Scratch;
+use super::lanes::Lanes;
+use super::scratch::{PipelineBuffers, Scratch};
 use crate::parallel::timeline::{TimelineOp, TimelineSum};
 use crate::parallel::{Parallel, Program, Timeline};
 use crate::rng::trial_rng;
 use crate::scheme::Rule;
 use crate::study::Study;
+
+/// Draws per trial from which [`TrialPlan::costly_trials`] holds: about
+/// 10 µs of a trial, beside which a task's hand-over is small.
+const COSTLY_DRAWS: usize = 4096;
 
 /// What a hybrid-parallel plan adds to the flat one.
 #[derive(Debug, Clone)]
@@ -27,6 +32,8 @@ pub(crate) struct Hybrid {
     parallel: Arc<Parallel>,
     /// One program per distinct number of microbatches, ascending.
     programs: Vec<Program>,
+    /// Each program's steps over the replicas' lanes.
+    lanes: Vec<Lanes>,
     /// Per slot: its program, its rule across replicas, and its stages'
     /// gradient sum's cost (0 without a collective).
     slots: Vec<(usize, Rule, f64)>,
@@ -53,10 +60,12 @@ impl Hybrid {
         let mut distinct = counts.clone();
         distinct.sort_unstable();
         distinct.dedup();
-        let programs = distinct
+        let programs: Vec<Program> = distinct
             .iter()
             .map(|&m| Program::new(parallel.schedule, parallel.layout.pp, m))
             .collect();
+        let most = *distinct.last().expect("a slot");
+        let lanes = programs.iter().map(|program| Lanes::new(program, most)).collect();
         // Every scheme under a layout has a participant set of fixed size.
         let costs: Vec<f64> = match study.collective_costs() {
             Some((_, costs)) => costs
@@ -83,8 +92,9 @@ impl Hybrid {
         Some(Self {
             parallel,
             programs,
+            lanes,
             slots,
-            most: *distinct.last().expect("a slot"),
+            most,
             buckets: study.aggregation().collective().map_or(1, |c| c.buckets),
         })
     }
@@ -102,6 +112,29 @@ impl Hybrid {
     /// Each slot's program.
     pub(crate) fn slot_programs(&self) -> impl Iterator<Item = usize> + '_ {
         self.slots.iter().map(|s| s.0)
+    }
+
+    /// Runs program `k` on every replica's computes in `b` (filled by
+    /// [`TrialPlan::fill_compute`]), leaving the times in `b.times` and
+    /// each stage's end and last backward's duration per replica in
+    /// `b.done[k]` and `b.tails[k]`.
+    fn replicas(&self, k: usize, b: &mut PipelineBuffers) {
+        let p = &self.parallel;
+        let (dp, pp, most) = (p.layout.dp, p.layout.pp, self.most);
+        let share = p.forward_share();
+        self.lanes[k].run(&b.compute, dp, share, p.p2p_time, &mut b.times);
+        b.done.resize(self.programs.len(), Vec::new());
+        b.tails.resize(self.programs.len(), Vec::new());
+        let (done, tails) = (&mut b.done[k], &mut b.tails[k]);
+        done.clear();
+        done.extend_from_slice(&b.times.free);
+        tails.clear();
+        // Each stage's last op is its last microbatch's backward.
+        let m = self.programs[k].microbatches();
+        for i in 0..pp {
+            let last = &b.compute[(i * most + m - 1) * dp..][..dp];
+            tails.extend(last.iter().map(|&x| x - x * share));
+        }
     }
 }
 
@@ -127,6 +160,20 @@ impl TrialPlan {
         }
     }
 
+    /// Whether a trial draws enough (a hybrid-parallel job's ranks times
+    /// microbatches, [`COSTLY_DRAWS`] or more) that the trials of a batch
+    /// are worth spreading over the cores.
+    pub(crate) fn costly_trials(&self) -> bool {
+        self.hybrid.as_ref().is_some_and(|h| self.n * h.most >= COSTLY_DRAWS)
+    }
+
+    /// Whether [`Self::run_pipelines`] gives a trial the values
+    /// [`Self::run`] does: a hybrid-parallel job of one iteration per
+    /// trial, whose pipeline totals the run's pass can collect.
+    pub(crate) fn pipelines_in_pass(&self) -> bool {
+        self.hybrid.is_some() && self.iterations == 1 && self.step_rows.is_none()
+    }
+
     /// A hybrid-parallel job's number of pipelines (distinct numbers of
     /// microbatches) and each slot's pipeline; `None` for a flat cluster.
     pub fn pipeline_programs(&self) -> Option<(usize, Vec<usize>)> {
@@ -147,32 +194,19 @@ impl TrialPlan {
     ) {
         self.fill_compute(h, at, scratch);
         let p = &h.parallel;
-        let (dp, pp, most) = (p.layout.dp, p.layout.pp, h.most);
+        let (dp, pp) = (p.layout.dp, p.layout.pp);
         let b = &mut scratch.hybrid;
-        b.done.resize(h.programs.len(), Vec::new());
-        b.tails.resize(h.programs.len(), Vec::new());
-        let share = p.forward_share();
-        for (k, program) in h.programs.iter().enumerate() {
-            let (done, tails) = (&mut b.done[k], &mut b.tails[k]);
-            done.resize(pp * dp, 0.0);
-            tails.resize(pp * dp, 0.0);
-            let m = program.microbatches();
-            for d in 0..dp {
-                let compute = &b.compute[d * pp * most..(d + 1) * pp * most];
-                program.run(compute, most, share, p.p2p_time, &mut b.times);
-                for (i, &end) in b.times.free.iter().enumerate() {
-                    done[i * dp + d] = end;
-                    // Each stage's last op is its last microbatch's backward.
-                    let x = compute[i * most + m - 1];
-                    tails[i * dp + d] = x - x * share;
-                }
-                if let Some((totals, _)) = stats.as_mut() {
-                    let t = &mut totals[k];
-                    let makespan = b.times.free.iter().copied().fold(0.0, f64::max);
-                    let busy: f64 = b.times.busy.iter().sum();
-                    t.bubble += 1.0 - busy / (pp as f64 * makespan);
-                    t.busy.resize(pp, 0.0);
-                    t.busy.iter_mut().zip(&b.times.busy).for_each(|(s, v)| *s += v);
+        for k in 0..h.programs.len() {
+            h.replicas(k, b);
+            if let Some((totals, _)) = stats.as_mut() {
+                let t = &mut totals[k];
+                t.busy.resize(pp, 0.0);
+                let (free, busy) = (&b.times.free, &b.times.busy);
+                for d in 0..dp {
+                    let makespan = (0..pp).map(|i| free[i * dp + d]).fold(0.0, f64::max);
+                    let total: f64 = (0..pp).map(|i| busy[i * dp + d]).sum();
+                    t.bubble += 1.0 - total / (pp as f64 * makespan);
+                    t.busy.iter_mut().enumerate().for_each(|(i, s)| *s += busy[i * dp + d]);
                 }
             }
         }
@@ -214,16 +248,17 @@ impl TrialPlan {
         if let Some(law) = &p.microbatch_work {
             b.works.iter_mut().for_each(|w| *w = law.sample(&mut rng));
         }
-        b.compute.resize(dp * pp * most, 0.0);
+        b.compute.resize(pp * most * dp, 0.0);
         let n = self.n;
-        for d in 0..dp {
-            for i in 0..pp {
-                let row = &mut b.compute[(d * pp + i) * most..][..most];
-                let first = p.layout.rank(d, i, 0);
-                for (j, x) in row.iter_mut().enumerate() {
-                    let draws = &scratch.draws[j * n + first..][..tp];
-                    let slowest = draws.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    *x = p.stage_work[i] * b.works[d * most + j] * slowest;
+        // Unit by unit, its draws in rank order (rank (d·P + i)·T + t), each
+        // stage's tensor group one after the other.
+        for j in 0..most {
+            let mut groups = scratch.draws[j * n..(j + 1) * n].chunks_exact(tp);
+            for d in 0..dp {
+                let work = b.works[d * most + j];
+                for (i, group) in groups.by_ref().take(pp).enumerate() {
+                    let slowest = group.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    b.compute[(i * most + j) * dp + d] = p.stage_work[i] * work * slowest;
                 }
             }
         }
@@ -239,28 +274,21 @@ impl TrialPlan {
         let (dp, pp, tp, most) = (p.layout.dp, p.layout.pp, p.layout.tp, h.most);
         let (k, rule, cost) = h.slots[slot];
         let program = &h.programs[k];
-        let m = program.microbatches();
         let share = p.forward_share();
         let b = &mut scratch.hybrid;
+        h.replicas(k, b);
+        let lanes = &h.lanes[k];
+        let (done, tails) = (&b.done[k], &b.tails[k]);
         let mut ops = Vec::with_capacity(dp * program.order().len());
-        let mut done = vec![0.0; pp * dp];
-        let mut tails = vec![0.0; pp * dp];
         for d in 0..dp {
-            let compute = &b.compute[d * pp * most..(d + 1) * pp * most];
-            program.run(compute, most, share, p.p2p_time, &mut b.times);
-            for (i, &end) in b.times.free.iter().enumerate() {
-                done[i * dp + d] = end;
-                let x = compute[i * most + m - 1];
-                tails[i * dp + d] = x - x * share;
-            }
             for op in program.order() {
                 let (i, j) = (op.stage as usize, op.microbatch as usize);
-                let x = compute[i * most + j];
+                let x = b.compute[(i * most + j) * dp + d];
                 let part = |v: f64| if op.backward { v - v * share } else { v * share };
                 let end = if op.backward {
-                    b.times.backward_end[i * m + j]
+                    lanes.backward_end(&b.times, dp, (i, j, d))
                 } else {
-                    b.times.forward_end[i * m + j]
+                    lanes.forward_end(&b.times, dp, (i, j, d))
                 };
                 let scale = p.stage_work[i] * b.works[d * most + j];
                 let own = (0..tp)

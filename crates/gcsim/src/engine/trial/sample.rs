@@ -3,6 +3,7 @@
 //! block first and deeper ones on demand; worker classes' runs merged). See
 //! the notes of the parent module for the formulas.
 
+use super::draws::{fill, fill_in_state};
 use super::laws::{OverLaw, erlang_loads, hypoexponential_arrivals};
 use super::strategy::{async_reads_order_statistics, copies_on_order_statistics};
 use super::*;
@@ -436,9 +437,7 @@ impl TrialPlan {
                     if dist.groups().is_none() {
                         // The own state alone (the common straggler
                         // mixture): no group to look up per draw.
-                        for (d, &slow) in unit.iter_mut().zip(&carried.own) {
-                            *d = dist.sample_in_state(rng, slow);
-                        }
+                        fill_in_state(dist, rng, unit, &carried.own);
                     } else {
                         for (w, d) in unit.iter_mut().enumerate() {
                             *d = carried.draw(dist, rng, w);
@@ -446,7 +445,7 @@ impl TrialPlan {
                     }
                 }
             }
-            Workers::Iid(dist) => scratch.draws.iter_mut().for_each(|d| *d = dist.sample(rng)),
+            Workers::Iid(dist) => fill(dist, rng, &mut scratch.draws),
             Workers::Classes { classes, shuffle } => {
                 if first {
                     place_classes(

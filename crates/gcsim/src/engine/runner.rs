@@ -2,10 +2,7 @@
 
 use super::*;
 use pipelines::PipelineSums;
-use trial::PipelineTotals;
-
-/// One trial's pipeline totals per program and gradient sums' span per slot.
-type TrialTotals = (Vec<PipelineTotals>, Vec<f64>);
+use trial::{PipelineTotals, TrialTotals};
 
 impl Runner<'_> {
     pub(super) fn chunks(&self) -> u64 {
@@ -85,8 +82,14 @@ impl Runner<'_> {
                 let mut i = 0;
                 while i < count {
                     let quad = (count - i).min(4);
-                    for (r, out) in rows.chunks_exact_mut(slots).take(quad).enumerate() {
-                        self.run_trial(t + (i + r) as u64, scratch, out, entries[i + r].as_deref_mut());
+                    if self.plan.pipelines_in_pass() {
+                        let (first, outs) = (t + i as u64, &mut rows[..quad * slots]);
+                        self.plan
+                            .run_batch(self.seed, first, scratch, outs, &mut entries[i..i + quad]);
+                    } else {
+                        for (r, out) in rows.chunks_exact_mut(slots).take(quad).enumerate() {
+                            self.run_trial(t + (i + r) as u64, scratch, out, entries[i + r].as_deref_mut());
+                        }
                     }
                     if quad == 4 {
                         transpose_rows4(rows, &mut values[..count * slots], count, i);

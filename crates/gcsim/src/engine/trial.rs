@@ -114,6 +114,7 @@ use deadlines::Deadline;
 use empirical::Empirical;
 use hybrid::Hybrid;
 pub use hybrid::PipelineTotals;
+pub(crate) use hybrid::TrialTotals;
 use laws::stateful;
 use laws::{SlotLaw, Standard};
 pub use rows::StepRows;

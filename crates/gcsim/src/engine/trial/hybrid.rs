@@ -43,6 +43,10 @@ pub(crate) struct Hybrid {
     buckets: usize,
 }
 
+/// One trial's pipeline totals per program and its gradient sums' span
+/// per slot.
+pub(crate) type TrialTotals = (Vec<PipelineTotals>, Vec<f64>);
+
 /// A pipeline's idle share and its stages' busy time, summed over replicas.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PipelineTotals {
@@ -114,26 +118,86 @@ impl Hybrid {
         self.slots.iter().map(|s| s.0)
     }
 
-    /// Runs program `k` on every replica's computes in `b` (filled by
-    /// [`TrialPlan::fill_compute`]), leaving the times in `b.times` and
-    /// each stage's end and last backward's duration per replica in
-    /// `b.done[k]` and `b.tails[k]`.
-    fn replicas(&self, k: usize, b: &mut PipelineBuffers) {
+    /// Runs program `k` on the computes in `b` (filled by
+    /// [`TrialPlan::fill_compute`]) of `count` trials' replicas side by
+    /// side, leaving the times in `b.times`.
+    fn run_program(&self, k: usize, b: &mut PipelineBuffers, count: usize) {
+        let p = &self.parallel;
+        let lanes = count * p.layout.dp;
+        self.lanes[k].run(&b.compute, lanes, p.forward_share(), p.p2p_time, &mut b.times);
+    }
+
+    /// From program `k`'s times in `b.times`, trial `q`'s of `count`: each
+    /// stage's end and last backward's duration per replica at `i·D + d`
+    /// in `b.done[at]` and `b.tails[at]`, and its totals added to `stats`.
+    fn gather(
+        &self,
+        k: usize,
+        b: &mut PipelineBuffers,
+        (count, q): (usize, usize),
+        at: usize,
+        stats: Option<&mut PipelineTotals>,
+    ) {
         let p = &self.parallel;
         let (dp, pp, most) = (p.layout.dp, p.layout.pp, self.most);
+        let (n, first) = (count * dp, q * dp);
         let share = p.forward_share();
-        self.lanes[k].run(&b.compute, dp, share, p.p2p_time, &mut b.times);
-        b.done.resize(self.programs.len(), Vec::new());
-        b.tails.resize(self.programs.len(), Vec::new());
-        let (done, tails) = (&mut b.done[k], &mut b.tails[k]);
+        let (done, tails) = (&mut b.done[at], &mut b.tails[at]);
         done.clear();
-        done.extend_from_slice(&b.times.free);
         tails.clear();
         // Each stage's last op is its last microbatch's backward.
         let m = self.programs[k].microbatches();
         for i in 0..pp {
-            let last = &b.compute[(i * most + m - 1) * dp..][..dp];
+            done.extend_from_slice(&b.times.free[i * n + first..][..dp]);
+            let last = &b.compute[(i * most + m - 1) * n + first..][..dp];
             tails.extend(last.iter().map(|&x| x - x * share));
+        }
+        if let Some(t) = stats {
+            t.busy.resize(pp, 0.0);
+            let (free, busy) = (&b.times.free, &b.times.busy);
+            for lane in first..first + dp {
+                let makespan = (0..pp).map(|i| free[i * n + lane]).fold(0.0, f64::max);
+                let total: f64 = (0..pp).map(|i| busy[i * n + lane]).sum();
+                t.bubble += 1.0 - total / (pp as f64 * makespan);
+                t.busy
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(i, s)| *s += busy[i * n + lane]);
+            }
+        }
+    }
+
+    /// Each slot's time into `out`, from its program k's stage ends at
+    /// `b.done[at(k)]` (see [`Self::gather`]); with `spans`, each slot's
+    /// sum's span added to it.
+    fn slot_times(
+        &self,
+        b: &mut PipelineBuffers,
+        at: impl Fn(usize) -> usize,
+        out: &mut [f64],
+        mut spans: Option<&mut [f64]>,
+    ) {
+        let p = &self.parallel;
+        let (dp, pp) = (p.layout.dp, p.layout.pp);
+        for (slot, &(k, rule, cost)) in self.slots.iter().enumerate() {
+            let (done, tails) = (&b.done[at(k)], &b.tails[at(k)]);
+            let sum = Sum {
+                rule,
+                buckets: self.buckets,
+                cost,
+            };
+            let (mut last, mut span) = (f64::NEG_INFINITY, 0.0);
+            for i in 0..pp {
+                let stage = i * dp..(i + 1) * dp;
+                let (start, end) = sum.span(&done[stage.clone()], &tails[stage], &mut b.ready, &mut b.column);
+                if end > last {
+                    (last, span) = (end, end - start);
+                }
+            }
+            out[slot] = last + p.optimizer_time;
+            if let Some(spans) = spans.as_mut() {
+                spans[slot] += span;
+            }
         }
     }
 }
@@ -190,45 +254,60 @@ impl TrialPlan {
         at: (u64, u64),
         scratch: &mut Scratch,
         out: &mut [f64],
-        mut stats: Option<(&mut [PipelineTotals], &mut [f64])>,
+        stats: Option<(&mut [PipelineTotals], &mut [f64])>,
     ) {
-        self.fill_compute(h, at, scratch);
-        let p = &h.parallel;
-        let (dp, pp) = (p.layout.dp, p.layout.pp);
+        self.fill_compute(h, at, scratch, (1, 0));
         let b = &mut scratch.hybrid;
-        for k in 0..h.programs.len() {
-            h.replicas(k, b);
-            if let Some((totals, _)) = stats.as_mut() {
-                let t = &mut totals[k];
-                t.busy.resize(pp, 0.0);
-                let (free, busy) = (&b.times.free, &b.times.busy);
-                for d in 0..dp {
-                    let makespan = (0..pp).map(|i| free[i * dp + d]).fold(0.0, f64::max);
-                    let total: f64 = (0..pp).map(|i| busy[i * dp + d]).sum();
-                    t.bubble += 1.0 - total / (pp as f64 * makespan);
-                    t.busy.iter_mut().enumerate().for_each(|(i, s)| *s += busy[i * dp + d]);
-                }
+        let programs = h.programs.len();
+        b.done.resize(programs, Vec::new());
+        b.tails.resize(programs, Vec::new());
+        let (mut totals, spans) = stats.unzip();
+        for k in 0..programs {
+            h.run_program(k, b, 1);
+            h.gather(k, b, (1, 0), k, totals.as_deref_mut().map(|t| &mut t[k]));
+        }
+        h.slot_times(b, |k| k, out, spans);
+    }
+
+    /// Trials `first..first + entries.len()` of a hybrid-parallel job of
+    /// one iteration, as [`Self::run`] runs them, side by side: trial
+    /// `first + q`'s slots at `outs[q·slots..]`, its pipeline totals added
+    /// to `entries[q]` where given (as [`Self::run_pipelines`] adds them).
+    /// The replicas of all the trials are the lanes of one evaluation of
+    /// each program (see [`Self::pipelines_in_pass`]).
+    pub(crate) fn run_batch(
+        &self,
+        seed: u64,
+        first: u64,
+        scratch: &mut Scratch,
+        outs: &mut [f64],
+        entries: &mut [Option<&mut TrialTotals>],
+    ) {
+        let h = self.hybrid.as_ref().expect("a layout");
+        let count = entries.len();
+        for q in 0..count {
+            scratch.carried.iteration = 0;
+            self.fill_compute(h, (seed, first + q as u64), scratch, (count, q));
+        }
+        let b = &mut scratch.hybrid;
+        let programs = h.programs.len();
+        b.done.resize(programs * count, Vec::new());
+        b.tails.resize(programs * count, Vec::new());
+        for k in 0..programs {
+            h.run_program(k, b, count);
+            for (q, entry) in entries.iter_mut().enumerate() {
+                h.gather(
+                    k,
+                    b,
+                    (count, q),
+                    k * count + q,
+                    entry.as_deref_mut().map(|e| &mut e.0[k]),
+                );
             }
         }
-        for (slot, &(k, rule, cost)) in h.slots.iter().enumerate() {
-            let (done, tails) = (&b.done[k], &b.tails[k]);
-            let sum = Sum {
-                rule,
-                buckets: h.buckets,
-                cost,
-            };
-            let (mut last, mut span) = (f64::NEG_INFINITY, 0.0);
-            for i in 0..pp {
-                let stage = i * dp..(i + 1) * dp;
-                let (start, end) = sum.span(&done[stage.clone()], &tails[stage], &mut b.ready, &mut b.column);
-                if end > last {
-                    (last, span) = (end, end - start);
-                }
-            }
-            out[slot] = last + p.optimizer_time;
-            if let Some((_, spans)) = stats.as_mut() {
-                spans[slot] += span;
-            }
+        let slots = h.slots.len();
+        for (q, (out, entry)) in outs.chunks_exact_mut(slots).zip(entries.iter_mut()).enumerate() {
+            h.slot_times(b, |k| k * count + q, out, entry.as_deref_mut().map(|e| &mut e.1[..]));
         }
     }
 }
@@ -237,7 +316,9 @@ impl TrialPlan {
     /// Draws trial `at`'s ranks and microbatch works, and fills each op's
     /// compute: the stage's work × the microbatch's × the slowest of the
     /// stage's tensor ranks.
-    fn fill_compute(&self, h: &Hybrid, (seed, trial): (u64, u64), scratch: &mut Scratch) {
+    /// With `count` trials side by side, trial `q`'s replica d is lane
+    /// q·D + d of each compute row.
+    fn fill_compute(&self, h: &Hybrid, (seed, trial): (u64, u64), scratch: &mut Scratch, (count, q): (usize, usize)) {
         let mut rng = trial_rng(seed, trial);
         self.draw(&mut rng, scratch);
         let p = &h.parallel;
@@ -248,7 +329,8 @@ impl TrialPlan {
         if let Some(law) = &p.microbatch_work {
             b.works.iter_mut().for_each(|w| *w = law.sample(&mut rng));
         }
-        b.compute.resize(pp * most * dp, 0.0);
+        let lanes = count * dp;
+        b.compute.resize(pp * most * lanes, 0.0);
         let n = self.n;
         // Unit by unit, its draws in rank order (rank (d·P + i)·T + t), each
         // stage's tensor group one after the other.
@@ -258,7 +340,7 @@ impl TrialPlan {
                 let work = b.works[d * most + j];
                 for (i, group) in groups.by_ref().take(pp).enumerate() {
                     let slowest = group.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    b.compute[(i * most + j) * dp + d] = p.stage_work[i] * work * slowest;
+                    b.compute[(i * most + j) * lanes + q * dp + d] = p.stage_work[i] * work * slowest;
                 }
             }
         }
@@ -269,14 +351,17 @@ impl TrialPlan {
     pub fn pipeline_timeline(&self, seed: u64, trial: u64, slot: usize) -> Option<Timeline> {
         let h = self.hybrid.as_ref()?;
         let mut scratch = self.scratch();
-        self.fill_compute(h, (seed, trial), &mut scratch);
+        self.fill_compute(h, (seed, trial), &mut scratch, (1, 0));
         let p = &h.parallel;
         let (dp, pp, tp, most) = (p.layout.dp, p.layout.pp, p.layout.tp, h.most);
         let (k, rule, cost) = h.slots[slot];
         let program = &h.programs[k];
         let share = p.forward_share();
         let b = &mut scratch.hybrid;
-        h.replicas(k, b);
+        b.done.resize(h.programs.len(), Vec::new());
+        b.tails.resize(h.programs.len(), Vec::new());
+        h.run_program(k, b, 1);
+        h.gather(k, b, (1, 0), k, None);
         let lanes = &h.lanes[k];
         let (done, tails) = (&b.done[k], &b.tails[k]);
         let mut ops = Vec::with_capacity(dp * program.order().len());

@@ -95,6 +95,7 @@ impl Lanes {
             2 => self.run_in::<2>(compute, lanes, forward_share, p2p, times),
             4 => self.run_in::<4>(compute, lanes, forward_share, p2p, times),
             8 => self.run_in::<8>(compute, lanes, forward_share, p2p, times),
+            16 => self.run_in::<16>(compute, lanes, forward_share, p2p, times),
             _ => self.run_in::<0>(compute, lanes, forward_share, p2p, times),
         }
     }

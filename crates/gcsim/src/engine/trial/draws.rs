@@ -17,7 +17,8 @@ pub(super) fn fill<R: Rng + Clone>(law: &Dist, rng: &mut R, out: &mut [f64]) {
     fill_in_state(law, rng, out, &[]);
 }
 
-/// Fills `out` with draws of `law` in the states `slow` (one per draw; none
+/// Fills `out` with draws of `law` in the states `slow` (draw i's is
+/// `slow[i mod slow.len()]`, the workers' of each unit in turn; none
 /// without a straggler mixture), as many calls of
 /// [`Dist::sample_in_state`].
 pub(super) fn fill_in_state<R: Rng + Clone>(law: &Dist, rng: &mut R, out: &mut [f64], slow: &[bool]) {
@@ -39,7 +40,7 @@ pub(super) fn fill_in_state<R: Rng + Clone>(law: &Dist, rng: &mut R, out: &mut [
         _ => match slowdown {
             Some(_) => out
                 .iter_mut()
-                .zip(slow)
+                .zip(slow.iter().cycle())
                 .for_each(|(d, &s)| *d = law.sample_in_state(r, s)),
             None => out.iter_mut().for_each(|d| *d = law.sample_in_state(r, false)),
         },
@@ -52,10 +53,12 @@ pub(super) fn fill_in_state<R: Rng + Clone>(law: &Dist, rng: &mut R, out: &mut [
 fn each<R: Rng>(rng: &mut R, out: &mut [f64], slow: &[bool], slowdown: Option<f64>, draw: impl Fn(&mut R) -> f64) {
     match slowdown {
         Some(k) => {
-            assert_eq!(slow.len(), out.len(), "a state per draw");
-            for (d, &s) in out.iter_mut().zip(slow) {
-                let x = draw(rng);
-                *d = if s { x * k } else { x };
+            assert!(out.len().is_multiple_of(slow.len()), "a state per worker");
+            for unit in out.chunks_exact_mut(slow.len()) {
+                for (d, &s) in unit.iter_mut().zip(slow) {
+                    let x = draw(rng);
+                    *d = if s { x * k } else { x };
+                }
             }
         }
         None => out.iter_mut().for_each(|d| *d = draw(rng)),

@@ -334,13 +334,23 @@ impl TrialPlan {
         let n = self.n;
         // Unit by unit, its draws in rank order (rank (d·P + i)·T + t), each
         // stage's tensor group one after the other.
+        let (compute, works, stage_work) = (&mut b.compute[..], &b.works[..], &p.stage_work[..pp]);
+        let row = most * lanes;
         for j in 0..most {
-            let mut groups = scratch.draws[j * n..(j + 1) * n].chunks_exact(tp);
+            let unit = &scratch.draws[j * n..(j + 1) * n];
             for d in 0..dp {
-                let work = b.works[d * most + j];
-                for (i, group) in groups.by_ref().take(pp).enumerate() {
-                    let slowest = group.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    b.compute[(i * most + j) * lanes + q * dp + d] = p.stage_work[i] * work * slowest;
+                let work = works[d * most + j];
+                let ranks = &unit[d * pp * tp..(d + 1) * pp * tp];
+                let at = &mut compute[j * lanes + q * dp + d..];
+                if tp == 1 {
+                    for (i, &x) in ranks.iter().enumerate() {
+                        at[i * row] = stage_work[i] * work * f64::NEG_INFINITY.max(x);
+                    }
+                } else {
+                    for (i, group) in ranks.chunks_exact(tp).enumerate() {
+                        let slowest = group.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        at[i * row] = stage_work[i] * work * slowest;
+                    }
                 }
             }
         }

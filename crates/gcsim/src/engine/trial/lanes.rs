@@ -112,8 +112,10 @@ impl Lanes {
     ) {
         let n = if N == 0 { lanes } else { N };
         let (p, m) = (self.stages, self.microbatches);
-        times.ends.clear();
+        // Every op's row is written before it is read: only the zero row
+        // needs its zeros.
         times.ends.resize((2 * p * m + 1) * n, 0.0);
+        times.ends[2 * p * m * n..].fill(0.0);
         times.free.clear();
         times.free.resize(p * n, 0.0);
         times.busy.clear();

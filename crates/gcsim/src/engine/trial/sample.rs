@@ -433,12 +433,12 @@ impl TrialPlan {
             Workers::Iid(dist) if self.stateful => {
                 self.draw_states(rng, &mut scratch.carried, |_| dist);
                 let carried = &scratch.carried;
-                for unit in scratch.draws.chunks_exact_mut(n) {
-                    if dist.groups().is_none() {
-                        // The own state alone (the common straggler
-                        // mixture): no group to look up per draw.
-                        fill_in_state(dist, rng, unit, &carried.own);
-                    } else {
+                if dist.groups().is_none() {
+                    // The own state alone (the common straggler mixture): no
+                    // group to look up per draw, every unit in one loop.
+                    fill_in_state(dist, rng, &mut scratch.draws, &carried.own);
+                } else {
+                    for unit in scratch.draws.chunks_exact_mut(n) {
                         for (w, d) in unit.iter_mut().enumerate() {
                             *d = carried.draw(dist, rng, w);
                         }

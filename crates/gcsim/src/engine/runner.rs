@@ -4,6 +4,20 @@ use super::*;
 use pipelines::PipelineSums;
 use trial::{PipelineTotals, TrialTotals};
 
+impl<'a> Runner<'a> {
+    /// The runner of `study`'s trials by `plan`, reading `given` where it
+    /// holds every chunk's values.
+    pub(super) fn new(plan: &'a TrialPlan, study: &Study, given: Option<&'a [Vec<f64>]>) -> Self {
+        Self {
+            plan,
+            seed: study.seed(),
+            total: study.trials(),
+            given,
+            pipelines: Default::default(),
+        }
+    }
+}
+
 impl Runner<'_> {
     pub(super) fn chunks(&self) -> u64 {
         self.total.div_ceil(CHUNK)

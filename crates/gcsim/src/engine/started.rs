@@ -18,13 +18,7 @@ impl<'a> Started<'a> {
         progress: &dyn Progress,
         given: Option<&'a [Vec<f64>]>,
     ) -> Self {
-        let runner = Runner {
-            plan,
-            seed: study.seed(),
-            total: study.trials(),
-            given,
-            pipelines: Default::default(),
-        };
+        let runner = Runner::new(plan, study, given);
         progress.pass(1, runner.total);
         let slots = plan.slots();
         let pilot_trials = runner.pilot_chunks() * CHUNK;

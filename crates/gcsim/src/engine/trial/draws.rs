@@ -27,7 +27,7 @@ pub(super) fn fill_in_state<R: Rng + Clone>(law: &Dist, rng: &mut R, out: &mut [
     let r = &mut local;
     match law.base() {
         // x / 1 is x: no division per draw at the unit rate.
-        Base::Exp { rate } if rate == 1.0 => each(r, out, slow, slowdown, |r| {
+        Base::Exp { rate: 1.0 } => each(r, out, slow, slowdown, |r| {
             <Exp1 as Distribution<f64>>::sample(&Exp1, r)
         }),
         Base::Exp { rate } => each(r, out, slow, slowdown, |r| {

@@ -50,7 +50,8 @@ pub(crate) struct LaneTimes {
 
 impl Lanes {
     /// The steps of `program`, whose computes are rows `stride` (≥ m) apart
-    /// per stage.
+    /// per stage. Each op waits for the op [`Program::run`] has it wait
+    /// for (the tests hold the two to the same bits on both schedules).
     pub(super) fn new(program: &Program, stride: usize) -> Self {
         let (p, m) = (program.stages(), program.microbatches());
         assert!(stride >= m, "a compute row per microbatch");
@@ -178,5 +179,69 @@ fn step<const LINK: bool, const BACKWARD: bool>(
         free[d] = end;
         busy[d] += duration;
         out[d] = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parallel::Schedule;
+    use crate::parallel::pipeline::Times;
+
+    #[test]
+    fn lanes_evaluate_pipelines_as_the_program_does_replica_by_replica() {
+        // One buffer throughout: rows of any width left by the previous run.
+        let mut lanes_times = LaneTimes::default();
+        for schedule in [Schedule::GPipe, Schedule::OneFOneB] {
+            for (p, m, stride, lanes) in [
+                (1, 1, 1, 1),
+                (3, 5, 6, 2),
+                (4, 8, 8, 4),
+                (5, 3, 4, 3),
+                (2, 7, 7, 16),
+                (8, 16, 16, 8),
+            ] {
+                let program = Program::new(schedule, p, m);
+                let steps = Lanes::new(&program, stride);
+                let rows = p * stride;
+                let compute: Vec<f64> = (0..rows * lanes)
+                    .map(|k| ((k * 7919 % 1000) as f64 + 1.0) / 997.0)
+                    .collect();
+                for p2p in [0.0, 0.25] {
+                    steps.run(&compute, lanes, 1.0 / 3.0, p2p, &mut lanes_times);
+                    for d in 0..lanes {
+                        let own: Vec<f64> = (0..rows).map(|r| compute[r * lanes + d]).collect();
+                        let mut times = Times::default();
+                        program.run(&own, stride, 1.0 / 3.0, p2p, &mut times);
+                        let at = format!("{} P={p} m={m} lane {d} of {lanes}, p2p {p2p}", schedule.name());
+                        for i in 0..p {
+                            assert_eq!(
+                                times.free[i].to_bits(),
+                                lanes_times.free[i * lanes + d].to_bits(),
+                                "{at}"
+                            );
+                            assert_eq!(
+                                times.busy[i].to_bits(),
+                                lanes_times.busy[i * lanes + d].to_bits(),
+                                "{at}"
+                            );
+                            for j in 0..m {
+                                let (f, b) = (times.forward_end[i * m + j], times.backward_end[i * m + j]);
+                                assert_eq!(
+                                    f.to_bits(),
+                                    steps.forward_end(&lanes_times, lanes, (i, j, d)).to_bits(),
+                                    "{at}"
+                                );
+                                assert_eq!(
+                                    b.to_bits(),
+                                    steps.backward_end(&lanes_times, lanes, (i, j, d)).to_bits(),
+                                    "{at}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

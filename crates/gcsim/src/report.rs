@@ -382,7 +382,7 @@ pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate
     let tallies = crate::engine::approx::tallies(study, progress);
     let inclusion = crate::engine::approx::inclusion(study, progress);
     let collective = crate::engine::collective::collective_times(study);
-    let pipelines = crate::engine::pipelines::pipeline_shares(study);
+    let pipelines = crate::engine::pipelines::pipeline_shares_of(study, outcome);
     progress.finish();
     // Each exact law's mean and p99 (numerical, a few ms each for a
     // cluster of classes), one configuration per core.

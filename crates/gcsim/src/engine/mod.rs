@@ -124,6 +124,9 @@ pub struct Outcome {
     /// Each configuration's correlations with the baseline on the same
     /// draws, for the paired speedup intervals (see [`pairing`]).
     pub pairing: Vec<pairing::Pairing>,
+    /// A hybrid-parallel job's pipeline sums over its first trials, where
+    /// this run simulated them (see [`pipelines::pipeline_shares_of`]).
+    pub pipelines: Option<pipelines::PipelineSums>,
 }
 
 /// Simulates `study` with the fast rule evaluations.
@@ -259,4 +262,7 @@ pub(crate) struct Runner<'a> {
     /// out, where they were simulated elsewhere (the shards of a run whose
     /// values are kept): read, never simulated.
     given: Option<&'a [Vec<f64>]>,
+    /// A hybrid-parallel job's pipeline sums over its first trials
+    /// ([`pipelines::pipeline_trials`]), collected as chunk 0 is simulated.
+    pipelines: std::sync::OnceLock<pipelines::PipelineSums>,
 }

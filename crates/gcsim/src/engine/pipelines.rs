@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use super::Outcome;
 use super::trial::{PipelineTotals, TrialPlan};
 use crate::study::Study;
 
@@ -22,6 +23,62 @@ pub struct PipelineShares {
     pub collective_time: f64,
 }
 
+/// The pipelines' totals of the first trials, per program (see
+/// [`TrialPlan::pipeline_programs`]) and per slot, summed in trial order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipelineSums {
+    /// Per program, the sum over trials of its totals.
+    totals: Vec<PipelineTotals>,
+    /// Per slot, the sum over trials of its gradient sums' span.
+    spans: Vec<f64>,
+    /// The trials summed.
+    trials: u64,
+}
+
+impl PipelineSums {
+    /// No trial yet, for `programs` programs and `slots` slots.
+    pub fn new(programs: usize, slots: usize) -> Self {
+        Self {
+            totals: vec![PipelineTotals::default(); programs],
+            spans: vec![0.0; slots],
+            trials: 0,
+        }
+    }
+
+    /// Adds the next trial's totals and spans (as
+    /// [`TrialPlan::run_pipelines`] leaves them, from zero).
+    pub fn add(&mut self, totals: &[PipelineTotals], spans: &[f64]) {
+        self.spans.iter_mut().zip(spans).for_each(|(s, v)| *s += v);
+        for (s, t) in self.totals.iter_mut().zip(totals) {
+            s.bubble += t.bubble;
+            s.busy.resize(t.busy.len(), 0.0);
+            s.busy.iter_mut().zip(&t.busy).for_each(|(a, b)| *a += b);
+        }
+        self.trials += 1;
+    }
+}
+
+/// The number of trials the pipelines' shares of a run of `trials` trials
+/// are averaged over: its first min(trials, [`PIPELINE_TRIALS`]).
+pub fn pipeline_trials(trials: u64) -> u64 {
+    trials.min(PIPELINE_TRIALS)
+}
+
+/// [`pipeline_shares`] from the sums `outcome` collected while it
+/// simulated its first trials, where it did; else simulated here.
+pub fn pipeline_shares_of(study: &Study, outcome: &Outcome) -> Vec<Option<PipelineShares>> {
+    match &outcome.pipelines {
+        Some(sums) if sums.trials == pipeline_trials(study.trials()) => {
+            let plan = TrialPlan::new(study);
+            match plan.pipeline_programs() {
+                Some((_, slot_programs)) => shares(study, slot_programs, sums),
+                None => vec![None; study.schemes().len()],
+            }
+        }
+        _ => pipeline_shares(study),
+    }
+}
+
 /// Per scheme of `study`, under a layout, its pipelines' shares over the
 /// first min(trials, [`PIPELINE_TRIALS`]) trials of the study's streams
 /// (one iteration each: every iteration has the law of one); `None` for a
@@ -32,7 +89,7 @@ pub fn pipeline_shares(study: &Study) -> Vec<Option<PipelineShares>> {
     let Some((programs, slot_programs)) = plan.pipeline_programs() else {
         return vec![None; schemes];
     };
-    let trials = study.trials().min(PIPELINE_TRIALS);
+    let trials = pipeline_trials(study.trials());
     let slots = plan.slots();
     // Per trial, then summed in trial order: the same bytes on any number of threads.
     let per_trial: Vec<(Vec<PipelineTotals>, Vec<f64>)> = (0..trials)
@@ -47,26 +104,27 @@ pub fn pipeline_shares(study: &Study) -> Vec<Option<PipelineShares>> {
             },
         )
         .collect();
-    let mut sums = vec![PipelineTotals::default(); programs];
-    let mut span_sums = vec![0.0; slots];
+    let mut sums = PipelineSums::new(programs, slots);
     for (totals, spans) in &per_trial {
-        span_sums.iter_mut().zip(spans).for_each(|(s, v)| *s += v);
-        for (s, t) in sums.iter_mut().zip(totals) {
-            s.bubble += t.bubble;
-            s.busy.resize(t.busy.len(), 0.0);
-            s.busy.iter_mut().zip(&t.busy).for_each(|(a, b)| *a += b);
-        }
+        sums.add(totals, spans);
     }
+    shares(study, slot_programs, &sums)
+}
+
+/// Per scheme, its pipelines' shares from `sums`, with `slot_programs`
+/// each slot's program.
+fn shares(study: &Study, slot_programs: Vec<usize>, sums: &PipelineSums) -> Vec<Option<PipelineShares>> {
+    let trials = sums.trials;
     let replicas = study.scheme_n() as f64;
     let count = trials as f64 * replicas;
     slot_programs
         .into_iter()
-        .zip(span_sums)
-        .take(schemes)
+        .zip(&sums.spans)
+        .take(study.schemes().len())
         .map(|(k, span)| {
             Some(PipelineShares {
-                bubble_fraction: sums[k].bubble / count,
-                stage_busy: sums[k].busy.iter().map(|b| b / count).collect(),
+                bubble_fraction: sums.totals[k].bubble / count,
+                stage_busy: sums.totals[k].busy.iter().map(|b| b / count).collect(),
                 collective_time: span / trials as f64,
             })
         })

@@ -1,6 +1,22 @@
 //! The runner that simulates a chunk of trials and folds it into a pass.
 
 use super::*;
+use pipelines::PipelineSums;
+use trial::{PipelineTotals, TrialTotals};
+
+impl<'a> Runner<'a> {
+    /// The runner of `study`'s trials by `plan`, reading `given` where it
+    /// holds every chunk's values.
+    pub(super) fn new(plan: &'a TrialPlan, study: &Study, given: Option<&'a [Vec<f64>]>) -> Self {
+        Self {
+            plan,
+            seed: study.seed(),
+            total: study.trials(),
+            given,
+            pipelines: Default::default(),
+        }
+    }
+}
 
 impl Runner<'_> {
     pub(super) fn chunks(&self) -> u64 {
@@ -15,7 +31,8 @@ impl Runner<'_> {
     /// [`BATCH`] trials at a time (the last batch may be shorter),
     /// column-major: `(values, count)` with slot j's values, in trial order,
     /// at `values[j·count..(j+1)·count]`.
-    /// Where trials are costly ([`TrialPlan::decodes_by_rank`]) a batch's trials
+    /// Where trials are costly ([`TrialPlan::decodes_by_rank`],
+    /// [`TrialPlan::costly_trials`]) a batch's trials
     /// run in parallel, so that one chunk uses every core (same bytes: a
     /// trial's values depend on its index alone).
     ///
@@ -36,6 +53,7 @@ impl Runner<'_> {
             return;
         }
         let slots = self.plan.slots();
+        let mut collect = self.collects_pipelines(chunk);
         // Trial-major (trial t + i's values at `by_trial[i·slots..]`) where
         // a batch runs in parallel, then slot-major.
         let (mut by_trial, mut values) = (vec![0.0; BATCH * slots], vec![0.0; BATCH * slots]);
@@ -48,15 +66,24 @@ impl Runner<'_> {
                     values[j * count + i] = v;
                 }
             };
-            if self.plan.decodes_by_rank() {
+            // Each trial's pipeline totals, for those that collect them.
+            let mut entries: Vec<Option<&mut TrialTotals>> = match collect.as_mut() {
+                Some(c) => c.iter_mut().skip(t as usize).map(Some).collect(),
+                None => Vec::new(),
+            };
+            entries.resize_with(count, || None);
+            if self.plan.decodes_by_rank() || self.plan.costly_trials() {
                 let rows = &mut by_trial[..count * slots];
-                rows.par_chunks_mut(slots).enumerate().for_each_init(
-                    || self.plan.scratch(),
-                    |scratch, (i, out)| {
-                        self.plan.run(self.seed, t + i as u64, scratch, out);
-                        progress.advance(1);
-                    },
-                );
+                rows.par_chunks_mut(slots)
+                    .zip(entries.par_iter_mut())
+                    .enumerate()
+                    .for_each_init(
+                        || self.plan.scratch(),
+                        |scratch, (i, (out, entry))| {
+                            self.run_trial(t + i as u64, scratch, out, entry.as_deref_mut());
+                            progress.advance(1);
+                        },
+                    );
                 rows.chunks_exact(slots)
                     .enumerate()
                     .for_each(|(i, out)| place(&mut values, i, out));
@@ -69,8 +96,14 @@ impl Runner<'_> {
                 let mut i = 0;
                 while i < count {
                     let quad = (count - i).min(4);
-                    for (r, out) in rows.chunks_exact_mut(slots).take(quad).enumerate() {
-                        self.plan.run(self.seed, t + (i + r) as u64, scratch, out);
+                    if self.plan.pipelines_in_pass() {
+                        let (first, outs) = (t + i as u64, &mut rows[..quad * slots]);
+                        self.plan
+                            .run_batch(self.seed, first, scratch, outs, &mut entries[i..i + quad]);
+                    } else {
+                        for (r, out) in rows.chunks_exact_mut(slots).take(quad).enumerate() {
+                            self.run_trial(t + (i + r) as u64, scratch, out, entries[i + r].as_deref_mut());
+                        }
                     }
                     if quad == 4 {
                         transpose_rows4(rows, &mut values[..count * slots], count, i);
@@ -86,6 +119,40 @@ impl Runner<'_> {
             }
             batch(&values[..count * slots], count);
             t += count as u64;
+        }
+        if let Some(per_trial) = collect {
+            let (programs, _) = self.plan.pipeline_programs().expect("a layout");
+            let mut sums = PipelineSums::new(programs, slots);
+            per_trial.iter().for_each(|(totals, spans)| sums.add(totals, spans));
+            // A chunk simulated again (never, where the pilot keeps it) has the same sums.
+            let _ = self.pipelines.set(sums);
+        }
+    }
+
+    /// Where chunk `chunk` holds the trials a hybrid-parallel job's
+    /// pipeline shares are averaged over and they are not yet summed: a
+    /// place for each of those trials' totals.
+    fn collects_pipelines(&self, chunk: u64) -> Option<Vec<TrialTotals>> {
+        if chunk != 0 || self.pipelines.get().is_some() || !self.plan.pipelines_in_pass() {
+            return None;
+        }
+        let (programs, _) = self.plan.pipeline_programs()?;
+        let trials = pipelines::pipeline_trials(self.total) as usize;
+        Some(vec![
+            (
+                vec![PipelineTotals::default(); programs],
+                vec![0.0; self.plan.slots()]
+            );
+            trials
+        ])
+    }
+
+    /// Runs trial `trial` into `out`, adding its pipeline totals to `entry`
+    /// where it is given (the same values either way).
+    fn run_trial(&self, trial: u64, scratch: &mut Scratch, out: &mut [f64], entry: Option<&mut TrialTotals>) {
+        match entry {
+            Some((totals, spans)) => self.plan.run_pipelines(self.seed, trial, scratch, out, totals, spans),
+            None => self.plan.run(self.seed, trial, scratch, out),
         }
     }
 

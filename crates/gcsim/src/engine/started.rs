@@ -18,12 +18,7 @@ impl<'a> Started<'a> {
         progress: &dyn Progress,
         given: Option<&'a [Vec<f64>]>,
     ) -> Self {
-        let runner = Runner {
-            plan,
-            seed: study.seed(),
-            total: study.trials(),
-            given,
-        };
+        let runner = Runner::new(plan, study, given);
         progress.pass(1, runner.total);
         let slots = plan.slots();
         let pilot_trials = runner.pilot_chunks() * CHUNK;
@@ -257,6 +252,7 @@ impl<'a> Started<'a> {
             baseline,
             passes,
             pairing: self.pairing(),
+            pipelines: self.runner.pipelines.get().cloned(),
         }
     }
 }

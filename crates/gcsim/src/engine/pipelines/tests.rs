@@ -72,3 +72,27 @@ fn nearly_fixed_times_give_the_schedules_deterministic_time() {
         }
     }
 }
+
+#[test]
+fn a_run_sums_the_pipeline_shares_as_their_own_pass_does_and_its_batches_are_its_trials() {
+    let workers = Workers::Iid("exp:rate=1,p_slow=0.1,slowdown=4".parse().unwrap());
+    // Trials run four to a batch, then (4 096 draws a trial) spread over the cores.
+    for (dp, pp, tp, m, trials) in [(6, 3, 2, 3, 700), (6, 3, 2, 3, 3000), (8, 8, 4, 16, 300)] {
+        let parallel = Parallel::new(Layout { dp, pp, tp }, m);
+        let study = Study::hybrid(parallel, workers.clone(), schemes(dp), trials, 5).unwrap();
+        let outcome = crate::engine::simulate(&study, &crate::engine::Silent);
+        assert!(outcome.pipelines.is_some(), "dp={dp}: the run summed its first trials");
+        assert_eq!(
+            super::pipeline_shares_of(&study, &outcome),
+            super::pipeline_shares(&study),
+            "dp={dp}, {trials} trials"
+        );
+        let rows = values(&TrialPlan::new(&study), study.seed(), trials);
+        let one_by_one = crate::engine::outcome_of_values(&study, &rows, &crate::engine::Silent);
+        assert_eq!(
+            format!("{:?}", (&one_by_one.configs, &one_by_one.baseline)),
+            format!("{:?}", (&outcome.configs, &outcome.baseline)),
+            "dp={dp}, {trials} trials"
+        );
+    }
+}

@@ -14,12 +14,17 @@ use std::sync::Arc;
 use rand_distr::Distribution;
 
 use super::TrialPlan;
-use super::scratch::Scratch;
+use super::lanes::Lanes;
+use super::scratch::{PipelineBuffers, Scratch};
 use crate::parallel::timeline::{TimelineOp, TimelineSum};
 use crate::parallel::{Parallel, Program, Timeline};
 use crate::rng::trial_rng;
 use crate::scheme::Rule;
 use crate::study::Study;
+
+/// Draws per trial from which [`TrialPlan::costly_trials`] holds: about
+/// 10 µs of a trial, beside which a task's hand-over is small.
+const COSTLY_DRAWS: usize = 4096;
 
 /// What a hybrid-parallel plan adds to the flat one.
 #[derive(Debug, Clone)]
@@ -27,6 +32,8 @@ pub(crate) struct Hybrid {
     parallel: Arc<Parallel>,
     /// One program per distinct number of microbatches, ascending.
     programs: Vec<Program>,
+    /// Each program's steps over the replicas' lanes.
+    lanes: Vec<Lanes>,
     /// Per slot: its program, its rule across replicas, and its stages'
     /// gradient sum's cost (0 without a collective).
     slots: Vec<(usize, Rule, f64)>,
@@ -35,6 +42,10 @@ pub(crate) struct Hybrid {
     /// Gradient buckets per stage (1 without a collective).
     buckets: usize,
 }
+
+/// One trial's pipeline totals per program and its gradient sums' span
+/// per slot.
+pub(crate) type TrialTotals = (Vec<PipelineTotals>, Vec<f64>);
 
 /// A pipeline's idle share and its stages' busy time, summed over replicas.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,10 +64,12 @@ impl Hybrid {
         let mut distinct = counts.clone();
         distinct.sort_unstable();
         distinct.dedup();
-        let programs = distinct
+        let programs: Vec<Program> = distinct
             .iter()
             .map(|&m| Program::new(parallel.schedule, parallel.layout.pp, m))
             .collect();
+        let most = *distinct.last().expect("a slot");
+        let lanes = programs.iter().map(|program| Lanes::new(program, most)).collect();
         // Every scheme under a layout has a participant set of fixed size.
         let costs: Vec<f64> = match study.collective_costs() {
             Some((_, costs)) => costs
@@ -83,8 +96,9 @@ impl Hybrid {
         Some(Self {
             parallel,
             programs,
+            lanes,
             slots,
-            most: *distinct.last().expect("a slot"),
+            most,
             buckets: study.aggregation().collective().map_or(1, |c| c.buckets),
         })
     }
@@ -102,6 +116,89 @@ impl Hybrid {
     /// Each slot's program.
     pub(crate) fn slot_programs(&self) -> impl Iterator<Item = usize> + '_ {
         self.slots.iter().map(|s| s.0)
+    }
+
+    /// Runs program `k` on the computes in `b` (filled by
+    /// [`TrialPlan::fill_compute`]) of `count` trials' replicas side by
+    /// side, leaving the times in `b.times`.
+    fn run_program(&self, k: usize, b: &mut PipelineBuffers, count: usize) {
+        let p = &self.parallel;
+        let lanes = count * p.layout.dp;
+        self.lanes[k].run(&b.compute, lanes, p.forward_share(), p.p2p_time, &mut b.times);
+    }
+
+    /// From program `k`'s times in `b.times`, trial `q`'s of `count`: each
+    /// stage's end and last backward's duration per replica at `i·D + d`
+    /// in `b.done[at]` and `b.tails[at]`, and its totals added to `stats`.
+    fn gather(
+        &self,
+        k: usize,
+        b: &mut PipelineBuffers,
+        (count, q): (usize, usize),
+        at: usize,
+        stats: Option<&mut PipelineTotals>,
+    ) {
+        let p = &self.parallel;
+        let (dp, pp, most) = (p.layout.dp, p.layout.pp, self.most);
+        let (n, first) = (count * dp, q * dp);
+        let share = p.forward_share();
+        let (done, tails) = (&mut b.done[at], &mut b.tails[at]);
+        done.clear();
+        tails.clear();
+        // Each stage's last op is its last microbatch's backward.
+        let m = self.programs[k].microbatches();
+        for i in 0..pp {
+            done.extend_from_slice(&b.times.free[i * n + first..][..dp]);
+            let last = &b.compute[(i * most + m - 1) * n + first..][..dp];
+            tails.extend(last.iter().map(|&x| x - x * share));
+        }
+        if let Some(t) = stats {
+            t.busy.resize(pp, 0.0);
+            let (free, busy) = (&b.times.free, &b.times.busy);
+            for lane in first..first + dp {
+                let makespan = (0..pp).map(|i| free[i * n + lane]).fold(0.0, f64::max);
+                let total: f64 = (0..pp).map(|i| busy[i * n + lane]).sum();
+                t.bubble += 1.0 - total / (pp as f64 * makespan);
+                t.busy
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(i, s)| *s += busy[i * n + lane]);
+            }
+        }
+    }
+
+    /// Each slot's time into `out`, from its program k's stage ends at
+    /// `b.done[at(k)]` (see [`Self::gather`]); with `spans`, each slot's
+    /// sum's span added to it.
+    fn slot_times(
+        &self,
+        b: &mut PipelineBuffers,
+        at: impl Fn(usize) -> usize,
+        out: &mut [f64],
+        mut spans: Option<&mut [f64]>,
+    ) {
+        let p = &self.parallel;
+        let (dp, pp) = (p.layout.dp, p.layout.pp);
+        for (slot, &(k, rule, cost)) in self.slots.iter().enumerate() {
+            let (done, tails) = (&b.done[at(k)], &b.tails[at(k)]);
+            let sum = Sum {
+                rule,
+                buckets: self.buckets,
+                cost,
+            };
+            let (mut last, mut span) = (f64::NEG_INFINITY, 0.0);
+            for i in 0..pp {
+                let stage = i * dp..(i + 1) * dp;
+                let (start, end) = sum.span(&done[stage.clone()], &tails[stage], &mut b.ready, &mut b.column);
+                if end > last {
+                    (last, span) = (end, end - start);
+                }
+            }
+            out[slot] = last + p.optimizer_time;
+            if let Some(spans) = spans.as_mut() {
+                spans[slot] += span;
+            }
+        }
     }
 }
 
@@ -127,6 +224,20 @@ impl TrialPlan {
         }
     }
 
+    /// Whether a trial draws enough (a hybrid-parallel job's ranks times
+    /// microbatches, [`COSTLY_DRAWS`] or more) that the trials of a batch
+    /// are worth spreading over the cores.
+    pub(crate) fn costly_trials(&self) -> bool {
+        self.hybrid.as_ref().is_some_and(|h| self.n * h.most >= COSTLY_DRAWS)
+    }
+
+    /// Whether [`Self::run_pipelines`] gives a trial the values
+    /// [`Self::run`] does: a hybrid-parallel job of one iteration per
+    /// trial, whose pipeline totals the run's pass can collect.
+    pub(crate) fn pipelines_in_pass(&self) -> bool {
+        self.hybrid.is_some() && self.iterations == 1 && self.step_rows.is_none()
+    }
+
     /// A hybrid-parallel job's number of pipelines (distinct numbers of
     /// microbatches) and each slot's pipeline; `None` for a flat cluster.
     pub fn pipeline_programs(&self) -> Option<(usize, Vec<usize>)> {
@@ -143,58 +254,60 @@ impl TrialPlan {
         at: (u64, u64),
         scratch: &mut Scratch,
         out: &mut [f64],
-        mut stats: Option<(&mut [PipelineTotals], &mut [f64])>,
+        stats: Option<(&mut [PipelineTotals], &mut [f64])>,
     ) {
-        self.fill_compute(h, at, scratch);
-        let p = &h.parallel;
-        let (dp, pp, most) = (p.layout.dp, p.layout.pp, h.most);
+        self.fill_compute(h, at, scratch, (1, 0));
         let b = &mut scratch.hybrid;
-        b.done.resize(h.programs.len(), Vec::new());
-        b.tails.resize(h.programs.len(), Vec::new());
-        let share = p.forward_share();
-        for (k, program) in h.programs.iter().enumerate() {
-            let (done, tails) = (&mut b.done[k], &mut b.tails[k]);
-            done.resize(pp * dp, 0.0);
-            tails.resize(pp * dp, 0.0);
-            let m = program.microbatches();
-            for d in 0..dp {
-                let compute = &b.compute[d * pp * most..(d + 1) * pp * most];
-                program.run(compute, most, share, p.p2p_time, &mut b.times);
-                for (i, &end) in b.times.free.iter().enumerate() {
-                    done[i * dp + d] = end;
-                    // Each stage's last op is its last microbatch's backward.
-                    let x = compute[i * most + m - 1];
-                    tails[i * dp + d] = x - x * share;
-                }
-                if let Some((totals, _)) = stats.as_mut() {
-                    let t = &mut totals[k];
-                    let makespan = b.times.free.iter().copied().fold(0.0, f64::max);
-                    let busy: f64 = b.times.busy.iter().sum();
-                    t.bubble += 1.0 - busy / (pp as f64 * makespan);
-                    t.busy.resize(pp, 0.0);
-                    t.busy.iter_mut().zip(&b.times.busy).for_each(|(s, v)| *s += v);
-                }
+        let programs = h.programs.len();
+        b.done.resize(programs, Vec::new());
+        b.tails.resize(programs, Vec::new());
+        let (mut totals, spans) = stats.unzip();
+        for k in 0..programs {
+            h.run_program(k, b, 1);
+            h.gather(k, b, (1, 0), k, totals.as_deref_mut().map(|t| &mut t[k]));
+        }
+        h.slot_times(b, |k| k, out, spans);
+    }
+
+    /// Trials `first..first + entries.len()` of a hybrid-parallel job of
+    /// one iteration, as [`Self::run`] runs them, side by side: trial
+    /// `first + q`'s slots at `outs[q·slots..]`, its pipeline totals added
+    /// to `entries[q]` where given (as [`Self::run_pipelines`] adds them).
+    /// The replicas of all the trials are the lanes of one evaluation of
+    /// each program (see [`Self::pipelines_in_pass`]).
+    pub(crate) fn run_batch(
+        &self,
+        seed: u64,
+        first: u64,
+        scratch: &mut Scratch,
+        outs: &mut [f64],
+        entries: &mut [Option<&mut TrialTotals>],
+    ) {
+        let h = self.hybrid.as_ref().expect("a layout");
+        let count = entries.len();
+        for q in 0..count {
+            scratch.carried.iteration = 0;
+            self.fill_compute(h, (seed, first + q as u64), scratch, (count, q));
+        }
+        let b = &mut scratch.hybrid;
+        let programs = h.programs.len();
+        b.done.resize(programs * count, Vec::new());
+        b.tails.resize(programs * count, Vec::new());
+        for k in 0..programs {
+            h.run_program(k, b, count);
+            for (q, entry) in entries.iter_mut().enumerate() {
+                h.gather(
+                    k,
+                    b,
+                    (count, q),
+                    k * count + q,
+                    entry.as_deref_mut().map(|e| &mut e.0[k]),
+                );
             }
         }
-        for (slot, &(k, rule, cost)) in h.slots.iter().enumerate() {
-            let (done, tails) = (&b.done[k], &b.tails[k]);
-            let sum = Sum {
-                rule,
-                buckets: h.buckets,
-                cost,
-            };
-            let (mut last, mut span) = (f64::NEG_INFINITY, 0.0);
-            for i in 0..pp {
-                let stage = i * dp..(i + 1) * dp;
-                let (start, end) = sum.span(&done[stage.clone()], &tails[stage], &mut b.ready, &mut b.column);
-                if end > last {
-                    (last, span) = (end, end - start);
-                }
-            }
-            out[slot] = last + p.optimizer_time;
-            if let Some((_, spans)) = stats.as_mut() {
-                spans[slot] += span;
-            }
+        let slots = h.slots.len();
+        for (q, (out, entry)) in outs.chunks_exact_mut(slots).zip(entries.iter_mut()).enumerate() {
+            h.slot_times(b, |k| k * count + q, out, entry.as_deref_mut().map(|e| &mut e.1[..]));
         }
     }
 }
@@ -203,7 +316,9 @@ impl TrialPlan {
     /// Draws trial `at`'s ranks and microbatch works, and fills each op's
     /// compute: the stage's work × the microbatch's × the slowest of the
     /// stage's tensor ranks.
-    fn fill_compute(&self, h: &Hybrid, (seed, trial): (u64, u64), scratch: &mut Scratch) {
+    /// With `count` trials side by side, trial `q`'s replica d is lane
+    /// q·D + d of each compute row.
+    fn fill_compute(&self, h: &Hybrid, (seed, trial): (u64, u64), scratch: &mut Scratch, (count, q): (usize, usize)) {
         let mut rng = trial_rng(seed, trial);
         self.draw(&mut rng, scratch);
         let p = &h.parallel;
@@ -214,16 +329,28 @@ impl TrialPlan {
         if let Some(law) = &p.microbatch_work {
             b.works.iter_mut().for_each(|w| *w = law.sample(&mut rng));
         }
-        b.compute.resize(dp * pp * most, 0.0);
+        let lanes = count * dp;
+        b.compute.resize(pp * most * lanes, 0.0);
         let n = self.n;
-        for d in 0..dp {
-            for i in 0..pp {
-                let row = &mut b.compute[(d * pp + i) * most..][..most];
-                let first = p.layout.rank(d, i, 0);
-                for (j, x) in row.iter_mut().enumerate() {
-                    let draws = &scratch.draws[j * n + first..][..tp];
-                    let slowest = draws.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    *x = p.stage_work[i] * b.works[d * most + j] * slowest;
+        // Unit by unit, its draws in rank order (rank (d·P + i)·T + t), each
+        // stage's tensor group one after the other.
+        let (compute, works, stage_work) = (&mut b.compute[..], &b.works[..], &p.stage_work[..pp]);
+        let row = most * lanes;
+        for j in 0..most {
+            let unit = &scratch.draws[j * n..(j + 1) * n];
+            for d in 0..dp {
+                let work = works[d * most + j];
+                let ranks = &unit[d * pp * tp..(d + 1) * pp * tp];
+                let at = &mut compute[j * lanes + q * dp + d..];
+                if tp == 1 {
+                    for (i, &x) in ranks.iter().enumerate() {
+                        at[i * row] = stage_work[i] * work * f64::NEG_INFINITY.max(x);
+                    }
+                } else {
+                    for (i, group) in ranks.chunks_exact(tp).enumerate() {
+                        let slowest = group.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        at[i * row] = stage_work[i] * work * slowest;
+                    }
                 }
             }
         }
@@ -234,33 +361,29 @@ impl TrialPlan {
     pub fn pipeline_timeline(&self, seed: u64, trial: u64, slot: usize) -> Option<Timeline> {
         let h = self.hybrid.as_ref()?;
         let mut scratch = self.scratch();
-        self.fill_compute(h, (seed, trial), &mut scratch);
+        self.fill_compute(h, (seed, trial), &mut scratch, (1, 0));
         let p = &h.parallel;
         let (dp, pp, tp, most) = (p.layout.dp, p.layout.pp, p.layout.tp, h.most);
         let (k, rule, cost) = h.slots[slot];
         let program = &h.programs[k];
-        let m = program.microbatches();
         let share = p.forward_share();
         let b = &mut scratch.hybrid;
+        b.done.resize(h.programs.len(), Vec::new());
+        b.tails.resize(h.programs.len(), Vec::new());
+        h.run_program(k, b, 1);
+        h.gather(k, b, (1, 0), k, None);
+        let lanes = &h.lanes[k];
+        let (done, tails) = (&b.done[k], &b.tails[k]);
         let mut ops = Vec::with_capacity(dp * program.order().len());
-        let mut done = vec![0.0; pp * dp];
-        let mut tails = vec![0.0; pp * dp];
         for d in 0..dp {
-            let compute = &b.compute[d * pp * most..(d + 1) * pp * most];
-            program.run(compute, most, share, p.p2p_time, &mut b.times);
-            for (i, &end) in b.times.free.iter().enumerate() {
-                done[i * dp + d] = end;
-                let x = compute[i * most + m - 1];
-                tails[i * dp + d] = x - x * share;
-            }
             for op in program.order() {
                 let (i, j) = (op.stage as usize, op.microbatch as usize);
-                let x = compute[i * most + j];
+                let x = b.compute[(i * most + j) * dp + d];
                 let part = |v: f64| if op.backward { v - v * share } else { v * share };
                 let end = if op.backward {
-                    b.times.backward_end[i * m + j]
+                    lanes.backward_end(&b.times, dp, (i, j, d))
                 } else {
-                    b.times.forward_end[i * m + j]
+                    lanes.forward_end(&b.times, dp, (i, j, d))
                 };
                 let scale = p.stage_work[i] * b.works[d * most + j];
                 let own = (0..tp)

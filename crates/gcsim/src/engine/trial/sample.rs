@@ -3,6 +3,7 @@
 //! block first and deeper ones on demand; worker classes' runs merged). See
 //! the notes of the parent module for the formulas.
 
+use super::draws::{fill, fill_in_state};
 use super::laws::{OverLaw, erlang_loads, hypoexponential_arrivals};
 use super::strategy::{async_reads_order_statistics, copies_on_order_statistics};
 use super::*;
@@ -432,21 +433,19 @@ impl TrialPlan {
             Workers::Iid(dist) if self.stateful => {
                 self.draw_states(rng, &mut scratch.carried, |_| dist);
                 let carried = &scratch.carried;
-                for unit in scratch.draws.chunks_exact_mut(n) {
-                    if dist.groups().is_none() {
-                        // The own state alone (the common straggler
-                        // mixture): no group to look up per draw.
-                        for (d, &slow) in unit.iter_mut().zip(&carried.own) {
-                            *d = dist.sample_in_state(rng, slow);
-                        }
-                    } else {
+                if dist.groups().is_none() {
+                    // The own state alone (the common straggler mixture): no
+                    // group to look up per draw, every unit in one loop.
+                    fill_in_state(dist, rng, &mut scratch.draws, &carried.own);
+                } else {
+                    for unit in scratch.draws.chunks_exact_mut(n) {
                         for (w, d) in unit.iter_mut().enumerate() {
                             *d = carried.draw(dist, rng, w);
                         }
                     }
                 }
             }
-            Workers::Iid(dist) => scratch.draws.iter_mut().for_each(|d| *d = dist.sample(rng)),
+            Workers::Iid(dist) => fill(dist, rng, &mut scratch.draws),
             Workers::Classes { classes, shuffle } => {
                 if first {
                     place_classes(

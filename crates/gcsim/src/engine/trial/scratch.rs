@@ -2,7 +2,6 @@
 //! and reused by every trial it runs.
 
 use super::*;
-use crate::parallel::pipeline::Times;
 
 /// Per-thread buffers for [`TrialPlan::run`].
 #[derive(Debug, Clone, Default)]
@@ -164,14 +163,14 @@ impl TrialPlan {
 /// times.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PipelineBuffers {
-    /// Replica d's stage i's microbatch j compute at `(d·P + i)·most + j`.
+    /// Replica d's stage i's microbatch j compute at `(i·most + j)·D + d`.
     pub(super) compute: Vec<f64>,
     /// Per replica and microbatch, its work.
     pub(super) works: Vec<f64>,
     /// Per program, stage i's end in replica d at `i·D + d`.
     pub(super) done: Vec<Vec<f64>>,
-    /// One evaluation's times.
-    pub(super) times: Times,
+    /// One evaluation's times, every replica's.
+    pub(super) times: super::lanes::LaneTimes,
     /// Per program, stage i's last backward's duration in replica d at
     /// `i·D + d`.
     pub(super) tails: Vec<Vec<f64>>,

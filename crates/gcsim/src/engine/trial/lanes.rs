@@ -1,0 +1,247 @@
+//! A pipeline [`Program`] evaluated for every replica of a trial at once.
+//!
+//! The replicas run the same program on their own computes, so each op is
+//! one step over a row of lanes (one lane per replica): its indices are
+//! looked up once per op, not once per op and replica, and the lanes'
+//! independent recursions fill the processor's pipelines where one
+//! replica's recursion alone waits on each op's latency. Each lane does
+//! the arithmetic [`Program::run`] does for that replica, in the same
+//! order, so the times are the same to the bit.
+
+use crate::parallel::Program;
+
+/// One op with its indices precomputed.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    /// The stage that runs it.
+    stage: u32,
+    /// Its compute's row: stage · stride + microbatch.
+    compute: u32,
+    /// Its end's row: F(i, j) at i·m + j, B(i, j) at P·m + i·m + j.
+    end: u32,
+    /// The row of the end it waits for; the zero row 2·P·m for a first
+    /// stage's forward.
+    input: u32,
+    /// Whether its input crosses a link (the transfer time added).
+    link: bool,
+    /// Whether it is a backward pass.
+    backward: bool,
+}
+
+/// A program's ops in evaluation order, with their rows.
+#[derive(Debug, Clone)]
+pub(super) struct Lanes {
+    stages: usize,
+    microbatches: usize,
+    steps: Vec<Step>,
+}
+
+/// The times one evaluation of [`Lanes`] leaves, replica d in lane d of
+/// each row of `lanes` values.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LaneTimes {
+    /// Per op, its end, at the op's row (see [`Lanes::forward_end`]).
+    ends: Vec<f64>,
+    /// Per stage i, the end of its last op, at row i.
+    pub(super) free: Vec<f64>,
+    /// Per stage i, the total duration of its ops, at row i.
+    pub(super) busy: Vec<f64>,
+}
+
+impl Lanes {
+    /// The steps of `program`, whose computes are rows `stride` (≥ m) apart
+    /// per stage. Each op waits for the op [`Program::run`] has it wait
+    /// for (the tests hold the two to the same bits on both schedules).
+    pub(super) fn new(program: &Program, stride: usize) -> Self {
+        let (p, m) = (program.stages(), program.microbatches());
+        assert!(stride >= m, "a compute row per microbatch");
+        let row = |i: usize, j: usize, backward: bool| (usize::from(backward) * p * m + i * m + j) as u32;
+        let steps = program
+            .order()
+            .iter()
+            .map(|op| {
+                let (i, j, backward) = (op.stage as usize, op.microbatch as usize, op.backward);
+                let (input, link) = match (backward, i) {
+                    (false, 0) => ((2 * p * m) as u32, false),
+                    (false, _) => (row(i - 1, j, false), true),
+                    (true, i) if i + 1 == p => (row(i, j, false), false),
+                    (true, _) => (row(i + 1, j, true), true),
+                };
+                Step {
+                    stage: i as u32,
+                    compute: (i * stride + j) as u32,
+                    end: row(i, j, backward),
+                    input,
+                    link,
+                    backward,
+                }
+            })
+            .collect();
+        Self {
+            stages: p,
+            microbatches: m,
+            steps,
+        }
+    }
+
+    /// Evaluates the pipeline from time 0 in each of `lanes` lanes, as
+    /// [`Program::run`] does: `compute[row · lanes + d]` is replica d's
+    /// compute of that row (stage i's microbatch j at row i·stride + j),
+    /// of which the forward takes the share `forward_share` and the
+    /// backward the rest; `p2p` is the transfer between stages.
+    pub(super) fn run(&self, compute: &[f64], lanes: usize, forward_share: f64, p2p: f64, times: &mut LaneTimes) {
+        // A few lanes' steps as fixed-length loops, unrolled.
+        match lanes {
+            1 => self.run_in::<1>(compute, lanes, forward_share, p2p, times),
+            2 => self.run_in::<2>(compute, lanes, forward_share, p2p, times),
+            4 => self.run_in::<4>(compute, lanes, forward_share, p2p, times),
+            8 => self.run_in::<8>(compute, lanes, forward_share, p2p, times),
+            16 => self.run_in::<16>(compute, lanes, forward_share, p2p, times),
+            _ => self.run_in::<0>(compute, lanes, forward_share, p2p, times),
+        }
+    }
+
+    /// [`Self::run`] with `N` lanes, or `lanes` where `N` is 0.
+    #[inline(always)]
+    fn run_in<const N: usize>(
+        &self,
+        compute: &[f64],
+        lanes: usize,
+        forward_share: f64,
+        p2p: f64,
+        times: &mut LaneTimes,
+    ) {
+        let n = if N == 0 { lanes } else { N };
+        let (p, m) = (self.stages, self.microbatches);
+        // Every op's row is written before it is read: only the zero row
+        // needs its zeros.
+        times.ends.resize((2 * p * m + 1) * n, 0.0);
+        times.ends[2 * p * m * n..].fill(0.0);
+        times.free.clear();
+        times.free.resize(p * n, 0.0);
+        times.busy.clear();
+        times.busy.resize(p * n, 0.0);
+        let LaneTimes { ends, free, busy } = times;
+        for s in &self.steps {
+            let (end, input) = (s.end as usize * n, s.input as usize * n);
+            // The two rows are distinct: split the ends between them.
+            let (out, ready) = if input < end {
+                let (a, b) = ends.split_at_mut(end);
+                (&mut b[..n], &a[input..input + n])
+            } else {
+                let (a, b) = ends.split_at_mut(input);
+                (&mut a[end..end + n], &b[..n])
+            };
+            let x = &compute[s.compute as usize * n..][..n];
+            let stage = s.stage as usize * n..(s.stage as usize + 1) * n;
+            let (free, busy) = (&mut free[stage.clone()], &mut busy[stage]);
+            match (s.link, s.backward) {
+                (false, false) => step::<false, false>(x, ready, out, free, busy, forward_share, p2p),
+                (false, true) => step::<false, true>(x, ready, out, free, busy, forward_share, p2p),
+                (true, false) => step::<true, false>(x, ready, out, free, busy, forward_share, p2p),
+                (true, true) => step::<true, true>(x, ready, out, free, busy, forward_share, p2p),
+            }
+        }
+    }
+
+    /// The end of F(i, j) in lane d of `times`.
+    pub(super) fn forward_end(&self, times: &LaneTimes, lanes: usize, (i, j, d): (usize, usize, usize)) -> f64 {
+        times.ends[(i * self.microbatches + j) * lanes + d]
+    }
+
+    /// The end of B(i, j) in lane d of `times`.
+    pub(super) fn backward_end(&self, times: &LaneTimes, lanes: usize, (i, j, d): (usize, usize, usize)) -> f64 {
+        let m = self.microbatches;
+        times.ends[(self.stages * m + i * m + j) * lanes + d]
+    }
+}
+
+/// One op in every lane: each starts when its stage is free and its input
+/// has ended (plus `p2p` across a link), and lasts its forward share of
+/// its compute, or the rest for a backward.
+#[inline(always)]
+fn step<const LINK: bool, const BACKWARD: bool>(
+    x: &[f64],
+    ready: &[f64],
+    out: &mut [f64],
+    free: &mut [f64],
+    busy: &mut [f64],
+    forward_share: f64,
+    p2p: f64,
+) {
+    let n = out.len();
+    let (x, ready, free, busy) = (&x[..n], &ready[..n], &mut free[..n], &mut busy[..n]);
+    for d in 0..n {
+        let forward = x[d] * forward_share;
+        let duration = if BACKWARD { x[d] - forward } else { forward };
+        let input = if LINK { ready[d] + p2p } else { ready[d] };
+        let end = free[d].max(input) + duration;
+        free[d] = end;
+        busy[d] += duration;
+        out[d] = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parallel::Schedule;
+    use crate::parallel::pipeline::Times;
+
+    #[test]
+    fn lanes_evaluate_pipelines_as_the_program_does_replica_by_replica() {
+        // One buffer throughout: rows of any width left by the previous run.
+        let mut lanes_times = LaneTimes::default();
+        for schedule in [Schedule::GPipe, Schedule::OneFOneB] {
+            for (p, m, stride, lanes) in [
+                (1, 1, 1, 1),
+                (3, 5, 6, 2),
+                (4, 8, 8, 4),
+                (5, 3, 4, 3),
+                (2, 7, 7, 16),
+                (8, 16, 16, 8),
+            ] {
+                let program = Program::new(schedule, p, m);
+                let steps = Lanes::new(&program, stride);
+                let rows = p * stride;
+                let compute: Vec<f64> = (0..rows * lanes)
+                    .map(|k| ((k * 7919 % 1000) as f64 + 1.0) / 997.0)
+                    .collect();
+                for p2p in [0.0, 0.25] {
+                    steps.run(&compute, lanes, 1.0 / 3.0, p2p, &mut lanes_times);
+                    for d in 0..lanes {
+                        let own: Vec<f64> = (0..rows).map(|r| compute[r * lanes + d]).collect();
+                        let mut times = Times::default();
+                        program.run(&own, stride, 1.0 / 3.0, p2p, &mut times);
+                        let at = format!("{} P={p} m={m} lane {d} of {lanes}, p2p {p2p}", schedule.name());
+                        for i in 0..p {
+                            assert_eq!(
+                                times.free[i].to_bits(),
+                                lanes_times.free[i * lanes + d].to_bits(),
+                                "{at}"
+                            );
+                            assert_eq!(
+                                times.busy[i].to_bits(),
+                                lanes_times.busy[i * lanes + d].to_bits(),
+                                "{at}"
+                            );
+                            for j in 0..m {
+                                let (f, b) = (times.forward_end[i * m + j], times.backward_end[i * m + j]);
+                                assert_eq!(
+                                    f.to_bits(),
+                                    steps.forward_end(&lanes_times, lanes, (i, j, d)).to_bits(),
+                                    "{at}"
+                                );
+                                assert_eq!(
+                                    b.to_bits(),
+                                    steps.backward_end(&lanes_times, lanes, (i, j, d)).to_bits(),
+                                    "{at}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -15,19 +15,21 @@ use gcsim::plan::{self, Objective, PlanRequest, PlanRow};
 use gcsim::range::{self, IntList};
 use gcsim::scheme::{Planning, SchemeKind};
 use gcsim::shard::ShardId;
-use gcsim::study::{MAX_DRAWS_PER_TRIAL, ParallelConflict, StudyError};
+use gcsim::study::MAX_DRAWS_PER_TRIAL;
 use gcsim::units::{CostModel, TimeUnit};
 
 use super::common::CommonArgs;
-use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARALLEL, PARTS, REF_N, SCHEME, TIMEOUT, WORKERS};
+use super::flags::{ANALYTIC, LINEAR, M, MAX_LOAD, N, PARTS, REF_N, SCHEME, TIMEOUT, WORKERS};
 use super::job::Engine;
 use super::notes::note;
 use super::output::Output;
 use super::progress::Bar;
 use super::{Status, usage};
 
+mod parallel;
 pub(crate) mod shard;
 mod table;
+use parallel::{PARALLEL_SCHEMES, layout};
 use table::{table, table_footer, table_header};
 
 /// Default of `--max-load`: a worker holds at most four uncoded shares.
@@ -329,41 +331,6 @@ fn schemes_of(args: &PlanArgs) -> Result<Vec<SchemeKind>> {
     })
 }
 
-/// The schemes that code across a layout's replicas.
-const PARALLEL_SCHEMES: [SchemeKind; 5] = [
-    SchemeKind::Uncoded,
-    SchemeKind::Ignore,
-    SchemeKind::Frc,
-    SchemeKind::Crc,
-    SchemeKind::Mds,
-];
-
-/// The hybrid-parallel job of `--parallel`, if given, checked against
-/// what `plan` searches there: its one size (the rank count), no `--ref-n`,
-/// no `--load-model` (a replica's load is its microbatches).
-fn layout(args: &PlanArgs) -> Result<Option<Parallel>> {
-    let Some(parallel) = args.common.parallel.parallel()? else {
-        return Ok(None);
-    };
-    args.common.parallel.one_microbatch_count("plan")?;
-    if let Some(l) = args.n.as_ref().filter(|l| l.values.len() > 1) {
-        bail!(
-            "{N} {}: a {PARALLEL} plan searches one layout; give its rank count ({}) or no {N}",
-            l.text,
-            parallel.layout.ranks()
-        );
-    }
-    if args.ref_n.is_some() {
-        bail!(
-            "{REF_N} rescales a flat cluster's share of the work; under {PARALLEL} a replica's work is its microbatches: drop {REF_N}"
-        );
-    }
-    if args.common.cluster.load_model.is_some() {
-        return Err(StudyError::UnderParallel(ParallelConflict::LoadModel).into());
-    }
-    Ok(Some(parallel))
-}
-
 /// The lists `plan` searches besides s: deadlines, message splits and
 /// partitions per worker.
 struct Lists {
@@ -410,6 +377,50 @@ fn lists(args: &PlanArgs, schemes: &[SchemeKind]) -> Result<Lists> {
         (l, _) => l.as_ref().map_or(Vec::new(), |l| l.values.clone()),
     };
     Ok(Lists { timeouts, m, parts })
+}
+
+impl PlanConfig {
+    /// The description of `req`, as planned from `args`.
+    fn new(
+        args: &PlanArgs,
+        req: &PlanRequest,
+        n0: usize,
+        notes: Vec<String>,
+        warnings: Vec<String>,
+        m: &IntList,
+    ) -> Self {
+        let common = &args.common;
+        PlanConfig {
+            gcsim: env!("CARGO_PKG_VERSION").into(),
+            command: "plan".into(),
+            n: args.n.as_ref().map_or(n0.to_string(), |l| l.text.clone()),
+            workers: req.workers.to_string(),
+            load_model: req.load_model.name().to_string(),
+            unit_time: req.load_model.unit_time(),
+            ref_n: args.ref_n,
+            objective: args.objective.to_string(),
+            max_load: req.max_load,
+            linear: args.linear,
+            notes,
+            warnings,
+            schemes: req.schemes.clone(),
+            m: m.text.clone(),
+            parts: args.parts.as_ref().map(|l| l.text.clone()),
+            timeout: args.timeout.as_ref().map(|l| l.text.clone()),
+            trials: common.trials,
+            iterations: common.iterations,
+            seed: common.seed,
+            comm: req.comm.to_string(),
+            parallel: req.parallel.as_ref().map(Parallel::describe),
+            aggregation: aggregation_label(&req),
+            buckets: plan::compares_buckets(&req).then(|| {
+                let given = common.collective.buckets.as_ref();
+                given.map_or_else(|| "1".to_string(), |l| l.text.clone())
+            }),
+            time_unit: req.time_unit,
+            costs: req.costs,
+        }
+    }
 }
 
 impl TryFrom<PlanArgs> for PlanJob {
@@ -483,36 +494,7 @@ impl TryFrom<PlanArgs> for PlanJob {
                 .output()?
                 .with_columns_and::<PlanRow>(&common.columns, &plan_columns(&req))?,
         };
-        let config = PlanConfig {
-            gcsim: env!("CARGO_PKG_VERSION").into(),
-            command: "plan".into(),
-            n: args.n.as_ref().map_or(n0.to_string(), |l| l.text.clone()),
-            workers: req.workers.to_string(),
-            load_model: load_model.name().to_string(),
-            unit_time: load_model.unit_time(),
-            ref_n: args.ref_n,
-            objective: args.objective.to_string(),
-            max_load: Some(max_load).filter(|l| l.is_finite()),
-            linear: args.linear,
-            notes,
-            warnings,
-            schemes: req.schemes.clone(),
-            m: m.text.clone(),
-            parts: args.parts.as_ref().map(|l| l.text.clone()),
-            timeout: args.timeout.as_ref().map(|l| l.text.clone()),
-            trials: common.trials,
-            iterations: common.iterations,
-            seed: common.seed,
-            comm: req.comm.to_string(),
-            parallel: req.parallel.as_ref().map(Parallel::describe),
-            aggregation: aggregation_label(&req),
-            buckets: plan::compares_buckets(&req).then(|| {
-                let given = common.collective.buckets.as_ref();
-                given.map_or_else(|| "1".to_string(), |l| l.text.clone())
-            }),
-            time_unit,
-            costs: req.costs,
-        };
+        let config = PlanConfig::new(&args, &req, n0, notes, warnings, &m);
         Ok(Self {
             req,
             config,

@@ -193,6 +193,36 @@ fn custom_shape(custom: &Option<gcsim::codes::custom::CustomMatrix>) -> Option<g
     custom.as_ref().map(|m| m.shape())
 }
 
+/// Refuses what several cluster sizes (`several`) or several microbatch
+/// counts do not go with.
+fn check_sizes(args: &SweepArgs, several: bool) -> Result<()> {
+    let (common, grid) = (&args.common, &args.grid);
+    if several {
+        if grid.code.is_some() {
+            bail!("{CODE} fixes n (its rows): give one {N}");
+        }
+        if !common.cluster.classes.is_empty() {
+            bail!("{WORKERS} fixes n (the classes' total): give one {N} or none");
+        }
+        if common.shard.is_some() {
+            bail!("{SHARD} runs one cluster size: give one {N} per sharded run");
+        }
+        if args.plot.is_some() {
+            bail!("{PLOT} draws one cluster size: give one {N}, or plot each");
+        }
+    }
+    if several && common.parallel.parallel.is_some() {
+        bail!("{PARALLEL} fixes n (its ranks): give one {N} or none");
+    }
+    if let (Some(l), Some(_)) = (common.parallel.microbatch_list(), common.shard) {
+        bail!(
+            "{SHARD} runs one job: give one {MICROBATCHES} per sharded run, not {}",
+            l.text
+        );
+    }
+    Ok(())
+}
+
 impl TryFrom<SweepArgs> for Job {
     type Error = anyhow::Error;
 
@@ -206,30 +236,8 @@ impl TryFrom<SweepArgs> for Job {
             bail!("{N} {bad} is out of range; accepted: a whole number >= 1");
         }
         let several = ns.len() > 1;
-        if several {
-            if grid.code.is_some() {
-                bail!("{CODE} fixes n (its rows): give one {N}");
-            }
-            if !common.cluster.classes.is_empty() {
-                bail!("{WORKERS} fixes n (the classes' total): give one {N} or none");
-            }
-            if common.shard.is_some() {
-                bail!("{SHARD} runs one cluster size: give one {N} per sharded run");
-            }
-            if args.plot.is_some() {
-                bail!("{PLOT} draws one cluster size: give one {N}, or plot each");
-            }
-        }
-        if several && common.parallel.parallel.is_some() {
-            bail!("{PARALLEL} fixes n (its ranks): give one {N} or none");
-        }
+        check_sizes(&args, several)?;
         let microbatches = common.parallel.microbatch_list().cloned();
-        if let (Some(l), Some(_)) = (&microbatches, common.shard) {
-            bail!(
-                "{SHARD} runs one job: give one {MICROBATCHES} per sharded run, not {}",
-                l.text
-            );
-        }
         let custom = grid.custom(ns.first().copied())?;
         let (asked, replicas) = common.layout_counts(ns.first().copied())?;
         let (n, workers) = common.population(asked.or(custom.as_ref().map(|m| m.b.nrows())))?;

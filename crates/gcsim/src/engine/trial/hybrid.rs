@@ -163,8 +163,7 @@ impl TrialPlan {
                 for (i, &end) in b.times.free.iter().enumerate() {
                     done[i * dp + d] = end;
                     // Each stage's last op is its last microbatch's backward.
-                    let x = compute[i * most + m - 1];
-                    tails[i * dp + d] = x - x * share;
+                    tails[i * dp + d] = program.last_backward(compute[i * most + m - 1], share);
                 }
                 if let Some((totals, _)) = stats.as_mut() {
                     let t = &mut totals[k];
@@ -250,18 +249,13 @@ impl TrialPlan {
             program.run(compute, most, share, p.p2p_time, &mut b.times);
             for (i, &end) in b.times.free.iter().enumerate() {
                 done[i * dp + d] = end;
-                let x = compute[i * most + m - 1];
-                tails[i * dp + d] = x - x * share;
+                tails[i * dp + d] = program.last_backward(compute[i * most + m - 1], share);
             }
             for op in program.order() {
                 let (i, j) = (op.stage as usize, op.microbatch as usize);
                 let x = compute[i * most + j];
-                let part = |v: f64| if op.backward { v - v * share } else { v * share };
-                let end = if op.backward {
-                    b.times.backward_end[i * m + j]
-                } else {
-                    b.times.forward_end[i * m + j]
-                };
+                let part = |v: f64| program.duration(op, v, share);
+                let end = program.end(&b.times, op);
                 let scale = p.stage_work[i] * b.works[d * most + j];
                 let own = (0..tp)
                     .map(|t| part(scratch.draws[j * self.n + p.layout.rank(d, i, t)] * scale))
@@ -269,6 +263,7 @@ impl TrialPlan {
                 ops.push(TimelineOp {
                     replica: d,
                     stage: i,
+                    chunk: op.chunk as usize,
                     microbatch: j,
                     backward: op.backward,
                     start: end - part(x),

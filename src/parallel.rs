@@ -45,9 +45,11 @@ pub struct ParallelArgs {
     #[arg(long, value_name = "M", value_parser = range::parse, allow_negative_numbers = true)]
     pub microbatches: Option<IntList>,
 
-    /// The pipeline schedule: gpipe (every forward, then every backward) or
+    /// The pipeline schedule: gpipe (every forward, then every backward),
     /// 1f1b (PipeDream-Flush: warm-up forwards, then one forward and one
-    /// backward in turn) [default: 1f1b]
+    /// backward in turn) or interleaved:V (Megatron-LM's interleaved 1F1B:
+    /// each stage holds V model chunks, each 1/V of its work; M a multiple
+    /// of P) [default: 1f1b]. Example: --schedule interleaved:2
     #[arg(long, value_name = "SCHEDULE", value_parser = Schedule::parse)]
     pub schedule: Option<Schedule>,
 

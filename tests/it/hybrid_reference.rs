@@ -9,14 +9,17 @@
 //! ignore, (s + 1)·M for frc and crc, a replica's load being s + 1); a
 //! microbatch work law draws u_{d,j}, shared by the replica's stages. The
 //! microbatch's compute on stage i is x = w_i · u_{d,j} · max_t X, its
-//! forward x/(1 + R) and its backward R·x/(1 + R); the pipeline runs as
-//! the event queue of `pipeline.rs`. Per stage the scheme's rule over the
+//! forward x/(1 + R) and its backward R·x/(1 + R); under the interleaved
+//! schedule (`--schedule interleaved:V`) each stage holds V model chunks,
+//! virtual stages of P·V, whose ops take 1/V of those; the pipeline runs
+//! as the event queue of `pipeline.rs`. Per stage the scheme's rule over the
 //! replicas' done times gives t_i; a ring all-reduce among the rule's
 //! participants (Patarasuk & Yuan 2009), with an agreement collective
 //! where they are not all D, adds c; the iteration ends at max_i t_i + c
 //! plus the optimizer's time. With K gradient buckets (`--buckets`) stage
 //! i's bucket j = 1..K is ready on replica d at g − (1 − j/K)·b, g and b
-//! the end and the duration of the stage's last op B(i, m − 1); the rule
+//! the end and the duration of the stage's last op B(i, m − 1) (of chunk
+//! 0); the rule
 //! over the replicas gives t_j, and the buckets are summed one after
 //! another, each costing c on a K-th of the message: e_j = max(t_j,
 //! e_{j−1}) + c, and the stage ends at e_K (K = 1 is the line above).
@@ -27,6 +30,7 @@
 mod bucket_checks;
 mod checks;
 mod flags;
+mod interleaved_checks;
 pub mod pipeline;
 mod trial;
 

@@ -223,14 +223,101 @@ fn what_does_not_go_with_a_layout_is_refused_in_one_line() {
         ),
         ("run --parallel dp=4,pp=2,tp=0", "tp=`0` is not a whole number >= 1"),
         ("run --parallel dp=4,cp=2", "unknown key `cp`; accepted: dp, pp, tp"),
-        ("run --parallel dp=4 --schedule interleaved", "accepted: gpipe, 1f1b"),
+        (
+            "run --parallel dp=4 --schedule interleaved",
+            "accepted: gpipe, 1f1b, interleaved:V",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --schedule interleaved:0",
+            "interleaved:`0` is not a whole number of model chunks per stage from 1 to 64",
+        ),
+        (
+            "run --parallel dp=4,pp=2 --schedule interleaved:x",
+            "interleaved:`x` is not a whole number of model chunks per stage",
+        ),
+        (
+            "run --parallel dp=4,pp=4 --microbatches 6 --schedule interleaved:2",
+            "--microbatches 6 is not a multiple of pp=4; interleaved:2 runs the microbatches in groups of P: accepted: 4, 8, 12, ...",
+        ),
+        (
+            "run --parallel dp=4,pp=1 --microbatches 4 --schedule interleaved:2",
+            "--schedule interleaved:2 needs pp >= 2",
+        ),
+        (
+            "run --parallel dp=3,pp=2 --microbatches 2 --schedule interleaved:2 --scheme mds --k 2",
+            "--microbatches 2: mds",
+        ),
     ] {
         let out = gcsim().args(args.split(' ')).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args}: {err}");
+        assert!(err.lines().filter(|l| l.contains(says)).count() == 1, "{args}: {err}");
         assert!(err.contains(says), "{args}: {err}");
         assert!(!err.contains("panicked"), "{args}: {err}");
     }
+}
+
+/// Under `--schedule interleaved:2` the timeline names each op's chunk
+/// (`F1 chunk 1`, with a `chunk` argument), has V times the ops, each a
+/// V-th of its pass, and sends activations from the last stage back to
+/// the first between chunks after τ; without chunks no op names one.
+#[test]
+fn the_interleaved_timeline_names_each_op_s_chunk() {
+    let dir = scratch("interleaved");
+    let file = dir.join("it.json");
+    let run = |schedule: &str| {
+        let out = gcsim()
+            .args(["run", "--trials", "1", "--time-unit", "s", "-q", "--format", "json"])
+            .args([
+                "--parallel",
+                "dp=2,pp=2,tp=2",
+                "--microbatches",
+                "4",
+                "--p2p-time",
+                "0.1",
+            ])
+            .args(["--dist", "exp:rate=1", "--schedule", schedule])
+            .args(["--timeline", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let trace: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        spans(&trace)
+            .into_iter()
+            .filter(|s| s.1 == "forward" || s.1 == "backward")
+            .collect::<Vec<Span>>()
+    };
+    let ops = run("interleaved:2");
+    // 2 replicas × 2 stages × 2 tensor ranks × 4 microbatches × 2 chunks × 2 passes.
+    assert_eq!(ops.len(), 128);
+    for op in &ops {
+        let (j, c) = (op.6["microbatch"].as_u64().unwrap(), op.6["chunk"].as_u64().unwrap());
+        let pass = if op.1 == "forward" { 'F' } else { 'B' };
+        assert_eq!(op.0, format!("{pass}{j} chunk {c}"), "{op:?}");
+    }
+    let find = |d: u64, i: u64, name: &str| ops.iter().find(|o| o.2 == d && o.3 == 2 * i && o.0 == name).unwrap();
+    for d in 0..2 {
+        for j in 0..4 {
+            // Stage 1's chunk 0 feeds stage 0's chunk 1.
+            let (from, to) = (
+                find(d, 1, &format!("F{j} chunk 0")),
+                find(d, 0, &format!("F{j} chunk 1")),
+            );
+            assert!(to.4 >= from.5 + 0.1 - 1e-9, "{from:?} then {to:?}");
+            // A microbatch's backward on a stage is R = 2 times its forward, per chunk.
+            for c in 0..2 {
+                let f = find(d, 0, &format!("F{j} chunk {c}"));
+                let b = find(d, 0, &format!("B{j} chunk {c}"));
+                assert!(((b.5 - b.4) - 2.0 * (f.5 - f.4)).abs() < 1e-9, "{f:?} {b:?}");
+            }
+        }
+    }
+    assert!(
+        run("1f1b")
+            .iter()
+            .all(|o| !o.0.contains("chunk") && o.6.get("chunk").is_none())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `sweep --microbatches 1,2,4`: each M's rows are `gcsim run

@@ -22,9 +22,10 @@ fn sweep_csv(args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
-/// Two studies: `file` takes every pipeline key from the top of the file;
-/// `own` sets its own layout (its n is its ranks, not the file's 16) and
-/// overrides some keys, the stage work written as a string.
+/// Three studies: `file` takes every pipeline key from the top of the
+/// file; `own` sets its own layout (its n is its ranks, not the file's 16)
+/// and overrides some keys, the stage work written as a string; `chunks`
+/// runs the interleaved schedule.
 const PIPELINES: &str = r#"name = "pipes"
 n = 16
 dist = "lognormal:mu=0,sigma=0.3,p_slow=0.05,slowdown=2"
@@ -52,6 +53,15 @@ parallel = "dp=2,pp=3"
 n = 6
 schedule = "1f1b"
 stage_work = "1,1,1.5"
+
+[[study]]
+label = "chunks"
+schemes = ["uncoded", "frc"]
+s = 1
+parallel = "dp=2,pp=2"
+n = 4
+schedule = "interleaved:2"
+stage_work = [1, 1.25]
 "#;
 
 /// Each study's CSV is the bytes of the sweep with the same flags.
@@ -111,7 +121,19 @@ fn a_study_with_a_layout_writes_the_sweep_s_bytes() {
         "--s",
         "1",
     ];
-    for (label, flags) in [("file", from_file), ("own", own)] {
+    let chunks = [
+        "--parallel",
+        "dp=2,pp=2",
+        "--schedule",
+        "interleaved:2",
+        "--stage-work",
+        "1,1.25",
+        "--scheme",
+        "uncoded,frc",
+        "--s",
+        "1",
+    ];
+    for (label, flags) in [("file", from_file), ("own", own), ("chunks", chunks)] {
         let scenario = std::fs::read(dir.path().join(format!("pipes/{label}.csv"))).unwrap();
         let sweep = sweep_csv(&[&common[..], &flags[..]].concat());
         assert!(

@@ -66,6 +66,10 @@ fn paths() -> Vec<Path> {
             "pipelines",
             "sweep --parallel dp=4,pp=3,tp=2 --microbatches 2 --schedule gpipe --stage-work 1,1,1.5 --microbatch-work lognormal:mu=0,sigma=0.3 --scheme ignore,frc --s 0,1 --aggregation ring --bandwidth 1GB/s --gradient-size 100MB --time-unit s --dist exp:rate=1,p_slow=0.1,slowdown=3 --trials 2000",
         ),
+        path(
+            "interleaved pipelines",
+            "sweep --parallel dp=4,pp=2,tp=2 --microbatches 2 --schedule interleaved:3 --p2p-time 0.05 --scheme ignore,frc --s 0,1 --aggregation ring --bandwidth 1GB/s --gradient-size 100MB --buckets 2 --time-unit s --dist exp:rate=1,p_slow=0.1,slowdown=3 --trials 2000",
+        ),
     ]
 }
 

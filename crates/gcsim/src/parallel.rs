@@ -98,6 +98,9 @@ impl fmt::Display for Layout {
     }
 }
 
+/// Most model chunks per stage of the interleaved schedule.
+pub const MAX_CHUNKS: usize = 64;
+
 /// The order in which a stage runs its microbatches' forward and backward
 /// ops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -108,23 +111,57 @@ pub enum Schedule {
     /// min(P − i − 1, m) warm-up forwards, then alternates one forward and
     /// one backward, then the remaining backwards.
     OneFOneB,
+    /// Interleaved 1F1B (Narayanan et al. 2021, §2.2.2, as Megatron-LM's
+    /// `forward_backward_pipelining_with_interleaving` runs it): each
+    /// stage holds V model chunks, virtual stages i, i + P, …, i + (V − 1)P
+    /// of P·V, each doing 1/V of the stage's work. Stage i runs
+    /// min(2(P − i − 1) + (V − 1)P, V·m) warm-up forwards, then one forward
+    /// and one backward in turn, then the remaining backwards; its k-th
+    /// forward is microbatch ⌊k/(PV)⌋·P + k mod P of chunk ⌊(k mod PV)/P⌋,
+    /// its k-th backward the same microbatch of chunk V − 1 − ⌊(k mod PV)/P⌋.
+    /// m must be a multiple of P. V = 1 is 1F1B.
+    Interleaved(u32),
 }
 
 impl Schedule {
     /// The schedule's name on the command line.
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> String {
         match self {
-            Schedule::GPipe => "gpipe",
-            Schedule::OneFOneB => "1f1b",
+            Schedule::GPipe => "gpipe".into(),
+            Schedule::OneFOneB => "1f1b".into(),
+            Schedule::Interleaved(v) => format!("interleaved:{v}"),
         }
     }
 
-    /// Parses a schedule's name.
+    /// The model chunks each stage holds: V for the interleaved schedule,
+    /// 1 otherwise.
+    pub fn chunks(&self) -> usize {
+        match self {
+            Schedule::Interleaved(v) => *v as usize,
+            _ => 1,
+        }
+    }
+
+    /// Parses a schedule's name: `gpipe`, `1f1b` or `interleaved:V`.
     pub fn parse(text: &str) -> Result<Self, String> {
         match text.trim() {
             "gpipe" => Ok(Schedule::GPipe),
             "1f1b" => Ok(Schedule::OneFOneB),
-            other => Err(format!("unknown schedule `{other}`; accepted: gpipe, 1f1b")),
+            other => match other.strip_prefix("interleaved:") {
+                Some(v) => crate::range::whole(v)
+                    .ok()
+                    .filter(|v| (1..=MAX_CHUNKS as u64).contains(v))
+                    .map(|v| Schedule::Interleaved(v as u32))
+                    .ok_or_else(|| {
+                        format!(
+                            "interleaved:`{}` is not a whole number of model chunks per stage from 1 to {MAX_CHUNKS}",
+                            v.trim()
+                        )
+                    }),
+                None => Err(format!(
+                    "unknown schedule `{other}`; accepted: gpipe, 1f1b, interleaved:V (V model chunks per stage)"
+                )),
+            },
         }
     }
 }
@@ -210,6 +247,7 @@ impl Parallel {
                 return Err((param, format!("{v} is out of range; accepted: a finite number >= 0")));
             }
         }
+        self.check_chunks()?;
         if self.stage_work.len() != l.pp {
             return Err((
                 Param::StageWork,
@@ -229,6 +267,36 @@ impl Parallel {
             return Err((
                 Param::StageWork,
                 format!("{w} is out of range; accepted: numbers > 0 and <= 1e6"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What the interleaved schedule with V ≥ 2 needs: at least two stages
+    /// (Megatron-LM's requirement: the chunks pass activations between
+    /// devices) and M a multiple of P (its microbatches run in groups of P).
+    fn check_chunks(&self) -> Result<(), (Param, String)> {
+        let (schedule, p) = (self.schedule.name(), self.layout.pp);
+        if self.schedule.chunks() < 2 {
+            return Ok(());
+        }
+        if p < 2 {
+            return Err((
+                Param::PipelineSchedule,
+                format!(
+                    "{schedule} needs pp >= 2: each stage's chunks pass activations to the next stage; with pp=1 use 1f1b"
+                ),
+            ));
+        }
+        if !self.microbatches.is_multiple_of(p) {
+            return Err((
+                Param::Microbatches,
+                format!(
+                    "{} is not a multiple of pp={p}; {schedule} runs the microbatches in groups of P: accepted: {p}, {}, {}, ...",
+                    self.microbatches,
+                    2 * p,
+                    3 * p
+                ),
             ));
         }
         Ok(())

@@ -111,7 +111,7 @@ pub enum Param {
     Parallel,
     /// Microbatches per replica per iteration.
     Microbatches,
-    /// The pipeline schedule (gpipe, 1f1b).
+    /// The pipeline schedule (gpipe, 1f1b, interleaved:V).
     PipelineSchedule,
     /// A backward op's time over its forward op's.
     BackwardRatio,

@@ -25,7 +25,8 @@ fn a_stage_ends_with_its_last_microbatch_backward() {
                         last,
                         Some(Op {
                             backward: true,
-                            j: m - 1
+                            j: m - 1,
+                            c: 0
                         }),
                         "{schedule:?} P={p} i={i} m={m}"
                     );

@@ -17,6 +17,7 @@ fn ops(text: &str) -> Vec<Op> {
         .map(|o| Op {
             backward: o.starts_with('B'),
             j: o[1..].parse().unwrap(),
+            c: 0,
         })
         .collect()
 }

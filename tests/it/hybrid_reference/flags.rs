@@ -51,7 +51,10 @@ impl Job {
         let schedule = match value("--schedule").expect("--schedule") {
             "gpipe" => Schedule::Gpipe,
             "1f1b" => Schedule::OneFOneB,
-            other => panic!("--schedule {other}"),
+            other => match other.strip_prefix("interleaved:") {
+                Some(v) => Schedule::Interleaved(v.parse().unwrap_or_else(|_| panic!("--schedule {other}"))),
+                None => panic!("--schedule {other}"),
+            },
         };
         let mut job = Job::new(dp, pp, tp, microbatches, schedule);
         let known = [

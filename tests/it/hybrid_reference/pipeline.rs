@@ -1,10 +1,13 @@
 //! One data-parallel replica's pipeline as an explicit event queue.
 //!
-//! Stage i runs its ops one at a time in its schedule's order. An op runs
-//! once its stage is idle and its input has arrived: F(0, j)'s input is
-//! there at time 0; F(i, j)'s arrives τ after F(i − 1, j) ends; B(P − 1, j)'s
-//! when F(P − 1, j) ends (the loss is on the last stage, no transfer); B(i, j)'s
-//! τ after B(i + 1, j) ends. Time only moves by popping the earliest event of
+//! Stage i runs its ops one at a time in its schedule's order. Under the
+//! interleaved schedule it holds V model chunks: chunk c is virtual stage
+//! s = c·P + i of P·V, and its ops take 1/V of the stage's compute (V = 1
+//! otherwise, s = i). An op runs once its stage is idle and its input has
+//! arrived: F(0, j)'s input is there at time 0; F(s, j)'s arrives τ after
+//! F(s − 1, j) ends (from stage P − 1 back to stage 0 between chunks);
+//! B(PV − 1, j)'s when F(PV − 1, j) ends (the loss is on the last virtual
+//! stage, no transfer); B(s, j)'s τ after B(s + 1, j) ends. Time only moves by popping the earliest event of
 //! a binary heap, an op's completion or an input's arrival; each event wakes
 //! the one stage it concerns, which starts its next op at the event's time if
 //! it can. This is the definition of the schedule read literally, written
@@ -23,21 +26,52 @@ pub enum Schedule {
     /// warm-up forwards, then forward and backward in turn, then the
     /// remaining backwards.
     OneFOneB,
+    /// Megatron-LM's interleaved 1F1B with V chunks per stage (Narayanan
+    /// et al. 2021, §2.2.2); m a multiple of P. The microbatches run in
+    /// groups of P: within a group, every chunk in turn forwards the
+    /// group's P microbatches (chunk 0 first), and the backwards take the
+    /// same turns, chunk V − 1 first. Stage i warms up with
+    /// min(2(P − i − 1) + (V − 1)P, V·m) forwards, then runs forward and
+    /// backward in turn, then the remaining backwards. V = 1 is 1F1B.
+    Interleaved(usize),
 }
 
-/// One op of a stage: microbatch `j`'s forward or backward pass.
+/// One op of a stage: microbatch `j`'s forward or backward pass of the
+/// stage's chunk `c`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Op {
     pub backward: bool,
     pub j: usize,
+    pub c: usize,
 }
 
 const fn forward(j: usize) -> Op {
-    Op { backward: false, j }
+    Op {
+        backward: false,
+        j,
+        c: 0,
+    }
 }
 
 const fn backward(j: usize) -> Op {
-    Op { backward: true, j }
+    Op {
+        backward: true,
+        j,
+        c: 0,
+    }
+}
+
+/// `w` warm-up forwards of `forwards`, then forward and backward in turn,
+/// then the remaining backwards.
+fn warm_up_then_alternate(w: usize, forwards: &[Op], backwards: &[Op]) -> Vec<Op> {
+    let n = forwards.len();
+    let mut ops = forwards[..w].to_vec();
+    for k in 0..n - w {
+        ops.push(forwards[w + k]);
+        ops.push(backwards[k]);
+    }
+    ops.extend_from_slice(&backwards[n - w..]);
+    ops
 }
 
 impl Schedule {
@@ -46,16 +80,42 @@ impl Schedule {
     pub fn order(self, p: usize, i: usize, m: usize) -> Vec<Op> {
         match self {
             Schedule::Gpipe => (0..m).map(forward).chain((0..m).map(backward)).collect(),
-            Schedule::OneFOneB => {
+            Schedule::OneFOneB | Schedule::Interleaved(1) => {
                 let w = (p - i - 1).min(m);
-                let mut ops: Vec<Op> = (0..w).map(forward).collect();
-                for k in 0..m - w {
-                    ops.push(forward(w + k));
-                    ops.push(backward(k));
-                }
-                ops.extend((m - w..m).map(backward));
-                ops
+                let forwards: Vec<Op> = (0..m).map(forward).collect();
+                let backwards: Vec<Op> = (0..m).map(backward).collect();
+                warm_up_then_alternate(w, &forwards, &backwards)
             }
+            Schedule::Interleaved(v) => {
+                assert_eq!(m % p, 0, "the interleaved schedule needs m a multiple of P");
+                let (mut forwards, mut backwards) = (Vec::new(), Vec::new());
+                for group in (0..m).step_by(p) {
+                    for turn in 0..v {
+                        for j in group..group + p {
+                            forwards.push(Op {
+                                backward: false,
+                                j,
+                                c: turn,
+                            });
+                            backwards.push(Op {
+                                backward: true,
+                                j,
+                                c: v - 1 - turn,
+                            });
+                        }
+                    }
+                }
+                let w = (2 * (p - i - 1) + (v - 1) * p).min(v * m);
+                warm_up_then_alternate(w, &forwards, &backwards)
+            }
+        }
+    }
+
+    /// The model chunks per stage.
+    pub fn chunks(self) -> usize {
+        match self {
+            Schedule::Interleaved(v) => v,
+            _ => 1,
         }
     }
 }
@@ -105,6 +165,8 @@ impl Ord for Event {
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     pub stages: usize,
+    /// V, the model chunks per stage.
+    pub chunks: usize,
     pub microbatches: usize,
     pub orders: Vec<Vec<Op>>,
     pub backward_ratio: f64,
@@ -116,6 +178,7 @@ impl Pipeline {
         let orders = (0..stages).map(|i| schedule.order(stages, i, microbatches)).collect();
         Pipeline {
             stages,
+            chunks: schedule.chunks(),
             microbatches,
             orders,
             backward_ratio,
@@ -124,10 +187,15 @@ impl Pipeline {
     }
 
     /// An op's duration from its microbatch's compute x on its stage: the
-    /// forward takes x/(1 + R), the backward R·x/(1 + R).
+    /// forward takes x/(V(1 + R)), the backward R·x/(V(1 + R)).
     fn duration(&self, op: Op, x: f64) -> f64 {
         let r = self.backward_ratio;
-        if op.backward { r * x / (1.0 + r) } else { x / (1.0 + r) }
+        let v = self.chunks as f64;
+        if op.backward {
+            r * x / (v * (1.0 + r))
+        } else {
+            x / (v * (1.0 + r))
+        }
     }
 }
 
@@ -136,8 +204,9 @@ impl Pipeline {
 pub struct Timeline {
     /// g_i: when stage i's last backward ended.
     pub done: Vec<f64>,
-    /// b_i: that backward's duration. It is the stage's last op, B(i, m − 1),
-    /// in both schedules, and the only one its gradient buckets overlap.
+    /// b_i: that backward's duration. It is the stage's last op, B(i, m − 1)
+    /// (of chunk 0), in every schedule, and the only one its gradient
+    /// buckets overlap.
     pub last: Vec<f64>,
     /// Each stage's busy time, the sum of its ops' durations.
     pub busy: Vec<f64>,
@@ -160,7 +229,8 @@ struct Run<'a> {
     /// Per stage, the position of its next op in its order.
     next: Vec<usize>,
     idle: Vec<bool>,
-    /// Per stage and op (forward j at 2j, backward j at 2j + 1): whether its input is there.
+    /// Per virtual stage and op (forward j at 2j, backward j at 2j + 1):
+    /// whether its input is there.
     arrived: Vec<bool>,
     timeline: Timeline,
 }
@@ -173,7 +243,8 @@ impl Run<'_> {
     }
 
     fn slot(&self, stage: usize, op: Op) -> usize {
-        (stage * self.pipe.microbatches + op.j) * 2 + op.backward as usize
+        let s = op.c * self.pipe.stages + stage;
+        (s * self.pipe.microbatches + op.j) * 2 + op.backward as usize
     }
 
     /// Starts stage i's next op at `now` if the stage is idle and the op's
@@ -197,15 +268,34 @@ impl Run<'_> {
     /// output starts on its way to the stage that needs it.
     fn finished(&mut self, i: usize, op: Op, now: f64) {
         self.idle[i] = true;
-        let last = self.pipe.stages - 1;
-        match (op.backward, i) {
-            (false, i) if i < last => self.push(now + self.pipe.p2p, i + 1, What::Arrived(op)),
+        let p = self.pipe.stages;
+        let s = op.c * p + i;
+        let last = p * self.pipe.chunks - 1;
+        // The op virtual stage `t` runs next for the same microbatch.
+        let at = |t: usize, backward: bool| {
+            (
+                t % p,
+                Op {
+                    backward,
+                    j: op.j,
+                    c: t / p,
+                },
+            )
+        };
+        match (op.backward, s) {
+            (false, s) if s < last => {
+                let (to, next) = at(s + 1, false);
+                self.push(now + self.pipe.p2p, to, What::Arrived(next));
+            }
             (false, _) => {
-                let slot = self.slot(i, backward(op.j));
+                let slot = self.slot(i, Op { backward: true, ..op });
                 self.arrived[slot] = true;
             }
             (true, 0) => {}
-            (true, i) => self.push(now + self.pipe.p2p, i - 1, What::Arrived(op)),
+            (true, s) => {
+                let (to, next) = at(s - 1, true);
+                self.push(now + self.pipe.p2p, to, What::Arrived(next));
+            }
         }
         if op.backward {
             self.timeline.done[i] = now;
@@ -222,6 +312,7 @@ impl Run<'_> {
 pub fn replica(pipe: &Pipeline, compute: &[f64]) -> Timeline {
     let (p, m) = (pipe.stages, pipe.microbatches);
     assert_eq!(compute.len(), p * m);
+    let ops = 2 * m * pipe.chunks;
     let mut run = Run {
         pipe,
         compute,
@@ -229,7 +320,7 @@ pub fn replica(pipe: &Pipeline, compute: &[f64]) -> Timeline {
         seq: 0,
         next: vec![0; p],
         idle: vec![true; p],
-        arrived: vec![false; p * m * 2],
+        arrived: vec![false; p * ops],
         timeline: Timeline {
             done: vec![f64::NAN; p],
             last: vec![f64::NAN; p],
@@ -254,7 +345,7 @@ pub fn replica(pipe: &Pipeline, compute: &[f64]) -> Timeline {
         }
     }
     for i in 0..p {
-        assert_eq!(run.next[i], 2 * m, "stage {i} deadlocked");
+        assert_eq!(run.next[i], ops, "stage {i} deadlocked");
     }
     run.timeline
 }

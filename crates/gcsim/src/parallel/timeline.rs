@@ -1,7 +1,8 @@
 //! One sampled iteration of a hybrid-parallel job, op by op, written as a
 //! Chrome trace (the JSON that ui.perfetto.dev and chrome://tracing open):
 //! a process per replica, a thread per rank, a complete event per op, per
-//! stage gradient sum and for the optimizer step.
+//! stage gradient sum and for the optimizer step. Under the interleaved
+//! schedule an op's name and arguments also give its model chunk.
 
 use std::io::{self, Write};
 
@@ -16,6 +17,8 @@ pub struct TimelineOp {
     pub replica: usize,
     /// The stage.
     pub stage: usize,
+    /// The stage's model chunk (0 but under the interleaved schedule).
+    pub chunk: usize,
     /// The microbatch.
     pub microbatch: usize,
     /// Whether it is the backward pass.
@@ -117,19 +120,27 @@ impl Timeline {
             tid,
             args,
         };
+        // Chunks are named only where a stage has more than one.
+        let chunked = self.ops.iter().any(|op| op.chunk > 0);
         for op in &self.ops {
-            let (name, cat) = if op.backward {
+            let (mut name, cat) = if op.backward {
                 (format!("B{}", op.microbatch), "backward")
             } else {
                 (format!("F{}", op.microbatch), "forward")
             };
+            let mut args = serde_json::json!({ "microbatch": op.microbatch });
+            if chunked {
+                name.push_str(&format!(" chunk {}", op.chunk));
+                args["chunk"] = op.chunk.into();
+            }
             for (t, own) in op.own.iter().enumerate() {
+                args["own_compute"] = (own * to_micros).into();
                 events.push(span(
                     name.clone(),
                     cat,
                     (op.start, op.end),
                     (op.replica, op.stage * l.tp + t),
-                    serde_json::json!({ "microbatch": op.microbatch, "own_compute": own * to_micros }),
+                    args.clone(),
                 ));
             }
         }

@@ -71,7 +71,16 @@ impl Study {
             ) {
                 return Err(conflict(ParallelConflict::Scheme(s.kind())));
             }
-            microbatches_of(s, parallel.microbatches)?;
+            let m = microbatches_of(s, parallel.microbatches)?;
+            if parallel.schedule.chunks() > 1 && !m.is_multiple_of(parallel.layout.pp) {
+                let reason = format!(
+                    "{}: {s} gives each replica {m} microbatches, not a multiple of pp={} as {} needs; choose it so that they are",
+                    parallel.microbatches,
+                    parallel.layout.pp,
+                    parallel.schedule.name()
+                );
+                return Err(conflict(ParallelConflict::Range(Param::Microbatches, reason)));
+            }
         }
         let ranks = parallel.layout.ranks();
         let uncoded = Scheme::new(SchemeKind::Uncoded, ranks, Params::default()).expect("uncoded is valid for every n");

@@ -70,6 +70,18 @@ fn bad_values_name_their_key() {
             "key `schedule`: unknown schedule `zero-bubble`; accepted: gpipe, 1f1b",
         ),
         (
+            PIPES.replace("\"gpipe\"", "\"interleaved:0\""),
+            "x.toml:5:",
+            "key `schedule`: interleaved:`0` is not a whole number of model chunks per stage from 1 to 64",
+        ),
+        (
+            PIPES
+                .replace("\"gpipe\"", "\"interleaved:2\"")
+                .replace("microbatches = 4", "microbatches = 3"),
+            "x.toml:4:",
+            "key `microbatches` 3 is not a multiple of pp=2; interleaved:2 runs the microbatches in groups of P",
+        ),
+        (
             PIPES.replace("backward_ratio = 1.5", "backward_ratio = -1"),
             "x.toml:6:",
             "key `backward_ratio` -1 is out of range; accepted: a number > 0",

@@ -145,12 +145,14 @@ impl Hybrid {
         let (done, tails) = (&mut b.done[at], &mut b.tails[at]);
         done.clear();
         tails.clear();
-        // Each stage's last op is its last microbatch's backward.
-        let m = self.programs[k].microbatches();
+        // Each stage's last op is its last microbatch's backward (of its
+        // first chunk).
+        let program = &self.programs[k];
+        let m = program.microbatches();
         for i in 0..pp {
             done.extend_from_slice(&b.times.free[i * n + first..][..dp]);
             let last = &b.compute[(i * most + m - 1) * n + first..][..dp];
-            tails.extend(last.iter().map(|&x| x - x * share));
+            tails.extend(last.iter().map(|&x| program.last_backward(x, share)));
         }
         if let Some(t) = stats {
             t.busy.resize(pp, 0.0);
@@ -379,12 +381,8 @@ impl TrialPlan {
             for op in program.order() {
                 let (i, j) = (op.stage as usize, op.microbatch as usize);
                 let x = b.compute[(i * most + j) * dp + d];
-                let part = |v: f64| if op.backward { v - v * share } else { v * share };
-                let end = if op.backward {
-                    lanes.backward_end(&b.times, dp, (i, j, d))
-                } else {
-                    lanes.forward_end(&b.times, dp, (i, j, d))
-                };
+                let part = |v: f64| program.duration(op, v, share);
+                let end = lanes.end(&b.times, dp, op, d);
                 let scale = p.stage_work[i] * b.works[d * most + j];
                 let own = (0..tp)
                     .map(|t| part(scratch.draws[j * self.n + p.layout.rank(d, i, t)] * scale))
@@ -392,6 +390,7 @@ impl TrialPlan {
                 ops.push(TimelineOp {
                     replica: d,
                     stage: i,
+                    chunk: op.chunk as usize,
                     microbatch: j,
                     backward: op.backward,
                     start: end - part(x),

@@ -8,7 +8,7 @@
 //! the arithmetic [`Program::run`] does for that replica, in the same
 //! order, so the times are the same to the bit.
 
-use crate::parallel::Program;
+use crate::parallel::{Op, Program};
 
 /// One op with its indices precomputed.
 #[derive(Debug, Clone, Copy)]
@@ -17,10 +17,11 @@ struct Step {
     stage: u32,
     /// Its compute's row: stage · stride + microbatch.
     compute: u32,
-    /// Its end's row: F(i, j) at i·m + j, B(i, j) at P·m + i·m + j.
+    /// Its end's row: F(s, j) at s·m + j, B(s, j) at S·m + s·m + j, for
+    /// virtual stage s of S = P·V (s = i with one chunk per stage).
     end: u32,
-    /// The row of the end it waits for; the zero row 2·P·m for a first
-    /// stage's forward.
+    /// The row of the end it waits for; the zero row 2·S·m for the first
+    /// virtual stage's forward.
     input: u32,
     /// Whether its input crosses a link (the transfer time added).
     link: bool,
@@ -32,6 +33,8 @@ struct Step {
 #[derive(Debug, Clone)]
 pub(super) struct Lanes {
     stages: usize,
+    /// V: the model chunks per stage, each doing 1/V of its compute.
+    chunks: usize,
     microbatches: usize,
     steps: Vec<Step>,
 }
@@ -53,24 +56,26 @@ impl Lanes {
     /// per stage. Each op waits for the op [`Program::run`] has it wait
     /// for (the tests hold the two to the same bits on both schedules).
     pub(super) fn new(program: &Program, stride: usize) -> Self {
-        let (p, m) = (program.stages(), program.microbatches());
+        let (p, v, m) = (program.stages(), program.chunks(), program.microbatches());
         assert!(stride >= m, "a compute row per microbatch");
-        let row = |i: usize, j: usize, backward: bool| (usize::from(backward) * p * m + i * m + j) as u32;
+        let virtual_stages = p * v;
+        let row = |s: usize, j: usize, backward: bool| (usize::from(backward) * virtual_stages * m + s * m + j) as u32;
         let steps = program
             .order()
             .iter()
             .map(|op| {
                 let (i, j, backward) = (op.stage as usize, op.microbatch as usize, op.backward);
-                let (input, link) = match (backward, i) {
-                    (false, 0) => ((2 * p * m) as u32, false),
-                    (false, _) => (row(i - 1, j, false), true),
-                    (true, i) if i + 1 == p => (row(i, j, false), false),
-                    (true, _) => (row(i + 1, j, true), true),
+                let s = op.chunk as usize * p + i;
+                let (input, link) = match (backward, s) {
+                    (false, 0) => ((2 * virtual_stages * m) as u32, false),
+                    (false, _) => (row(s - 1, j, false), true),
+                    (true, s) if s + 1 == virtual_stages => (row(s, j, false), false),
+                    (true, _) => (row(s + 1, j, true), true),
                 };
                 Step {
                     stage: i as u32,
                     compute: (i * stride + j) as u32,
-                    end: row(i, j, backward),
+                    end: row(s, j, backward),
                     input,
                     link,
                     backward,
@@ -79,6 +84,7 @@ impl Lanes {
             .collect();
         Self {
             stages: p,
+            chunks: v,
             microbatches: m,
             steps,
         }
@@ -113,10 +119,11 @@ impl Lanes {
     ) {
         let n = if N == 0 { lanes } else { N };
         let (p, m) = (self.stages, self.microbatches);
+        let rows = 2 * p * self.chunks * m;
         // Every op's row is written before it is read: only the zero row
         // needs its zeros.
-        times.ends.resize((2 * p * m + 1) * n, 0.0);
-        times.ends[2 * p * m * n..].fill(0.0);
+        times.ends.resize((rows + 1) * n, 0.0);
+        times.ends[rows * n..].fill(0.0);
         times.free.clear();
         times.free.resize(p * n, 0.0);
         times.busy.clear();
@@ -135,45 +142,48 @@ impl Lanes {
             let x = &compute[s.compute as usize * n..][..n];
             let stage = s.stage as usize * n..(s.stage as usize + 1) * n;
             let (free, busy) = (&mut free[stage.clone()], &mut busy[stage]);
-            match (s.link, s.backward) {
-                (false, false) => step::<false, false>(x, ready, out, free, busy, forward_share, p2p),
-                (false, true) => step::<false, true>(x, ready, out, free, busy, forward_share, p2p),
-                (true, false) => step::<true, false>(x, ready, out, free, busy, forward_share, p2p),
-                (true, true) => step::<true, true>(x, ready, out, free, busy, forward_share, p2p),
+            let at = (forward_share, p2p, self.chunks as f64);
+            match (s.link, s.backward, self.chunks > 1) {
+                (false, false, false) => step::<false, false, false>(x, ready, out, free, busy, at),
+                (false, true, false) => step::<false, true, false>(x, ready, out, free, busy, at),
+                (true, false, false) => step::<true, false, false>(x, ready, out, free, busy, at),
+                (true, true, false) => step::<true, true, false>(x, ready, out, free, busy, at),
+                (false, false, true) => step::<false, false, true>(x, ready, out, free, busy, at),
+                (false, true, true) => step::<false, true, true>(x, ready, out, free, busy, at),
+                (true, false, true) => step::<true, false, true>(x, ready, out, free, busy, at),
+                (true, true, true) => step::<true, true, true>(x, ready, out, free, busy, at),
             }
         }
     }
 
-    /// The end of F(i, j) in lane d of `times`.
-    pub(super) fn forward_end(&self, times: &LaneTimes, lanes: usize, (i, j, d): (usize, usize, usize)) -> f64 {
-        times.ends[(i * self.microbatches + j) * lanes + d]
-    }
-
-    /// The end of B(i, j) in lane d of `times`.
-    pub(super) fn backward_end(&self, times: &LaneTimes, lanes: usize, (i, j, d): (usize, usize, usize)) -> f64 {
-        let m = self.microbatches;
-        times.ends[(self.stages * m + i * m + j) * lanes + d]
+    /// The end of `op` in lane d of `times`.
+    pub(super) fn end(&self, times: &LaneTimes, lanes: usize, op: &Op, d: usize) -> f64 {
+        let (m, virtual_stages) = (self.microbatches, self.stages * self.chunks);
+        let s = op.chunk as usize * self.stages + op.stage as usize;
+        let row = usize::from(op.backward) * virtual_stages * m + s * m + op.microbatch as usize;
+        times.ends[row * lanes + d]
     }
 }
 
 /// One op in every lane: each starts when its stage is free and its input
 /// has ended (plus `p2p` across a link), and lasts its forward share of
-/// its compute, or the rest for a backward.
+/// its compute, or the rest for a backward, over the stage's V chunks
+/// where `CHUNKED` (as [`Program::duration`] divides it).
 #[inline(always)]
-fn step<const LINK: bool, const BACKWARD: bool>(
+fn step<const LINK: bool, const BACKWARD: bool, const CHUNKED: bool>(
     x: &[f64],
     ready: &[f64],
     out: &mut [f64],
     free: &mut [f64],
     busy: &mut [f64],
-    forward_share: f64,
-    p2p: f64,
+    (forward_share, p2p, chunks): (f64, f64, f64),
 ) {
     let n = out.len();
     let (x, ready, free, busy) = (&x[..n], &ready[..n], &mut free[..n], &mut busy[..n]);
     for d in 0..n {
         let forward = x[d] * forward_share;
-        let duration = if BACKWARD { x[d] - forward } else { forward };
+        let part = if BACKWARD { x[d] - forward } else { forward };
+        let duration = if CHUNKED { part / chunks } else { part };
         let input = if LINK { ready[d] + p2p } else { ready[d] };
         let end = free[d].max(input) + duration;
         free[d] = end;
@@ -192,15 +202,25 @@ mod tests {
     fn lanes_evaluate_pipelines_as_the_program_does_replica_by_replica() {
         // One buffer throughout: rows of any width left by the previous run.
         let mut lanes_times = LaneTimes::default();
-        for schedule in [Schedule::GPipe, Schedule::OneFOneB] {
+        let schedules = [
+            Schedule::GPipe,
+            Schedule::OneFOneB,
+            Schedule::Interleaved(2),
+            Schedule::Interleaved(3),
+        ];
+        for schedule in schedules {
             for (p, m, stride, lanes) in [
                 (1, 1, 1, 1),
-                (3, 5, 6, 2),
+                (3, 6, 6, 2),
                 (4, 8, 8, 4),
-                (5, 3, 4, 3),
-                (2, 7, 7, 16),
+                (5, 5, 6, 3),
+                (2, 8, 8, 16),
                 (8, 16, 16, 8),
             ] {
+                // The interleaved schedule needs two stages and M a multiple of P.
+                if schedule.chunks() > 1 && (p == 1 || m % p != 0) {
+                    continue;
+                }
                 let program = Program::new(schedule, p, m);
                 let steps = Lanes::new(&program, stride);
                 let rows = p * stride;
@@ -225,19 +245,13 @@ mod tests {
                                 lanes_times.busy[i * lanes + d].to_bits(),
                                 "{at}"
                             );
-                            for j in 0..m {
-                                let (f, b) = (times.forward_end[i * m + j], times.backward_end[i * m + j]);
-                                assert_eq!(
-                                    f.to_bits(),
-                                    steps.forward_end(&lanes_times, lanes, (i, j, d)).to_bits(),
-                                    "{at}"
-                                );
-                                assert_eq!(
-                                    b.to_bits(),
-                                    steps.backward_end(&lanes_times, lanes, (i, j, d)).to_bits(),
-                                    "{at}"
-                                );
-                            }
+                        }
+                        for op in program.order() {
+                            assert_eq!(
+                                program.end(&times, op).to_bits(),
+                                steps.end(&lanes_times, lanes, op, d).to_bits(),
+                                "{at}: {op:?}"
+                            );
                         }
                     }
                 }

@@ -412,8 +412,8 @@ impl PlanConfig {
             seed: common.seed,
             comm: req.comm.to_string(),
             parallel: req.parallel.as_ref().map(Parallel::describe),
-            aggregation: aggregation_label(&req),
-            buckets: plan::compares_buckets(&req).then(|| {
+            aggregation: aggregation_label(req),
+            buckets: plan::compares_buckets(req).then(|| {
                 let given = common.collective.buckets.as_ref();
                 given.map_or_else(|| "1".to_string(), |l| l.text.clone())
             }),

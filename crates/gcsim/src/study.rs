@@ -283,7 +283,7 @@ impl Study {
     pub fn code(&self, scheme: &Scheme) -> Result<Code, CodeError> {
         if scheme.kind() == SchemeKind::Custom {
             let m = self.custom.as_ref().ok_or(CodeError::Custom)?;
-            return Ok(Code::custom(scheme, m.b.clone()));
+            return Ok(Code::of_custom(scheme, m));
         }
         match self.generator {
             Some(g) if scheme.kind().facts().generator => Code::with_generator(scheme, g, self.seed),

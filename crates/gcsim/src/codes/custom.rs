@@ -66,12 +66,34 @@ pub enum CustomError {
 }
 
 /// A user's matrix and where it came from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct CustomMatrix {
     /// The file, as given.
     pub source: String,
     /// The n × P encoding matrix.
     pub b: Mat<f64>,
+    /// What is decided once about the set of all workers, shared by the
+    /// codes built from the matrix (see [`super::Code`]).
+    pub(crate) full: super::full::Shared,
+}
+
+/// Two matrices are equal when their sources and entries are: the shared
+/// facts are a function of the entries.
+impl PartialEq for CustomMatrix {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source && self.b == other.b
+    }
+}
+
+impl CustomMatrix {
+    /// The matrix `b` read from `source`.
+    pub fn new(source: String, b: Mat<f64>) -> Self {
+        Self {
+            source,
+            b,
+            full: Default::default(),
+        }
+    }
 }
 
 impl CustomMatrix {
@@ -140,10 +162,7 @@ impl CustomMatrix {
             });
         }
         let (n, p) = (rows.len(), rows[0].len());
-        Ok(Self {
-            source: file.into(),
-            b: Mat::from_fn(n, p, |i, j| rows[i][j]),
-        })
+        Ok(Self::new(file.into(), Mat::from_fn(n, p, |i, j| rows[i][j])))
     }
 
     /// Workers, partitions and the largest row support.

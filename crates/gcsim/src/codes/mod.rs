@@ -73,6 +73,7 @@ pub mod custom;
 mod decode;
 pub mod export;
 mod fast;
+mod full;
 pub mod matmul;
 mod prefix;
 mod surely;
@@ -160,6 +161,8 @@ pub struct Code {
     target: Mat<f64>,
     /// B's rows, for the decodable-prefix pass: see [`Rows`].
     rows: Rows,
+    /// What is decided once about the set of all workers (`full.rs`).
+    full: full::Shared,
 }
 
 /// B's rows as the pass reads them: one after another in memory (B itself
@@ -306,6 +309,7 @@ impl Code {
             rows: Rows::of(&b),
             b,
             target,
+            full: full::Shared::default(),
         })
     }
 
@@ -316,6 +320,17 @@ impl Code {
     /// # Panics
     /// If `scheme` is not custom or its shape is not `b`'s.
     pub fn custom(scheme: &Scheme, b: Mat<f64>) -> Self {
+        Self::custom_with(scheme, b, full::Shared::default())
+    }
+
+    /// The code of the user's matrix `m` ([`Code::custom`]), sharing what
+    /// is decided once about all its workers with every code built from
+    /// `m`: the study's check that it decodes, and each of its schemes.
+    pub(crate) fn of_custom(scheme: &Scheme, m: &custom::CustomMatrix) -> Self {
+        Self::custom_with(scheme, m.b.clone(), m.full.clone())
+    }
+
+    fn custom_with(scheme: &Scheme, b: Mat<f64>, full: full::Shared) -> Self {
         assert!(
             scheme.kind() == SchemeKind::Custom && scheme.n() == b.nrows() && scheme.partitions() == b.ncols(),
             "a custom scheme is built from its matrix's shape"
@@ -327,6 +342,7 @@ impl Code {
             rows: Rows::of(&b),
             b,
             target,
+            full,
         }
     }
 
@@ -375,6 +391,13 @@ impl Code {
     /// is below [`TOLERANCE`]. Same cost as [`Code::decode`].
     pub fn is_decodable(&self, finished: &[usize]) -> bool {
         self.decode(finished).decodable
+    }
+
+    /// Whether the master can decode from all n workers, by
+    /// [`Code::is_decodable`] on them in index order; decided once for the
+    /// code and its copies.
+    pub fn decodes_from_all(&self) -> bool {
+        self.full.verdict(self).0
     }
 }
 

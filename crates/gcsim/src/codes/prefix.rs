@@ -39,7 +39,10 @@
 //!
 //! Cost: the pass, O(m²·c) (less for sparse rows), plus one SVD (two when
 //! the check at m − 1 needs one; none when both checks are certified),
-//! instead of about log₂(n) + 1 SVDs.
+//! instead of about log₂(n) + 1 SVDs. The set of all n workers, the last
+//! prefix of every order, is decided once per code (`full.rs`): its
+//! verdict, and for an order whose last worker the code cannot do without,
+//! the answer n with no pass at all.
 
 use super::{Code, TOLERANCE, surely};
 
@@ -68,6 +71,10 @@ impl Code {
     /// # Panics
     /// If an index is n or more.
     pub fn shortest_decodable_prefix(&self, order: &[usize]) -> Option<usize> {
+        let n = self.encoding().nrows();
+        if order.len() == n && n > 0 && self.full.needs_all(self, order[n - 1]) {
+            return Some(n);
+        }
         confirmed(self, order, &Span::new(self).first_within(order))
     }
 }
@@ -85,6 +92,13 @@ fn confirmed(code: &Code, order: &[usize], pass: &Pass) -> Option<usize> {
             return true;
         }
         if let Some(&(_, verdict)) = asked.borrow().iter().find(|a| a.0 == len) {
+            return verdict;
+        }
+        // All the workers: the verdict taken once for the code, where it
+        // stands for every order of them (`full.rs`).
+        if len == code.encoding().nrows()
+            && let (verdict, true) = code.full.verdict(code)
+        {
             return verdict;
         }
         let verdict = code.is_decodable(&order[..len]);

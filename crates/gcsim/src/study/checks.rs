@@ -48,8 +48,7 @@ impl Study {
                 crate::param::plain(bad)
             )));
         }
-        let all: Vec<usize> = (0..m.b.nrows()).collect();
-        if Code::custom(scheme, m.b.clone()).is_decodable(&all) {
+        if Code::of_custom(scheme, m).decodes_from_all() {
             return Ok(());
         }
         Err(refuse(format!(

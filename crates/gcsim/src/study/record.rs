@@ -164,10 +164,7 @@ impl<'de> Deserialize<'de> for Study {
                     ));
                 }
                 let b = Mat::from_fn(rows.len(), p, |i, j| rows[i][j]);
-                Some(CustomMatrix {
-                    source: source.clone(),
-                    b,
-                })
+                Some(CustomMatrix::new(source.clone(), b))
             }
             None => None,
         };

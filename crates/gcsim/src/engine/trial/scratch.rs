@@ -71,6 +71,8 @@ pub struct Scratch {
     pub(super) kept: std::collections::BinaryHeap<strategy::Event>,
     /// The events of the asynchronous strategies.
     pub(super) ticks: std::collections::BinaryHeap<std::cmp::Reverse<asynchronous::Packed>>,
+    /// The asynchronous timeline's ticks where it has no transfer times.
+    pub(super) tree: asynchronous::Tournament,
     /// K-async's ticks in order, and room to merge the restarted ones in.
     pub(super) in_order: asynchronous::InOrder,
     /// Per worker, the model version it computes on (asynchronous).
@@ -145,6 +147,7 @@ impl TrialPlan {
             heap: Default::default(),
             kept: Default::default(),
             ticks: Default::default(),
+            tree: Default::default(),
             in_order: Default::default(),
             version: vec![0; self.n],
             pending: Vec::new(),

@@ -86,21 +86,7 @@ python3 -c "import numpy" 2>/dev/null ||
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-now() { date +%s.%N; }
-# The machine's 1, 5 and 15-minute load averages: other jobs on a shared
-# machine slow every side, the multi-threaded one most.
-load() { uptime | sed 's/.*load averages*: //'; }
-# The median of its arguments.
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# Seconds the command takes, its stdout to the file $1; its stderr (a
-# trace's warnings) is shown only if it fails.
-timed() {
-  local out=$1 t0
-  shift
-  t0=$(now)
-  "$@" > "$out" 2> "$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
-  awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }'
-}
+. bench/timing.sh
 
 echo "goal: NumPy/gcsim >= 10 (headline >= 15), gcsim/floor <= 3"
 echo "machine: $(uname -m), $(nproc) cores (gcsim on all, NumPy $(python3 -c 'import numpy; print(numpy.__version__)') on one), load average $(load) at the start; median of $runs runs per side, run in turn; seconds of wall clock"

@@ -68,17 +68,7 @@ python3 -c "import numpy" 2>/dev/null ||
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-now() { date +%s.%N; }
-load() { uptime | sed 's/.*load averages*: //'; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# Seconds the command takes, its stdout to the file $1.
-timed() {
-  local out=$1 t0
-  shift
-  t0=$(now)
-  "$@" > "$out" 2> "$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
-  awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }'
-}
+. bench/timing.sh
 # The two CSVs' rows of NumPy's scheme: "gcsim mean ± se | NumPy mean ± se | verdict".
 verdict() {
   python3 - "$1" "$2" <<'EOF'

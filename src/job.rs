@@ -193,13 +193,9 @@ impl Job {
         bootstrap_note(&self.study, &self.config);
         let survival = self.figure.as_ref().is_some_and(|f| f.kind == FigureKind::Survival);
         let (mut rows, outcome) = evaluate(&self.study, &mut self.config, self.analytic, survival, self.engine)?;
-        // Rows of several microbatch counts (sizes under a layout) say which.
-        let microbatches = |study: &Study| {
-            study
-                .parallel()
-                .map(|p| p.microbatches)
-                .filter(|_| !self.sizes.is_empty())
-        };
+        // Rows of a sweep over several microbatch counts say which.
+        let several = self.config.microbatches.is_some();
+        let microbatches = |study: &Study| study.parallel().map(|p| p.microbatches).filter(|_| several);
         for r in &mut rows {
             r.microbatches = microbatches(&self.study);
         }

@@ -22,6 +22,7 @@ pub mod sweep;
 pub mod trace;
 pub mod train;
 pub mod verify;
+pub mod whatif;
 
 use std::str::FromStr;
 
@@ -85,6 +86,8 @@ pub enum Command {
     Fit(fit::FitArgs),
     /// Analyse a measured trace: stragglers per worker, their persistence, and a fitted --dist.
     Trace(trace::TraceArgs),
+    /// Replay a measured pipeline job's per-op trace: its slowdown from stragglers and whose fault it is.
+    Whatif(whatif::WhatIfArgs),
     /// Train a model by gradient descent on the simulated cluster: which scheme reaches the target first?
     Train(Box<train::TrainArgs>),
     /// Print a completion script for bash, zsh, fish, powershell or elvish.
@@ -106,6 +109,7 @@ impl Command {
             Command::Scenario(a) => a.quiet,
             Command::Fit(a) => a.quiet,
             Command::Trace(a) => a.quiet,
+            Command::Whatif(a) => a.quiet,
             Command::Verify(_) | Command::Completions(_) | Command::Man(_) => false,
         }
     }
@@ -136,6 +140,8 @@ pub enum Config {
     Fit(Box<fit::FitJob>),
     /// `trace`.
     Trace(Box<trace::TraceJob>),
+    /// `whatif`.
+    Whatif(Box<whatif::WhatIfJob>),
     /// `train`.
     Train(Box<train::TrainJob>),
     /// `completions`.
@@ -164,6 +170,7 @@ impl TryFrom<Command> for Config {
             Command::Codes(args) => args.try_into().map(|j| Config::Codes(Box::new(j))),
             Command::Fit(args) => args.try_into().map(|j| Config::Fit(Box::new(j))),
             Command::Trace(args) => args.try_into().map(|j| Config::Trace(Box::new(j))),
+            Command::Whatif(args) => args.try_into().map(|j| Config::Whatif(Box::new(j))),
             Command::Train(args) => (*args).try_into().map(|j| Config::Train(Box::new(j))),
             Command::Completions(args) => Ok(Config::Completions(args)),
             Command::Man(args) => Ok(Config::Man(args)),
@@ -205,6 +212,7 @@ impl Config {
             Config::Codes(job) => job.execute(),
             Config::Fit(job) => job.execute(),
             Config::Trace(job) => job.execute(),
+            Config::Whatif(job) => job.execute(),
             Config::Train(job) => job.execute(),
             Config::Completions(args) => args.execute(),
             Config::Man(args) => args.execute(),

@@ -57,3 +57,4 @@ mod train_shards;
 mod train_updates;
 mod value_stability;
 mod verify;
+mod whatif;

@@ -37,4 +37,5 @@ pub mod trace;
 pub mod train;
 pub mod units;
 pub mod verify;
+pub mod whatif;
 pub mod workers;

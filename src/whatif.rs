@@ -1,0 +1,134 @@
+//! `gcsim whatif TRACE`: how much faster a measured pipeline job would run
+//! without stragglers, and whose fault the difference is (the what-if
+//! analysis of Lin et al., OSDI 2025).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use gcsim::export::Format;
+use gcsim::whatif::{Analysis, LayoutSpec, OpTrace};
+
+use super::notes::note;
+use super::output::{self, Output};
+use super::{Status, usage};
+
+/// What each `gcsim whatif --format` value writes.
+fn format_help(format: Format) -> &'static str {
+    match format {
+        Format::Table => {
+            "S, the replay error, M_S and M_W, then the largest attributions by op type, stage, dp rank and step (the default on a terminal)"
+        }
+        Format::Csv => "One row per attribution (by,key,slowdown), the job's S first",
+        Format::Json => {
+            r#"{"file", "layout", "slowdown", "replay_error", "launch_slowdown", "by_optype", "by_dp_rank", "by_stage", "by_step", "*_per_step", "m_s", "m_w", "ideal", "step_measured", "step_replay", "step_ideal", "worker_scores", ...}"#
+        }
+        f => output::format_help(f),
+    }
+}
+
+/// Replay a measured pipeline job's per-op trace, and its ideal run without stragglers: the slowdown S and whose fault it is.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Reads a per-op trace in the schema of the what-if artifact of Lin et al.
+(OSDI 2025): Parquet as the artifact stores it, or CSV with a header row, with
+the columns dp_rank, stage, rank, step, optype, start_ts, duration (seconds),
+seq_id, mc, gmc, mb_id; op types forward-compute, backward-compute,
+forward-send, forward-recv, backward-send, backward-recv, params-all-gather,
+grads-reduce-scatter, separate-grads-all-reduce, embedding-grads-all-reduce,
+layernorm-grads-all-reduce, optimizer-clip-main-grad, optimizer, gc. One rank
+per (dp rank, stage) is recorded; every step and dp rank must record the same
+ops.
+
+The dependency graph is built from the first step's dp rank 0 and applied to
+every (step, dp rank): each stage's compute ops in their recorded order, each
+send/recv type its own stream, the k-th send meeting the k-th receive of the
+neighbouring stage, then gc, the layer-norm and embedding all-reduces, the
+reduce-scatters, the clip and the optimizer; the data-parallel collectives and
+the clip wait for every dp rank of the step.
+
+Reported: S = mean replayed step / mean ideal step, where the replay takes
+the measured durations and the ideal gives compute ops their type's mean
+duration and communication its type's median transfer time (excluding the
+wait for peers); the replay error (mean measured step / mean replayed step,
+minus 1); S_t, S_dp, S_stage and S per step: the ideal with only that group's
+ops at their measured times; M_S and M_W: the share of the slowdown removed
+by idealising the last stage, or the worst 3% of ranks by min(S_dp, S_stage).
+
+Examples:
+  gcsim whatif trace-ST.parquet --meta meta-ST.yaml
+  gcsim whatif trace-SE.parquet --meta meta-SE.yaml --format json --out se.json
+  gcsim whatif job.csv --layout dp=2,pp=4"
+)]
+pub struct WhatIfArgs {
+    /// The per-op trace (Parquet or CSV).
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+
+    /// The job's metadata (the artifact's YAML: dp_size, pp_size, tp_size, dsp_size, vpp_size, world_size).
+    #[arg(long, value_name = "FILE", conflicts_with = "layout")]
+    pub meta: Option<PathBuf>,
+
+    /// The job's layout as dp=D,pp=P[,tp=T][,cp=C][,vpp=V]; sizes not given come from the trace (tp and cp default to 1).
+    #[arg(long, value_name = "SIZES")]
+    pub layout: Option<String>,
+
+    /// Output format [default: table on a terminal, else csv; with --out, from its extension].
+    #[arg(long, value_name = "FORMAT", value_parser = output::format_parser(format_help))]
+    pub format: Option<Format>,
+
+    /// Write the report to FILE (atomically) instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// No notes on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// A validated `whatif`.
+pub struct WhatIfJob {
+    trace: OpTrace,
+    layout: LayoutSpec,
+    output: Output,
+}
+
+impl TryFrom<WhatIfArgs> for WhatIfJob {
+    type Error = anyhow::Error;
+
+    fn try_from(args: WhatIfArgs) -> Result<Self> {
+        let output = Output::resolve(args.format, args.out.as_deref())?;
+        super::output::names::input("TRACE", &args.trace)?;
+        let layout = match (&args.meta, &args.layout) {
+            (Some(meta), _) => {
+                super::output::names::input("--meta", meta)?;
+                LayoutSpec::from_yaml(meta)?
+            }
+            (None, Some(text)) => LayoutSpec::parse(text)?,
+            (None, None) => LayoutSpec {
+                source: "the trace".into(),
+                ..Default::default()
+            },
+        };
+        let trace = OpTrace::read(&args.trace)?;
+        Ok(WhatIfJob { trace, layout, output })
+    }
+}
+
+impl WhatIfJob {
+    /// Analyses the trace and writes the report.
+    pub fn execute(self) -> Result<Status> {
+        let analysis = Analysis::new(&self.trace, &self.layout).map_err(usage)?;
+        if analysis.clipped_delays > 0 {
+            eprintln!(
+                "warning: {} ops started more than 10 ms before an op they depend on ended (taken as clock error)",
+                analysis.clipped_delays
+            );
+        }
+        if let Some(path) = self.output.write(&analysis)? {
+            note!("wrote the what-if analysis of {} to {}", analysis.file, path.display());
+        }
+        Ok(Status::Success)
+    }
+}

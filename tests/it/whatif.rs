@@ -1,0 +1,176 @@
+//! `gcsim whatif` against the published results of the what-if artifact of
+//! Lin et al. (OSDI 2025) on its two shipped traces, and on small traces
+//! written by hand whose slowdowns are worked out on paper.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use gcsim::whatif::{Analysis, LayoutSpec, OpTrace};
+use serde_json::Value;
+
+mod hand;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/whatif").join(name)
+}
+
+fn read_json(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(data(name)).unwrap()).unwrap()
+}
+
+/// `gcsim whatif trace-JOB.parquet --meta meta-JOB.yaml --format json`.
+fn whatif_json(job: &str) -> Value {
+    let out = Command::cargo_bin("gcsim")
+        .unwrap()
+        .arg("whatif")
+        .arg(data(&format!("trace-{job}.parquet")))
+        .arg("--meta")
+        .arg(data(&format!("meta-{job}.yaml")))
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The artifact computes in float32 where gcsim uses float64: the published
+/// values agree to about 1e-6 (the largest difference on either trace is
+/// 1.5e-6 s in a step time). The tolerances are 0.5% for S, 1% for
+/// the attributions and 0.02 for M_W and M_S; these are far tighter.
+const TOL: f64 = 1e-5;
+
+fn close(what: &str, got: &Value, want: &Value) {
+    let (g, w) = (got.as_f64().unwrap_or(f64::NAN), want.as_f64().unwrap());
+    assert!(
+        (g - w).abs() <= TOL * w.abs().max(1.0),
+        "{what}: {g} against the published {w}"
+    );
+}
+
+/// Every published number of one job: S, the replay error, the step times,
+/// the attributions by op type, dp rank and stage (overall, per step, and
+/// their order), the per-step S, M_S and M_W.
+fn matches_the_artifact(job: &str, s: f64) {
+    let got = whatif_json(job);
+    let want = read_json(&format!("result-{job}.json"));
+    assert!(
+        (got["slowdown"].as_f64().unwrap() / s - 1.0).abs() < 5e-5,
+        "S {}",
+        got["slowdown"]
+    );
+    close("S", &got["slowdown"], &want["blocking_slowdown"]);
+    close("launch slowdown", &got["launch_slowdown"], &want["launch_slowdown"]);
+    for (ours, theirs) in [
+        ("by_optype", "optype"),
+        ("by_dp_rank", "dp_rank"),
+        ("by_stage", "stage"),
+    ] {
+        let published = want[format!("blocking_decompose_by_{theirs}")].as_object().unwrap();
+        let keys: Vec<&String> = got[ours].as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            published.keys().collect::<Vec<_>>(),
+            "{ours}: the keys, largest first"
+        );
+        for (k, v) in published {
+            close(&format!("{ours} {k}"), &got[ours][k], v);
+        }
+        let per_step = want[format!("blocking_decompose_by_{theirs}_per_step")]
+            .as_object()
+            .unwrap();
+        for (step, values) in per_step {
+            for (k, v) in values.as_object().unwrap() {
+                close(
+                    &format!("{ours} step {step} {k}"),
+                    &got[format!("{ours}_per_step")][step][k],
+                    v,
+                );
+            }
+        }
+    }
+    for (step, v) in want["blocking_step_slowdown"].as_object().unwrap() {
+        close(&format!("S of step {step}"), &got["by_step"][step], v);
+    }
+    let steps = got["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), want["step_t_base"].as_object().unwrap().len());
+    for (i, step) in steps.iter().enumerate() {
+        let key = step.to_string();
+        close(
+            &format!("measured {key}"),
+            &got["step_measured"][i],
+            &want["step_t_base"][&key],
+        );
+        close(
+            &format!("replayed {key}"),
+            &got["step_replay"][i],
+            &want["step_t_nodelay"][&key],
+        );
+        close(
+            &format!("ideal {key}"),
+            &got["step_ideal"][i],
+            &want["step_t_noblk"][&key],
+        );
+    }
+    for (ours, file, key) in [("m_s", "ms", "Ms"), ("m_w", "mw", "Mw")] {
+        let published = read_json(&format!("{file}-{job}.json"));
+        close(key, &got[ours]["rem"], &published[key]);
+        for k in ["trem", "tadd", "tori", "tideal", "add"] {
+            close(&format!("{key} {k}"), &got[ours][k], &published[k]);
+        }
+    }
+    // The replay with each op's launch delay reproduces every measured end.
+    assert_eq!(got["replay_check"].as_f64(), Some(0.0));
+}
+
+#[test]
+fn the_se_job_matches_the_published_analysis() {
+    matches_the_artifact("SE", 1.5373613711484118);
+    let got = whatif_json("SE");
+    // M_W's ranks: dp 8 and dp 27 of the last stage (rank = 2 dp + 64 stage).
+    assert_eq!(got["m_w"]["ranks"], serde_json::json!([80, 118]));
+    assert_eq!(got["layout"]["ranks_in_trace"], 64);
+    assert_eq!(got["layout"]["world"], 128);
+}
+
+#[test]
+fn the_st_job_matches_the_published_analysis() {
+    matches_the_artifact("ST", 1.1787021836556841);
+    let got = whatif_json("ST");
+    assert_eq!(got["m_w"]["ranks"], serde_json::json!([7]));
+    // The heatmap's data: min(S_dp, S_stage) per (dp rank, stage).
+    let scores = got["worker_scores"].as_array().unwrap();
+    assert_eq!(scores.len(), 2);
+    let s_stage3 = got["by_stage"]["3"].as_f64().unwrap();
+    let s_dp1 = got["by_dp_rank"]["1"].as_f64().unwrap();
+    assert_eq!(scores[1][3].as_f64(), Some(s_dp1.min(s_stage3)));
+}
+
+/// The CSV form of a trace gives the same analysis as its Parquet form.
+#[test]
+fn a_csv_trace_is_read_as_the_parquet_one() {
+    let parquet = OpTrace::read(&data("trace-ST.parquet")).unwrap();
+    let mut csv = String::from("dp_rank,stage,rank,step,optype,start_ts,duration,seq_id,mc,gmc,mb_id\n");
+    for i in 0..parquet.len() {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{:?},{:?},{},{},{},-1\n",
+            parquet.dp_rank[i],
+            parquet.stage[i],
+            parquet.rank[i],
+            parquet.step[i],
+            parquet.optype[i],
+            parquet.start[i],
+            parquet.duration[i],
+            parquet.seq_id[i],
+            parquet.mc[i],
+            parquet.gmc[i]
+        ));
+    }
+    let from_csv = OpTrace::from_csv("st.csv", &csv).unwrap();
+    let spec = LayoutSpec::from_yaml(&data("meta-ST.yaml")).unwrap();
+    let a = Analysis::new(&parquet, &spec).unwrap();
+    let b = Analysis::new(&from_csv, &spec).unwrap();
+    assert_eq!(a.slowdown, b.slowdown);
+    assert_eq!(a.by_dp_rank, b.by_dp_rank);
+    assert_eq!(a.m_w, b.m_w);
+}

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates the guide's performance table (docs/guide/src/performance-table.md)
 # from one run of bench/compare.sh on this machine: every path, gcsim against
-# NumPy and against the sampling floor. The page includes the file; nothing
-# else writes it, and it is never edited by hand.
+# NumPy and against the sampling floor; then bench/hybrid.sh (the
+# hybrid-parallel paths against NumPy) and, when WIA names a checkout of the
+# what-if artifact, bench/whatif.sh (`gcsim whatif` against its wia.py). The
+# page includes the file; nothing else writes it, and it is never edited by
+# hand.
 #
 # usage: bench/table.sh            (RUNS=5 bench/table.sh for five runs a side)
+#        WIA=/path/to/StragglerAnalysis bench/table.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /usr/bin/time ] || { echo "bench/table.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 2; }
@@ -30,5 +34,21 @@ bench/compare.sh > "$tmp"
     echo "| \`gcsim $args\` | $secs | $((kb / 1024)) MB |"
   done
   rm -f "$tmp.time"
+  echo
+  echo "Hybrid parallelism (\`bench/hybrid.sh\`, gcsim on every core, NumPy on one):"
+  echo
+  echo '```text'
+  GCSIM=target/release/gcsim bench/hybrid.sh
+  echo '```'
+  echo
+  if [ -n "${WIA:-}" ]; then
+    echo "What-if analysis (\`bench/whatif.sh\`, against the artifact's \`wia.py\`):"
+    echo
+    echo '```text'
+    GCSIM=target/release/gcsim bench/whatif.sh
+    echo '```'
+  else
+    echo "What-if analysis: not measured in this run (\`bench/whatif.sh\` needs WIA, a checkout of the artifact)."
+  fi
 } > "$out"
 echo "wrote $out"

@@ -11,6 +11,7 @@
 //! - [`Analysis`] is the slowdown S and its attributions.
 
 mod analysis;
+mod columns;
 mod graph;
 mod meta;
 mod optype;
@@ -25,11 +26,12 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use thiserror::Error;
 
 pub use analysis::{Analysis, AttributionRow, Ideal, Removal};
+pub use columns::required_columns;
 pub use graph::{Graph, Node, Unit};
 pub use meta::{Layout, LayoutSpec};
 pub use optype::OpType;
 pub use replay::{Lanes, Timeline};
-pub use table::{OpTrace, required_columns};
+pub use table::OpTrace;
 
 /// A trace or layout the analysis cannot use: one line naming the file, row
 /// and column, or the flag, and what is accepted.

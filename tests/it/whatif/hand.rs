@@ -4,12 +4,12 @@
 use gcsim::whatif::{Analysis, LayoutSpec, OpTrace};
 
 /// One recorded op: (dp rank, stage, optype, seq, start, duration).
-type Op = (u32, u32, &'static str, u32, f64, f64);
+pub(super) type Op = (u32, u32, &'static str, u32, f64, f64);
 
 /// A one-step trace in CSV, rank = dp·pp + stage; mc and gmc as the
 /// artifact's profiler writes them (compute ops: chunk 0, global chunk =
 /// stage; others -1).
-fn csv(pp: u32, ops: &[Op]) -> String {
+pub(super) fn csv(pp: u32, ops: &[Op]) -> String {
     let mut text = String::from("dp_rank,stage,rank,step,optype,start_ts,duration,seq_id,mc,gmc,mb_id\n");
     for &(dp, stage, optype, seq, start, duration) in ops {
         let compute = optype.ends_with("compute");
@@ -55,8 +55,7 @@ fn tail(dp: u32, stage: u32, at: f64, clip_end: f64) -> Vec<Op> {
 /// backward passes: 1.5 + 2 + 0.5 = 4, so 1. M_W idealises rank 1 (the
 /// worst 1 of 2: min(S_dp, S_stage) = 1.125 against 1): the slowdown is
 /// all removed, M_W = 1; M_S (the only stage) also 1.
-#[test]
-fn one_slow_worker() {
+pub(super) fn slow_worker() -> Vec<Op> {
     let mut ops: Vec<Op> = vec![
         (0, 0, "forward-compute", 0, 0.0, 1.0),
         (0, 0, "backward-compute", 0, 1.0, 2.0),
@@ -67,7 +66,12 @@ fn one_slow_worker() {
     ];
     ops.extend(tail(0, 0, 3.0, 4.0));
     ops.extend(tail(1, 0, 4.0, 4.0));
-    let a = analyse(1, &ops);
+    ops
+}
+
+#[test]
+fn one_slow_worker() {
+    let a = analyse(1, &slow_worker());
     near("measured", a.step_measured[0], 4.5);
     near("replayed", a.step_replay[0], 4.5);
     near("ideal", a.step_ideal[0], 4.0);
@@ -97,8 +101,7 @@ fn one_slow_worker() {
 /// = 2, more than the whole slowdown (stage 0 is faster than the mean); the
 /// worst rank is stage 1's (min(10/9, 11/9) against min(10/9, 8/9)), so
 /// M_W = M_S.
-#[test]
-fn one_heavy_stage() {
+pub(super) fn heavy_stage() -> Vec<Op> {
     let mut ops: Vec<Op> = vec![
         (0, 0, "forward-compute", 0, 0.0, 1.0),
         (0, 0, "forward-send", 0, 1.0, 0.0),
@@ -121,7 +124,12 @@ fn one_heavy_stage() {
     ];
     ops.extend(tail(0, 0, 15.0, 15.0));
     ops.extend(tail(0, 1, 15.0, 15.0));
-    let a = analyse(2, &ops);
+    ops
+}
+
+#[test]
+fn one_heavy_stage() {
+    let a = analyse(2, &heavy_stage());
     near("measured", a.step_measured[0], 15.5);
     near("replayed", a.step_replay[0], 15.5);
     near("ideal", a.step_ideal[0], 14.0);

@@ -11,8 +11,8 @@ use parquet::data_type::DataType;
 use parquet::file::reader::{FileReader, RowGroupReader, SerializedFileReader};
 
 use super::WhatIfError;
+use super::columns::{INT_COLUMNS, RawColumns, TIME_COLUMNS, parse_optype, required_columns};
 use super::optype::OpType;
-use super::table::{INT_COLUMNS, RawColumns, TIME_COLUMNS, parse_optype, required_columns};
 
 /// Reads the trace's columns from a Parquet file's bytes; other columns are
 /// ignored. Nulls are refused.

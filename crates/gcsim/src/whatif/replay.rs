@@ -67,8 +67,9 @@ impl<'a> Lanes<'a> {
                 Unit::Op(v) => {
                     let at = v as usize * lanes;
                     self.ready(v, &mut t, delay);
-                    for l in at..at + lanes {
-                        t.end[l] = t.start[l] + d[l];
+                    let span = at..at + lanes;
+                    for ((e, s), d) in t.end[span.clone()].iter_mut().zip(&t.start[span.clone()]).zip(&d[span]) {
+                        *e = s + d;
                     }
                 }
                 Unit::Group(g) => {

@@ -41,12 +41,19 @@ impl Export for Analysis {
             mean(&self.step_replay),
             mean(&self.step_ideal)
         )?;
+        let check = if self.replay_check == 0.0 {
+            "the replay with launch delays reproduces every op".to_string()
+        } else {
+            format!(
+                "the replay with launch delays is off by at most {:.3e} s",
+                self.replay_check
+            )
+        };
         writeln!(
             out,
-            "replay error    {:.2}%   mean measured step {:.4} s; the replay with launch delays is off by at most {:.2e} s",
+            "replay error    {:.2}%   mean measured step {:.4} s; {check}",
             100.0 * self.replay_error,
-            mean(&self.step_measured),
-            self.replay_check
+            mean(&self.step_measured)
         )?;
         removal(out, "M_S", &format!("the last stage ({})", l.pp - 1), &self.m_s)?;
         let ranks: Vec<String> = self.m_w.ranks.iter().map(u32::to_string).collect();

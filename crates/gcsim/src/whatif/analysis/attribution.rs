@@ -7,6 +7,9 @@ use crate::whatif::meta::Layout;
 use crate::whatif::optype::OpType;
 use crate::whatif::{PerStep, Ranked, WhatIfError};
 
+/// Durations and transfer times per slot.
+type Times<'a> = (&'a [f64], &'a [f64]);
+
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
@@ -116,7 +119,7 @@ pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<
     let ideal = (&d_ideal[..], &x_ideal[..]);
     let step_ideal = job.step_times(ideal.0, ideal.1);
     let (tori, tideal) = (mean(&step_replay), mean(&step_ideal));
-    if !(tideal > 0.0) {
+    if tideal.is_nan() || tideal <= 0.0 {
         return Err(WhatIfError::new(format!(
             "{}: the ideal step takes no time (every op has duration 0); nothing to compare",
             job.trace().file
@@ -169,28 +172,7 @@ pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<
         .map(|&a| s_stage.iter().map(|&b| a.min(b)).collect())
         .collect();
 
-    let removal = |ranks: Vec<u32>, pick: Vec<bool>| -> Removal {
-        let trem = mean(&mixed_replays(job, measured, ideal, std::slice::from_ref(&pick))[0]);
-        let tadd = mean(&mixed_replays(job, ideal, measured, std::slice::from_ref(&pick))[0]);
-        let share = |t: f64| (tori != tideal).then(|| t / (tori - tideal));
-        Removal {
-            ranks,
-            trem,
-            tadd,
-            tori,
-            tideal,
-            rem: share(tori - trem),
-            add: share(tadd - tideal),
-        }
-    };
-    let last = layout.pp - 1;
-    let m_s = removal(vec![last], by_node(&|v| graph.nodes[v].stage == last));
-    let worst = worst_ranks(job, &worker_scores, dp, layout.pp as usize);
-    let chosen: Vec<(usize, u32)> = worst.iter().map(|&(_, d, s)| (d, s)).collect();
-    let pick = (0..graph.len() * lanes)
-        .map(|s| chosen.contains(&((s % lanes) % dp, graph.nodes[s / lanes].stage)))
-        .collect();
-    let m_w = removal(worst.iter().map(|w| w.0).collect(), pick);
+    let (m_s, m_w) = metrics(job, &layout, (measured, ideal), (tori, tideal), &worker_scores);
 
     let mut analysis = Analysis {
         rows: Vec::new(),
@@ -222,6 +204,46 @@ pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<
     };
     analysis.rows = rows(&analysis);
     Ok(analysis)
+}
+
+/// M_S (idealising the last stage) and M_W (the worst 3% of ranks) in the
+/// replay, with the share each restores alone in the ideal.
+fn metrics(
+    job: &Job<'_>,
+    layout: &Layout,
+    (measured, ideal): (Times<'_>, Times<'_>),
+    (tori, tideal): (f64, f64),
+    worker_scores: &[Vec<f64>],
+) -> (Removal, Removal) {
+    let lanes = job.lanes.lanes();
+    let dp = layout.dp as usize;
+    let graph = job.graph;
+    let by_node =
+        |pick: &dyn Fn(usize) -> bool| -> Vec<bool> { (0..graph.len() * lanes).map(|s| pick(s / lanes)).collect() };
+    let removal = |ranks: Vec<u32>, pick: Vec<bool>| -> Removal {
+        let trem = mean(&mixed_replays(job, measured, ideal, std::slice::from_ref(&pick))[0]);
+        let tadd = mean(&mixed_replays(job, ideal, measured, std::slice::from_ref(&pick))[0]);
+        let share = |t: f64| (tori != tideal).then(|| t / (tori - tideal));
+        Removal {
+            ranks,
+            trem,
+            tadd,
+            tori,
+            tideal,
+            rem: share(tori - trem),
+            add: share(tadd - tideal),
+        }
+    };
+    let last = layout.pp - 1;
+    let m_s = removal(vec![last], by_node(&|v| graph.nodes[v].stage == last));
+    let worst = worst_ranks(job, worker_scores, dp, layout.pp as usize);
+    let chosen: Vec<(usize, u32)> = worst.iter().map(|&(_, d, s)| (d, s)).collect();
+    let pick = (0..graph.len() * lanes)
+        .map(|s| chosen.contains(&((s % lanes) % dp, graph.nodes[s / lanes].stage)))
+        .collect();
+    let m_w = removal(worst.iter().map(|w| w.0).collect(), pick);
+
+    (m_s, m_w)
 }
 
 /// The ⌈3%⌉ of the trace's ranks with the largest min(S_dp, S_stage),

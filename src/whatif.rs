@@ -2,13 +2,17 @@
 //! without stragglers, and whose fault the difference is (the what-if
 //! analysis of Lin et al., OSDI 2025).
 
+mod mitigate;
+
+use std::io::{self, Write};
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::Args;
+use serde::Serialize;
 
-use gcsim::export::Format;
-use gcsim::whatif::{Analysis, LayoutSpec, OpTrace};
+use gcsim::export::{Export, Format};
+use gcsim::whatif::{Analysis, AttributionRow, LayoutSpec, OpTrace};
 
 use super::notes::note;
 use super::output::{self, Output};
@@ -82,6 +86,18 @@ pub struct WhatIfArgs {
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
 
+    /// Fit the job to the hybrid-parallel model and simulate it under each mitigation (fix the slowest rank, rebalance the stages, balance the microbatches, frc/crc s=1 across replicas, drop the slowest replica).
+    #[arg(long)]
+    pub mitigate: bool,
+
+    /// Simulated steps per mitigation (with --mitigate).
+    #[arg(long, value_name = "N", default_value_t = 20_000, requires = "mitigate")]
+    pub trials: u64,
+
+    /// Seed of the simulations (with --mitigate).
+    #[arg(long, value_name = "SEED", default_value_t = 0, requires = "mitigate")]
+    pub seed: u64,
+
     /// No notes on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -92,6 +108,34 @@ pub struct WhatIfJob {
     trace: OpTrace,
     layout: LayoutSpec,
     output: Output,
+    /// Steps and seed of the mitigations' simulations, with --mitigate.
+    mitigate: Option<(u64, u64)>,
+    quiet: bool,
+}
+
+/// The analysis, with the mitigations when asked for.
+#[derive(Serialize)]
+struct Report {
+    #[serde(flatten)]
+    analysis: Analysis,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mitigations: Option<mitigate::Mitigations>,
+}
+
+impl Export for Report {
+    type Row = AttributionRow;
+
+    fn rows(&self) -> &[AttributionRow] {
+        self.analysis.rows()
+    }
+
+    fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.analysis.write_table(out)?;
+        match &self.mitigations {
+            Some(m) => m.write_table(out),
+            None => Ok(()),
+        }
+    }
 }
 
 impl TryFrom<WhatIfArgs> for WhatIfJob {
@@ -99,6 +143,12 @@ impl TryFrom<WhatIfArgs> for WhatIfJob {
 
     fn try_from(args: WhatIfArgs) -> Result<Self> {
         let output = Output::resolve(args.format, args.out.as_deref())?;
+        if args.mitigate && !matches!(output.format, Format::Table | Format::Json) {
+            bail!("--mitigate writes a table or JSON (--format table or json); the CSV holds the attributions only");
+        }
+        if args.mitigate && args.trials < 2 {
+            bail!("--trials {}: give 2 or more simulated steps", args.trials);
+        }
         super::output::names::input("TRACE", &args.trace)?;
         let layout = match (&args.meta, &args.layout) {
             (Some(meta), _) => {
@@ -112,7 +162,14 @@ impl TryFrom<WhatIfArgs> for WhatIfJob {
             },
         };
         let trace = OpTrace::read(&args.trace)?;
-        Ok(WhatIfJob { trace, layout, output })
+        let mitigate = args.mitigate.then_some((args.trials, args.seed));
+        Ok(WhatIfJob {
+            trace,
+            layout,
+            output,
+            mitigate,
+            quiet: args.quiet,
+        })
     }
 }
 
@@ -126,8 +183,26 @@ impl WhatIfJob {
                 analysis.clipped_delays
             );
         }
-        if let Some(path) = self.output.write(&analysis)? {
-            note!("wrote the what-if analysis of {} to {}", analysis.file, path.display());
+        let mitigations = match self.mitigate {
+            Some((trials, seed)) => {
+                let Some(fit) = &analysis.model else {
+                    bail!(
+                        "{}: --mitigate: the trace has no compute op to fit the model to",
+                        analysis.file
+                    );
+                };
+                let measured = analysis.step_measured.iter().sum::<f64>() / analysis.step_measured.len() as f64;
+                let result = mitigate::Mitigations::run(fit, measured, trials, seed);
+                // The simulations ran quietly; the notes are the command's again.
+                super::notes::set_quiet(self.quiet);
+                Some(result?)
+            }
+            None => None,
+        };
+        let file = analysis.file.clone();
+        let report = Report { analysis, mitigations };
+        if let Some(path) = self.output.write(&report)? {
+            note!("wrote the what-if analysis of {file} to {}", path.display());
         }
         Ok(Status::Success)
     }

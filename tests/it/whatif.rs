@@ -175,3 +175,41 @@ fn a_csv_trace_is_read_as_the_parquet_one() {
     assert_eq!(a.by_dp_rank, b.by_dp_rank);
     assert_eq!(a.m_w, b.m_w);
 }
+
+/// `--mitigate` on the two jobs: the fitted model's step against the
+/// measured one, and the readings the guide gives: the heavy last stage of
+/// ST is fixed by rebalancing the stages, the uneven sequences of SE by
+/// balancing the microbatches; coding across replicas (each replica doing
+/// twice the microbatches) is slower than the job in both.
+#[test]
+fn mitigations_rank_as_the_guide_reads_them() {
+    for (job, fit_bound, best) in [
+        ("ST", 0.05, "rebalance the stages"),
+        ("SE", 0.12, "balance the microbatches"),
+    ] {
+        let out = Command::cargo_bin("gcsim")
+            .unwrap()
+            .arg("whatif")
+            .arg(data(&format!("trace-{job}.parquet")))
+            .arg("--meta")
+            .arg(data(&format!("meta-{job}.yaml")))
+            .args(["--mitigate", "--trials", "2000", "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let m = &report["mitigations"];
+        let error = m["fit_error"].as_f64().unwrap();
+        assert!(error.abs() < fit_bound, "{job}: the fitted model is off by {error}");
+        let rows = m["rows"].as_array().unwrap();
+        let speedup = |r: &Value| r["speedup"].as_f64().unwrap();
+        let top = rows.iter().max_by(|a, b| speedup(a).total_cmp(&speedup(b))).unwrap();
+        assert_eq!(top["mitigation"], best, "{job}: {rows:?}");
+        for r in rows
+            .iter()
+            .filter(|r| r["flags"].as_str().unwrap().starts_with("--scheme frc"))
+        {
+            assert!(speedup(r) < 1.0, "{job}: {r}");
+        }
+    }
+}

@@ -25,7 +25,7 @@ use std::fmt;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use thiserror::Error;
 
-pub use analysis::{Analysis, AttributionRow, Ideal, Removal};
+pub use analysis::{Analysis, AttributionRow, HybridFit, Ideal, Removal};
 pub use columns::required_columns;
 pub use graph::{Graph, Node, Unit};
 pub use meta::{Layout, LayoutSpec};

@@ -143,3 +143,56 @@ fn one_heavy_stage() {
     near("M_W", a.m_w.rem.unwrap(), 2.0);
     near("replay check", a.replay_check, 0.0);
 }
+
+/// `--mitigate` on the heavy-stage job: the fit is exact (stage work 3 and
+/// 6 over their geometric mean √18, backward ratio 2, no spread), so the
+/// fitted model's step is the measured 15.5, and rebalancing the stages
+/// (4.5 on each) gives the ideal's 14.
+#[test]
+fn the_fitted_heavy_stage_is_the_measured_job_and_rebalancing_it_the_ideal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("heavy.csv");
+    std::fs::write(&path, csv(2, &heavy_stage())).unwrap();
+    let out = assert_cmd::Command::cargo_bin("gcsim")
+        .unwrap()
+        .args([
+            "whatif",
+            path.to_str().unwrap(),
+            "--mitigate",
+            "--trials",
+            "200",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let model = &report["model"];
+    let root = 18f64.sqrt();
+    near("stage 0 work", model["stage_work"][0].as_f64().unwrap(), 3.0 / root);
+    near("stage 1 work", model["stage_work"][1].as_f64().unwrap(), 6.0 / root);
+    near("backward ratio", model["backward_ratio"].as_f64().unwrap(), 2.0);
+    near("rank mu", model["rank_mu"][0].as_f64().unwrap(), root.ln());
+    near("sigma", model["sigma"].as_f64().unwrap(), 0.0);
+    near("microbatch sigma", model["microbatch_sigma"].as_f64().unwrap(), 0.0);
+    near("optimizer time", model["optimizer_time"].as_f64().unwrap(), 0.5);
+    let rows = report["mitigations"]["rows"].as_array().unwrap();
+    let mean = |name: &str| {
+        let row = rows
+            .iter()
+            .find(|r| r["mitigation"].as_str().unwrap().starts_with(name))
+            .unwrap();
+        row["mean"].as_f64().unwrap()
+    };
+    // The flags carry 6 significant digits and sigma 1e-9.
+    assert!((mean("as fitted") - 15.5).abs() < 1e-4, "{}", mean("as fitted"));
+    assert!(
+        (mean("rebalance the stages") - 14.0).abs() < 1e-4,
+        "{}",
+        mean("rebalance the stages")
+    );
+    // One replica: nothing to code across, and it is said.
+    let skipped = report["mitigations"]["not_modelled"].to_string();
+    assert!(skipped.contains("one replica"), "{skipped}");
+}

@@ -23,6 +23,9 @@ use super::table::OpTrace;
 use super::{PerStep, Ranked, WhatIfError};
 
 mod attribution;
+mod fit;
+
+pub use fit::HybridFit;
 
 /// Launch delays and transfer times at or below this (seconds) are taken as
 /// clock error and set to 0, as in the artifact; smaller negatives are kept.
@@ -119,6 +122,9 @@ pub struct Analysis {
     pub m_w: Removal,
     /// Per (dp rank, stage): min(S_dp, S_stage), the heatmap of Lin et al.'s Fig. 14.
     pub worker_scores: Vec<Vec<f64>>,
+    /// The job fitted to the hybrid-parallel model (None when it has no
+    /// compute op to fit).
+    pub model: Option<HybridFit>,
     /// Every attribution as one row (the CSV).
     #[serde(skip)]
     pub rows: Vec<AttributionRow>,

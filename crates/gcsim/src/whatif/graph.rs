@@ -242,3 +242,6 @@ pub(crate) use order::lane_rows;
 pub(crate) fn cmp_f64(a: f64, b: f64) -> Ordering {
     a.total_cmp(&b)
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use super::HybridFit;
 use super::{Analysis, AttributionRow, Ideal, Job, Removal, mixed_replays};
 use crate::whatif::meta::Layout;
 use crate::whatif::optype::OpType;
@@ -175,6 +176,7 @@ pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<
     let (m_s, m_w) = metrics(job, &layout, (measured, ideal), (tori, tideal), &worker_scores);
 
     let mut analysis = Analysis {
+        model: HybridFit::new(job, &ideals),
         rows: Vec::new(),
         file: job.trace().file.clone(),
         ops: job.trace().len(),

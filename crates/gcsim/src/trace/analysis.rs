@@ -393,7 +393,11 @@ fn base_and_errors(
     posterior: Option<&Vec<Vec<f64>>>,
     notes: &mut Vec<String>,
     bootstrap: impl FnOnce() -> Option<hmm::StandardErrors> + Send,
-) -> (Vec<f64>, Result<crate::fit::Fit, crate::fit::FitError>, Option<hmm::StandardErrors>) {
+) -> (
+    Vec<f64>,
+    Result<crate::fit::Fit, crate::fit::FitError>,
+    Option<hmm::StandardErrors>,
+) {
     let n = trace.workers();
     let normal_times: Vec<f64> = match posterior {
         Some(post) => series

@@ -63,6 +63,22 @@ pub(super) fn counts(model: &Hmm, series: &[&[f64]]) -> Vec<Counts> {
     chunks.into_iter().flatten().collect()
 }
 
+/// The posterior slow probabilities of every series' steps, series by
+/// series, walked as [`counts`] walks them.
+pub(super) fn posteriors(model: &Hmm, series: &[&[f64]]) -> Vec<Vec<f64>> {
+    let chunks: Vec<Vec<Vec<f64>>> = series
+        .par_chunks(LANES)
+        .map(|chunk| match <[&[f64]; LANES]>::try_from(chunk) {
+            Ok(lanes) if lanes.iter().all(|r| r.len() == lanes[0].len()) => {
+                let steps = lanes_pass(model, lanes).1;
+                (0..LANES).map(|l| steps.iter().map(|p| p[l]).collect()).collect()
+            }
+            _ => chunk.iter().map(|&r| forward_backward(model, r).0).collect(),
+        })
+        .collect();
+    chunks.into_iter().flatten().collect()
+}
+
 /// The pass over one series: the posterior slow probability of each step,
 /// and the expected counts.
 pub(super) fn forward_backward(model: &Hmm, r: &[f64]) -> (Vec<f64>, Counts) {
@@ -194,12 +210,17 @@ mod tests {
             rho: 0.4,
         };
         let series: Vec<Vec<f64>> = (0..LANES as u32 + 2)
-            .map(|w| (0..50u32).map(|t| ((t * 7 + w * 13) % 11) as f64 * 0.17 - 0.6).collect())
+            .map(|w| {
+                (0..50u32)
+                    .map(|t| ((t * 7 + w * 13) % 11) as f64 * 0.17 - 0.6)
+                    .collect()
+            })
             .collect();
         let refs: Vec<&[f64]> = series.iter().map(|r| r.as_slice()).collect();
         let lanes = lanes_pass(&model, <[&[f64]; LANES]>::try_from(&refs[..LANES]).unwrap());
         let together = counts(&model, &refs);
         assert_eq!(together.len(), refs.len());
+        let slow = posteriors(&model, &refs);
         for (l, r) in refs.iter().enumerate() {
             let (posterior, alone) = forward_backward(&model, r);
             let bits = |c: &Counts| {
@@ -208,6 +229,7 @@ mod tests {
                 v.into_iter().map(f64::to_bits).collect::<Vec<_>>()
             };
             assert_eq!(bits(&together[l]), bits(&alone), "series {l}");
+            assert_eq!(slow[l], posterior, "series {l}");
             if l < LANES {
                 assert_eq!(bits(&lanes.0[l]), bits(&alone), "lane {l}");
                 let lane: Vec<f64> = lanes.1.iter().map(|p| p[l]).collect();

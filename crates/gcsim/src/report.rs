@@ -379,7 +379,7 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
 pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate::engine::Progress) -> Vec<Row> {
     let base_inf = study.mean_is_infinite(&study.baseline());
     let inexact = crate::engine::approx::inexact(study, progress);
-    let tallies = crate::engine::approx::tallies(study, progress);
+    let tallies = crate::engine::approx::tallies(study, outcome.tallies.as_deref(), progress);
     let inclusion = crate::engine::approx::inclusion(study, progress);
     let collective = crate::engine::collective::collective_times(study);
     let pipelines = crate::engine::pipelines::pipeline_shares_of(study, outcome);

@@ -23,7 +23,7 @@
 use rayon::prelude::*;
 
 use super::Progress;
-use super::trial::{RulePath, Sampling, TrialPlan, async_reads_order_statistics};
+use super::trial::{RulePath, Sampling, TrialPlan, async_reads_order_statistics, order_statistics_apply};
 use crate::rng::trial_rng;
 use crate::scheme::{Scheme, SchemeKind, Strategy};
 use crate::study::Study;
@@ -370,45 +370,90 @@ pub struct Tallies {
     pub staleness: Vec<Option<f64>>,
 }
 
+/// The trials over which a strategy's tallies are counted: the first
+/// [`error_trials`] of the study's streams, within [`iteration_trials`].
+fn tally_trials(study: &Study) -> u64 {
+    error_trials(study.trials(), 1, study.n()).min(iteration_trials(study))
+}
+
+/// Whether some scheme of `study` has tallies counted on its timeline
+/// (speculative copies; the staleness of an asynchronous strategy not drawn
+/// in law), and the rule path and sampling of the plan [`tallies`] walks
+/// them on.
+fn walked_tallies(study: &Study) -> Option<(RulePath, Sampling)> {
+    let walked = study.schemes().iter().any(|s| match s.strategy() {
+        Some(Strategy::Speculative { .. }) => true,
+        Some(Strategy::Async { .. }) => !async_reads_order_statistics(study, s),
+        _ => false,
+    });
+    // `TrialPlan::new`'s choice of order statistics.
+    let by_order = study.parallel().is_none() && order_statistics_apply(study);
+    walked.then_some(match by_order {
+        true => (RulePath::Fast, Sampling::OrderStatistics),
+        false => (RulePath::Events, Sampling::Draws),
+    })
+}
+
+/// The first trials whose tallies the main pass of `study` by `plan` can
+/// count as it simulates them, for [`tallies`] to take instead of walking
+/// them again (0: none). Where `plan` is the one the tallies walk, it
+/// counts the same; so does a plan that draws the same worker times on
+/// the fast rule path where every strategy is K-batch-async, whose
+/// timeline does not read the rule path (and the other slots draw nothing
+/// beyond the trial's first draws).
+pub(crate) fn tallies_in_pass(study: &Study, plan: &TrialPlan) -> u64 {
+    let Some(walked) = walked_tallies(study) else {
+        return 0;
+    };
+    let only_batches =
+        (study.schemes().iter()).all(|s| matches!(s.strategy(), None | Some(Strategy::Async { batch: true, .. })));
+    let same = (plan.path, plan.sampling()) == walked
+        || (plan.sampling() == Sampling::Draws && walked.1 == Sampling::Draws && only_batches);
+    if same && !plan.pipelines_in_pass() {
+        tally_trials(study)
+    } else {
+        0
+    }
+}
+
 /// The tallies of `study`'s strategies, counted over the first
-/// [`error_trials`] trials of the study's streams: on the event timeline,
+/// [`tally_trials`] trials of the study's streams: on the event timeline,
 /// except the staleness of memoryless K-async, drawn in law (see
-/// `staleness_in_law`).
-pub fn tallies(study: &Study, progress: &dyn Progress) -> Tallies {
+/// `staleness_in_law`). `in_pass`, where given, holds the per-slot sums the
+/// main pass counted over those trials ([`tallies_in_pass`]), the same as
+/// the walk's, which is then not run.
+pub fn tallies(study: &Study, in_pass: Option<&[u64]>, progress: &dyn Progress) -> Tallies {
     let schemes = study.schemes();
     let copied = |s: &Scheme| matches!(s.strategy(), Some(Strategy::Speculative { .. }));
     let stale = |s: &Scheme| matches!(s.strategy(), Some(Strategy::Async { .. }));
     let in_law = |s: &Scheme| async_reads_order_statistics(study, s);
     // Each trial runs the study's iterations; count per iteration.
     let iterations = study.iterations();
-    let trials = error_trials(study.trials(), 1, study.n()).min(iteration_trials(study));
-    let walked = if schemes.iter().any(|s| copied(s) || (stale(s) && !in_law(s))) {
-        // Where the study's trials are drawn as order statistics, its
-        // copies are taken by rank and counted there (see
-        // `speculative_by_ranks`): the same law as the event walk's count,
-        // at a fraction of its cost.
-        let own = TrialPlan::new(study);
-        let plan = if own.sampling() == Sampling::OrderStatistics {
-            own
-        } else {
-            TrialPlan::with(study, RulePath::Events, Sampling::Draws)
-        };
-        let slots = plan.slots();
-        progress.pass(1, trials);
-        (0..trials)
-            .into_par_iter()
-            .fold(
-                || (plan.scratch(), vec![0.0; slots]),
-                |(mut scratch, mut out), trial| {
-                    plan.run(study.seed(), trial, &mut scratch, &mut out);
-                    report_every(progress, trial);
-                    (scratch, out)
-                },
-            )
-            .map(|(scratch, _)| scratch.tally().to_vec())
-            .reduce(|| vec![0; slots], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect())
-    } else {
-        vec![0; schemes.len()]
+    let trials = tally_trials(study);
+    let walked = match (walked_tallies(study), in_pass) {
+        (Some(_), Some(counted)) => counted.to_vec(),
+        (Some((path, sampling)), None) => {
+            // Where the study's trials are drawn as order statistics, its
+            // copies are taken by rank and counted there (see
+            // `speculative_by_ranks`): the same law as the event walk's count,
+            // at a fraction of its cost.
+            let plan = TrialPlan::with(study, path, sampling);
+            let slots = plan.slots();
+            progress.pass(1, trials);
+            (0..trials)
+                .into_par_iter()
+                .fold(
+                    || (plan.scratch(), vec![0.0; slots]),
+                    |(mut scratch, mut out), trial| {
+                        plan.run(study.seed(), trial, &mut scratch, &mut out);
+                        report_every(progress, trial);
+                        (scratch, out)
+                    },
+                )
+                .map(|(scratch, _)| scratch.tally().to_vec())
+                .reduce(|| vec![0; slots], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect())
+        }
+        (None, _) => vec![0; schemes.len()],
     };
     let per = |total: u64, count: usize| total as f64 / ((trials * iterations) as f64 * count as f64);
     Tallies {

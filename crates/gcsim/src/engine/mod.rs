@@ -113,7 +113,7 @@ impl Summary {
 }
 
 /// The statistics of every configuration of a study, and of its baseline.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Outcome {
     /// One summary per scheme of the study, in order.
     pub configs: Vec<Summary>,
@@ -127,6 +127,24 @@ pub struct Outcome {
     /// A hybrid-parallel job's pipeline sums over its first trials, where
     /// this run simulated them (see [`pipelines::pipeline_shares_of`]).
     pub pipelines: Option<pipelines::PipelineSums>,
+    /// The strategies' tallies per slot over their first trials, where
+    /// this run simulated them and they count as the tallies' own walk
+    /// would (see [`approx::tallies_in_pass`]).
+    pub tallies: Option<Vec<u64>>,
+}
+
+/// Equal statistics, whether or not a run counted the strategies' tallies
+/// on the way: where it did, they are the tallies' own walk's (see
+/// [`approx::tallies_in_pass`]), which a run that did not count them makes
+/// when its rows are written.
+impl PartialEq for Outcome {
+    fn eq(&self, other: &Self) -> bool {
+        self.configs == other.configs
+            && self.baseline == other.baseline
+            && self.passes == other.passes
+            && self.pairing == other.pairing
+            && self.pipelines == other.pipelines
+    }
 }
 
 /// Simulates `study` with the fast rule evaluations.
@@ -265,4 +283,10 @@ pub(crate) struct Runner<'a> {
     /// A hybrid-parallel job's pipeline sums over its first trials
     /// ([`pipelines::pipeline_trials`]), collected as chunk 0 is simulated.
     pipelines: std::sync::OnceLock<pipelines::PipelineSums>,
+    /// The trials whose strategies' tallies the pass counts
+    /// ([`approx::tallies_in_pass`]; 0: none).
+    tally_trials: u64,
+    /// Per chunk holding some of those trials, their tallies per slot, once
+    /// it is simulated.
+    tallies: Vec<std::sync::OnceLock<Vec<u64>>>,
 }

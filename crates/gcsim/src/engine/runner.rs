@@ -1,5 +1,7 @@
 //! The runner that simulates a chunk of trials and folds it into a pass.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::*;
 use pipelines::PipelineSums;
 use trial::{PipelineTotals, TrialTotals};
@@ -8,12 +10,18 @@ impl<'a> Runner<'a> {
     /// The runner of `study`'s trials by `plan`, reading `given` where it
     /// holds every chunk's values.
     pub(super) fn new(plan: &'a TrialPlan, study: &Study, given: Option<&'a [Vec<f64>]>) -> Self {
+        let tally_trials = match given {
+            Some(_) => 0,
+            None => approx::tallies_in_pass(study, plan).min(study.trials()),
+        };
         Self {
             plan,
             seed: study.seed(),
             total: study.trials(),
             given,
             pipelines: Default::default(),
+            tally_trials,
+            tallies: (0..tally_trials.div_ceil(CHUNK)).map(|_| Default::default()).collect(),
         }
     }
 }
@@ -54,6 +62,7 @@ impl Runner<'_> {
         }
         let slots = self.plan.slots();
         let mut collect = self.collects_pipelines(chunk);
+        let counting = self.counts_tallies(chunk);
         // Trial-major (trial t + i's values at `by_trial[i·slots..]`) where
         // a batch runs in parallel, then slot-major.
         let (mut by_trial, mut values) = (vec![0.0; BATCH * slots], vec![0.0; BATCH * slots]);
@@ -80,7 +89,8 @@ impl Runner<'_> {
                     .for_each_init(
                         || self.plan.scratch(),
                         |scratch, (i, (out, entry))| {
-                            self.run_trial(t + i as u64, scratch, out, entry.as_deref_mut());
+                            let entry = entry.as_deref_mut();
+                            self.run_counted(t + i as u64, scratch, out, entry, counting.as_deref());
                             progress.advance(1);
                         },
                     );
@@ -102,7 +112,8 @@ impl Runner<'_> {
                             .run_batch(self.seed, first, scratch, outs, &mut entries[i..i + quad]);
                     } else {
                         for (r, out) in rows.chunks_exact_mut(slots).take(quad).enumerate() {
-                            self.run_trial(t + (i + r) as u64, scratch, out, entries[i + r].as_deref_mut());
+                            let entry = entries[i + r].as_deref_mut();
+                            self.run_counted(t + (i + r) as u64, scratch, out, entry, counting.as_deref());
                         }
                     }
                     if quad == 4 {
@@ -127,6 +138,48 @@ impl Runner<'_> {
             // A chunk simulated again (never, where the pilot keeps it) has the same sums.
             let _ = self.pipelines.set(sums);
         }
+        if let Some(sums) = counting {
+            // Likewise its tallies.
+            let _ = self.tallies[chunk as usize].set(sums.into_iter().map(AtomicU64::into_inner).collect());
+        }
+    }
+
+    /// Where chunk `chunk` holds trials whose strategies' tallies the pass
+    /// counts and they are not yet counted: a sum per slot.
+    fn counts_tallies(&self, chunk: u64) -> Option<Vec<AtomicU64>> {
+        let unset = self.tallies.get(chunk as usize)?.get().is_none();
+        unset.then(|| (0..self.plan.slots()).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    /// [`Self::run_trial`], adding what the trial adds to the strategies'
+    /// tallies to `sums` where they are given and it is one of the trials
+    /// they count. Integer sums: the same in any order of the trials.
+    fn run_counted(
+        &self,
+        trial: u64,
+        scratch: &mut Scratch,
+        out: &mut [f64],
+        entry: Option<&mut TrialTotals>,
+        sums: Option<&[AtomicU64]>,
+    ) {
+        let Some(sums) = sums.filter(|_| trial < self.tally_trials) else {
+            return self.run_trial(trial, scratch, out, entry);
+        };
+        let before = scratch.tally().to_vec();
+        self.run_trial(trial, scratch, out, entry);
+        for ((sum, &after), before) in sums.iter().zip(scratch.tally()).zip(before) {
+            sum.fetch_add(after.wrapping_sub(before), Ordering::Relaxed);
+        }
+    }
+
+    /// The strategies' tallies per slot over the trials the pass counts
+    /// them on, where it counted every one of them.
+    pub(super) fn tallies(&self) -> Option<Vec<u64>> {
+        let mut total = vec![0u64; self.plan.slots()];
+        for chunk in (!self.tallies.is_empty()).then_some(&self.tallies)? {
+            total.iter_mut().zip(chunk.get()?).for_each(|(t, c)| *t += c);
+        }
+        Some(total)
     }
 
     /// Where chunk `chunk` holds the trials a hybrid-parallel job's
@@ -360,5 +413,39 @@ impl TrialPlan {
             },
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::Dist;
+    use crate::load::LoadModel;
+    use crate::scheme::{Params, SchemeKind};
+
+    /// The strategies' tallies the main pass counts are the walk's, over
+    /// more trials than a chunk holds: K-batch-async, whose timeline does
+    /// not read the rule path, beside a scheme without a strategy; and
+    /// speculative copies on the order statistics the walk takes too.
+    #[test]
+    fn tallies_counted_in_the_pass_are_the_walks() {
+        let scheme = |kind, params| Scheme::new(kind, 12, params).unwrap();
+        for schemes in [
+            vec![
+                scheme(SchemeKind::KBatchAsync, Params::with_k(3)),
+                scheme(SchemeKind::Mds, Params::with_k(3)),
+            ],
+            vec![scheme(SchemeKind::Speculative, Params::default())],
+        ] {
+            let study = Study::new(12, Dist::exp(1.0).unwrap(), LoadModel::Fixed, schemes, 20_000, 7).unwrap();
+            let plan = TrialPlan::new(&study);
+            assert!(approx::tallies_in_pass(&study, &plan) > CHUNK);
+            let outcome = simulate_with(&plan, &study, &Silent);
+            let counted = outcome.tallies.expect("counted in the pass");
+            assert_eq!(
+                approx::tallies(&study, Some(&counted), &Silent),
+                approx::tallies(&study, None, &Silent)
+            );
+        }
     }
 }

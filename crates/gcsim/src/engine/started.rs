@@ -253,6 +253,7 @@ impl<'a> Started<'a> {
             passes,
             pairing: self.pairing(),
             pipelines: self.runner.pipelines.get().cloned(),
+            tallies: self.runner.tallies(),
         }
     }
 }

@@ -196,7 +196,7 @@ pub struct TrialPlan {
     units: usize,
     load_groups: Vec<LoadGroup>,
     slots: usize,
-    path: RulePath,
+    pub(crate) path: RulePath,
     sampling: Sampling,
     /// Each slot's load.
     slot_loads: Vec<f64>,

@@ -195,7 +195,13 @@ impl TraceReport {
         let ranks = stats::ranks_by_mean(&means);
         let slowest = stats::slowest(trace, s);
         let autocorrelations: Vec<Option<f64>> = series.iter().map(|x| stats::lag1_autocorrelation(x)).collect();
-        let (mean_cross_correlation, correlated_pairs) = stats::mean_cross_correlation(&series);
+        // The cross-worker correlations (O(n²·T), one thread) beside the
+        // model's fits: each takes the other's idle threads.
+        let mut model_notes = Vec::new();
+        let ((mean_cross_correlation, correlated_pairs), (model, shares, fitted)) = rayon::join(
+            || stats::mean_cross_correlation(&series),
+            || fit_model(trace, &series, seed, progress, &mut model_notes),
+        );
         let defined: Vec<f64> = autocorrelations.iter().flatten().copied().collect();
         let mean_autocorrelation = (!defined.is_empty()).then(|| mean(&defined));
         if steps < stats::MIN_STEPS {
@@ -225,7 +231,7 @@ impl TraceReport {
             ));
         }
 
-        let (model, shares, fitted) = fit_model(trace, &series, seed, progress, &mut notes);
+        notes.append(&mut model_notes);
 
         let per_worker = (0..n)
             .map(|w| WorkerRow {
@@ -344,29 +350,8 @@ fn fit_model(
         (Ok(_), Some(_)) => {}
     }
 
-    // The base law: the normal-state times.
-    let normal_times: Vec<f64> = match &posterior {
-        Some(post) => series
-            .iter()
-            .zip(post)
-            .flat_map(|(x, p)| x.iter().zip(p).filter(|(_, p)| **p < 0.5).map(|(x, _)| *x))
-            .collect(),
-        None => trace.all().to_vec(),
-    };
-    let base = best_fit(&normal_times);
-    if let Err(e) = &base {
-        notes.push(format!("no base law: {e}"));
-    }
-
-    let errors = slow.and_then(|f| {
-        if n < hmm::MIN_RESAMPLED_WORKERS {
-            notes.push(format!(
-                "no standard errors: they resample workers, and {n} are fewer than {}",
-                hmm::MIN_RESAMPLED_WORKERS
-            ));
-            return None;
-        }
-        hmm::bootstrap(&f.model, &fitted_series, blocks.len(), seed, progress)
+    let (normal_times, base, errors) = base_and_errors(trace, series, posterior.as_ref(), notes, || {
+        slow.and_then(|f| hmm::bootstrap(&f.model, &fitted_series, blocks.len(), seed, progress))
     });
     let shares: Option<Vec<f64>> = posterior.as_ref().map(|post| {
         post.iter()
@@ -395,6 +380,48 @@ fn fit_model(
     };
     let fitted = base.ok().map(|b| fitted_dist(&b.law, slow, notes));
     (model, shares, fitted)
+}
+
+/// The base law fitted to the normal-state times (every time without a
+/// slow state, `posterior` None), and the model's standard errors from
+/// `bootstrap` (None with too few workers), with a note for each that is
+/// absent. The two run at once: the base law reads every time on one
+/// thread while the bootstrap's refits fill the others.
+fn base_and_errors(
+    trace: &Trace,
+    series: &[Vec<f64>],
+    posterior: Option<&Vec<Vec<f64>>>,
+    notes: &mut Vec<String>,
+    bootstrap: impl FnOnce() -> Option<hmm::StandardErrors> + Send,
+) -> (
+    Vec<f64>,
+    Result<crate::fit::Fit, crate::fit::FitError>,
+    Option<hmm::StandardErrors>,
+) {
+    let n = trace.workers();
+    let normal_times: Vec<f64> = match posterior {
+        Some(post) => series
+            .iter()
+            .zip(post)
+            .flat_map(|(x, p)| x.iter().zip(p).filter(|(_, p)| **p < 0.5).map(|(x, _)| *x))
+            .collect(),
+        None => trace.all().to_vec(),
+    };
+    let resampled = n >= hmm::MIN_RESAMPLED_WORKERS;
+    let (base, errors) = rayon::join(
+        || best_fit(&normal_times),
+        || if resampled { bootstrap() } else { None },
+    );
+    if let Err(e) = &base {
+        notes.push(format!("no base law: {e}"));
+    }
+    if posterior.is_some() && !resampled {
+        notes.push(format!(
+            "no standard errors: they resample workers, and {n} are fewer than {}",
+            hmm::MIN_RESAMPLED_WORKERS
+        ));
+    }
+    (normal_times, base, errors)
 }
 
 /// The `--dist` string of the base law with the slow state: p_slow and

@@ -101,6 +101,7 @@ mod scratch;
 mod slots;
 mod spacings;
 mod strategy;
+mod tensor;
 
 use super::kernels::{
     additive_time, descending_run, gather_top, max_of_group_minima, merge_runs, merge_runs_top, neg_ln_one_minus_exp,

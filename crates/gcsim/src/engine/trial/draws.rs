@@ -2,13 +2,14 @@
 //! buffer and the generator held in registers, the draws themselves those
 //! of [`Dist::sample`] and [`Dist::sample_in_state`], in the same order.
 
-use rand::Rng;
-use rand_distr::{Distribution, Exp1, StandardNormal};
+use rand_distr::{Distribution, StandardNormal};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::dist::{Base, Dist};
+use crate::rng::exponentials;
 
 /// Fills `out` with draws of `law`, as many calls of [`Dist::sample`].
-pub(super) fn fill<R: Rng + Clone>(law: &Dist, rng: &mut R, out: &mut [f64]) {
+pub(super) fn fill(law: &Dist, rng: &mut Xoshiro256PlusPlus, out: &mut [f64]) {
     if law.stragglers().is_some() || law.groups().is_some() {
         // Each draw has its own state uniforms after its base draw.
         out.iter_mut().for_each(|d| *d = law.sample(rng));
@@ -21,46 +22,45 @@ pub(super) fn fill<R: Rng + Clone>(law: &Dist, rng: &mut R, out: &mut [f64]) {
 /// `slow[i mod slow.len()]`, the workers' of each unit in turn; none
 /// without a straggler mixture), as many calls of
 /// [`Dist::sample_in_state`].
-pub(super) fn fill_in_state<R: Rng + Clone>(law: &Dist, rng: &mut R, out: &mut [f64], slow: &[bool]) {
+pub(super) fn fill_in_state(law: &Dist, rng: &mut Xoshiro256PlusPlus, out: &mut [f64], slow: &[bool]) {
     let slowdown = law.stragglers().map(|(_, s)| s);
+    // The draws in loops of their own (the stream's in one that calls
+    // nothing, or nothing but the rare case), then the slow workers' scaled.
+    match law.base() {
+        Base::Exp { rate } => {
+            exponentials(rng, out, rate);
+            return slow_scaled(out, slow, slowdown);
+        }
+        Base::LogNormal { mu, sigma } => {
+            let mut local = rng.clone();
+            out.iter_mut().for_each(|z| *z = StandardNormal.sample(&mut local));
+            *rng = local;
+            out.iter_mut().for_each(|z| *z = (mu + sigma * *z).exp());
+            return slow_scaled(out, slow, slowdown);
+        }
+        _ => {}
+    }
     let mut local = rng.clone();
     let r = &mut local;
-    match law.base() {
-        // x / 1 is x: no division per draw at the unit rate.
-        Base::Exp { rate: 1.0 } => each(r, out, slow, slowdown, |r| {
-            <Exp1 as Distribution<f64>>::sample(&Exp1, r)
-        }),
-        Base::Exp { rate } => each(r, out, slow, slowdown, |r| {
-            <Exp1 as Distribution<f64>>::sample(&Exp1, r) / rate
-        }),
-        Base::LogNormal { mu, sigma } => each(r, out, slow, slowdown, |r| {
-            let z: f64 = StandardNormal.sample(r);
-            (mu + sigma * z).exp()
-        }),
-        _ => match slowdown {
-            Some(_) => out
-                .iter_mut()
-                .zip(slow.iter().cycle())
-                .for_each(|(d, &s)| *d = law.sample_in_state(r, s)),
-            None => out.iter_mut().for_each(|d| *d = law.sample_in_state(r, false)),
-        },
+    match slowdown {
+        Some(_) => out
+            .iter_mut()
+            .zip(slow.iter().cycle())
+            .for_each(|(d, &s)| *d = law.sample_in_state(r, s)),
+        None => out.iter_mut().for_each(|d| *d = law.sample_in_state(r, false)),
     }
     *rng = local;
 }
 
-/// `draw` into each of `out`, times `slowdown` where `slow` says.
-#[inline(always)]
-fn each<R: Rng>(rng: &mut R, out: &mut [f64], slow: &[bool], slowdown: Option<f64>, draw: impl Fn(&mut R) -> f64) {
-    match slowdown {
-        Some(k) => {
-            assert!(out.len().is_multiple_of(slow.len()), "a state per worker");
-            for unit in out.chunks_exact_mut(slow.len()) {
-                for (d, &s) in unit.iter_mut().zip(slow) {
-                    let x = draw(rng);
-                    *d = if s { x * k } else { x };
-                }
-            }
-        }
-        None => out.iter_mut().for_each(|d| *d = draw(rng)),
+/// `out`'s draws (unit-major, a state per worker) times `slowdown` where
+/// `slow` says: worker by worker, only a slow one's draws touched.
+fn slow_scaled(out: &mut [f64], slow: &[bool], slowdown: Option<f64>) {
+    let Some(k) = slowdown else {
+        return;
+    };
+    let n = slow.len();
+    assert!(out.len().is_multiple_of(n), "a state per worker");
+    for (w, _) in slow.iter().enumerate().filter(|(_, s)| **s) {
+        out.iter_mut().skip(w).step_by(n).for_each(|d| *d *= k);
     }
 }

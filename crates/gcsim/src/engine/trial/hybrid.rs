@@ -16,6 +16,7 @@ use rand_distr::Distribution;
 use super::TrialPlan;
 use super::lanes::Lanes;
 use super::scratch::{PipelineBuffers, Scratch};
+use super::tensor::TensorGroups;
 use crate::parallel::timeline::{TimelineOp, TimelineSum};
 use crate::parallel::{Parallel, Program, Timeline};
 use crate::rng::trial_rng;
@@ -41,6 +42,8 @@ pub(crate) struct Hybrid {
     most: usize,
     /// Gradient buckets per stage (1 without a collective).
     buckets: usize,
+    /// How the tensor groups are drawn whole, where they can be.
+    tensor: Option<TensorGroups>,
 }
 
 /// One trial's pipeline totals per program and its gradient sums' span
@@ -94,12 +97,13 @@ impl Hybrid {
             .map(|((m, rule), cost)| (distinct.binary_search(m).expect("listed"), rule, cost))
             .collect();
         Some(Self {
-            parallel,
             programs,
             lanes,
             slots,
             most,
             buckets: study.aggregation().collective().map_or(1, |c| c.buckets),
+            tensor: TensorGroups::of(study.workers(), parallel.layout.tp),
+            parallel,
         })
     }
 
@@ -120,11 +124,13 @@ impl Hybrid {
 
     /// Runs program `k` on the computes in `b` (filled by
     /// [`TrialPlan::fill_compute`]) of `count` trials' replicas side by
-    /// side, leaving the times in `b.times`.
-    fn run_program(&self, k: usize, b: &mut PipelineBuffers, count: usize) {
+    /// side, leaving the times in `b.times` (the stages' busy times where
+    /// `busy`).
+    fn run_program(&self, k: usize, b: &mut PipelineBuffers, count: usize, busy: bool) {
         let p = &self.parallel;
         let lanes = count * p.layout.dp;
-        self.lanes[k].run(&b.compute, lanes, p.forward_share(), p.p2p_time, &mut b.times);
+        let at = (p.forward_share(), p.p2p_time, busy);
+        self.lanes[k].run(&b.compute, lanes, at, &mut b.times);
     }
 
     /// From program `k`'s times in `b.times`, trial `q`'s of `count`: each
@@ -265,7 +271,7 @@ impl TrialPlan {
         b.tails.resize(programs, Vec::new());
         let (mut totals, spans) = stats.unzip();
         for k in 0..programs {
-            h.run_program(k, b, 1);
+            h.run_program(k, b, 1, totals.is_some());
             h.gather(k, b, (1, 0), k, totals.as_deref_mut().map(|t| &mut t[k]));
         }
         h.slot_times(b, |k| k, out, spans);
@@ -295,8 +301,9 @@ impl TrialPlan {
         let programs = h.programs.len();
         b.done.resize(programs * count, Vec::new());
         b.tails.resize(programs * count, Vec::new());
+        let busy = entries.iter().any(Option::is_some);
         for k in 0..programs {
-            h.run_program(k, b, count);
+            h.run_program(k, b, count, busy);
             for (q, entry) in entries.iter_mut().enumerate() {
                 h.gather(
                     k,
@@ -322,10 +329,21 @@ impl TrialPlan {
     /// q·D + d of each compute row.
     fn fill_compute(&self, h: &Hybrid, (seed, trial): (u64, u64), scratch: &mut Scratch, (count, q): (usize, usize)) {
         let mut rng = trial_rng(seed, trial);
-        self.draw(&mut rng, scratch);
         let p = &h.parallel;
         let (dp, pp, tp) = (p.layout.dp, p.layout.pp, p.layout.tp);
         let most = h.most;
+        // Per unit, each tensor group's `width` values: its ranks', or its
+        // slowest rank's where the groups are drawn whole.
+        let (width, per_unit) = match &h.tensor {
+            Some(g) => {
+                self.draw_slowest(g, &mut rng, scratch, most, None);
+                (1, dp * pp)
+            }
+            None => {
+                self.draw(&mut rng, scratch);
+                (tp, self.n)
+            }
+        };
         let b = &mut scratch.hybrid;
         b.works.resize(dp * most, 1.0);
         if let Some(law) = &p.microbatch_work {
@@ -333,23 +351,27 @@ impl TrialPlan {
         }
         let lanes = count * dp;
         b.compute.resize(pp * most * lanes, 0.0);
-        let n = self.n;
         // Unit by unit, its draws in rank order (rank (d·P + i)·T + t), each
         // stage's tensor group one after the other.
         let (compute, works, stage_work) = (&mut b.compute[..], &b.works[..], &p.stage_work[..pp]);
+        let draws = if h.tensor.is_some() {
+            &b.slowest[..]
+        } else {
+            &scratch.draws[..]
+        };
         let row = most * lanes;
         for j in 0..most {
-            let unit = &scratch.draws[j * n..(j + 1) * n];
+            let unit = &draws[j * per_unit..(j + 1) * per_unit];
             for d in 0..dp {
                 let work = works[d * most + j];
-                let ranks = &unit[d * pp * tp..(d + 1) * pp * tp];
+                let ranks = &unit[d * pp * width..(d + 1) * pp * width];
                 let at = &mut compute[j * lanes + q * dp + d..];
-                if tp == 1 {
+                if width == 1 {
                     for (i, &x) in ranks.iter().enumerate() {
-                        at[i * row] = stage_work[i] * work * f64::NEG_INFINITY.max(x);
+                        at[i * row] = stage_work[i] * work * x;
                     }
                 } else {
-                    for (i, group) in ranks.chunks_exact(tp).enumerate() {
+                    for (i, group) in ranks.chunks_exact(width).enumerate() {
                         let slowest = group.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                         at[i * row] = stage_work[i] * work * slowest;
                     }
@@ -364,6 +386,9 @@ impl TrialPlan {
         let h = self.hybrid.as_ref()?;
         let mut scratch = self.scratch();
         self.fill_compute(h, (seed, trial), &mut scratch, (1, 0));
+        if let Some(g) = &h.tensor {
+            self.tensor_ranks(g, (seed, trial), h.most, &mut scratch);
+        }
         let p = &h.parallel;
         let (dp, pp, tp, most) = (p.layout.dp, p.layout.pp, p.layout.tp, h.most);
         let (k, rule, cost) = h.slots[slot];
@@ -372,7 +397,7 @@ impl TrialPlan {
         let b = &mut scratch.hybrid;
         b.done.resize(h.programs.len(), Vec::new());
         b.tails.resize(h.programs.len(), Vec::new());
-        h.run_program(k, b, 1);
+        h.run_program(k, b, 1, false);
         h.gather(k, b, (1, 0), k, None);
         let lanes = &h.lanes[k];
         let (done, tails) = (&b.done[k], &b.tails[k]);

@@ -530,7 +530,7 @@ impl TrialPlan {
     /// Draws the iteration's states into `carried`: each group's, then each
     /// worker's, from the previous iteration's (the stationary law in the
     /// first), with `law(w)` worker w's law.
-    fn draw_states<'a>(
+    pub(super) fn draw_states<'a>(
         &self,
         rng: &mut rand_xoshiro::Xoshiro256PlusPlus,
         carried: &mut Carried,
@@ -570,7 +570,7 @@ pub(super) struct Carried {
     /// The iteration within the trial.
     pub(super) iteration: u64,
     /// Per worker, whether its own state is slow.
-    own: Vec<bool>,
+    pub(super) own: Vec<bool>,
     /// Per group of workers, whether it is slow.
     group: Vec<bool>,
     /// The replayed trace's first step, and the recorded worker behind each

@@ -181,4 +181,9 @@ pub(crate) struct PipelineBuffers {
     pub(super) ready: Vec<f64>,
     /// One stage's replicas, for a selection.
     pub(super) column: Vec<f64>,
+    /// Per unit, each tensor group's slowest rank, where the groups are
+    /// drawn whole (see [`super::tensor`]).
+    pub(super) slowest: Vec<f64>,
+    /// Per tensor group, its slow ranks.
+    pub(super) kinds: Vec<u32>,
 }

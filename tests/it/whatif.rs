@@ -8,6 +8,7 @@ use assert_cmd::Command;
 use gcsim::whatif::{Analysis, LayoutSpec, OpTrace};
 use serde_json::Value;
 
+mod figures;
 mod hand;
 
 fn data(name: &str) -> PathBuf {

@@ -67,8 +67,9 @@ impl<'a> Lanes<'a> {
                 Unit::Op(v) => {
                     let at = v as usize * lanes;
                     self.ready(v, &mut t, delay);
-                    for l in at..at + lanes {
-                        t.end[l] = t.start[l] + d[l];
+                    let ends = t.end[at..at + lanes].iter_mut();
+                    for ((e, s), dl) in ends.zip(&t.start[at..at + lanes]).zip(&d[at..at + lanes]) {
+                        *e = s + dl;
                     }
                 }
                 Unit::Group(g) => {

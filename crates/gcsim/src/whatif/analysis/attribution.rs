@@ -23,7 +23,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Each op type's ideal, and the ideal durations and transfers per slot.
-fn ideal(job: &Job<'_>) -> (Vec<Ideal>, Vec<f64>, Vec<f64>) {
+pub(super) fn ideal(job: &Job<'_>) -> (Vec<Ideal>, Vec<f64>, Vec<f64>) {
     let lanes = job.lanes.lanes();
     let graph = job.graph;
     let mut d = job.duration.clone();
@@ -116,7 +116,7 @@ pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<
     let ideal = (&d_ideal[..], &x_ideal[..]);
     let step_ideal = job.step_times(ideal.0, ideal.1);
     let (tori, tideal) = (mean(&step_replay), mean(&step_ideal));
-    if !(tideal > 0.0) {
+    if tideal.is_nan() || tideal <= 0.0 {
         return Err(WhatIfError::new(format!(
             "{}: the ideal step takes no time (every op has duration 0); nothing to compare",
             job.trace().file
@@ -227,11 +227,7 @@ pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<
 /// The ⌈3%⌉ of the trace's ranks with the largest min(S_dp, S_stage),
 /// smaller rank first on ties: (rank, dp rank, stage).
 fn worst_ranks(job: &Job<'_>, scores: &[Vec<f64>], dp: usize, pp: usize) -> Vec<(u32, usize, u32)> {
-    let trace = job.trace();
-    let mut rank_of = vec![None; dp * pp];
-    for i in 0..trace.len() {
-        rank_of[trace.dp_rank[i] as usize * pp + trace.stage[i] as usize] = Some(trace.rank[i]);
-    }
+    let rank_of = job.worker_ranks(dp, pp);
     let mut ranks: Vec<(u32, usize, u32, f64)> = rank_of
         .iter()
         .enumerate()

@@ -14,6 +14,7 @@ use gcsim::report::{Row, RunConfig};
 use gcsim::study::Study;
 use gcsim_figures::plot::canvas::StyleError;
 use gcsim_figures::plot::data::{PlotRow, chart_rows, write_rows};
+use gcsim_figures::plot::heatmap::Grid;
 use gcsim_figures::plot::survival::{Curve, survival_chart};
 use gcsim_figures::plot::sweep::{Metric, SweepData, sweep_chart};
 use gcsim_figures::plot::{FigureFormat, FigureSize, FigureStyle, LineChart, PlotError};
@@ -229,6 +230,16 @@ pub fn draw_chart(chart: &LineChart, path: &Path, options: &FigureOptions) -> Re
     draw_atomically(path, |temp| gcsim_figures::plot::draw(&chart, temp, &options.style))?;
     if let Some(data) = &options.data {
         write_data(data, &chart_rows(&chart, &file_name(path)))?;
+    }
+    Ok(())
+}
+
+/// Draws the heatmap `grid` to `path` in `options`' style, and writes its
+/// cells to `options.data` if set.
+pub fn draw_heatmap(grid: &Grid, path: &Path, options: &FigureOptions) -> Result<()> {
+    draw_atomically(path, |temp| grid.draw(temp, &options.style))?;
+    if let Some(data) = &options.data {
+        write_data(data, &grid.data_rows(&file_name(path)))?;
     }
     Ok(())
 }

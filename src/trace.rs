@@ -13,9 +13,10 @@ use clap::{Args, Subcommand};
 use gcsim::engine::Progress;
 use gcsim::export::Format;
 use gcsim::trace::{Trace, TraceReport};
-use gcsim_figures::plot::heatmap::{heatmap_figure, heatmap_rows};
+use gcsim_figures::plot::PlotError;
+use gcsim_figures::plot::heatmap::trace_grid;
 
-use super::figure::{FigureOptions, PlotArgs, check_destination, draw_atomically, file_name, write_data};
+use super::figure::{FigureOptions, PlotArgs, check_destination, draw_heatmap};
 use super::notes::note;
 use super::output::{self, Output};
 use super::progress::Bar;
@@ -198,11 +199,8 @@ impl Analysis {
             None => {}
         }
         if let Some(plot) = &self.plot {
-            let style = &self.figure.style;
-            draw_atomically(plot, |temp| heatmap_figure(trace, temp, style))?;
-            if let Some(data) = &self.figure.data {
-                write_data(data, &heatmap_rows(trace, &file_name(plot))?)?;
-            }
+            let grid = trace_grid(trace).ok_or_else(|| PlotError::Empty(plot.display().to_string()))?;
+            draw_heatmap(&grid, plot, &self.figure)?;
         }
         Ok(Status::Success)
     }

@@ -12,8 +12,11 @@ use clap::Args;
 use serde::Serialize;
 
 use gcsim::export::{Export, Format};
-use gcsim::whatif::{Analysis, AttributionRow, LayoutSpec, OpTrace};
+use gcsim::whatif::{Analysis, AttributionRow, LayoutSpec, OpTrace, StepTimelines, check_step};
+use gcsim_figures::plot::heatmap::worker_grid;
 
+use super::figure::{FigureOptions, PlotArgs, check_destination, draw_heatmap};
+use super::flags::{OUT, STEP, TIMELINE};
 use super::notes::note;
 use super::output::{self, Output};
 use super::{Status, usage};
@@ -60,10 +63,25 @@ minus 1); S_t, S_dp, S_stage and S per step: the ideal with only that group's
 ops at their measured times; M_S and M_W: the share of the slowdown removed
 by idealising the last stage, or the worst 3% of ranks by min(S_dp, S_stage).
 
+--plot draws min(S_dp, S_stage) per worker, dp ranks across and stages up
+(Fig. 14 of Lin et al.), on ColorBrewer's Reds from 1 (no straggling) to 1.5
+or the largest value, each cell's value written in it where it fits;
+--plot-data writes one row per cell (series `stage S`, x the dp rank, y the
+value). --timeline writes one step (--step, by default the step with the
+largest S) as a Chrome trace for ui.perfetto.dev: process 0 the replay with
+the measured durations and no launch delay (the run S compares; with the
+launch delays the replay is the trace itself), process 1 the ideal run;
+per (dp rank, stage) worker a thread of its compute ops, then threads of its
+communication, where it overlaps; one event per op, named <optype>_<seq>_<stage>,
+with the args optype, seq, step, dp_rank and stage; times in microseconds
+from the step's start.
+
 Examples:
   gcsim whatif trace-ST.parquet --meta meta-ST.yaml
   gcsim whatif trace-SE.parquet --meta meta-SE.yaml --format json --out se.json
-  gcsim whatif job.csv --layout dp=2,pp=4"
+  gcsim whatif job.csv --layout dp=2,pp=4
+  gcsim whatif trace-SE.parquet --meta meta-SE.yaml --plot se.png --plot-data se.csv
+  gcsim whatif trace-ST.parquet --meta meta-ST.yaml --timeline st.json --step 5"
 )]
 pub struct WhatIfArgs {
     /// The per-op trace (Parquet or CSV).
@@ -85,6 +103,23 @@ pub struct WhatIfArgs {
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub out: Option<PathBuf>,
+
+    /// Draw min(S_dp, S_stage) per worker as a heatmap, dp rank x stage
+    /// (.png, .svg or .pdf). Example: --plot heatmap.png
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub figure: PlotArgs,
+
+    /// Write one step's replayed and ideal timelines as a Chrome trace
+    /// (.json, for ui.perfetto.dev). Example: --timeline step.json
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
+
+    /// The step --timeline writes [default: the step with the largest S].
+    #[arg(long, value_name = "STEP", allow_negative_numbers = true)]
+    pub step: Option<i64>,
 
     /// Fit the job to the hybrid-parallel model and simulate it under each mitigation (fix the slowest rank, rebalance the stages, balance the microbatches, frc/crc s=1 across replicas, drop the slowest replica).
     #[arg(long)]
@@ -111,6 +146,10 @@ pub struct WhatIfJob {
     /// Steps and seed of the mitigations' simulations, with --mitigate.
     mitigate: Option<(u64, u64)>,
     quiet: bool,
+    plot: Option<PathBuf>,
+    figure: FigureOptions,
+    /// The `--timeline` file, and the `--step` it writes.
+    timeline: Option<(PathBuf, Option<i64>)>,
 }
 
 /// The analysis, with the mitigations when asked for.
@@ -149,6 +188,12 @@ impl TryFrom<WhatIfArgs> for WhatIfJob {
         if args.mitigate && args.trials < 2 {
             bail!("--trials {}: give 2 or more simulated steps", args.trials);
         }
+        let others = [(OUT, args.out.as_deref()), (TIMELINE, args.timeline.as_deref())];
+        let figure = args.figure.options(args.plot.as_deref(), false, &others)?;
+        if let Some(plot) = &args.plot {
+            check_destination(plot)?;
+        }
+        let timeline = check_timeline(args.timeline, args.step)?;
         super::output::names::input("TRACE", &args.trace)?;
         let layout = match (&args.meta, &args.layout) {
             (Some(meta), _) => {
@@ -163,20 +208,50 @@ impl TryFrom<WhatIfArgs> for WhatIfJob {
         };
         let trace = OpTrace::read(&args.trace)?;
         let mitigate = args.mitigate.then_some((args.trials, args.seed));
+        if let Some(step) = args.step {
+            check_step(&trace.step, step)?;
+        }
         Ok(WhatIfJob {
             trace,
             layout,
             output,
             mitigate,
             quiet: args.quiet,
+            plot: args.plot,
+            figure,
+            timeline,
         })
     }
+}
+
+/// Checks `--timeline` (a writable .json file) and that `--step` goes with it.
+fn check_timeline(path: Option<PathBuf>, step: Option<i64>) -> Result<Option<(PathBuf, Option<i64>)>> {
+    let Some(path) = path else {
+        if step.is_some() {
+            anyhow::bail!("{STEP} picks the step that {TIMELINE} writes: give {TIMELINE} FILE.json too");
+        }
+        return Ok(None);
+    };
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    if ext.as_deref() != Some("json") {
+        anyhow::bail!(
+            "{TIMELINE} {}: a Chrome trace is JSON; give a .json file",
+            path.display()
+        );
+    }
+    output::check(TIMELINE, &path)?;
+    Ok(Some((path, step)))
 }
 
 impl WhatIfJob {
     /// Analyses the trace and writes the report.
     pub fn execute(self) -> Result<Status> {
-        let analysis = Analysis::new(&self.trace, &self.layout).map_err(usage)?;
+        let (analysis, timelines) = match &self.timeline {
+            Some((_, step)) => Analysis::with_timelines(&self.trace, &self.layout, *step)
+                .map(|(a, t)| (a, Some(t)))
+                .map_err(usage)?,
+            None => (Analysis::new(&self.trace, &self.layout).map_err(usage)?, None),
+        };
         if analysis.clipped_delays > 0 {
             eprintln!(
                 "warning: {} ops started more than 10 ms before an op they depend on ended (taken as clock error)",
@@ -204,6 +279,23 @@ impl WhatIfJob {
         if let Some(path) = self.output.write(&report)? {
             note!("wrote the what-if analysis of {file} to {}", path.display());
         }
+        if let Some(plot) = &self.plot {
+            draw_heatmap(&worker_grid(&report.analysis), plot, &self.figure)?;
+        }
+        if let (Some((path, _)), Some(timelines)) = (&self.timeline, timelines) {
+            write_timelines(&timelines, path)?;
+        }
         Ok(Status::Success)
     }
+}
+
+/// Writes a step's timelines as a Chrome trace, atomically.
+fn write_timelines(timelines: &StepTimelines, path: &std::path::Path) -> Result<()> {
+    output::write_atomically(path, |out| timelines.write_chrome_trace(out))?;
+    note!(
+        "wrote the replayed and ideal timelines of step {} to {}",
+        timelines.step,
+        path.display()
+    );
+    Ok(())
 }

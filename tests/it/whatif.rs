@@ -9,6 +9,7 @@ use gcsim::whatif::{Analysis, LayoutSpec, OpTrace};
 use serde_json::Value;
 
 mod errors;
+mod figures;
 mod hand;
 
 fn data(name: &str) -> PathBuf {

@@ -11,6 +11,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+pub mod chrome;
 mod columns;
 pub mod markup;
 pub use columns::{ColumnError, Columns, column_names, table_cell, write_cells, write_columns, write_vertical};

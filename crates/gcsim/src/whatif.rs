@@ -8,7 +8,8 @@
 //! - [`LayoutSpec`] the job's layout (the artifact's metadata YAML or a
 //!   `dp=…,pp=…` string), checked against the trace;
 //! - [`Graph`] is the dependency template, [`Lanes`] the replay;
-//! - [`Analysis`] is the slowdown S and its attributions.
+//! - [`Analysis`] is the slowdown S and its attributions;
+//! - [`StepTimelines`] one step's replay and ideal run, op by op.
 
 mod analysis;
 mod columns;
@@ -19,6 +20,7 @@ mod parquet;
 mod replay;
 mod report;
 mod table;
+mod timeline;
 
 use std::fmt;
 
@@ -32,6 +34,7 @@ pub use meta::{Layout, LayoutSpec};
 pub use optype::OpType;
 pub use replay::{Lanes, Timeline};
 pub use table::OpTrace;
+pub use timeline::{StepRun, StepTimelines, TimedOp, check_step};
 
 /// A trace or layout the analysis cannot use: one line naming the file, row
 /// and column, or the flag, and what is accepted.

@@ -6,9 +6,8 @@
 
 use std::io::{self, Write};
 
-use serde::Serialize;
-
 use super::Layout;
+use crate::export::chrome::{self, Event};
 
 /// One op of one stage of one replica in a sampled iteration.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,21 +57,6 @@ pub struct Timeline {
     pub optimizer: (f64, f64),
 }
 
-#[derive(Serialize)]
-struct Event<'a> {
-    name: String,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    cat: &'a str,
-    ph: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ts: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dur: Option<f64>,
-    pid: usize,
-    tid: usize,
-    args: serde_json::Value,
-}
-
 impl Timeline {
     /// The iteration's end.
     pub fn end(&self) -> f64 {
@@ -85,41 +69,15 @@ impl Timeline {
         let l = self.layout;
         let mut events = Vec::new();
         for d in 0..l.dp {
-            events.push(Event {
-                name: "process_name".into(),
-                cat: "",
-                ph: "M",
-                ts: None,
-                dur: None,
-                pid: d,
-                tid: 0,
-                args: serde_json::json!({ "name": format!("replica {d}") }),
-            });
+            events.push(Event::name("process_name", (d, 0), format!("replica {d}")));
             for i in 0..l.pp {
                 for t in 0..l.tp {
-                    events.push(Event {
-                        name: "thread_name".into(),
-                        cat: "",
-                        ph: "M",
-                        ts: None,
-                        dur: None,
-                        pid: d,
-                        tid: i * l.tp + t,
-                        args: serde_json::json!({ "name": format!("stage {i} tp {t} (rank {})", l.rank(d, i, t)) }),
-                    });
+                    let name = format!("stage {i} tp {t} (rank {})", l.rank(d, i, t));
+                    events.push(Event::name("thread_name", (d, i * l.tp + t), name));
                 }
             }
         }
-        let span = |name: String, cat, (start, end): (f64, f64), (pid, tid), args| Event {
-            name,
-            cat,
-            ph: "X",
-            ts: Some(start * to_micros),
-            dur: Some((end - start) * to_micros),
-            pid,
-            tid,
-            args,
-        };
+        let span = |name, cat, times, thread, args| Event::span(name, cat, times, to_micros, thread, args);
         // Chunks are named only where a stage has more than one.
         let chunked = self.ops.iter().any(|op| op.chunk > 0);
         for op in &self.ops {
@@ -168,8 +126,6 @@ impl Timeline {
                 ));
             }
         }
-        let trace = serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ms" });
-        serde_json::to_writer(&mut *out, &trace)?;
-        writeln!(out)
+        chrome::write(&events, out)
     }
 }

@@ -20,6 +20,7 @@ use super::graph::{Graph, lane_rows};
 use super::meta::{Layout, LayoutSpec};
 use super::replay::{Lanes, Timeline};
 use super::table::OpTrace;
+use super::timeline::{StepRun, StepTimelines, TimedOp, check_step};
 use super::{PerStep, Ranked, WhatIfError};
 
 mod attribution;
@@ -154,6 +155,29 @@ pub(crate) struct Job<'a> {
 impl Analysis {
     /// Analyses a trace under a layout.
     pub fn new(trace: &OpTrace, spec: &LayoutSpec) -> Result<Self, WhatIfError> {
+        Ok(Self::build(trace, spec, |_, _| Ok(()))?.0)
+    }
+
+    /// Analyses a trace, and replays `step` (by default the step with the
+    /// largest S, the first of `by_step`) op by op, as measured and ideal.
+    pub fn with_timelines(
+        trace: &OpTrace,
+        spec: &LayoutSpec,
+        step: Option<i64>,
+    ) -> Result<(Self, StepTimelines), WhatIfError> {
+        Self::build(trace, spec, |job, analysis| {
+            let step = step.unwrap_or(analysis.by_step.0[0].0);
+            check_step(&analysis.steps, step)?;
+            Ok(job.timelines(analysis, step))
+        })
+    }
+
+    /// The analysis, and what `then` makes of the job and the analysis.
+    fn build<T>(
+        trace: &OpTrace,
+        spec: &LayoutSpec,
+        then: impl FnOnce(&Job<'_>, &Analysis) -> Result<T, WhatIfError>,
+    ) -> Result<(Self, T), WhatIfError> {
         let layout = spec.resolve(trace)?;
         let mut steps = trace.step.clone();
         steps.sort_unstable();
@@ -167,7 +191,9 @@ impl Analysis {
         let slot_row = lane_rows(trace, &graph, &steps, layout.dp, layout.pp)?;
         let lanes = Lanes::new(&graph, layout.dp as usize, steps.len());
         let job = Job::new(trace, &graph, lanes, slot_row, &steps);
-        attribution::analyse(&job, layout, steps)
+        let analysis = attribution::analyse(&job, layout, steps)?;
+        let more = then(&job, &analysis)?;
+        Ok((analysis, more))
     }
 }
 
@@ -298,6 +324,55 @@ impl<'a> Job<'a> {
     /// The trace.
     pub fn trace(&self) -> &OpTrace {
         self.trace
+    }
+
+    /// Each (dp rank, stage) worker's rank, where the trace records one.
+    pub fn worker_ranks(&self, dp: usize, pp: usize) -> Vec<Option<u32>> {
+        let trace = self.trace;
+        let mut rank_of = vec![None; dp * pp];
+        for i in 0..trace.len() {
+            rank_of[trace.dp_rank[i] as usize * pp + trace.stage[i] as usize] = Some(trace.rank[i]);
+        }
+        rank_of
+    }
+
+    /// Step `step` (one the trace records) replayed with the measured
+    /// durations and with the ideal ones.
+    fn timelines(&self, analysis: &Analysis, step: i64) -> StepTimelines {
+        let s = analysis.steps.binary_search(&step).unwrap_or(0);
+        let (_, d_ideal, x_ideal) = attribution::ideal(self);
+        let (dp, pp) = (analysis.layout.dp, analysis.layout.pp);
+        let actual = format!("actual: step {step} replayed with the measured durations (no launch delay)");
+        let ideal = format!("ideal: step {step} with every op at its type's ideal duration");
+        StepTimelines {
+            step,
+            dp,
+            pp,
+            ranks: self.worker_ranks(dp as usize, pp as usize),
+            runs: [
+                self.step_run(s, "actual", actual, (&self.duration, &self.transfer)),
+                self.step_run(s, "ideal", ideal, (&d_ideal, &x_ideal)),
+            ],
+        }
+    }
+
+    /// The ops of step index `s` in the replay with durations and transfers `(d, x)`.
+    fn step_run(&self, s: usize, kind: &'static str, label: String, (d, x): (&[f64], &[f64])) -> StepRun {
+        let t = self.lanes.replay(d, x, None);
+        let (lanes, dp) = (self.lanes.lanes(), self.lanes.dp);
+        let mut ops = Vec::with_capacity(self.graph.len() * dp);
+        for (v, node) in self.graph.nodes.iter().enumerate() {
+            for k in 0..dp {
+                let slot = v * lanes + s * dp + k;
+                ops.push(TimedOp {
+                    node: node.clone(),
+                    dp_rank: k as u32,
+                    start: t.start[slot],
+                    end: t.end[slot],
+                });
+            }
+        }
+        StepRun { kind, label, ops }
     }
 }
 

@@ -27,7 +27,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Each op type's ideal, and the ideal durations and transfers per slot.
-fn ideal(job: &Job<'_>) -> (Vec<Ideal>, Vec<f64>, Vec<f64>) {
+pub(super) fn ideal(job: &Job<'_>) -> (Vec<Ideal>, Vec<f64>, Vec<f64>) {
     let lanes = job.lanes.lanes();
     let graph = job.graph;
     let mut d = job.duration.clone();
@@ -251,11 +251,7 @@ fn metrics(
 /// The ⌈3%⌉ of the trace's ranks with the largest min(S_dp, S_stage),
 /// smaller rank first on ties: (rank, dp rank, stage).
 fn worst_ranks(job: &Job<'_>, scores: &[Vec<f64>], dp: usize, pp: usize) -> Vec<(u32, usize, u32)> {
-    let trace = job.trace();
-    let mut rank_of = vec![None; dp * pp];
-    for i in 0..trace.len() {
-        rank_of[trace.dp_rank[i] as usize * pp + trace.stage[i] as usize] = Some(trace.rank[i]);
-    }
+    let rank_of = job.worker_ranks(dp, pp);
     let mut ranks: Vec<(u32, usize, u32, f64)> = rank_of
         .iter()
         .enumerate()

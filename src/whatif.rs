@@ -267,7 +267,9 @@ impl WhatIfJob {
                     );
                 };
                 let measured = analysis.step_measured.iter().sum::<f64>() / analysis.step_measured.len() as f64;
-                let result = mitigate::Mitigations::run(fit, measured, trials, seed);
+                let layout = &analysis.layout;
+                let gpus_per_rank = f64::from(layout.world) / f64::from(layout.dp * layout.pp);
+                let result = mitigate::Mitigations::run(fit, measured, gpus_per_rank, trials, seed);
                 // The simulations ran quietly; the notes are the command's again.
                 super::notes::set_quiet(self.quiet);
                 Some(result?)

@@ -31,7 +31,7 @@ pub struct Mitigation {
     pub ci95_high: f64,
     /// The fitted model's mean over this one's.
     pub speedup: f64,
-    /// GPU-hours per 1000 steps, every rank counted.
+    /// GPU-hours per 1000 steps, every GPU of the job counted.
     pub gpu_hours: f64,
 }
 
@@ -127,9 +127,9 @@ fn simulate(flags: &[String]) -> Result<serde_json::Value> {
 }
 
 impl Mitigations {
-    /// Fits nothing itself: simulates `fit` and each mitigation with
-    /// `trials` steps on `seed`.
-    pub fn run(fit: &HybridFit, measured: f64, trials: u64, seed: u64) -> Result<Self> {
+    /// Simulates the fitted model and each mitigation, `trials` steps each
+    /// on `seed`; GPU-hours count `gpus_per_rank` GPUs for each modelled rank.
+    pub fn run(fit: &HybridFit, measured: f64, gpus_per_rank: f64, trials: u64, seed: u64) -> Result<Self> {
         let mean_work = fit.stage_work.iter().sum::<f64>() / fit.stage_work.len() as f64;
         let balanced = vec![mean_work; fit.stage_work.len()];
         let worst = (0..fit.rank_mu.len())
@@ -206,7 +206,9 @@ impl Mitigations {
                 ci95_low: value("ci95_low"),
                 ci95_high: value("ci95_high"),
                 speedup: 0.0,
-                gpu_hours: value("gpu_hours"),
+                // The model has one rank per (replica, stage); each stands
+                // for its tensor- and context-parallel peers too.
+                gpu_hours: value("gpu_hours") * gpus_per_rank,
             });
         }
         let reference = rows[0].mean;

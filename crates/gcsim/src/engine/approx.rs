@@ -417,10 +417,10 @@ pub(crate) fn tallies_in_pass(study: &Study, plan: &TrialPlan) -> u64 {
 }
 
 /// The tallies of `study`'s strategies, counted over the first
-/// [`tally_trials`] trials of the study's streams: on the event timeline,
+/// `tally_trials` trials of the study's streams: on the event timeline,
 /// except the staleness of memoryless K-async, drawn in law (see
 /// `staleness_in_law`). `in_pass`, where given, holds the per-slot sums the
-/// main pass counted over those trials ([`tallies_in_pass`]), the same as
+/// main pass counted over those trials (`tallies_in_pass`), the same as
 /// the walk's, which is then not run.
 pub fn tallies(study: &Study, in_pass: Option<&[u64]>, progress: &dyn Progress) -> Tallies {
     let schemes = study.schemes();

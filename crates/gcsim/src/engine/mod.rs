@@ -129,13 +129,13 @@ pub struct Outcome {
     pub pipelines: Option<pipelines::PipelineSums>,
     /// The strategies' tallies per slot over their first trials, where
     /// this run simulated them and they count as the tallies' own walk
-    /// would (see [`approx::tallies_in_pass`]).
+    /// would (see `approx::tallies_in_pass`).
     pub tallies: Option<Vec<u64>>,
 }
 
 /// Equal statistics, whether or not a run counted the strategies' tallies
 /// on the way: where it did, they are the tallies' own walk's (see
-/// [`approx::tallies_in_pass`]), which a run that did not count them makes
+/// `approx::tallies_in_pass`), which a run that did not count them makes
 /// when its rows are written.
 impl PartialEq for Outcome {
     fn eq(&self, other: &Self) -> bool {

@@ -76,12 +76,24 @@ communication, where it overlaps; one event per op, named <optype>_<seq>_<stage>
 with the args optype, seq, step, dp_rank and stage; times in microseconds
 from the step's start.
 
+--mitigate fits the job to the hybrid-parallel model of `gcsim run
+--parallel` (each rank's log-normal time with its persistent offset, each
+stage's work, the microbatches' shared work from the covariance across
+stages, the backward ratio; the pipeline transfer, the gradient sum and the
+other ops at their ideal times), prints its flags, checks its mean step
+against the measured one, and simulates it (--trials steps on --seed) with
+the slowest rank fixed, the stages rebalanced, the microbatches balanced,
+frc and crc s=1 across replicas and the slowest replica dropped: mean,
+interval, speedup and GPU-hours per 1000 steps, every GPU counted.
+
 Examples:
   gcsim whatif trace-ST.parquet --meta meta-ST.yaml
   gcsim whatif trace-SE.parquet --meta meta-SE.yaml --format json --out se.json
   gcsim whatif job.csv --layout dp=2,pp=4
-  gcsim whatif trace-SE.parquet --meta meta-SE.yaml --plot se.png --plot-data se.csv
-  gcsim whatif trace-ST.parquet --meta meta-ST.yaml --timeline st.json --step 5"
+  gcsim whatif trace-SE.parquet --meta meta-SE.yaml --plot se.png \\
+      --plot-data se.csv
+  gcsim whatif trace-ST.parquet --meta meta-ST.yaml --timeline st.json --step 23
+  gcsim whatif trace-SE.parquet --meta meta-SE.yaml --mitigate"
 )]
 pub struct WhatIfArgs {
     /// The per-op trace (Parquet or CSV).
@@ -92,7 +104,7 @@ pub struct WhatIfArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "layout")]
     pub meta: Option<PathBuf>,
 
-    /// The job's layout as dp=D,pp=P[,tp=T][,cp=C][,vpp=V]; sizes not given come from the trace (tp and cp default to 1).
+    /// The job's layout as dp=D,pp=P, optionally with tp=T, cp=C and vpp=V; sizes not given come from the trace (tp and cp default to 1).
     #[arg(long, value_name = "SIZES")]
     pub layout: Option<String>,
 

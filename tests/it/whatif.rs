@@ -22,6 +22,11 @@ fn read_json(name: &str) -> Value {
 
 /// `gcsim whatif trace-JOB.parquet --meta meta-JOB.yaml --format json`.
 fn whatif_json(job: &str) -> Value {
+    whatif_json_with(job, &[])
+}
+
+/// The same with more arguments.
+fn whatif_json_with(job: &str, args: &[&str]) -> Value {
     let out = Command::cargo_bin("gcsim")
         .unwrap()
         .arg("whatif")
@@ -29,6 +34,7 @@ fn whatif_json(job: &str) -> Value {
         .arg("--meta")
         .arg(data(&format!("meta-{job}.yaml")))
         .args(["--format", "json"])
+        .args(args)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -188,17 +194,7 @@ fn mitigations_rank_as_the_guide_reads_them() {
         ("ST", 0.05, "rebalance the stages"),
         ("SE", 0.12, "balance the microbatches"),
     ] {
-        let out = Command::cargo_bin("gcsim")
-            .unwrap()
-            .arg("whatif")
-            .arg(data(&format!("trace-{job}.parquet")))
-            .arg("--meta")
-            .arg(data(&format!("meta-{job}.yaml")))
-            .args(["--mitigate", "--trials", "2000", "--format", "json"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let report = whatif_json_with(job, &["--mitigate", "--trials", "2000"]);
         let m = &report["mitigations"];
         let error = m["fit_error"].as_f64().unwrap();
         assert!(error.abs() < fit_bound, "{job}: the fitted model is off by {error}");

@@ -1,6 +1,6 @@
 //! Heatmaps: a [`Grid`] of cells (columns along x, rows along y, each
 //! with an id), each coloured by its value on a [`Scale`], with a colour
-//! bar. Two grids are drawn ([`grids`]):
+//! bar. Two grids are drawn (`grids`):
 //! - `trace --plot`: workers (rows) × steps (columns), each cell the
 //!   worker's time relative to its step's median on a log scale (RdBu:
 //!   blue faster, white the median, red slower). A persistent straggler is

@@ -376,22 +376,35 @@ impl<'a> Job<'a> {
     }
 }
 
-/// Replays in parallel, one per selection of slots taking `other`'s values
+/// Which ops a selection takes: entry `node * dp + dp_rank`, in every step.
+pub(crate) type Pick = Vec<bool>;
+
+/// The selection of the ops (node, dp rank) for which `keep` holds.
+pub(crate) fn pick(job: &Job<'_>, keep: impl Fn(usize, usize) -> bool) -> Pick {
+    let dp = job.lanes.dp;
+    (0..job.graph.len() * dp).map(|i| keep(i / dp, i % dp)).collect()
+}
+
+/// Replays in parallel, one per selection of ops taking `other`'s values
 /// over `base`'s; returns each replay's step times.
 pub(crate) fn mixed_replays(
     job: &Job<'_>,
     base: (&[f64], &[f64]),
     other: (&[f64], &[f64]),
-    selections: &[Vec<bool>],
+    selections: &[Pick],
 ) -> Vec<Vec<f64>> {
+    let (lanes, dp) = (job.lanes.lanes(), job.lanes.dp);
     selections
         .par_iter()
         .map(|pick| {
             let mut d = base.0.to_vec();
             let mut x = base.1.to_vec();
-            for (slot, _) in pick.iter().enumerate().filter(|(_, p)| **p) {
-                d[slot] = other.0[slot];
-                x[slot] = other.1[slot];
+            for (i, _) in pick.iter().enumerate().filter(|(_, p)| **p) {
+                let (node, rank) = (i / dp, i % dp);
+                for slot in (node * lanes + rank..(node + 1) * lanes).step_by(dp) {
+                    d[slot] = other.0[slot];
+                    x[slot] = other.1[slot];
+                }
             }
             job.step_times(&d, &x)
         })

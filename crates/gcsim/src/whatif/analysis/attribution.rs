@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::HybridFit;
-use super::{Analysis, AttributionRow, Ideal, Job, Removal, mixed_replays};
+use super::{Analysis, AttributionRow, Ideal, Job, Pick, Removal, mixed_replays, pick};
 use crate::whatif::meta::Layout;
 use crate::whatif::optype::OpType;
 use crate::whatif::{PerStep, Ranked, WhatIfError};
@@ -129,11 +129,8 @@ pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<
     let slowdown = tori / tideal;
     let launch_slowdown = mean(&step_measured) / tori;
 
-    let lanes = job.lanes.lanes();
     let dp = layout.dp as usize;
     let graph = job.graph;
-    let by_node =
-        |pick: &dyn Fn(usize) -> bool| -> Vec<bool> { (0..graph.len() * lanes).map(|s| pick(s / lanes)).collect() };
     let names: Vec<String> = graph
         .nodes
         .iter()
@@ -141,12 +138,12 @@ pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let mut selections: Vec<Vec<bool>> = names
+    let mut selections: Vec<Pick> = names
         .iter()
-        .map(|g| by_node(&|v| graph.nodes[v].optype.group_name() == g))
+        .map(|g| pick(job, |v, _| graph.nodes[v].optype.group_name() == g))
         .collect();
-    selections.extend((0..dp).map(|k| (0..graph.len() * lanes).map(|s| (s % lanes) % dp == k).collect()));
-    selections.extend((0..layout.pp).map(|st| by_node(&|v| graph.nodes[v].stage == st)));
+    selections.extend((0..dp).map(|k| pick(job, |_, d| d == k)));
+    selections.extend((0..layout.pp).map(|st| pick(job, |v, _| graph.nodes[v].stage == st)));
     let times = mixed_replays(job, ideal, measured, &selections);
     let (t_optype, rest) = times.split_at(names.len());
     let (t_dp, t_stage) = rest.split_at(dp);
@@ -217,14 +214,11 @@ fn metrics(
     (tori, tideal): (f64, f64),
     worker_scores: &[Vec<f64>],
 ) -> (Removal, Removal) {
-    let lanes = job.lanes.lanes();
     let dp = layout.dp as usize;
     let graph = job.graph;
-    let by_node =
-        |pick: &dyn Fn(usize) -> bool| -> Vec<bool> { (0..graph.len() * lanes).map(|s| pick(s / lanes)).collect() };
-    let removal = |ranks: Vec<u32>, pick: Vec<bool>| -> Removal {
-        let trem = mean(&mixed_replays(job, measured, ideal, std::slice::from_ref(&pick))[0]);
-        let tadd = mean(&mixed_replays(job, ideal, measured, std::slice::from_ref(&pick))[0]);
+    let removal = |ranks: Vec<u32>, chosen: Pick| -> Removal {
+        let trem = mean(&mixed_replays(job, measured, ideal, std::slice::from_ref(&chosen))[0]);
+        let tadd = mean(&mixed_replays(job, ideal, measured, std::slice::from_ref(&chosen))[0]);
         let share = |t: f64| (tori != tideal).then(|| t / (tori - tideal));
         Removal {
             ranks,
@@ -237,13 +231,11 @@ fn metrics(
         }
     };
     let last = layout.pp - 1;
-    let m_s = removal(vec![last], by_node(&|v| graph.nodes[v].stage == last));
+    let m_s = removal(vec![last], pick(job, |v, _| graph.nodes[v].stage == last));
     let worst = worst_ranks(job, worker_scores, dp, layout.pp as usize);
     let chosen: Vec<(usize, u32)> = worst.iter().map(|&(_, d, s)| (d, s)).collect();
-    let pick = (0..graph.len() * lanes)
-        .map(|s| chosen.contains(&((s % lanes) % dp, graph.nodes[s / lanes].stage)))
-        .collect();
-    let m_w = removal(worst.iter().map(|w| w.0).collect(), pick);
+    let worst_ops = pick(job, |v, d| chosen.contains(&(d, graph.nodes[v].stage)));
+    let m_w = removal(worst.iter().map(|w| w.0).collect(), worst_ops);
 
     (m_s, m_w)
 }

@@ -57,6 +57,12 @@ fn bad_traces_are_refused_naming_the_row_and_column() {
     );
     // A header and no rows.
     refused(dir.path(), "e.csv", &(header + "\n"), &[], &["e.csv", "no rows"]);
+    // A file that never ends a line is refused at its first MiB, not read
+    // until memory runs out; a directory is not a trace.
+    #[cfg(unix)]
+    assert_usage_error(&["whatif", "/dev/zero"], None, &["/dev/zero", "1 MiB"]);
+    let d = dir.path().to_str().unwrap();
+    assert_usage_error(&["whatif", d], None, &[d, "cannot read the trace"]);
 }
 
 #[test]

@@ -2,11 +2,13 @@
 //! artifact of Lin et al. (OSDI 2025), read from Parquet or CSV.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::Path;
 
 use super::WhatIfError;
 use super::columns::{INT_COLUMNS, RawColumns, TIME_COLUMNS, parse_optype, required_columns};
 use super::optype::OpType;
+use crate::table::read_trace;
 
 /// A validated per-op trace. Times are in seconds, as recorded; each step's
 /// times are taken relative to its earliest start by the analysis.
@@ -44,11 +46,20 @@ impl OpTrace {
     /// a CSV file with a header row.
     pub fn read(path: &Path) -> Result<Self, WhatIfError> {
         let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| WhatIfError::new(format!("{file}: cannot read the trace: {e}")))?;
-        if bytes.starts_with(b"PAR1") {
+        let cannot = |e: std::io::Error| WhatIfError::new(format!("{file}: cannot read the trace: {e}"));
+        let mut opened = std::fs::File::open(path).map_err(cannot)?;
+        let mut magic = Vec::with_capacity(4);
+        (&mut opened).take(4).read_to_end(&mut magic).map_err(cannot)?;
+        if magic == b"PAR1" {
+            let mut bytes = magic;
+            opened.read_to_end(&mut bytes).map_err(cannot)?;
             let raw = super::parquet::read(&file, bytes)?;
             Self::from_raw(file, raw, false)
         } else {
+            // Text through the shared reader, which refuses a file without
+            // line breaks (`/dev/zero`) rather than reading it until memory
+            // runs out.
+            let (_, bytes) = read_trace(path).map_err(|e| WhatIfError::new(e.to_string()))?;
             let raw = read_csv(&file, &bytes)?;
             Self::from_raw(file, raw, true)
         }

@@ -150,6 +150,8 @@ pub(crate) struct Job<'a> {
     pub start: Vec<f64>,
     pub duration: Vec<f64>,
     pub transfer: Vec<f64>,
+    /// Transfer times at or below −10 ms, set to 0.
+    pub clipped_transfers: usize,
 }
 
 impl Analysis {
@@ -219,8 +221,9 @@ impl<'a> Job<'a> {
             start,
             duration,
             transfer: Vec::new(),
+            clipped_transfers: 0,
         };
-        job.transfer = job.transfers().0;
+        (job.transfer, job.clipped_transfers) = job.transfers();
         job
     }
 
@@ -232,25 +235,13 @@ impl<'a> Job<'a> {
     /// start of its collective's members (over the step's dp ranks for a
     /// data-parallel collective). Other ops get their duration. Also counts
     /// the transfers clipped to 0.
-    pub fn transfers(&self) -> (Vec<f64>, usize) {
+    fn transfers(&self) -> (Vec<f64>, usize) {
         let lanes = self.lanes.lanes();
         let mut x = self.duration.clone();
         let mut clipped = 0;
         let mut peak = vec![0.0; lanes];
         for members in &self.graph.groups {
-            peak.fill(f64::NEG_INFINITY);
-            for &w in members {
-                let at = w as usize * lanes;
-                for (p, s) in peak.iter_mut().zip(&self.start[at..at + lanes]) {
-                    *p = p.max(*s);
-                }
-            }
-            if members.iter().any(|&w| self.graph.dp_sync[w as usize]) {
-                for step in peak.chunks_mut(self.lanes.dp) {
-                    let m = step.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                    step.fill(m);
-                }
-            }
+            self.lanes.group_peak(members, &self.start, &mut peak);
             for &w in members {
                 let at = w as usize * lanes;
                 for l in 0..lanes {

@@ -74,21 +74,10 @@ impl<'a> Lanes<'a> {
                 }
                 Unit::Group(g) => {
                     let members = &self.graph.groups[g as usize];
-                    peak.fill(f64::NEG_INFINITY);
                     for &w in members {
                         self.ready(w, &mut t, delay);
-                        let at = w as usize * lanes;
-                        for (p, s) in peak.iter_mut().zip(&t.start[at..at + lanes]) {
-                            *p = p.max(*s);
-                        }
                     }
-                    let synced = members.iter().any(|&w| self.graph.dp_sync[w as usize]);
-                    if synced {
-                        for step in peak.chunks_mut(self.dp) {
-                            let m = step.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                            step.fill(m);
-                        }
-                    }
+                    self.group_peak(members, &t.start, &mut peak);
                     for &w in members {
                         let at = w as usize * lanes;
                         for l in 0..lanes {
@@ -99,6 +88,25 @@ impl<'a> Lanes<'a> {
             }
         }
         t
+    }
+
+    /// The latest start of a collective's members in each lane, taken over
+    /// the step's dp ranks for a data-parallel collective.
+    pub(crate) fn group_peak(&self, members: &[u32], start: &[f64], peak: &mut [f64]) {
+        let lanes = self.lanes();
+        peak.fill(f64::NEG_INFINITY);
+        for &w in members {
+            let at = w as usize * lanes;
+            for (p, s) in peak.iter_mut().zip(&start[at..at + lanes]) {
+                *p = p.max(*s);
+            }
+        }
+        if members.iter().any(|&w| self.graph.dp_sync[w as usize]) {
+            for step in peak.chunks_mut(self.dp) {
+                let m = step.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                step.fill(m);
+            }
+        }
     }
 
     /// Sets the start of op `v` in every lane: the last end of its

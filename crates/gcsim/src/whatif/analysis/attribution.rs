@@ -111,7 +111,7 @@ fn rows(a: &Analysis) -> Vec<AttributionRow> {
 
 pub(super) fn analyse(job: &Job<'_>, layout: Layout, steps: Vec<i64>) -> Result<Analysis, WhatIfError> {
     let (delay, clipped_delays) = job.delays();
-    let clipped_transfers = job.transfers().1;
+    let clipped_transfers = job.clipped_transfers;
     let replay_check = job.replay_check(&delay);
     let measured = (&job.duration[..], &job.transfer[..]);
     let step_measured = job.measured();

@@ -1,6 +1,7 @@
 //! `gcsim whatif` against the published results of the what-if artifact of
 //! Lin et al. (OSDI 2025) on its two shipped traces, and on small traces
-//! written by hand whose slowdowns are worked out on paper.
+//! written by hand whose slowdowns are worked out on paper, and on the ST job
+//! imported from the PyTorch profiler's traces of it.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +12,7 @@ use serde_json::Value;
 mod errors;
 mod figures;
 mod hand;
+mod profiler;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/whatif").join(name)
@@ -60,7 +62,11 @@ fn close(what: &str, got: &Value, want: &Value) {
 /// the attributions by op type, dp rank and stage (overall, per step, and
 /// their order), the per-step S, M_S and M_W.
 fn matches_the_artifact(job: &str, s: f64) {
-    let got = whatif_json(job);
+    matches_published(job, s, &whatif_json(job));
+}
+
+/// `got`, a `--format json` report, holds every published number of `job`.
+fn matches_published(job: &str, s: f64, got: &Value) {
     let want = read_json(&format!("result-{job}.json"));
     assert!(
         (got["slowdown"].as_f64().unwrap() / s - 1.0).abs() < 5e-5,

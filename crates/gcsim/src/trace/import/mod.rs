@@ -8,9 +8,14 @@
 //!   that hold the step, the worker and the time, and the time's unit.
 //!
 //! Both collect rows into an [`Imported`], which refuses a (step, worker)
-//! recorded twice and writes the trace's CSV.
+//! recorded twice and writes the trace's CSV. [`ops`] makes a different
+//! kind of trace from the profiler's files, one row per recorded op, for
+//! `gcsim whatif`; [`chrome`] is the streaming reader both profiler paths
+//! share.
 
+pub mod chrome;
 pub mod columns;
+pub mod ops;
 pub mod pytorch;
 
 use std::collections::BTreeMap;
@@ -58,6 +63,9 @@ pub enum ImportError {
     /// Ranks that cannot be told apart.
     #[error("{0}")]
     Ranks(String),
+    /// Op ranges that do not make a per-op trace under the layout.
+    #[error("{0}")]
+    Ops(String),
     /// A (step, worker) recorded twice.
     #[error("{file}: step {step}, worker {worker} appears twice ({first} and {second})")]
     Duplicate {

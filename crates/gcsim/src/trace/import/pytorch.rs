@@ -15,22 +15,18 @@
 //! The files are read as a stream: a trace of hundreds of megabytes holds
 //! millions of events, of which only the step events are kept.
 
-use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
-use std::fmt;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::path::PathBuf;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::Deserializer;
 
+use super::chrome::{self, Micros, Sink, Text};
 use super::{ImportError, Imported};
 use crate::trace::TimeUnit;
 
 /// The prefix of the step events' names.
-const STEP_PREFIX: &str = "ProfilerStep#";
+pub const STEP_PREFIX: &str = "ProfilerStep#";
 
 /// What one profiler trace holds.
 #[derive(Debug, Default, PartialEq)]
@@ -43,22 +39,8 @@ pub struct ProfilerTrace {
 
 /// Reads the step events of one profiler trace; a file without any is an
 /// [`ImportError::NoSteps`].
-pub fn read(path: &Path) -> Result<ProfilerTrace, ImportError> {
-    let file = path.display().to_string();
-    let read_err = |reason: String| ImportError::Read {
-        file: file.clone(),
-        reason,
-    };
-    let mut reader = BufReader::new(File::open(path).map_err(|e| read_err(e.to_string()))?);
-    let start = reader.fill_buf().map_err(|e| read_err(e.to_string()))?;
-    if start.starts_with(&[0x1f, 0x8b]) {
-        return Err(ImportError::Compressed { file });
-    }
-    // A UTF-8 byte-order mark, which editors on Windows write first, is not
-    // JSON: skip it.
-    if start.starts_with(&[0xef, 0xbb, 0xbf]) {
-        reader.consume(3);
-    }
+pub fn read(path: &std::path::Path) -> Result<ProfilerTrace, ImportError> {
+    let (file, reader) = chrome::open(path)?;
     let trace = parse(&file, reader)?;
     if trace.steps.is_empty() {
         return Err(ImportError::NoSteps { file });
@@ -67,109 +49,13 @@ pub fn read(path: &Path) -> Result<ProfilerTrace, ImportError> {
 }
 
 /// Parses a trace from `reader`; `file` names it in errors.
-fn parse(file: &str, reader: impl Read) -> Result<ProfilerTrace, ImportError> {
-    let newlines = Rc::new(Cell::new(0));
-    let reader = Lines {
-        inner: reader,
-        newlines: Rc::clone(&newlines),
-    };
-    let context = Context {
-        newlines,
-        problem: RefCell::new(None),
-    };
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    // The path to the value being read, for errors: `distributedInfo.rank`.
-    let mut track = serde_path_to_error::Track::new();
-    serde_path_to_error::Deserializer::new(&mut de, &mut track)
-        .deserialize_any(TraceVisitor(&context))
-        .and_then(|t| de.end().map(|()| t))
-        .map_err(|e| match context.problem.take() {
-            Some((line, reason)) => ImportError::Line {
-                file: file.to_string(),
-                line,
-                reason,
-            },
-            None => json_error(file, e, &track.path().to_string()),
-        })
-}
-
-/// serde_json's error, which carries the line and column, for `file`; a
-/// value of the wrong kind is named by its JSON path (`path`) and what is
-/// accepted there, not by the reader's Rust types.
-fn json_error(file: &str, e: serde_json::Error, path: &str) -> ImportError {
-    use serde_json::error::Category;
-    match e.classify() {
-        Category::Io => ImportError::Read {
-            file: file.to_string(),
-            reason: e.to_string(),
-        },
-        Category::Syntax | Category::Eof => ImportError::Json {
-            file: file.to_string(),
-            reason: format!("not JSON (a PyTorch profiler trace is Chrome-trace JSON): {e}"),
-        },
-        Category::Data => {
-            // serde's message without its position, then its expectation.
-            let message = e.to_string();
-            let message = message.rsplit_once(" at line ").map_or(message.as_str(), |m| m.0);
-            let (found, expected) = message.split_once(", expected ").unwrap_or((message, ""));
-            let accepted = accepted_at(path).unwrap_or(expected);
-            let path = if path == "." { "the top level" } else { path };
-            ImportError::Json {
-                file: file.to_string(),
-                reason: format!(
-                    "line {}, column {}: {path}: {found}; accepted: {accepted}",
-                    e.line(),
-                    e.column()
-                ),
-            }
-        }
-    }
-}
-
-/// What the reader accepts at the JSON path `path`, where its message
-/// would otherwise name a Rust type.
-fn accepted_at(path: &str) -> Option<&'static str> {
-    let field = path.rsplit_once('.').map_or(path, |p| p.1);
-    Some(match field {
-        "distributedInfo" => "an object with the rank, e.g. {\"rank\": 0, \"world_size\": 8}",
-        "rank" => "a whole number >= 0",
-        "traceEvents" => "an array of trace events",
-        "ph" | "name" | "cat" => "a string",
-        "." => "a Chrome trace: an object with traceEvents, or an array of events",
-        _ => return None,
+fn parse(file: &str, reader: impl std::io::Read) -> Result<ProfilerTrace, ImportError> {
+    let mut steps = Steps::default();
+    let header = chrome::parse(file, reader, &mut steps)?;
+    Ok(ProfilerTrace {
+        rank: header.rank,
+        steps: steps.0,
     })
-}
-
-/// A reader that counts the newlines it has passed. serde_json reads its
-/// input one byte at a time, so when it hands over an event the count
-/// places the event's last line.
-struct Lines<R> {
-    inner: R,
-    newlines: Rc<Cell<u64>>,
-}
-
-impl<R: Read> Read for Lines<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let seen = buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
-        self.newlines.set(self.newlines.get() + seen);
-        Ok(n)
-    }
-}
-
-/// What the event reader shares with [`parse`]: the line count, and the
-/// first problem with a step event, with the line the event ends on.
-struct Context {
-    newlines: Rc<Cell<u64>>,
-    problem: RefCell<Option<(u64, String)>>,
-}
-
-impl Context {
-    /// Records `reason` at the current line and stops the parse.
-    fn stop<E: de::Error>(&self, reason: String) -> E {
-        *self.problem.borrow_mut() = Some((self.newlines.get() + 1, reason));
-        E::custom("a step event cannot be used")
-    }
 }
 
 /// Reads every file and gathers the step times, each file's rank from its
@@ -245,62 +131,12 @@ fn listing<'a>(pairs: impl Iterator<Item = (&'a String, u64)>) -> String {
     text
 }
 
-/// The top-level keys this reader looks at.
-#[derive(Deserialize)]
-#[serde(field_identifier)]
-enum Key {
-    #[serde(rename = "traceEvents")]
-    TraceEvents,
-    #[serde(rename = "distributedInfo")]
-    DistributedInfo,
-    #[serde(other)]
-    Other,
-}
-
-/// `distributedInfo`: only the rank is read.
-#[derive(Deserialize)]
-struct DistributedInfo {
-    rank: Option<u64>,
-}
-
-/// The trace: an object with `traceEvents` (what the profiler writes), or a
-/// bare array of events (the Chrome trace format's other form).
-struct TraceVisitor<'a>(&'a Context);
-
-impl<'de> Visitor<'de> for TraceVisitor<'_> {
-    type Value = ProfilerTrace;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a Chrome trace: an object with traceEvents, or an array of events")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ProfilerTrace, A::Error> {
-        let mut trace = ProfilerTrace::default();
-        while let Some(key) = map.next_key::<Key>()? {
-            match key {
-                Key::TraceEvents => map.next_value_seed(Events(&mut trace.steps, self.0))?,
-                Key::DistributedInfo => trace.rank = map.next_value::<DistributedInfo>()?.rank,
-                Key::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(trace)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ProfilerTrace, A::Error> {
-        let mut trace = ProfilerTrace::default();
-        Events(&mut trace.steps, self.0).visit_seq(seq)?;
-        Ok(trace)
-    }
-}
-
 /// One event, as far as a step needs it; every other field is skipped
 /// unread, and only a step's name is kept.
 #[derive(Deserialize)]
-struct Event {
+pub struct StepEvent {
     /// Whether the phase is `X` (a complete event, with `dur`).
-    #[serde(default, rename = "ph", deserialize_with = "is_complete")]
+    #[serde(default, rename = "ph", deserialize_with = "chrome::is_complete")]
     complete: bool,
     /// The `N` of a `ProfilerStep#N` name; no other name is kept.
     #[serde(default, rename = "name", deserialize_with = "step_number")]
@@ -313,77 +149,39 @@ struct Event {
     dur: Option<serde_json::Value>,
 }
 
-/// A string seen without keeping it: `F` makes what is kept.
-struct Text<F>(F);
-
-impl<'de, T, F: FnOnce(&str) -> T> Visitor<'de> for Text<F> {
-    type Value = T;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
-        Ok((self.0)(v))
-    }
-}
-
-fn is_complete<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    d.deserialize_str(Text(|s: &str| s == "X"))
-}
-
 fn step_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     d.deserialize_str(Text(|s: &str| s.strip_prefix(STEP_PREFIX).map(str::to_string)))
 }
 
-fn on_device<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+/// Whether an event's category is a device's (`gpu_user_annotation`, ...).
+pub fn on_device<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     d.deserialize_str(Text(|s: &str| s.starts_with("gpu_")))
 }
 
-/// `traceEvents`, read one event at a time into step durations; a step
-/// event that cannot be used stops the parse with its line (see
-/// [`Context::stop`]).
-struct Events<'a>(&'a mut BTreeMap<u64, f64>, &'a Context);
-
-impl<'de> DeserializeSeed<'de> for Events<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
+/// The step number of a `ProfilerStep#N` name, or why it is not one.
+pub fn step_of(number: &str) -> Result<u64, String> {
+    number
+        .parse()
+        .map_err(|_| format!("event `{STEP_PREFIX}{number}`: the step `{number}` is not a whole number >= 0"))
 }
 
-impl<'de> Visitor<'de> for Events<'_> {
-    type Value = ();
+/// Each step's CPU-side duration, microseconds, by step number.
+#[derive(Default)]
+struct Steps(BTreeMap<u64, f64>);
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of trace events")
-    }
+impl Sink for Steps {
+    type Event = StepEvent;
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(event) = seq.next_element::<Event>()? {
-            let (true, false, Some(number)) = (event.complete, event.device, event.step) else {
-                continue;
-            };
-            let name = format!("{STEP_PREFIX}{number}");
-            let step: u64 = number.parse().map_err(|_| {
-                self.1.stop(format!(
-                    "event `{name}`: the step `{number}` is not a whole number >= 0"
-                ))
-            })?;
-            let dur = match &event.dur {
-                Some(serde_json::Value::Number(n)) => n.as_f64().filter(|d| d.is_finite() && *d > 0.0),
-                _ => None,
-            };
-            let Some(dur) = dur else {
-                let shown = event.dur.map_or("none".to_string(), |v| format!("`{v}`"));
-                return Err(self.1.stop(format!(
-                    "event `{name}` has dur {shown}; accepted: a number of microseconds > 0"
-                )));
-            };
-            if self.0.insert(step, dur).is_some() {
-                return Err(self.1.stop(format!("event `{name}` appears twice on the CPU side")));
-            }
+    fn take(&mut self, event: StepEvent, _line: u64) -> Result<(), String> {
+        let (true, false, Some(number)) = (event.complete, event.device, event.step) else {
+            return Ok(());
+        };
+        let name = format!("{STEP_PREFIX}{number}");
+        let step = step_of(&number)?;
+        let dur = chrome::micros(event.dur.as_ref(), "dur", Micros::Positive)
+            .map_err(|reason| format!("event `{name}` {reason}"))?;
+        if self.0.insert(step, dur).is_some() {
+            return Err(format!("event `{name}` appears twice on the CPU side"));
         }
         Ok(())
     }

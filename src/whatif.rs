@@ -273,6 +273,15 @@ impl WhatIfJob {
         let mitigations = match self.mitigate {
             Some((trials, seed)) => {
                 let Some(fit) = &analysis.model else {
+                    let l = &analysis.layout;
+                    if l.vpp > 1 {
+                        bail!(
+                            "{}: --mitigate: the interleaved job (vpp={}) does not run a multiple of pp={} microbatches per chunk, which the hybrid model's interleaved schedule needs",
+                            analysis.file,
+                            l.vpp,
+                            l.pp
+                        );
+                    }
                     bail!(
                         "{}: --mitigate: the trace has no compute op to fit the model to",
                         analysis.file

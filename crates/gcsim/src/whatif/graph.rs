@@ -102,12 +102,6 @@ struct Builder<'a> {
 impl Graph {
     /// Builds the template from `rows`, the rows of one lane.
     pub fn build(trace: &OpTrace, layout: &Layout, rows: Vec<usize>, lane: String) -> Result<Graph, WhatIfError> {
-        if layout.vpp > 1 {
-            return Err(WhatIfError::new(format!(
-                "{}: the trace has {} model chunks per stage (column mc); interleaved pipelines (vpp > 1) are not modelled yet",
-                trace.file, layout.vpp
-            )));
-        }
         let mut b = Builder::new(trace, rows, lane)?;
         let use_dp = layout.dp * layout.cp > 1;
         let overlapped = b.nodes.iter().any(|n| n.optype == OpType::SeparateGradsAllReduce);

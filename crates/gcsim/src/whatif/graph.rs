@@ -6,6 +6,11 @@
 //! - a send follows the compute that produced its data, a compute follows
 //!   the receive of its input, and the k-th valid send on a stage meets the
 //!   k-th valid receive on the neighbouring stage;
+//! - in an interleaved pipeline (vpp > 1) stage s holds the global model
+//!   chunks gmc = mc · pp + s: a send or receive whose peer chunk (gmc ± 1)
+//!   does not exist is a no-op, and the stage after the last is stage 0,
+//!   the one before stage 0 the last (`get_sender_stage` and
+//!   `get_peer_p2p_optype` of the artifact's dependency_model.py);
 //! - after the last compute: gc, the layer-norm all-reduce, the embedding
 //!   all-reduce (first and last stage together), the gradient
 //!   reduce-scatters, the global gradient-norm clip and the optimizer;

@@ -53,7 +53,11 @@ every (step, dp rank): each stage's compute ops in their recorded order, each
 send/recv type its own stream, the k-th send meeting the k-th receive of the
 neighbouring stage, then gc, the layer-norm and embedding all-reduces, the
 reduce-scatters, the clip and the optimizer; the data-parallel collectives and
-the clip wait for every dp rank of the step.
+the clip wait for every dp rank of the step. An interleaved pipeline (vpp > 1,
+several model chunks per stage in column mc) is read the same way, as the
+artifact reads it: a send or receive whose peer global chunk (gmc +/- 1) does
+not exist waits for nobody, and the last stage's forward sends meet stage 0's
+receives (the backward the other way).
 
 Reported: S = mean replayed step / mean ideal step, where the replay takes
 the measured durations and the ideal gives compute ops their type's mean
@@ -80,7 +84,8 @@ from the step's start.
 --parallel` (each rank's log-normal time with its persistent offset, each
 stage's work, the microbatches' shared work from the covariance across
 stages, the backward ratio; the pipeline transfer, the gradient sum and the
-other ops at their ideal times), prints its flags, checks its mean step
+other ops at their ideal times; an interleaved job on --schedule
+interleaved:V), prints its flags, checks its mean step
 against the measured one, and simulates it (--trials steps on --seed) with
 the slowest rank fixed, the stages rebalanced, the microbatches balanced,
 frc and crc s=1 across replicas and the slowest replica dropped: mean,
@@ -273,6 +278,15 @@ impl WhatIfJob {
         let mitigations = match self.mitigate {
             Some((trials, seed)) => {
                 let Some(fit) = &analysis.model else {
+                    let l = &analysis.layout;
+                    if l.vpp > 1 {
+                        bail!(
+                            "{}: --mitigate: the interleaved job (vpp={}) does not run a multiple of pp={} microbatches per chunk, which the hybrid model's interleaved schedule needs",
+                            analysis.file,
+                            l.vpp,
+                            l.pp
+                        );
+                    }
                     bail!(
                         "{}: --mitigate: the trace has no compute op to fit the model to",
                         analysis.file

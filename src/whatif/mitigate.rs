@@ -71,7 +71,12 @@ fn model_flags(fit: &HybridFit, rank_mu: &[f64], stage_work: &[f64], microbatche
     let mut f: Vec<String> = Vec::new();
     f.extend(flag("parallel", format!("dp={},pp={},tp=1", fit.dp, fit.pp)));
     f.extend(flag("microbatches", fit.microbatches));
-    f.extend(flag("schedule", "1f1b"));
+    let schedule = if fit.vpp > 1 {
+        format!("interleaved:{}", fit.vpp)
+    } else {
+        "1f1b".into()
+    };
+    f.extend(flag("schedule", schedule));
     f.extend(flag("backward-ratio", num(fit.backward_ratio)));
     let work: Vec<String> = stage_work.iter().map(|&w| num(w)).collect();
     f.extend(flag("stage-work", work.join(",")));

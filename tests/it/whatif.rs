@@ -1,7 +1,9 @@
 //! `gcsim whatif` against the published results of the what-if artifact of
-//! Lin et al. (OSDI 2025) on its two shipped traces, and on small traces
-//! written by hand whose slowdowns are worked out on paper, and on the ST job
-//! imported from the PyTorch profiler's traces of it.
+//! Lin et al. (OSDI 2025) on its three shipped traces, against the
+//! artifact's own analysis of a synthetic interleaved-pipeline trace (vpp =
+//! 2, data/whatif/synthetic), on small traces written by hand whose
+//! slowdowns are worked out on paper, and on the ST job imported from the
+//! PyTorch profiler's traces of it.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,13 @@ fn read_json(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(data(name)).unwrap()).unwrap()
 }
 
+/// A job's file: the artifact's jobs in data/whatif, the synthetic
+/// interleaved one (VPP) in data/whatif/synthetic.
+fn job_file(job: &str, kind: &str, ext: &str) -> String {
+    let dir = if job == "VPP" { "synthetic/" } else { "" };
+    format!("{dir}{kind}-{job}.{ext}")
+}
+
 /// `gcsim whatif trace-JOB.parquet --meta meta-JOB.yaml --format json`.
 fn whatif_json(job: &str) -> Value {
     whatif_json_with(job, &[])
@@ -32,9 +41,9 @@ fn whatif_json_with(job: &str, args: &[&str]) -> Value {
     let out = Command::cargo_bin("gcsim")
         .unwrap()
         .arg("whatif")
-        .arg(data(&format!("trace-{job}.parquet")))
+        .arg(data(&job_file(job, "trace", "parquet")))
         .arg("--meta")
-        .arg(data(&format!("meta-{job}.yaml")))
+        .arg(data(&job_file(job, "meta", "yaml")))
         .args(["--format", "json"])
         .args(args)
         .output()
@@ -67,7 +76,7 @@ fn matches_the_artifact(job: &str, s: f64) {
 
 /// `got`, a `--format json` report, holds every published number of `job`.
 fn matches_published(job: &str, s: f64, got: &Value) {
-    let want = read_json(&format!("result-{job}.json"));
+    let want = read_json(&job_file(job, "result", "json"));
     assert!(
         (got["slowdown"].as_f64().unwrap() / s - 1.0).abs() < 5e-5,
         "S {}",
@@ -127,7 +136,7 @@ fn matches_published(job: &str, s: f64, got: &Value) {
         );
     }
     for (ours, file, key) in [("m_s", "ms", "Ms"), ("m_w", "mw", "Mw")] {
-        let published = read_json(&format!("{file}-{job}.json"));
+        let published = read_json(&job_file(job, file, "json"));
         close(key, &got[ours]["rem"], &published[key]);
         for k in ["trem", "tadd", "tori", "tideal", "add"] {
             close(&format!("{key} {k}"), &got[ours][k], &published[k]);
@@ -160,6 +169,21 @@ fn the_st_job_matches_the_published_analysis() {
     assert_eq!(scores[1][3].as_f64(), Some(s_dp1.min(s_stage3)));
 }
 
+/// The synthetic interleaved job (dp 2, pp 4, vpp 2; its heavy last stage
+/// and slow rank dp 1, stage 1) against the artifact's wia.py, compute_ms.py
+/// and compute_mw.py run on it (data/whatif/synthetic/README.md).
+#[test]
+fn the_interleaved_job_matches_the_artifacts_analysis() {
+    matches_the_artifact("VPP", 1.140633506948166);
+    let got = whatif_json("VPP");
+    assert_eq!(got["layout"]["vpp"], 2);
+    let fitted = whatif_json_with("VPP", &["--mitigate", "--trials", "200"]);
+    let flags = fitted["mitigations"]["flags"].as_str().unwrap();
+    assert!(flags.contains("--microbatches 8 --schedule interleaved:2"), "{flags}");
+    // M_W's rank: dp 1 of the last stage (rank = 2 stage + dp).
+    assert_eq!(got["m_w"]["ranks"], serde_json::json!([7]));
+}
+
 /// The CSV form of a trace gives the same analysis as its Parquet form.
 #[test]
 fn a_csv_trace_is_read_as_the_parquet_one() {
@@ -189,16 +213,18 @@ fn a_csv_trace_is_read_as_the_parquet_one() {
     assert_eq!(a.m_w, b.m_w);
 }
 
-/// `--mitigate` on the two jobs: the fitted model's step against the
+/// `--mitigate` on the three jobs: the fitted model's step against the
 /// measured one, and the readings the guide gives: the heavy last stage of
-/// ST is fixed by rebalancing the stages, the uneven sequences of SE by
+/// ST and of the interleaved VPP job (fitted to `--schedule interleaved:2`)
+/// is fixed by rebalancing the stages, the uneven sequences of SE by
 /// balancing the microbatches; coding across replicas (each replica doing
-/// twice the microbatches) is slower than the job in both.
+/// twice the microbatches) is slower than the job in all three.
 #[test]
 fn mitigations_rank_as_the_guide_reads_them() {
     for (job, fit_bound, best) in [
         ("ST", 0.05, "rebalance the stages"),
         ("SE", 0.12, "balance the microbatches"),
+        ("VPP", 0.05, "rebalance the stages"),
     ] {
         let report = whatif_json_with(job, &["--mitigate", "--trials", "2000"]);
         let m = &report["mitigations"];

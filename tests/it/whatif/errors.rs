@@ -156,13 +156,12 @@ fn layouts_that_do_not_match_the_trace_are_refused() {
         &["--meta", meta2.to_str().unwrap()],
         &["meta2.yaml", "bogus", "the metadata has the keys"],
     );
-    // Interleaved pipelines are not modelled: said, not guessed.
-    let chunked = text.replacen("forward-compute,0,1,0,0,0,0", "forward-compute,0,1,0,1,0,0", 1);
+    // The model chunks come from the mc column: a layout that says more is refused.
     refused(
         dir.path(),
         "f.csv",
-        &chunked,
-        &[],
-        &["f.csv", "vpp > 1", "not modelled"],
+        &text,
+        &["--layout", "vpp=2"],
+        &["--layout", "vpp is 2", "f.csv", "records 1", "mc"],
     );
 }

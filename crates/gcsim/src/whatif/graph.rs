@@ -6,6 +6,11 @@
 //! - a send follows the compute that produced its data, a compute follows
 //!   the receive of its input, and the k-th valid send on a stage meets the
 //!   k-th valid receive on the neighbouring stage;
+//! - in an interleaved pipeline (vpp > 1) stage s holds the global model
+//!   chunks gmc = mc · pp + s: a send or receive whose peer chunk (gmc ± 1)
+//!   does not exist is a no-op, and the stage after the last is stage 0,
+//!   the one before stage 0 the last (`get_sender_stage` and
+//!   `get_peer_p2p_optype` of the artifact's dependency_model.py);
 //! - after the last compute: gc, the layer-norm all-reduce, the embedding
 //!   all-reduce (first and last stage together), the gradient
 //!   reduce-scatters, the global gradient-norm clip and the optimizer;
@@ -102,12 +107,6 @@ struct Builder<'a> {
 impl Graph {
     /// Builds the template from `rows`, the rows of one lane.
     pub fn build(trace: &OpTrace, layout: &Layout, rows: Vec<usize>, lane: String) -> Result<Graph, WhatIfError> {
-        if layout.vpp > 1 {
-            return Err(WhatIfError::new(format!(
-                "{}: the trace has {} model chunks per stage (column mc); interleaved pipelines (vpp > 1) are not modelled yet",
-                trace.file, layout.vpp
-            )));
-        }
         let mut b = Builder::new(trace, rows, lane)?;
         let use_dp = layout.dp * layout.cp > 1;
         let overlapped = b.nodes.iter().any(|n| n.optype == OpType::SeparateGradsAllReduce);

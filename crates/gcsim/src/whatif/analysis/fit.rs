@@ -5,7 +5,10 @@
 //! pipeline transfer, the data-parallel gradient sum and the ops after it.
 //!
 //! The fit works on the logs of each microbatch's compute on each rank,
-//! x = forward + backward, as the hybrid model writes it:
+//! x = forward + backward (summed over the rank's model chunks in an
+//! interleaved pipeline, whose k-th forward and k-th backward are of
+//! microbatch ⌊k/(PV)⌋·P + k mod P, Megatron's order, which the hybrid
+//! model's `--schedule interleaved:V` follows), as the hybrid model writes it:
 //! x = w_i · u_{d,j} · X_r, with w_i the stage's work, u_{d,j} the
 //! microbatch's work (one draw per replica, step and microbatch, shared by
 //! every stage) and X_r the rank's time. Taking each rank's X_r log-normal
@@ -39,6 +42,10 @@ pub struct HybridFit {
     pub pp: u32,
     /// Microbatches per step.
     pub microbatches: u32,
+    /// Model chunks per stage (`--schedule interleaved:V`); 1 is plain 1F1B
+    /// and is not written.
+    #[serde(skip_serializing_if = "is_one")]
+    pub vpp: u32,
     /// Mean backward over mean forward compute.
     pub backward_ratio: f64,
     /// Each stage's work (geometric mean 1).
@@ -57,27 +64,35 @@ pub struct HybridFit {
     pub optimizer_time: f64,
 }
 
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
 fn mean(v: impl Iterator<Item = f64>) -> f64 {
     let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     if n == 0 { 0.0 } else { s / n as f64 }
 }
 
 impl HybridFit {
-    /// Fits the model to a job (vpp = 1, as the analysis requires).
+    /// Fits the model to a job; None without compute ops, or for an
+    /// interleaved job whose microbatches are not a multiple of the stages
+    /// (which the hybrid model's interleaved schedule needs).
     pub(crate) fn new(job: &Job<'_>, ideals: &[Ideal]) -> Option<HybridFit> {
         let graph = job.graph;
         let lanes = job.lanes.lanes();
         let dp = job.lanes.dp;
         let pp = graph.nodes.iter().map(|n| n.stage + 1).max().unwrap_or(1) as usize;
-        let m = graph
+        let vpp = job.trace.mc.iter().copied().max().unwrap_or(0).max(0) as usize + 1;
+        let forwards = graph
             .nodes
             .iter()
             .filter(|n| n.optype == OpType::ForwardCompute && n.stage == 0)
             .count();
-        if m == 0 {
+        let m = forwards / vpp;
+        if m == 0 || (vpp > 1 && (!forwards.is_multiple_of(vpp) || !m.is_multiple_of(pp))) {
             return None;
         }
-        let (logs, forward, backward) = compute_logs(job, pp, m)?;
+        let (logs, forward, backward) = compute_logs(job, pp, m, vpp)?;
         let at = |l: usize, i: usize, j: usize| logs[(l * pp + i) * m + j];
         let overall = mean(logs.iter().copied());
         let stage_mean: Vec<f64> = (0..pp)
@@ -145,6 +160,7 @@ impl HybridFit {
             dp: dp as u32,
             pp: pp as u32,
             microbatches: m as u32,
+            vpp: vpp as u32,
             backward_ratio: backward / forward,
             stage_work: stage_mean.iter().map(|s| (s - overall).exp()).collect(),
             microbatch_sigma: shared.sqrt(),
@@ -157,19 +173,22 @@ impl HybridFit {
     }
 }
 
-/// The log of each microbatch's compute (forward + backward) on each rank:
-/// entry `((lane * pp) + stage) * m + j`; with the forward and backward
-/// totals. None if a time is not positive.
-fn compute_logs(job: &Job<'_>, pp: usize, m: usize) -> Option<(Vec<f64>, f64, f64)> {
+/// The log of each microbatch's compute (forward + backward, every chunk's)
+/// on each rank: entry `((lane * pp) + stage) * m + j`; with the forward
+/// and backward totals. None if a time is not positive.
+fn compute_logs(job: &Job<'_>, pp: usize, m: usize, vpp: usize) -> Option<(Vec<f64>, f64, f64)> {
     let graph = job.graph;
     let lanes = job.lanes.lanes();
     let mut logs = vec![f64::NAN; lanes * pp * m];
     let (mut forward, mut backward) = (0.0, 0.0);
     for (v, node) in graph.nodes.iter().enumerate() {
-        if !node.optype.is_compute() || node.seq as usize >= m {
+        let k = node.seq as usize;
+        if !node.optype.is_compute() || k >= m * vpp {
             continue;
         }
-        let (i, j) = (node.stage as usize, node.seq as usize);
+        // The k-th forward or backward of a stage is microbatch j.
+        let j = if vpp > 1 { k / (pp * vpp) * pp + k % pp } else { k };
+        let i = node.stage as usize;
         for l in 0..lanes {
             let d = job.duration[v * lanes + l];
             if node.optype == OpType::ForwardCompute {

@@ -184,6 +184,18 @@ fn the_interleaved_job_matches_the_artifacts_analysis() {
     assert_eq!(got["m_w"]["ranks"], serde_json::json!([7]));
 }
 
+/// AR: one worker slowed on purpose (dp 4 × pp 4 × tp 4, one tensor-parallel
+/// rank of 4 recorded per place). M_W is about 1: idealising that rank
+/// alone removes the whole slowdown; M_S is about 0.
+#[test]
+fn the_ar_job_matches_the_published_analysis() {
+    matches_the_artifact("AR", 1.9730450967262543);
+    let got = whatif_json("AR");
+    assert_eq!(got["m_w"]["ranks"], serde_json::json!([0]));
+    assert_eq!(got["layout"]["ranks_in_trace"], 16);
+    assert_eq!(got["layout"]["world"], 64);
+}
+
 /// The CSV form of a trace gives the same analysis as its Parquet form.
 #[test]
 fn a_csv_trace_is_read_as_the_parquet_one() {

@@ -2,11 +2,11 @@
 //! buffer and the generator held in registers, the draws themselves those
 //! of [`Dist::sample`] and [`Dist::sample_in_state`], in the same order.
 
-use rand_distr::{Distribution, StandardNormal};
+use rand_distr::Distribution;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::dist::{Base, Dist};
-use crate::rng::exponentials;
+use crate::rng::{exp_affine, exponentials, normals};
 
 /// Fills `out` with draws of `law`, as many calls of [`Dist::sample`].
 pub(super) fn fill(law: &Dist, rng: &mut Xoshiro256PlusPlus, out: &mut [f64]) {
@@ -32,10 +32,8 @@ pub(super) fn fill_in_state(law: &Dist, rng: &mut Xoshiro256PlusPlus, out: &mut 
             return slow_scaled(out, slow, slowdown);
         }
         Base::LogNormal { mu, sigma } => {
-            let mut local = rng.clone();
-            out.iter_mut().for_each(|z| *z = StandardNormal.sample(&mut local));
-            *rng = local;
-            out.iter_mut().for_each(|z| *z = (mu + sigma * *z).exp());
+            normals(rng, out);
+            exp_affine(out, mu, sigma);
             return slow_scaled(out, slow, slowdown);
         }
         _ => {}

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use rand_distr::Distribution;
 
 use super::TrialPlan;
+use super::compute_rows::Rows;
 use super::lanes::Lanes;
 use super::scratch::{PipelineBuffers, Scratch};
 use super::tensor::TensorGroups;
@@ -434,57 +435,6 @@ impl TrialPlan {
             sums,
             optimizer: (last, last + p.optimizer_time),
         })
-    }
-}
-
-/// Where [`TrialPlan::fill_compute`] puts a trial's computes: stage i's
-/// microbatch j of replica d at row i·most + j, lane `first` + d, of
-/// `lanes` lanes.
-struct Rows {
-    dp: usize,
-    pp: usize,
-    most: usize,
-    lanes: usize,
-    first: usize,
-}
-
-impl Rows {
-    /// Each op's compute into `compute`: the stage's work × the
-    /// microbatch's (`works[d·most + j]`) × the slowest of the stage's
-    /// tensor group, whose `width` values are unit j's (rank order, `dp·pp`
-    /// groups a unit) in `draws`. Unit by unit, each stage's group one
-    /// after the other, as the draws lie.
-    ///
-    /// The writes, a row apart, go unchecked: the bounds are checked once,
-    /// where a check per write cost about a tenth of a log-normal path.
-    fn fill(&self, compute: &mut [f64], works: &[f64], stage_work: &[f64], draws: &[f64], width: usize) {
-        let (dp, pp, most, lanes) = (self.dp, self.pp, self.most, self.lanes);
-        let (row, per_unit) = (most * lanes, dp * pp * width);
-        assert!(
-            compute.len() >= pp * row && self.first + dp <= lanes,
-            "a row per op, a lane per replica"
-        );
-        assert!(works.len() >= dp * most && stage_work.len() >= pp && draws.len() >= most * per_unit);
-        for (j, unit) in draws.chunks_exact(per_unit).take(most).enumerate() {
-            for (d, ranks) in unit.chunks_exact(pp * width).enumerate() {
-                let work = works[d * most + j];
-                // Below `row` (j < most, first + d < lanes), so at + i·row
-                // is below pp·row for i < pp.
-                let at = j * lanes + self.first + d;
-                let mut put = |i: usize, x: f64| {
-                    let v = stage_work[i] * work * x;
-                    // SAFETY: i < pp and at < row (see above).
-                    unsafe { *compute.get_unchecked_mut(at + i * row) = v };
-                };
-                if width == 1 {
-                    ranks.iter().enumerate().for_each(|(i, &x)| put(i, x));
-                } else {
-                    for (i, group) in ranks.chunks_exact(width).enumerate() {
-                        put(i, group.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-                    }
-                }
-            }
-        }
     }
 }
 

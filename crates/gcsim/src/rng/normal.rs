@@ -5,7 +5,7 @@
 //! StandardNormal is rand_distr's symmetric ziggurat: one 64-bit word
 //! gives a box index (its low 8 bits) and a uniform u ∈ [−1, 1) (its high
 //! 52 bits), and x = u·X\[i\] is the draw when |x| lies under X\[i + 1\],
-//! about 98.8% of the time. That common case runs in a function that is
+//! about 98.5% of the time. That common case runs in a function that is
 //! never inlined and calls nothing, so that the stream's four words stay
 //! in registers; a word outside its box stops it, and its rare case (the
 //! tail beyond R from the base box, the wedge's test against the density,
@@ -95,7 +95,7 @@ mod tests {
 
     /// The split ziggurat draws rand_distr's StandardNormal, bit for bit,
     /// and leaves the stream where it leaves it: some 2.2·10⁶ draws, of
-    /// which about 1.2% take the rare case and 2.6·10⁻⁴ (some 550) the
+    /// which about 1.5% take the rare case and 2.6·10⁻⁴ (some 550) the
     /// tail beyond R.
     #[test]
     fn normals_are_standard_normals() {

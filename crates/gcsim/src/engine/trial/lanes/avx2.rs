@@ -1,16 +1,16 @@
 //! [`super::Lanes`]'s step, four lanes to an AVX2 instruction: the
 //! arithmetic of `super::step` lane by lane, in its order and without a
 //! fused multiply-add, so the same bits. Written out because the
-//! compiler, left to vectorise that loop, did 16 lanes as three vectors
-//! of four, one of two and two single lanes.
+//! compiler, left to vectorise that loop, splits 16 lanes into three
+//! vectors of four, one of two and two single lanes.
 
 use std::arch::x86_64::*;
 
 /// One op in every lane (a multiple of four) as `super::step` does it,
 /// `kind` its (link, backward, chunked).
 ///
-/// Inlined, as the intrinsics are, into [`super::Lanes::run_avx2`]: a
-/// function of its own with the `avx2` feature was a call per step.
+/// Inlined, as the intrinsics are, into [`super::Lanes::run_avx2`]: as a
+/// function of its own with the `avx2` feature it is a call per step.
 ///
 /// # Safety
 /// The processor has AVX2.

@@ -14,10 +14,16 @@ use rand::{Rng, RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+mod exp;
+mod exp_data;
 mod exp_tables;
 mod max_exp;
+mod norm_tables;
+mod normal;
 
+pub(crate) use exp::{exp, exp_affine};
 pub(crate) use max_exp::MaxExp;
+pub(crate) use normal::normals;
 
 /// SplitMix64's increment, ⌊2⁶⁴/φ⌋ (odd).
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;

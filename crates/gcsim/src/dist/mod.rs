@@ -550,7 +550,7 @@ impl Base {
                 } else {
                     SQRT_2 * erfc_inv(2.0 * (1.0 - p))
                 };
-                (mu + sigma * z).exp()
+                crate::rng::exp(mu + sigma * z)
             }
             Base::Weibull { scale, shape } => scale * (-(-p).ln_1p()).powf(1.0 / shape),
         }
@@ -569,7 +569,7 @@ impl Base {
             }
             Base::LogNormal { mu, sigma } => {
                 let z: f64 = StandardNormal.sample(rng);
-                (mu + sigma * z).exp()
+                crate::rng::exp(mu + sigma * z)
             }
             // (X/λ)^k is a standard exponential.
             Base::Weibull { scale, shape } => scale * <Exp1 as Distribution<f64>>::sample(&Exp1, rng).powf(1.0 / shape),

@@ -87,6 +87,7 @@ use crate::study::{Decoder, Study, Workers};
 mod asynchronous;
 mod bisection;
 mod classes;
+mod compute_rows;
 mod deadlines;
 mod draws;
 mod empirical;

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use rand_distr::Distribution;
 
 use super::TrialPlan;
+use super::compute_rows::Rows;
 use super::lanes::Lanes;
 use super::scratch::{PipelineBuffers, Scratch};
 use super::tensor::TensorGroups;
@@ -334,14 +335,14 @@ impl TrialPlan {
         let most = h.most;
         // Per unit, each tensor group's `width` values: its ranks', or its
         // slowest rank's where the groups are drawn whole.
-        let (width, per_unit) = match &h.tensor {
+        let width = match &h.tensor {
             Some(g) => {
                 self.draw_slowest(g, &mut rng, scratch, most, None);
-                (1, dp * pp)
+                1
             }
             None => {
                 self.draw(&mut rng, scratch);
-                (tp, self.n)
+                tp
             }
         };
         let b = &mut scratch.hybrid;
@@ -351,33 +352,19 @@ impl TrialPlan {
         }
         let lanes = count * dp;
         b.compute.resize(pp * most * lanes, 0.0);
-        // Unit by unit, its draws in rank order (rank (d·P + i)·T + t), each
-        // stage's tensor group one after the other.
-        let (compute, works, stage_work) = (&mut b.compute[..], &b.works[..], &p.stage_work[..pp]);
         let draws = if h.tensor.is_some() {
             &b.slowest[..]
         } else {
             &scratch.draws[..]
         };
-        let row = most * lanes;
-        for j in 0..most {
-            let unit = &draws[j * per_unit..(j + 1) * per_unit];
-            for d in 0..dp {
-                let work = works[d * most + j];
-                let ranks = &unit[d * pp * width..(d + 1) * pp * width];
-                let at = &mut compute[j * lanes + q * dp + d..];
-                if width == 1 {
-                    for (i, &x) in ranks.iter().enumerate() {
-                        at[i * row] = stage_work[i] * work * x;
-                    }
-                } else {
-                    for (i, group) in ranks.chunks_exact(width).enumerate() {
-                        let slowest = group.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                        at[i * row] = stage_work[i] * work * slowest;
-                    }
-                }
-            }
-        }
+        let rows = Rows {
+            dp,
+            pp,
+            most,
+            lanes,
+            first: q * dp,
+        };
+        rows.fill(&mut b.compute, &b.works, &p.stage_work[..pp], draws, width);
     }
 
     /// Trial `trial`'s first iteration of slot `slot` (the schemes', then

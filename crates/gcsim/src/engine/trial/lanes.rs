@@ -10,6 +10,9 @@
 
 use crate::parallel::{Op, Program};
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 /// One op with its indices precomputed.
 #[derive(Debug, Clone, Copy)]
 struct Step {
@@ -107,43 +110,58 @@ impl Lanes {
             // SAFETY: the processor has AVX2.
             return unsafe { self.run_avx2(compute, lanes, at, times) };
         }
-        self.run_any(compute, lanes, at, times);
+        self.run_any::<false>(compute, lanes, at, times);
     }
 
     /// [`Self::run`] compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn run_avx2(&self, compute: &[f64], lanes: usize, at: (f64, f64, bool), times: &mut LaneTimes) {
-        self.run_any(compute, lanes, at, times);
+        self.run_any::<true>(compute, lanes, at, times);
     }
 
-    /// [`Self::run`] for the processor it is compiled for.
+    /// [`Self::run`] for the processor it is compiled for, with AVX2
+    /// intrinsics where `AVX2` (only inlined into [`Self::run_avx2`]).
     #[inline(always)]
-    fn run_any(&self, compute: &[f64], lanes: usize, (share, p2p, busy): (f64, f64, bool), times: &mut LaneTimes) {
+    fn run_any<const AVX2: bool>(
+        &self,
+        compute: &[f64],
+        lanes: usize,
+        (share, p2p, busy): (f64, f64, bool),
+        times: &mut LaneTimes,
+    ) {
         if busy {
-            self.run_lanes::<true>(compute, lanes, share, p2p, times);
+            self.run_lanes::<true, AVX2>(compute, lanes, share, p2p, times);
         } else {
-            self.run_lanes::<false>(compute, lanes, share, p2p, times);
+            self.run_lanes::<false, AVX2>(compute, lanes, share, p2p, times);
         }
     }
 
     /// [`Self::run`], summing the busy times where `BUSY`.
     #[inline(always)]
-    fn run_lanes<const BUSY: bool>(&self, compute: &[f64], lanes: usize, share: f64, p2p: f64, times: &mut LaneTimes) {
+    fn run_lanes<const BUSY: bool, const AVX2: bool>(
+        &self,
+        compute: &[f64],
+        lanes: usize,
+        share: f64,
+        p2p: f64,
+        times: &mut LaneTimes,
+    ) {
         // A few lanes' steps as fixed-length loops, unrolled.
         match lanes {
-            1 => self.run_in::<1, BUSY>(compute, lanes, share, p2p, times),
-            2 => self.run_in::<2, BUSY>(compute, lanes, share, p2p, times),
-            4 => self.run_in::<4, BUSY>(compute, lanes, share, p2p, times),
-            8 => self.run_in::<8, BUSY>(compute, lanes, share, p2p, times),
-            16 => self.run_in::<16, BUSY>(compute, lanes, share, p2p, times),
-            _ => self.run_in::<0, BUSY>(compute, lanes, share, p2p, times),
+            1 => self.run_in::<1, BUSY, false>(compute, lanes, share, p2p, times),
+            2 => self.run_in::<2, BUSY, false>(compute, lanes, share, p2p, times),
+            4 => self.run_in::<4, BUSY, AVX2>(compute, lanes, share, p2p, times),
+            8 => self.run_in::<8, BUSY, AVX2>(compute, lanes, share, p2p, times),
+            16 => self.run_in::<16, BUSY, AVX2>(compute, lanes, share, p2p, times),
+            _ => self.run_in::<0, BUSY, false>(compute, lanes, share, p2p, times),
         }
     }
 
-    /// [`Self::run`] with `N` lanes, or `lanes` where `N` is 0.
+    /// [`Self::run`] with `N` lanes, or `lanes` where `N` is 0; where
+    /// `AVX2` (N a multiple of 4), each step four lanes to an intrinsic.
     #[inline(always)]
-    fn run_in<const N: usize, const BUSY: bool>(
+    fn run_in<const N: usize, const BUSY: bool, const AVX2: bool>(
         &self,
         compute: &[f64],
         lanes: usize,
@@ -177,6 +195,12 @@ impl Lanes {
             let stage = s.stage as usize * n..(s.stage as usize + 1) * n;
             let (free, busy) = (&mut free[stage.clone()], &mut busy[stage]);
             let at = (forward_share, p2p, self.chunks as f64);
+            #[cfg(target_arch = "x86_64")]
+            if AVX2 {
+                // SAFETY: AVX2 is only set within `run_avx2`, on a processor with AVX2.
+                unsafe { avx2::step::<BUSY>((s.link, s.backward, self.chunks > 1), x, ready, out, free, busy, at) };
+                continue;
+            }
             match (s.link, s.backward, self.chunks > 1) {
                 (false, false, false) => step::<false, false, false, BUSY>(x, ready, out, free, busy, at),
                 (false, true, false) => step::<false, true, false, BUSY>(x, ready, out, free, busy, at),

@@ -393,7 +393,7 @@ impl CommonArgs {
         schemes: Vec<gcsim::scheme::Scheme>,
         custom: Option<gcsim::codes::custom::CustomMatrix>,
     ) -> Result<Study> {
-        let base = match self.parallel.parallel()? {
+        let base = match self.pipeline(workers)? {
             Some(p) => {
                 if load_model != LoadModel::Fixed {
                     return Err(StudyError::UnderParallel(ParallelConflict::LoadModel).into());
@@ -409,6 +409,22 @@ impl CommonArgs {
             .with_generator(self.cluster.generator)?
             .with_iterations(self.iterations)?
             .with_aggregation(self.aggregation(workers)?)?)
+    }
+
+    /// The hybrid-parallel job of `--parallel`, if given, with its transfer
+    /// between stages from `--activation-size` where that is given.
+    pub fn pipeline(&self, workers: &Workers) -> Result<Option<gcsim::parallel::Parallel>> {
+        let Some(mut p) = self.parallel.parallel()? else {
+            return Ok(None);
+        };
+        let unit = self.cluster.time_unit_of(workers);
+        if let Some(tau) = self
+            .parallel
+            .p2p_from_size(self.collective.latency, self.collective.bandwidth, unit)?
+        {
+            p.p2p_time = tau;
+        }
+        Ok(Some(p))
     }
 
     /// The workers' count to ask the population for, and the n the schemes

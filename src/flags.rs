@@ -197,6 +197,8 @@ pub const MICROBATCHES: Flag = Flag("microbatches");
 pub const BACKWARD_RATIO: Flag = Flag("backward-ratio");
 /// The flag of [`Param::P2pTime`].
 pub const P2P_TIME: Flag = Flag("p2p-time");
+pub const ACTIVATION_SIZE: Flag = Flag("activation-size");
+pub const P2P_BANDWIDTH: Flag = Flag("p2p-bandwidth");
 /// The flag of [`Param::StageWork`].
 pub const STAGE_WORK: Flag = Flag("stage-work");
 /// The flag of [`Param::MicrobatchWork`].

@@ -5,12 +5,15 @@
 use anyhow::{Result, bail};
 use clap::Args;
 
+use gcsim::collective::{DEFAULT_LATENCY, parse_bandwidth};
 use gcsim::dist::Dist;
 use gcsim::parallel::{Layout, Parallel, Schedule, parse_stage_work};
 use gcsim::range::{self, IntList};
+use gcsim::units::TimeUnit;
 
 use super::flags::{
-    BACKWARD_RATIO, MICROBATCH_WORK, MICROBATCHES, N, OPTIMIZER_TIME, P2P_TIME, PARALLEL, SCHEDULE, STAGE_WORK,
+    ACTIVATION_SIZE, BACKWARD_RATIO, BANDWIDTH, MICROBATCH_WORK, MICROBATCHES, N, OPTIMIZER_TIME, P2P_BANDWIDTH,
+    P2P_TIME, PARALLEL, SCHEDULE, STAGE_WORK, TIME_UNIT,
 };
 
 /// `--stage-work` as given.
@@ -64,6 +67,19 @@ pub struct ParallelArgs {
     #[arg(long, value_name = "TAU", value_parser = super::number(super::TIME_RANGE), allow_hyphen_values = true)]
     pub p2p_time: Option<f64>,
 
+    /// The bytes a stage sends the next per microbatch (its activations;
+    /// their gradients come back the same size): each transfer takes
+    /// --latency + BYTES / --p2p-bandwidth, in the time unit, instead of
+    /// --p2p-time. Example: --activation-size 64MiB --p2p-bandwidth 25GB/s
+    #[arg(long, value_name = "BYTES", value_parser = gcsim::units::parse_bytes, allow_hyphen_values = true)]
+    pub activation_size: Option<f64>,
+
+    /// The link between neighbouring stages for --activation-size, in bytes
+    /// per second (B/s, MB/s, GB/s, ... or Gbit/s) [default: --bandwidth].
+    /// Example: --p2p-bandwidth 50GB/s
+    #[arg(long, value_name = "BYTES_PER_S", value_parser = parse_bandwidth, allow_hyphen_values = true)]
+    pub p2p_bandwidth: Option<f64>,
+
     /// Each stage's relative work, one per stage [default: 1 each].
     /// Example: --stage-work 1,1,1,1.25 (a last stage with a loss head)
     #[arg(long, value_name = "W,W,...", value_parser = parse_work)]
@@ -90,6 +106,8 @@ impl ParallelArgs {
                 (self.schedule.is_some(), SCHEDULE),
                 (self.backward_ratio.is_some(), BACKWARD_RATIO),
                 (self.p2p_time.is_some(), P2P_TIME),
+                (self.activation_size.is_some(), ACTIVATION_SIZE),
+                (self.p2p_bandwidth.is_some(), P2P_BANDWIDTH),
                 (self.stage_work.is_some(), STAGE_WORK),
                 (self.microbatch_work.is_some(), MICROBATCH_WORK),
                 (self.optimizer_time.is_some(), OPTIMIZER_TIME),
@@ -114,6 +132,49 @@ impl ParallelArgs {
             optimizer_time: self.optimizer_time.unwrap_or(defaults.optimizer_time),
             ..defaults
         }))
+    }
+
+    /// The transfer between stages from `--activation-size`, in `unit`:
+    /// `latency` (seconds; the collective's default where none is given)
+    /// plus the size over `--p2p-bandwidth`, or over `bandwidth` (the
+    /// collective's `--bandwidth`) without it. None without
+    /// `--activation-size`.
+    pub fn p2p_from_size(
+        &self,
+        latency: Option<f64>,
+        bandwidth: Option<f64>,
+        unit: Option<TimeUnit>,
+    ) -> Result<Option<f64>> {
+        let Some(size) = self.activation_size else {
+            if self.p2p_bandwidth.is_some() {
+                bail!("{P2P_BANDWIDTH} carries {ACTIVATION_SIZE} between stages: give {ACTIVATION_SIZE} BYTES too");
+            }
+            return Ok(None);
+        };
+        if self.p2p_time.is_some() {
+            bail!("{P2P_TIME} and {ACTIVATION_SIZE} both set the transfer between stages: give one");
+        }
+        let Some(bandwidth) = self.p2p_bandwidth.or(bandwidth) else {
+            bail!(
+                "{ACTIVATION_SIZE} needs the link's speed: give {P2P_BANDWIDTH} (e.g. 25GB/s), or {BANDWIDTH} with a collective"
+            );
+        };
+        let Some(unit) = unit else {
+            bail!(
+                "{ACTIVATION_SIZE} takes seconds to send, which needs the time unit of the laws: give {TIME_UNIT} s, ms or us"
+            );
+        };
+        for (flag, value) in [(ACTIVATION_SIZE, size), (P2P_BANDWIDTH, bandwidth)] {
+            if !(value.is_finite() && value > 0.0 && value <= 1e30) {
+                bail!(
+                    "{flag} {} is out of range; accepted: a number > 0 and at most 1e30",
+                    gcsim::param::plain(value)
+                );
+            }
+        }
+        Ok(Some(
+            (latency.unwrap_or(DEFAULT_LATENCY) + size / bandwidth) * unit.per_second(),
+        ))
     }
 
     /// The microbatch counts of a sweep over `--microbatches`, where it

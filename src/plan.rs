@@ -452,6 +452,10 @@ impl TryFrom<PlanArgs> for PlanJob {
         let (mut notes, mut warnings) = defaults_said(&args, load_model);
         let (ns, n0, workers) = sizes(&args)?;
         let time_unit = common.cluster.time_unit_of(&workers);
+        let parallel = match parallel {
+            Some(_) => common.pipeline(&workers)?,
+            None => None,
+        };
         warnings.extend(ns.iter().filter_map(|&n| workers.resample_note(n)));
         let trace_bootstrap = common.trace_bootstrap(&workers, &mut warnings)?;
         if let (Some(steps), 2..) = (workers.recorded_steps(), trace_bootstrap) {

@@ -427,3 +427,99 @@ fn a_sweep_over_microbatches_is_the_runs_at_each_m() {
         assert!(err.contains(says), "{args}: {err}");
     }
 }
+
+/// The transfer between stages from an activation size: --latency + size /
+/// bandwidth, in the time unit, is the run with that --p2p-time; the
+/// bandwidth is --p2p-bandwidth's, or the collective's without it.
+#[test]
+fn activation_size_sets_the_transfer_between_stages() {
+    let run = |extra: &[&str]| {
+        let out = gcsim()
+            .args(["run", "--parallel", "dp=2,pp=4,tp=1", "--microbatches", "4"])
+            .args(["--dist", "exp:rate=1", "--trials", "3000", "--format", "csv"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // 50 MB at 1 GB/s is 50 ms, plus the default latency of 5 µs.
+    let by_size = run(&[
+        "--time-unit",
+        "s",
+        "--activation-size",
+        "50MB",
+        "--p2p-bandwidth",
+        "1GB/s",
+    ]);
+    assert_eq!(by_size, run(&["--time-unit", "s", "--p2p-time", "0.050005"]));
+    assert_ne!(by_size, run(&["--time-unit", "s", "--p2p-time", "0.05"]));
+    // In milliseconds, with the collective's bandwidth and latency (0 here,
+    // so that the sum is exactly 50).
+    let ring = [
+        "--aggregation",
+        "ring",
+        "--gradient-size",
+        "1GB",
+        "--bandwidth",
+        "1GB/s",
+        "--latency",
+        "0",
+    ];
+    let by_size = run(&[&["--time-unit", "ms", "--activation-size", "50MB"][..], &ring].concat());
+    assert_eq!(
+        by_size,
+        run(&[&["--time-unit", "ms", "--p2p-time", "50"][..], &ring].concat())
+    );
+    assert_ne!(
+        by_size,
+        run(&[&["--time-unit", "ms", "--p2p-time", "0.05"][..], &ring].concat())
+    );
+    for (flags, says) in [
+        (
+            vec!["--activation-size", "50MB", "--p2p-bandwidth", "1GB/s"],
+            "needs the time unit",
+        ),
+        (
+            vec!["--time-unit", "s", "--activation-size", "50MB"],
+            "give --p2p-bandwidth",
+        ),
+        (
+            vec!["--time-unit", "s", "--p2p-bandwidth", "1GB/s"],
+            "give --activation-size BYTES too",
+        ),
+        (
+            vec![
+                "--time-unit",
+                "s",
+                "--activation-size",
+                "5MB",
+                "--p2p-bandwidth",
+                "1GB/s",
+                "--p2p-time",
+                "1",
+            ],
+            "both set the transfer between stages",
+        ),
+        (
+            vec![
+                "--time-unit",
+                "s",
+                "--activation-size",
+                "-5MB",
+                "--p2p-bandwidth",
+                "1GB/s",
+            ],
+            "--activation-size",
+        ),
+    ] {
+        let out = gcsim()
+            .args(["run", "--parallel", "dp=2,pp=4,tp=1", "--dist", "exp:rate=1"])
+            .args(&flags)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(stderr.contains(says), "{flags:?}: {stderr}");
+    }
+}

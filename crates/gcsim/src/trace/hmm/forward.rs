@@ -11,13 +11,14 @@
 //! (vector operations round each lane as the scalar ones do, and
 //! floating-point contraction is never enabled), so its counts and
 //! posteriors have the same bits as the pass over that series alone
-//! ([`tests`] holds that pass, written one series at a time). A run of
+//! (`tests.rs` holds that pass, written one series at a time). A run of
 //! fewer than [`LANES`] series fills the free lanes with copies of its last
-//! series and drops their results. On x86-64 processors with AVX2 the same
-//! code is compiled a second time for AVX2 and chosen at run time. The
-//! exponentials of the emissions and the logarithms of the scale factors
-//! are taken one at a time (the vector units have none), the logarithms
-//! after the forward recursion, off its chain, and added in the same order.
+//! series and drops their results. On x86-64 processors with AVX2 the pass
+//! is compiled a second time for AVX2, its arithmetic written in AVX2
+//! instructions (`avx2.rs`), and chosen at run time. The exponentials of
+//! the emissions and the logarithms of the scale factors are taken one at
+//! a time (the vector units have none), the logarithms after the forward
+//! recursion, off its chain, and added in the same order.
 
 use rayon::prelude::*;
 
@@ -114,31 +115,40 @@ fn pass<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Counts; LA
         // SAFETY: the processor has AVX2.
         return unsafe { pass_avx2::<POSTERIOR>(model, rs) };
     }
-    lanes_pass::<POSTERIOR>(model, rs)
+    lanes_pass::<POSTERIOR, false>(model, rs)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn pass_avx2<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Counts; LANES], Vec<Lanes>) {
-    lanes_pass::<POSTERIOR>(model, rs)
+    lanes_pass::<POSTERIOR, true>(model, rs)
 }
 
 /// The pass over [`LANES`] series of equal length: each one's counts, and
 /// with `POSTERIOR` the posterior slow probabilities step by step, lane by
-/// lane (empty without).
+/// lane (empty without); with `AVX2` (set only by [`pass_avx2`]), its
+/// arithmetic in AVX2 instructions (`avx2.rs`).
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // t indexes every lane's series and the pass's arrays
-fn lanes_pass<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Counts; LANES], Vec<Lanes>) {
+fn lanes_pass<const POSTERIOR: bool, const AVX2: bool>(
+    model: &Hmm,
+    rs: [&[f64]; LANES],
+) -> ([Counts; LANES], Vec<Lanes>) {
     let n = rs[0].len();
     debug_assert!(rs.iter().all(|r| r.len() == n));
     let tr = model.transition();
-    let (e, mut ll) = emissions(model, &rs, n);
-    let (alpha, scale) = forward(&tr, model.p_slow, &e);
-    for c in &scale {
-        for (l, c) in c.iter().enumerate() {
-            ll[l] += c.ln();
-        }
+    let (e, mut ll) = emissions::<AVX2>(model, &rs, n);
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY (each call): `AVX2` is set only where the processor has AVX2.
+        let (alpha, scale) = unsafe { avx2::forward(&tr, model.p_slow, &e) };
+        add_logs(&mut ll, &scale);
+        let beta = unsafe { avx2::backward(&tr, &e, &scale) };
+        let (sums, posterior) = unsafe { avx2::sums::<POSTERIOR>(&tr, &rs, &alpha, &beta, &e, &scale) };
+        return (sums.counts(ll), posterior);
     }
+    let (alpha, scale) = forward(&tr, model.p_slow, &e);
+    add_logs(&mut ll, &scale);
     let beta = backward(&tr, &e, &scale);
     let mut sums = Sums::default();
     let mut posterior = Vec::with_capacity(if POSTERIOR { n } else { 0 });
@@ -150,6 +160,16 @@ fn lanes_pass<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Coun
         }
     }
     (sums.counts(ll), posterior)
+}
+
+/// Adds the logarithms of the scale factors to each lane's `ll`, step by step.
+#[inline(always)]
+fn add_logs(ll: &mut Lanes, scale: &[Lanes]) {
+    for c in scale {
+        for (l, c) in c.iter().enumerate() {
+            ll[l] += c.ln();
+        }
+    }
 }
 
 /// The counts' sums, lane by lane.
@@ -220,15 +240,22 @@ impl Sums {
 /// Emissions scaled by their larger term, and each lane's sum of the logs
 /// of those terms (the likelihood's first part).
 #[inline(always)]
-fn emissions(model: &Hmm, rs: &[&[f64]; LANES], n: usize) -> (Pairs, Lanes) {
+fn emissions<const AVX2: bool>(model: &Hmm, rs: &[&[f64]; LANES], n: usize) -> (Pairs, Lanes) {
     let c = model.ln_normaliser();
     let mut e = vec![[[0.0; LANES]; 2]; n];
     let mut ll = [0.0; LANES];
     for (t, et) in e.iter_mut().enumerate() {
         let r: Lanes = std::array::from_fn(|l| rs[l][t]);
         let mut x = [[0.0; LANES]; 2];
-        for l in 0..LANES {
-            [x[0][l], x[1][l]] = model.ln_emission_with(c, r[l]);
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is set only where the processor has AVX2.
+            x = unsafe { avx2::log_densities(model, c, &r) };
+        }
+        if !AVX2 || cfg!(not(target_arch = "x86_64")) {
+            for l in 0..LANES {
+                [x[0][l], x[1][l]] = model.ln_emission_with(c, r[l]);
+            }
         }
         for l in 0..LANES {
             let (x0, x1) = (x[0][l], x[1][l]);
@@ -292,5 +319,7 @@ fn backward(tr: &[[f64; 2]; 2], e: &[[Lanes; 2]], scale: &[Lanes]) -> Pairs {
     beta
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(test)]
 mod tests;

@@ -318,15 +318,7 @@ fn fit_model(
         .iter()
         .flat_map(|r| blocks.iter().map(move |b| &r[b.clone()]))
         .collect();
-    if blocks.len() > 1 || blocks[0].len() < steps {
-        let kept: usize = blocks.iter().map(|b| b.len()).sum();
-        notes.push(format!(
-            "the slow-state model is fitted on {kept} of the {steps} steps ({} evenly spaced blocks of {}              consecutive steps, at most {} times): p_slow, slowdown, persist and their standard errors              are those of that subsample; slow_state and the base law read every step",
-            blocks.len(),
-            blocks[0].len(),
-            subsample::MAX_FIT_TIMES
-        ));
-    }
+    notes.extend(subsample_note(&blocks, steps));
     let fitted_hmm = hmm::fit(&fitted_series, progress);
     let slow = match &fitted_hmm {
         Ok(f) if f.has_slow_state() => Some(f),
@@ -380,6 +372,23 @@ fn fit_model(
     };
     let fitted = base.ok().map(|b| fitted_dist(&b.law, slow, notes));
     (model, shares, fitted)
+}
+
+/// The note saying which steps the model is fitted on, when `blocks` (from
+/// [`subsample::fit_blocks`]) leave out any of the trace's `steps`.
+fn subsample_note(blocks: &[std::ops::Range<usize>], steps: usize) -> Option<String> {
+    if blocks.len() == 1 && blocks[0].len() == steps {
+        return None;
+    }
+    let kept: usize = blocks.iter().map(|b| b.len()).sum();
+    Some(format!(
+        "the slow-state model is fitted on {kept} of the {steps} steps ({} evenly spaced blocks of {} \
+         consecutive steps, at most {} times): p_slow, slowdown, persist and their standard errors \
+         are those of that subsample; slow_state and the base law read every step",
+        blocks.len(),
+        blocks[0].len(),
+        subsample::MAX_FIT_TIMES
+    ))
 }
 
 /// The base law fitted to the normal-state times (every time without a
@@ -509,5 +518,16 @@ mod tests {
         assert_eq!((r.s, r.s_source), (2, "given"));
         let r = TraceReport::new(&trace, None, 0).unwrap();
         assert_eq!((r.s, r.s_source), (1, "default max(1, n/10)"));
+    }
+
+    #[test]
+    fn the_subsample_note_reads_as_one_sentence() {
+        assert_eq!(subsample_note(&subsample::fit_blocks(8, 500), 500), None);
+        let note = subsample_note(&subsample::fit_blocks(64, 44_406), 44_406).unwrap();
+        assert!(!note.contains("  "), "a run of spaces: {note:?}");
+        assert!(
+            note.starts_with("the slow-state model is fitted on 512 of the 44406 steps (2 evenly spaced blocks of 256 consecutive steps, at most 32768 times): "),
+            "{note}"
+        );
     }
 }

@@ -132,8 +132,8 @@ impl Hmm {
     }
 
     /// Log-densities of `r` in states N and S, given [`Self::ln_normaliser`]
-    /// (computed once per series: a logarithm per observation was a fifth
-    /// of a trace analysis's time).
+    /// (computed once per pass, not once per observation).
+    #[inline(always)]
     fn ln_emission_with(&self, c: f64, r: f64) -> [f64; 2] {
         let z0 = (r - self.mu) / self.sigma;
         let z1 = (r - self.mu - self.shift) / self.sigma;

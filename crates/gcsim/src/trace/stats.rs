@@ -69,8 +69,10 @@ pub(crate) fn lag1_autocorrelation(xs: &[f64]) -> Option<f64> {
 }
 
 /// The Pearson correlation of `xs` and `ys` (of equal length); `None` with
-/// fewer than [`MIN_STEPS`] values or when either series is constant.
-pub(crate) fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
+/// fewer than [`MIN_STEPS`] values or when either series is constant. The
+/// reference [`mean_cross_correlation`] is tested against.
+#[cfg(test)]
+fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
     assert_eq!(xs.len(), ys.len(), "pearson: series of different lengths");
     if xs.len() < MIN_STEPS || constant(xs) || constant(ys) {
         return None;
@@ -157,19 +159,55 @@ pub(crate) fn ranks_by_mean(means: &[f64]) -> Vec<usize> {
     ranks
 }
 
+/// Steps whose deviations [`mean_cross_correlation`] copies step-major at a time.
+const CORRELATION_STEPS: usize = 256;
+
 /// The mean over pairs of workers of the Pearson correlation of their
 /// series, and the number of pairs that define one. Cost: O(n²·T).
+///
+/// Each pair's correlation has the bits of [`pearson`] on it: every
+/// series' deviations and sum of squares are computed once (they do not
+/// depend on the pair), and the sums of products Σ dx·dy of all pairs are
+/// accumulated step by step, each in step order as `pearson` adds it, from
+/// the deviations copied step-major a block of steps at a time, so that a
+/// step's products are one pass over a row of workers.
 pub fn mean_cross_correlation(series: &[Vec<f64>]) -> (Option<f64>, usize) {
-    let mut sum = 0.0;
-    let mut pairs = 0;
-    for (i, a) in series.iter().enumerate() {
-        for b in &series[i + 1..] {
-            if let Some(r) = pearson(a, b) {
-                sum += r;
-                pairs += 1;
+    let defined: Vec<&Vec<f64>> = series.iter().filter(|x| x.len() >= MIN_STEPS && !constant(x)).collect();
+    let m = defined.len();
+    let deviations: Vec<Vec<f64>> = defined.iter().map(|x| deviations(x)).collect();
+    let squares: Vec<f64> = deviations
+        .iter()
+        .map(|d| d.iter().fold(0.0, |s, x| s + x * x))
+        .collect();
+    // Pair (i, j), i < j, at row i's offset plus j − i − 1.
+    let offsets: Vec<usize> = (0..m).map(|i| i * m - i * (i + 1) / 2).collect();
+    let mut products = vec![0.0; m * m.saturating_sub(1) / 2];
+    let steps = defined.first().map_or(0, |x| x.len());
+    let mut rows = vec![0.0; CORRELATION_STEPS * m];
+    for start in (0..steps).step_by(CORRELATION_STEPS) {
+        let len = CORRELATION_STEPS.min(steps - start);
+        for (k, d) in deviations.iter().enumerate() {
+            for (t, &x) in d[start..start + len].iter().enumerate() {
+                rows[t * m + k] = x;
+            }
+        }
+        for row in rows.chunks_exact(m).take(len) {
+            for (i, &di) in row.iter().enumerate() {
+                let sums = &mut products[offsets[i]..offsets[i] + m - i - 1];
+                for (s, &dj) in sums.iter_mut().zip(&row[i + 1..]) {
+                    *s += di * dj;
+                }
             }
         }
     }
+    let mut sum = 0.0;
+    for i in 0..m {
+        for j in i + 1..m {
+            let sxy = products[offsets[i] + j - i - 1];
+            sum += (sxy / (squares[i] * squares[j]).sqrt()).clamp(-1.0, 1.0);
+        }
+    }
+    let pairs = m * m.saturating_sub(1) / 2;
     ((pairs > 0).then(|| sum / pairs as f64), pairs)
 }
 
@@ -278,5 +316,34 @@ mod tests {
         let rel = relative_to_step_median(&t);
         assert_eq!(&rel[..3], &[0.5, 1.0, 1.5]);
         assert_eq!(&rel[12..], &[1.0, 3.0, 0.5]);
+    }
+
+    /// [`mean_cross_correlation`] against the mean of [`pearson`] over the
+    /// pairs, bit for bit: series of several scales, a constant one, and
+    /// more steps than one block of [`CORRELATION_STEPS`].
+    #[test]
+    fn cross_correlation_has_the_bits_of_pairwise_pearson() {
+        let steps = 2 * CORRELATION_STEPS + 37;
+        let mut series: Vec<Vec<f64>> = (0..9u64)
+            .map(|w| {
+                let scale = [1.0, 1e-3, 7e5][w as usize % 3];
+                (0..steps as u64)
+                    .map(|t| scale * (((t * 2_654_435_761 + w * 40_503) % 1_000) as f64 * 0.013 + 0.5))
+                    .collect()
+            })
+            .collect();
+        series.insert(4, vec![2.5; steps]);
+        let (mut sum, mut pairs) = (0.0, 0);
+        for (i, a) in series.iter().enumerate() {
+            for b in &series[i + 1..] {
+                if let Some(r) = pearson(a, b) {
+                    sum += r;
+                    pairs += 1;
+                }
+            }
+        }
+        let (mean, counted) = mean_cross_correlation(&series);
+        assert_eq!(counted, pairs);
+        assert_eq!(mean.map(f64::to_bits), Some((sum / pairs as f64).to_bits()));
     }
 }

@@ -3,20 +3,30 @@
 //!
 //! The forward and backward recursions are chains: each step's
 //! multiplications and division wait on the step before, so one series at a
-//! time leaves the processor idle most of each step (they were half of a
-//! trace analysis's time). [`LANES`] series of equal length are walked in
-//! step instead: each lane does exactly the arithmetic of a lone series, in
-//! the same order, so its counts and posteriors have the same bits as the
-//! pass over that series alone, while the lanes' chains overlap. The
-//! logarithms of the scale factors are taken after the forward recursion,
-//! off its chain, and added in the same order.
+//! time leaves the processor idle most of each step. [`LANES`] series of
+//! equal length are walked in step instead, held lane by lane in arrays
+//! (`[f64; LANES]` per state and step), so that each operation of a step is
+//! one vector operation over the lanes and the lanes' chains overlap. Each
+//! lane does exactly the arithmetic of a lone series, in the same order
+//! (vector operations round each lane as the scalar ones do, and
+//! floating-point contraction is never enabled), so its counts and
+//! posteriors have the same bits as the pass over that series alone
+//! (`tests.rs` holds that pass, written one series at a time). A run of
+//! fewer than [`LANES`] series fills the free lanes with copies of its last
+//! series and drops their results. On x86-64 processors with AVX2 the pass
+//! is compiled a second time for AVX2, its arithmetic written in AVX2
+//! instructions (`avx2.rs`), and chosen at run time. The exponentials of
+//! the emissions and the logarithms of the scale factors are taken one at
+//! a time (the vector units have none), the logarithms after the forward
+//! recursion, off its chain, and added in the same order.
 
 use rayon::prelude::*;
 
 use super::Hmm;
 
-/// Series walked side by side.
-pub(super) const LANES: usize = 4;
+/// Series walked side by side: two AVX2 vectors, so that two chains of
+/// vector operations overlap.
+pub(super) const LANES: usize = 8;
 
 /// Expected counts from one forward–backward pass (Rabiner 1989, eq. 37–40).
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,17 +57,29 @@ impl Counts {
     }
 }
 
-/// Per step, a pair of values (one per state) for each lane.
-type Pairs<const L: usize> = Vec<[[f64; 2]; L]>;
+/// One value per lane.
+type Lanes = [f64; LANES];
 
-/// The counts of every series, in order: runs of [`LANES`] series of equal
-/// length side by side, the rest alone, spread over rayon's threads.
+/// Per step, one value per state (N, S) and lane.
+type Pairs = Vec<[Lanes; 2]>;
+
+/// Up to [`LANES`] series of equal length as a full set of lanes (the free
+/// ones repeat the last series); `None` when the lengths differ.
+fn lanes<'a>(chunk: &[&'a [f64]]) -> Option<[&'a [f64]; LANES]> {
+    let last = chunk.len() - 1;
+    let equal = chunk.iter().all(|r| r.len() == chunk[0].len());
+    equal.then(|| std::array::from_fn(|l| chunk[l.min(last)]))
+}
+
+/// The counts of every series, in order: runs of [`LANES`] series side by
+/// side (series of different lengths one at a time), spread over rayon's
+/// threads.
 pub(super) fn counts(model: &Hmm, series: &[&[f64]]) -> Vec<Counts> {
     let chunks: Vec<Vec<Counts>> = series
         .par_chunks(LANES)
-        .map(|chunk| match <[&[f64]; LANES]>::try_from(chunk) {
-            Ok(lanes) if lanes.iter().all(|r| r.len() == lanes[0].len()) => lanes_pass(model, lanes).0.to_vec(),
-            _ => chunk.iter().map(|&r| lanes_pass(model, [r]).0[0]).collect(),
+        .map(|chunk| match lanes(chunk) {
+            Some(rs) => pass::<false>(model, rs).0[..chunk.len()].to_vec(),
+            None => chunk.iter().map(|&r| forward_backward(model, r).1).collect(),
         })
         .collect();
     chunks.into_iter().flatten().collect()
@@ -68,12 +90,12 @@ pub(super) fn counts(model: &Hmm, series: &[&[f64]]) -> Vec<Counts> {
 pub(super) fn posteriors(model: &Hmm, series: &[&[f64]]) -> Vec<Vec<f64>> {
     let chunks: Vec<Vec<Vec<f64>>> = series
         .par_chunks(LANES)
-        .map(|chunk| match <[&[f64]; LANES]>::try_from(chunk) {
-            Ok(lanes) if lanes.iter().all(|r| r.len() == lanes[0].len()) => {
-                let steps = lanes_pass(model, lanes).1;
-                (0..LANES).map(|l| steps.iter().map(|p| p[l]).collect()).collect()
+        .map(|chunk| match lanes(chunk) {
+            Some(rs) => {
+                let steps = pass::<true>(model, rs).1;
+                (0..chunk.len()).map(|l| steps.iter().map(|p| p[l]).collect()).collect()
             }
-            _ => chunk.iter().map(|&r| forward_backward(model, r).0).collect(),
+            None => chunk.iter().map(|&r| forward_backward(model, r).0).collect(),
         })
         .collect();
     chunks.into_iter().flatten().collect()
@@ -82,73 +104,170 @@ pub(super) fn posteriors(model: &Hmm, series: &[&[f64]]) -> Vec<Vec<f64>> {
 /// The pass over one series: the posterior slow probability of each step,
 /// and the expected counts.
 pub(super) fn forward_backward(model: &Hmm, r: &[f64]) -> (Vec<f64>, Counts) {
-    let ([counts], posterior) = lanes_pass(model, [r]);
-    (posterior.into_iter().map(|[p]| p).collect(), counts)
+    let (counts, posterior) = pass::<true>(model, [r; LANES]);
+    (posterior.into_iter().map(|p| p[0]).collect(), counts[0])
 }
 
-/// The pass over `L` series of equal length: each one's counts, and the
-/// posterior slow probabilities step by step, lane by lane.
-fn lanes_pass<const L: usize>(model: &Hmm, rs: [&[f64]; L]) -> ([Counts; L], Vec<[f64; L]>) {
+/// [`lanes_pass`], compiled for AVX2 where the processor has it.
+fn pass<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Counts; LANES], Vec<Lanes>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2.
+        return unsafe { pass_avx2::<POSTERIOR>(model, rs) };
+    }
+    lanes_pass::<POSTERIOR, false>(model, rs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pass_avx2<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Counts; LANES], Vec<Lanes>) {
+    lanes_pass::<POSTERIOR, true>(model, rs)
+}
+
+/// The pass over [`LANES`] series of equal length: each one's counts, and
+/// with `POSTERIOR` the posterior slow probabilities step by step, lane by
+/// lane (empty without); with `AVX2` (set only by [`pass_avx2`]), its
+/// arithmetic in AVX2 instructions (`avx2.rs`).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // t indexes every lane's series and the pass's arrays
+fn lanes_pass<const POSTERIOR: bool, const AVX2: bool>(
+    model: &Hmm,
+    rs: [&[f64]; LANES],
+) -> ([Counts; LANES], Vec<Lanes>) {
     let n = rs[0].len();
     debug_assert!(rs.iter().all(|r| r.len() == n));
     let tr = model.transition();
-    let (e, mut ll) = emissions(model, &rs, n);
+    let (e, mut ll) = emissions::<AVX2>(model, &rs, n);
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY (each call): `AVX2` is set only where the processor has AVX2.
+        let (alpha, scale) = unsafe { avx2::forward(&tr, model.p_slow, &e) };
+        add_logs(&mut ll, &scale);
+        let beta = unsafe { avx2::backward(&tr, &e, &scale) };
+        let (sums, posterior) = unsafe { avx2::sums::<POSTERIOR>(&tr, &rs, &alpha, &beta, &e, &scale) };
+        return (sums.counts(ll), posterior);
+    }
     let (alpha, scale) = forward(&tr, model.p_slow, &e);
-    for c in &scale {
+    add_logs(&mut ll, &scale);
+    let beta = backward(&tr, &e, &scale);
+    let mut sums = Sums::default();
+    let mut posterior = Vec::with_capacity(if POSTERIOR { n } else { 0 });
+    for t in 0..n {
+        let r: Lanes = std::array::from_fn(|l| rs[l][t]);
+        let slow = sums.add_step(&tr, t, &r, &alpha, &beta, &e, &scale);
+        if POSTERIOR {
+            posterior.push(slow);
+        }
+    }
+    (sums.counts(ll), posterior)
+}
+
+/// Adds the logarithms of the scale factors to each lane's `ll`, step by step.
+#[inline(always)]
+fn add_logs(ll: &mut Lanes, scale: &[Lanes]) {
+    for c in scale {
         for (l, c) in c.iter().enumerate() {
             ll[l] += c.ln();
         }
     }
-    let beta = backward(&tr, &e, &scale);
-    let mut counts = ll.map(|log_likelihood| Counts {
-        log_likelihood,
-        ..Counts::default()
-    });
-    let mut posterior = Vec::with_capacity(n);
-    for t in 0..n {
-        let mut slow = [0.0; L];
-        for (l, c) in counts.iter_mut().enumerate() {
-            let (a, b) = (alpha[t][l], beta[t][l]);
-            let g = [a[0] * b[0], a[1] * b[1]];
+}
+
+/// The counts' sums, lane by lane.
+#[derive(Default)]
+struct Sums {
+    weight: [Lanes; 2],
+    sum: [Lanes; 2],
+    sum_sq: [Lanes; 2],
+    from: [Lanes; 2],
+    n_to_s: Lanes,
+    s_to_n: Lanes,
+}
+
+impl Sums {
+    /// Adds step `t` (observations `r`) to the sums; its posterior slow
+    /// probabilities (γ_t(S)).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn add_step(
+        &mut self,
+        tr: &[[f64; 2]; 2],
+        t: usize,
+        r: &Lanes,
+        alpha: &[[Lanes; 2]],
+        beta: &[[Lanes; 2]],
+        e: &[[Lanes; 2]],
+        scale: &[Lanes],
+    ) -> Lanes {
+        let ([a0, a1], [b0, b1]) = (&alpha[t], &beta[t]);
+        let mut gamma = [[0.0; LANES]; 2];
+        for l in 0..LANES {
+            let g = [a0[l] * b0[l], a1[l] * b1[l]];
             let total = g[0] + g[1];
             let g = [g[0] / total, g[1] / total];
-            slow[l] = g[1];
-            let r = rs[l][t];
+            (gamma[0][l], gamma[1][l]) = (g[0], g[1]);
             for (k, gk) in g.into_iter().enumerate() {
-                c.weight[k] += gk;
-                c.sum[k] += gk * r;
-                c.sum_sq[k] += gk * r * r;
-            }
-            if t + 1 < n {
-                c.from[0] += g[0];
-                c.from[1] += g[1];
-                let (e1, b1, s) = (e[t + 1][l], beta[t + 1][l], scale[t + 1][l]);
-                c.n_to_s += a[0] * tr[0][1] * e1[1] * b1[1] / s;
-                c.s_to_n += a[1] * tr[1][0] * e1[0] * b1[0] / s;
+                self.weight[k][l] += gk;
+                self.sum[k][l] += gk * r[l];
+                self.sum_sq[k][l] += gk * r[l] * r[l];
             }
         }
-        posterior.push(slow);
+        if t + 1 < alpha.len() {
+            let ([e0, e1], [b0, b1], s) = (&e[t + 1], &beta[t + 1], &scale[t + 1]);
+            for l in 0..LANES {
+                self.from[0][l] += gamma[0][l];
+                self.from[1][l] += gamma[1][l];
+                self.n_to_s[l] += a0[l] * tr[0][1] * e1[l] * b1[l] / s[l];
+                self.s_to_n[l] += a1[l] * tr[1][0] * e0[l] * b0[l] / s[l];
+            }
+        }
+        gamma[1]
     }
-    (counts, posterior)
+
+    /// Each lane's counts, with its log-likelihood `ll`.
+    fn counts(&self, ll: Lanes) -> [Counts; LANES] {
+        std::array::from_fn(|l| Counts {
+            log_likelihood: ll[l],
+            weight: [self.weight[0][l], self.weight[1][l]],
+            sum: [self.sum[0][l], self.sum[1][l]],
+            sum_sq: [self.sum_sq[0][l], self.sum_sq[1][l]],
+            from: [self.from[0][l], self.from[1][l]],
+            n_to_s: self.n_to_s[l],
+            s_to_n: self.s_to_n[l],
+        })
+    }
 }
 
 /// Emissions scaled by their larger term, and each lane's sum of the logs
 /// of those terms (the likelihood's first part).
-fn emissions<const L: usize>(model: &Hmm, rs: &[&[f64]; L], n: usize) -> (Pairs<L>, [f64; L]) {
-    let normaliser = model.ln_normaliser();
-    let mut e = vec![[[0.0; 2]; L]; n];
-    let mut ll = [0.0; L];
+#[inline(always)]
+fn emissions<const AVX2: bool>(model: &Hmm, rs: &[&[f64]; LANES], n: usize) -> (Pairs, Lanes) {
+    let c = model.ln_normaliser();
+    let mut e = vec![[[0.0; LANES]; 2]; n];
+    let mut ll = [0.0; LANES];
     for (t, et) in e.iter_mut().enumerate() {
-        for l in 0..L {
-            let x = model.ln_emission_with(normaliser, rs[l][t]);
+        let r: Lanes = std::array::from_fn(|l| rs[l][t]);
+        let mut x = [[0.0; LANES]; 2];
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is set only where the processor has AVX2.
+            x = unsafe { avx2::log_densities(model, c, &r) };
+        }
+        if !AVX2 || cfg!(not(target_arch = "x86_64")) {
+            for l in 0..LANES {
+                [x[0][l], x[1][l]] = model.ln_emission_with(c, r[l]);
+            }
+        }
+        for l in 0..LANES {
+            let (x0, x1) = (x[0][l], x[1][l]);
+            let m = x0.max(x1);
             // The larger term is e⁰ = 1 exactly: one exponential, not two
             // (both where m is not finite, so a NaN stays a NaN).
-            let m = x[0].max(x[1]);
-            et[l] = match (m.is_finite(), x[0] == m, x[1] == m) {
-                (true, true, _) => [1.0, (x[1] - m).exp()],
-                (true, _, true) => [(x[0] - m).exp(), 1.0],
-                _ => [(x[0] - m).exp(), (x[1] - m).exp()],
+            let [e0, e1] = match (m.is_finite(), x0 == m, x1 == m) {
+                (true, true, _) => [1.0, (x1 - m).exp()],
+                (true, _, true) => [(x0 - m).exp(), 1.0],
+                _ => [(x0 - m).exp(), (x1 - m).exp()],
             };
+            (et[0][l], et[1][l]) = (e0, e1);
             ll[l] += m;
         }
     }
@@ -157,84 +276,50 @@ fn emissions<const L: usize>(model: &Hmm, rs: &[&[f64]; L], n: usize) -> (Pairs<
 
 /// The scaled forward variables and the scale factors, each chain starting
 /// in the stationary law.
-fn forward<const L: usize>(tr: &[[f64; 2]; 2], p: f64, e: &[[[f64; 2]; L]]) -> (Pairs<L>, Vec<[f64; L]>) {
+#[inline(always)]
+fn forward(tr: &[[f64; 2]; 2], p: f64, e: &[[Lanes; 2]]) -> (Pairs, Vec<Lanes>) {
     let n = e.len();
-    let mut alpha = vec![[[0.0; 2]; L]; n];
-    let mut scale = vec![[0.0; L]; n];
+    let mut alpha = vec![[[0.0; LANES]; 2]; n];
+    let mut scale = vec![[0.0; LANES]; n];
+    let mut prior = [[1.0 - p; LANES], [p; LANES]];
     for t in 0..n {
-        for l in 0..L {
-            let prior = if t == 0 {
-                [1.0 - p, p]
-            } else {
-                let a = alpha[t - 1][l];
-                [a[0] * tr[0][0] + a[1] * tr[1][0], a[0] * tr[0][1] + a[1] * tr[1][1]]
-            };
-            let f = [prior[0] * e[t][l][0], prior[1] * e[t][l][1]];
+        let [e0, e1] = &e[t];
+        let mut next = [[0.0; LANES]; 2];
+        for l in 0..LANES {
+            let f = [prior[0][l] * e0[l], prior[1][l] * e1[l]];
             let c = f[0] + f[1];
             scale[t][l] = c;
-            alpha[t][l] = [f[0] / c, f[1] / c];
+            let a = [f[0] / c, f[1] / c];
+            alpha[t][0][l] = a[0];
+            alpha[t][1][l] = a[1];
+            next[0][l] = a[0] * tr[0][0] + a[1] * tr[1][0];
+            next[1][l] = a[0] * tr[0][1] + a[1] * tr[1][1];
         }
+        prior = next;
     }
     (alpha, scale)
 }
 
 /// The scaled backward variables.
-fn backward<const L: usize>(tr: &[[f64; 2]; 2], e: &[[[f64; 2]; L]], scale: &[[f64; L]]) -> Pairs<L> {
+#[inline(always)]
+fn backward(tr: &[[f64; 2]; 2], e: &[[Lanes; 2]], scale: &[Lanes]) -> Pairs {
     let n = e.len();
-    let mut beta = vec![[[1.0; 2]; L]; n];
+    let mut beta = vec![[[1.0; LANES]; 2]; n];
     for t in (0..n.saturating_sub(1)).rev() {
-        for l in 0..L {
-            let (en, bn) = (e[t + 1][l], beta[t + 1][l]);
-            let next = [en[0] * bn[0], en[1] * bn[1]];
+        let ([e0, e1], [b0, b1], s) = (&e[t + 1], &beta[t + 1], &scale[t + 1]);
+        let mut here = [[0.0; LANES]; 2];
+        for l in 0..LANES {
+            let next = [e0[l] * b0[l], e1[l] * b1[l]];
             for (j, row) in tr.iter().enumerate() {
-                beta[t][l][j] = (row[0] * next[0] + row[1] * next[1]) / scale[t + 1][l];
+                here[j][l] = (row[0] * next[0] + row[1] * next[1]) / s[l];
             }
         }
+        beta[t] = here;
     }
     beta
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Side by side, each lane has the bits of its series walked alone:
-    /// the lanes' arithmetic must not mix.
-    #[test]
-    fn lanes_match_lone_series_bit_for_bit() {
-        let model = Hmm {
-            mu: 0.05,
-            sigma: 0.4,
-            shift: 0.9,
-            p_slow: 0.3,
-            rho: 0.4,
-        };
-        let series: Vec<Vec<f64>> = (0..LANES as u32 + 2)
-            .map(|w| {
-                (0..50u32)
-                    .map(|t| ((t * 7 + w * 13) % 11) as f64 * 0.17 - 0.6)
-                    .collect()
-            })
-            .collect();
-        let refs: Vec<&[f64]> = series.iter().map(|r| r.as_slice()).collect();
-        let lanes = lanes_pass(&model, <[&[f64]; LANES]>::try_from(&refs[..LANES]).unwrap());
-        let together = counts(&model, &refs);
-        assert_eq!(together.len(), refs.len());
-        let slow = posteriors(&model, &refs);
-        for (l, r) in refs.iter().enumerate() {
-            let (posterior, alone) = forward_backward(&model, r);
-            let bits = |c: &Counts| {
-                let mut v = vec![c.log_likelihood, c.n_to_s, c.s_to_n];
-                v.extend(c.weight.iter().chain(&c.sum).chain(&c.sum_sq).chain(&c.from));
-                v.into_iter().map(f64::to_bits).collect::<Vec<_>>()
-            };
-            assert_eq!(bits(&together[l]), bits(&alone), "series {l}");
-            assert_eq!(slow[l], posterior, "series {l}");
-            if l < LANES {
-                assert_eq!(bits(&lanes.0[l]), bits(&alone), "lane {l}");
-                let lane: Vec<f64> = lanes.1.iter().map(|p| p[l]).collect();
-                assert_eq!(lane, posterior, "lane {l}");
-            }
-        }
-    }
-}
+mod tests;

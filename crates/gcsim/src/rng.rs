@@ -14,7 +14,7 @@ use rand::{Rng, RngExt, SeedableRng};
 use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-mod exp;
+pub(crate) mod exp;
 mod exp_data;
 mod exp_tables;
 mod max_exp;

@@ -23,6 +23,7 @@
 use rayon::prelude::*;
 
 use super::Hmm;
+use crate::rng::exp::exp;
 
 /// Series walked side by side: two AVX2 vectors, so that two chains of
 /// vector operations overlap.
@@ -261,11 +262,13 @@ fn emissions<const AVX2: bool>(model: &Hmm, rs: &[&[f64]; LANES], n: usize) -> (
             let (x0, x1) = (x[0][l], x[1][l]);
             let m = x0.max(x1);
             // The larger term is e⁰ = 1 exactly: one exponential, not two
-            // (both where m is not finite, so a NaN stays a NaN).
+            // (both where m is not finite, so a NaN stays a NaN). The
+            // exponential is glibc's, computed in place of a libm call (the
+            // same bits; see `rng::exp`).
             let [e0, e1] = match (m.is_finite(), x0 == m, x1 == m) {
-                (true, true, _) => [1.0, (x1 - m).exp()],
-                (true, _, true) => [(x0 - m).exp(), 1.0],
-                _ => [(x0 - m).exp(), (x1 - m).exp()],
+                (true, true, _) => [1.0, exp(x1 - m)],
+                (true, _, true) => [exp(x0 - m), 1.0],
+                _ => [exp(x0 - m), exp(x1 - m)],
             };
             (et[0][l], et[1][l]) = (e0, e1);
             ll[l] += m;

@@ -2,7 +2,8 @@
 # Regenerates the guide's performance table (docs/guide/src/performance-table.md)
 # from one run of bench/compare.sh on this machine: every path, gcsim against
 # NumPy and against the sampling floor; then bench/hybrid.sh (the
-# hybrid-parallel paths against NumPy) and, when WIA names a checkout of the
+# hybrid-parallel paths against NumPy), bench/trace-vs-fit.sh (`gcsim trace`
+# against `gcsim fit` on one trace) and, when WIA names a checkout of the
 # what-if artifact, bench/whatif.sh (`gcsim whatif` against its wia.py). The
 # page includes the file; nothing else writes it, and it is never edited by
 # hand.
@@ -39,6 +40,12 @@ bench/compare.sh > "$tmp"
   echo
   echo '```text'
   GCSIM=target/release/gcsim bench/hybrid.sh
+  echo '```'
+  echo
+  echo "Trace analysis against fit on the same 50 MB trace (\`bench/trace-vs-fit.sh\`, 3 runs each):"
+  echo
+  echo '```text'
+  bench/trace-vs-fit.sh target/release/gcsim 3
   echo '```'
   echo
   if [ -n "${WIA:-}" ]; then

@@ -4,7 +4,7 @@
 # on the same per-op traces (data/whatif), in one run, and checks that the
 # two agree on S.
 #
-# usage: WIA=/path/to/StragglerAnalysis bench/whatif.sh [SE|ST...]  (default: both)
+# usage: WIA=/path/to/StragglerAnalysis bench/whatif.sh [SE|ST|AR...]  (default: all three)
 #        RUNS=5 ...                (runs per side, default 5)
 #        GCSIM=/tmp/gcsim ...      (that binary; default: build this tree's)
 #        PYTHON=/venv/bin/python   (one with the artifact's requirements;
@@ -27,7 +27,7 @@ runs=${RUNS:-5}
 : "${WIA:?set WIA to a checkout of github.com/ByteDance-Seed/StragglerAnalysis}"
 [ -f "$WIA/analyzer/wia.py" ] || { echo "bench/whatif.sh: $WIA/analyzer/wia.py not found" >&2; exit 2; }
 jobs=("$@")
-[ ${#jobs[@]} -gt 0 ] || jobs=(SE ST)
+[ ${#jobs[@]} -gt 0 ] || jobs=(SE ST AR)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . bench/timing.sh

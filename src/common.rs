@@ -374,11 +374,10 @@ impl CommonArgs {
         self.cluster.population(n)
     }
 
-    /// How `run` and `sweep` sum gradients on `workers`: --aggregation with
-    /// --gradient-size and the time unit.
+    /// How `run` and `sweep` sum gradients on `workers`: --aggregation, --gradient-size, the time unit.
     pub fn aggregation(&self, workers: &Workers) -> Result<gcsim::collective::Aggregation> {
-        let unit = self.cluster.time_unit_of(workers);
-        self.collective.aggregation(self.cost.gradient_size, unit)
+        self.collective
+            .aggregation(self.cost.gradient_size, self.cluster.time_unit_of(workers))
     }
 
     /// The study of `schemes` on the `n` workers `workers` with every
@@ -393,7 +392,8 @@ impl CommonArgs {
         schemes: Vec<gcsim::scheme::Scheme>,
         custom: Option<gcsim::codes::custom::CustomMatrix>,
     ) -> Result<Study> {
-        let base = match self.pipeline(workers)? {
+        let unit = self.cluster.time_unit_of(workers);
+        let base = match self.parallel.pipeline(&self.collective, unit)? {
             Some(p) => {
                 if load_model != LoadModel::Fixed {
                     return Err(StudyError::UnderParallel(ParallelConflict::LoadModel).into());
@@ -409,22 +409,6 @@ impl CommonArgs {
             .with_generator(self.cluster.generator)?
             .with_iterations(self.iterations)?
             .with_aggregation(self.aggregation(workers)?)?)
-    }
-
-    /// The hybrid-parallel job of `--parallel`, if given, with its transfer
-    /// between stages from `--activation-size` where that is given.
-    pub fn pipeline(&self, workers: &Workers) -> Result<Option<gcsim::parallel::Parallel>> {
-        let Some(mut p) = self.parallel.parallel()? else {
-            return Ok(None);
-        };
-        let unit = self.cluster.time_unit_of(workers);
-        if let Some(tau) = self
-            .parallel
-            .p2p_from_size(self.collective.latency, self.collective.bandwidth, unit)?
-        {
-            p.p2p_time = tau;
-        }
-        Ok(Some(p))
     }
 
     /// The workers' count to ask the population for, and the n the schemes

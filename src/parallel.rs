@@ -11,6 +11,8 @@ use gcsim::parallel::{Layout, Parallel, Schedule, parse_stage_work};
 use gcsim::range::{self, IntList};
 use gcsim::units::TimeUnit;
 
+use super::collective::CollectiveArgs;
+
 use super::flags::{
     ACTIVATION_SIZE, BACKWARD_RATIO, BANDWIDTH, MICROBATCH_WORK, MICROBATCHES, N, OPTIMIZER_TIME, P2P_BANDWIDTH,
     P2P_TIME, PARALLEL, SCHEDULE, STAGE_WORK, TIME_UNIT,
@@ -175,6 +177,19 @@ impl ParallelArgs {
         Ok(Some(
             (latency.unwrap_or(DEFAULT_LATENCY) + size / bandwidth) * unit.per_second(),
         ))
+    }
+
+    /// The job of `--parallel`, if given, with its transfer between stages
+    /// from `--activation-size` where that is given (over `collective`'s
+    /// latency and bandwidth, in `unit`).
+    pub fn pipeline(&self, collective: &CollectiveArgs, unit: Option<TimeUnit>) -> Result<Option<Parallel>> {
+        let Some(mut p) = self.parallel()? else {
+            return Ok(None);
+        };
+        if let Some(tau) = self.p2p_from_size(collective.latency, collective.bandwidth, unit)? {
+            p.p2p_time = tau;
+        }
+        Ok(Some(p))
     }
 
     /// The microbatch counts of a sweep over `--microbatches`, where it

@@ -453,7 +453,7 @@ impl TryFrom<PlanArgs> for PlanJob {
         let (ns, n0, workers) = sizes(&args)?;
         let time_unit = common.cluster.time_unit_of(&workers);
         let parallel = match parallel {
-            Some(_) => common.pipeline(&workers)?,
+            Some(_) => common.parallel.pipeline(&common.collective, time_unit)?,
             None => None,
         };
         warnings.extend(ns.iter().filter_map(|&n| workers.resample_note(n)));

@@ -103,7 +103,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "UNIT", value_parser = crate::listed(TimeUnit::ALL, TimeUnit::symbol, unit_help))]
     pub time_unit: Option<TimeUnit>,
 
-    /// pytorch-ops: the job's layout, dp=D,pp=P[,tp=T][,cp=C][,vpp=V] (sizes left out are 1).
+    /// pytorch-ops: the job's layout, dp=D,pp=P and any of tp=T, cp=C, vpp=V (sizes left out are 1).
     #[arg(long, value_name = "SIZES")]
     pub layout: Option<String>,
 

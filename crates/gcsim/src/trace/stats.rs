@@ -165,7 +165,7 @@ const CORRELATION_STEPS: usize = 256;
 /// The mean over pairs of workers of the Pearson correlation of their
 /// series, and the number of pairs that define one. Cost: O(n²·T).
 ///
-/// Each pair's correlation has the bits of [`pearson`] on it: every
+/// Each pair's correlation has the bits of `pearson` (the tests' reference) on it: every
 /// series' deviations and sum of squares are computed once (they do not
 /// depend on the pair), and the sums of products Σ dx·dy of all pairs are
 /// accumulated step by step, each in step order as `pearson` adds it, from

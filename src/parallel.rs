@@ -174,9 +174,15 @@ impl ParallelArgs {
                 );
             }
         }
-        Ok(Some(
-            (latency.unwrap_or(DEFAULT_LATENCY) + size / bandwidth) * unit.per_second(),
-        ))
+        let tau = (latency.unwrap_or(DEFAULT_LATENCY) + size / bandwidth) * unit.per_second();
+        if tau > 1e100 {
+            bail!(
+                "{ACTIVATION_SIZE} over {P2P_BANDWIDTH} takes {} {} a transfer; accepted: at most 1e100 (rescale the time unit for values outside)",
+                gcsim::param::plain(tau),
+                unit.symbol()
+            );
+        }
+        Ok(Some(tau))
     }
 
     /// The job of `--parallel`, if given, with its transfer between stages

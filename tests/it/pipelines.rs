@@ -512,6 +512,17 @@ fn activation_size_sets_the_transfer_between_stages() {
             ],
             "--activation-size",
         ),
+        (
+            vec![
+                "--time-unit",
+                "s",
+                "--activation-size",
+                "5MB",
+                "--p2p-bandwidth",
+                "1e-300B/s",
+            ],
+            "accepted: at most 1e100",
+        ),
     ] {
         let out = gcsim()
             .args(["run", "--parallel", "dp=2,pp=4,tp=1", "--dist", "exp:rate=1"])

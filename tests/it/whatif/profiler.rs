@@ -317,6 +317,11 @@ fn bad_imports_are_refused_in_one_line() {
             "no-rank.json: no distributedInfo.rank",
         ),
         (
+            vec!["--layout", "dp=4294967295,pp=4294967295,tp=4294967295,cp=4294967295"],
+            vec![&all[0]],
+            "--layout: dp·pp·tp·cp is beyond 2⁶⁴ ranks",
+        ),
+        (
             vec!["--layout", "dp=1,pp=1"],
             vec![&no_ops],
             "no step has op ranges on every rank",

@@ -108,12 +108,10 @@ impl Sizes {
         };
         let inner = u64::from(layout.tp.unwrap_or(1)) * u64::from(layout.cp.unwrap_or(1));
         let (dp, pp) = (u64::from(dp), u64::from(pp));
-        Ok(Sizes {
-            dp,
-            pp,
-            inner,
-            world: dp * pp * inner,
-        })
+        let world = (dp * pp).checked_mul(inner).ok_or_else(|| {
+            ImportError::Ops("--layout: dp·pp·tp·cp is beyond 2⁶⁴ ranks; give the job's sizes".into())
+        })?;
+        Ok(Sizes { dp, pp, inner, world })
     }
 
     /// (dp rank, stage) of `rank`.

@@ -19,18 +19,11 @@ limit=${3:-600}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+python3 "$(dirname "$0")/trace50.py" "$work/trace.csv"
 python3 - "$work" <<'EOF'
 import random, sys
 work = sys.argv[1]
-random.seed(1)
-# A 50 MB trace: 64 workers, exponential times plus a floor.
-with open(f"{work}/trace.csv", "w") as f:
-    f.write("step,worker,time\n")
-    step = 0
-    while f.tell() < 50_000_000:
-        for w in range(64):
-            f.write(f"{step},{w},{random.expovariate(1.0) + 0.5:.6f}\n")
-        step += 1
+random.seed(2)
 # A 2000 x 2000 code: each worker stores three consecutive partitions.
 n = 2000
 with open(f"{work}/code.csv", "w") as f:

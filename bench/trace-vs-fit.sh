@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gcsim trace` against `gcsim fit` on the same 50 MB trace (64 workers,
-# exponential times plus a floor of 0.5, the trace of bench/slow-paths.sh):
+# exponential times plus a floor of 0.5, written by bench/trace50.py):
 # the trace analysis should cost about what fit's reading and fitting of
 # the file costs. The trace is generated into a temporary directory, or
 # read from TRACE when given.
@@ -21,18 +21,7 @@ trap 'rm -rf "$work"' EXIT
 
 if [ -z "$trace" ]; then
     trace=$work/trace.csv
-    python3 - "$trace" <<'EOF'
-import random, sys
-random.seed(1)
-# A 50 MB trace: 64 workers, exponential times plus a floor.
-with open(sys.argv[1], "w") as f:
-    f.write("step,worker,time\n")
-    step = 0
-    while f.tell() < 50_000_000:
-        for w in range(64):
-            f.write(f"{step},{w},{random.expovariate(1.0) + 0.5:.6f}\n")
-        step += 1
-EOF
+    python3 "$(dirname "$0")/trace50.py" "$trace"
 fi
 
 # One run of `gcsim ARGS`: "cpu wall" in seconds.

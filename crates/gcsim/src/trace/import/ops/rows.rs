@@ -147,7 +147,8 @@ pub fn import(files: &[PathBuf], layout: &LayoutSpec) -> Result<OpsImported, Imp
         steps.sort_by(|a, b| a.1.total_cmp(&b.1));
         unlinked += file.events.unlinked;
         for op in &file.events.ops {
-            let Some(&(step, _, end)) = steps.iter().rev().find(|s| s.1 <= op.start) else {
+            // The last step starting at or before the op (steps by start).
+            let Some(&(step, _, end)) = steps[..steps.partition_point(|s| s.1 <= op.start)].last() else {
                 outside += 1;
                 continue;
             };

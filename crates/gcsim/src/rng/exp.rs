@@ -4,10 +4,10 @@
 //! and tmp a degree-5 polynomial in r, with glibc's operations and fused
 //! multiply-adds in glibc's order, so the same bits.
 //!
-//! Why: through libm's `exp`, the log-normal ranks' draws e^(μ + σz) are
-//! about a third of the hybrid-parallel log-normal path's time (a call
-//! per draw, half of it in the errno wrapper). [`exp_affine`] computes four draws to an instruction
-//! with AVX2; [`exp`] is the same arithmetic one value at a time, so that
+//! Why: through libm's `exp`, each log-normal draw e^(μ + σz) costs a
+//! call and its errno wrapper, a large share of the hybrid-parallel
+//! log-normal path (`bench/hybrid.sh`). [`exp_affine`] computes four draws
+//! to an instruction with AVX2; [`exp`] is the same arithmetic one value at a time, so that
 //! a draw through [`crate::dist::Dist::sample`] and the same draw in a
 //! buffer agree to the bit.
 //!

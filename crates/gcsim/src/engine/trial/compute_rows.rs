@@ -21,8 +21,8 @@ impl Rows {
     /// after the other, as the draws lie.
     ///
     /// The writes, a row apart, go unchecked: the bounds are checked once,
-    /// where a check per write costs the log-normal path of
-    /// `bench/hybrid.sh` about 7% of its CPU time.
+    /// since a check per write is a visible share of the log-normal path
+    /// of `bench/hybrid.sh`.
     pub(super) fn fill(&self, compute: &mut [f64], works: &[f64], stage_work: &[f64], draws: &[f64], width: usize) {
         let (dp, pp, most, lanes) = (self.dp, self.pp, self.most, self.lanes);
         let (row, per_unit) = (most * lanes, dp * pp * width);

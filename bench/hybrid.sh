@@ -17,6 +17,8 @@
 #           5% 8x stragglers, the last stage 25% heavier, 10^5
 #   frc     dp=4, pp=4, tp=1, M=8, 1F1B, frc s=1 across replicas (each runs
 #           16 microbatches), exp(1) with 5% 8x stragglers, 10^5
+#   timeout dp=4, pp=4, tp=1, M=8, 1F1B, timeout T=30 across replicas,
+#           exp(1) with 5% 8x stragglers, 10^5
 #
 # For each path: RUNS rounds of gcsim then NumPy, in turn, each side's time
 # the median of its rounds, wall clock of the whole program (start-up and
@@ -30,7 +32,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 export PYTHONDONTWRITEBYTECODE=1
-all=(large issue lognormal frc)
+all=(large issue lognormal frc timeout)
 paths=("$@")
 [ ${#paths[@]} -gt 0 ] || paths=("${all[@]}")
 
@@ -50,6 +52,10 @@ define() {
     frc)
       trials=100000
       job=(--parallel dp=4,pp=4,tp=1 --microbatches 8 --schedule 1f1b --scheme frc --s 1
+        --dist exp:rate=1,p_slow=0.05,slowdown=8) ;;
+    timeout)
+      trials=100000
+      job=(--parallel dp=4,pp=4,tp=1 --microbatches 8 --schedule 1f1b --scheme timeout --timeout 30
         --dist exp:rate=1,p_slow=0.05,slowdown=8) ;;
     *) echo "bench/hybrid.sh: no path $1 (paths: ${all[*]})" >&2; exit 2 ;;
   esac

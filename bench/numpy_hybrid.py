@@ -3,7 +3,7 @@
     gcsim run --parallel dp=D,pp=P,tp=T --microbatches M --schedule S \\
         [--backward-ratio R] [--p2p-time TAU] [--stage-work w0,..] \\
         [--microbatch-work LAW] [--dist LAW] [--scheme frc|crc|ignore --s s] \\
-        [--optimizer-time O] --trials N
+        [--scheme timeout --timeout T] [--optimizer-time O] --trials N
 
 Each of the n = D*P*T ranks (rank (d*P + i)*T + t) is slow for the
 iteration with probability p_slow, its draws then times `slowdown`, and
@@ -24,7 +24,8 @@ B(k) in turn, then the remaining backwards.
 
 A stage's done time is its last backward's end; per stage the scheme's rule
 over the replicas (uncoded: the slowest; ignore, crc: the (D-s)-th
-smallest; frc: the slowest group of s+1 consecutive replicas' fastest),
+smallest; frc: the slowest group of s+1 consecutive replicas' fastest;
+timeout: min(the slowest, max(T, the fastest))),
 the latest stage, plus the optimizer's time, is the iteration. The speedup
 is over the uncoded job on the first M microbatches of the same draws; the
 bubble fraction, 1 - sum of busy / (P * makespan) per replica, is averaged
@@ -123,11 +124,13 @@ def pipeline(x, seq, p, m, ratio, tau):
     return free
 
 
-def rule(g, scheme, s):
+def rule(g, scheme, s, deadline):
     """Per stage, the rule over the replicas (last axis) of g (P, c, D)."""
     d = g.shape[-1]
     if scheme == "uncoded":
         return g.max(axis=-1)
+    if scheme == "timeout":
+        return np.minimum(g.max(axis=-1), np.maximum(deadline, g.min(axis=-1)))
     if scheme in ("ignore", "crc"):
         return np.partition(g, d - s - 1, axis=-1)[..., d - s - 1]
     return g.reshape(g.shape[:-1] + (d // (s + 1), s + 1)).min(axis=-1).max(axis=-1)
@@ -143,8 +146,9 @@ def main():
     a.add_argument("--stage-work")
     a.add_argument("--microbatch-work")
     a.add_argument("--dist", default="exp:rate=1")
-    a.add_argument("--scheme", default="uncoded", choices=["uncoded", "ignore", "crc", "frc"])
+    a.add_argument("--scheme", default="uncoded", choices=["uncoded", "ignore", "crc", "frc", "timeout"])
     a.add_argument("--s", type=int, default=0)
+    a.add_argument("--timeout", type=float)
     a.add_argument("--optimizer-time", type=float, default=0.0)
     a.add_argument("trials", type=int, nargs="?", default=10_000)
     a.add_argument("seed", type=int, nargs="?", default=0)
@@ -152,7 +156,8 @@ def main():
     layout = dict(kv.split("=") for kv in o.parallel.split(","))
     d, p, t = (int(layout.get(k, 1)) for k in ("dp", "pp", "tp"))
     big_m = o.microbatches
-    s = o.s if o.scheme != "uncoded" else 0
+    s = o.s if o.scheme not in ("uncoded", "timeout") else 0
+    assert (o.timeout is not None) == (o.scheme == "timeout"), "--timeout goes with --scheme timeout"
     m = (s + 1) * big_m if o.scheme in ("frc", "crc") else big_m
     if o.scheme == "frc":
         assert d % (s + 1) == 0, "frc needs s+1 to divide dp"
@@ -179,11 +184,11 @@ def main():
         g = pipeline(x, seq, p, m, o.backward_ratio, o.p2p_time)
         busy = x.sum(axis=1)  # f + b = x per op
         bubble.append((1.0 - busy.sum(axis=0) / (p * g.max(axis=0))).mean(axis=-1))
-        times.append(rule(g, o.scheme, s).max(axis=0) + o.optimizer_time)
+        times.append(rule(g, o.scheme, s, o.timeout).max(axis=0) + o.optimizer_time)
         base = g if m == big_m else pipeline(x, base_seq, p, big_m, o.backward_ratio, o.p2p_time)
         baseline.append(base.max(axis=(0, 2)) + o.optimizer_time)
     times, baseline, bubble = np.concatenate(times), np.concatenate(baseline), np.concatenate(bubble)
-    k = {"uncoded": d, "ignore": d - s, "crc": d - s, "frc": d // (s + 1)}[o.scheme]
+    k = {"uncoded": d, "ignore": d - s, "crc": d - s, "frc": d // (s + 1), "timeout": d}[o.scheme]
     extra = {"bubble_fraction": ([bubble.mean()], [bubble.std(ddof=1) / np.sqrt(len(bubble))])}
     write(o.scheme, d * p * t, [s], [k], times[:, None], uncoded=baseline, extra=extra)
 

@@ -49,8 +49,8 @@ shifted-exponential, Pareto, log-normal or Weibull workers, with or without
 stragglers, except additive loads with Pareto units or mixtures); otherwise all
 candidates are simulated on common random numbers and each objective has a 95%
 interval. With --parallel the schemes code across the layout's data-parallel
-replicas (uncoded, ignore, frc, crc, mds), each simulated; --buckets takes a
-list under a collective.
+replicas (uncoded, ignore, frc, crc, mds; timeout when named, with
+--timeout), each simulated; --buckets takes a list under a collective.
 
 Examples:
   gcsim plan --n 100 --dist exp:rate=1,p_slow=0.05,slowdown=8 \\

@@ -33,6 +33,9 @@ pub struct Mitigation {
     pub speedup: f64,
     /// GPU-hours per 1000 steps, every GPU of the job counted.
     pub gpu_hours: f64,
+    /// The mean share of the data whose gradient is in a step's update:
+    /// below 1 where replicas are dropped or cut off by a deadline.
+    pub data_fraction: f64,
 }
 
 /// The fitted model, its check against the trace, and the mitigations.
@@ -131,6 +134,67 @@ fn simulate(flags: &[String]) -> Result<serde_json::Value> {
     Ok(report["rows"][0].take())
 }
 
+/// A mitigation: what it is, the flags that change it, and all its flags.
+type Variant = (String, String, Vec<String>);
+
+/// Simulates `variant` over `trials` steps on `seed`: its row of the table
+/// and its `gcsim run` row.
+fn simulate_variant(
+    (mitigation, change, mut flags): Variant,
+    trials: u64,
+    seed: u64,
+    gpus_per_rank: f64,
+) -> Result<(Mitigation, serde_json::Value)> {
+    flags.extend(flag("trials", trials));
+    flags.extend(flag("seed", seed));
+    flags.extend(flag("iterations-per-run", STEPS));
+    let row = simulate(&flags)?;
+    let value = |k: &str| row[k].as_f64().unwrap_or(f64::NAN);
+    let m = Mitigation {
+        mitigation,
+        flags: change,
+        mean: value("mean"),
+        ci95_low: value("ci95_low"),
+        ci95_high: value("ci95_high"),
+        speedup: 0.0,
+        // The model has one rank per (replica, stage); each stands for its
+        // tensor- and context-parallel peers too.
+        gpu_hours: value("gpu_hours") * gpus_per_rank,
+        data_fraction: value("data_fraction"),
+    };
+    Ok((m, row))
+}
+
+/// Timeouts across replicas at deadlines by which the fitted job's
+/// replicas are all in half and nine tenths of the time: its step's median
+/// and 90th percentile (from `fitted`, its row) less what follows the sums'
+/// decision (the sum and the optimizer). Deadlines with no time left are
+/// added to `not_modelled`.
+fn deadlines(
+    fit: &HybridFit,
+    fitted: &serde_json::Value,
+    base: &[String],
+    not_modelled: &mut Vec<String>,
+) -> Vec<Variant> {
+    let after = fit.collective_time + fit.optimizer_time;
+    let mut variants = Vec::new();
+    for q in ["p50", "p90"] {
+        let t = fitted[q].as_f64().unwrap_or(f64::NAN) - after;
+        if t.is_nan() || t <= 0.0 {
+            not_modelled.push(format!(
+                "timeout at the fitted step's {q}: no time is left before its sum"
+            ));
+            continue;
+        }
+        let t = num(t);
+        let mut flags = base.to_vec();
+        flags.extend(["--scheme".into(), "timeout".into(), "--timeout".into(), t.clone()]);
+        let what = format!("timeout across replicas, T = {t} s ({q})");
+        variants.push((what, format!("--scheme timeout --timeout {t}"), flags));
+    }
+    variants
+}
+
 impl Mitigations {
     /// Simulates the fitted model and each mitigation, `trials` steps each
     /// on `seed`; GPU-hours count `gpus_per_rank` GPUs for each modelled rank.
@@ -153,7 +217,7 @@ impl Mitigations {
         peers.sort_by(f64::total_cmp);
         fixed[worst] = peers[peers.len() / 2];
         let base = model_flags(fit, &fit.rank_mu, &fit.stage_work, true);
-        let mut variants: Vec<(String, String, Vec<String>)> = vec![
+        let mut variants: Vec<Variant> = vec![
             ("as fitted (uncoded)".into(), String::new(), base.clone()),
             (
                 format!(
@@ -176,7 +240,7 @@ impl Mitigations {
                 model_flags(fit, &fit.rank_mu, &fit.stage_work, false),
             ));
         }
-        let mut not_modelled = vec!["timeout: the hybrid model does not take deadlines across replicas".to_string()];
+        let mut not_modelled = Vec::new();
         for (scheme, what) in [
             ("frc", "frc s=1 across replicas"),
             ("crc", "crc s=1 across replicas"),
@@ -197,24 +261,22 @@ impl Mitigations {
             flags.extend(["--scheme".into(), scheme.into(), "--s".into(), "1".into()]);
             variants.push((what.into(), format!("--scheme {scheme} --s 1"), flags));
         }
+        let run = |variant| simulate_variant(variant, trials, seed, gpus_per_rank);
         let mut rows = Vec::new();
-        for (mitigation, change, mut flags) in variants {
-            flags.extend(flag("trials", trials));
-            flags.extend(flag("seed", seed));
-            flags.extend(flag("iterations-per-run", STEPS));
-            let row = simulate(&flags)?;
-            let value = |k: &str| row[k].as_f64().unwrap_or(f64::NAN);
-            rows.push(Mitigation {
-                mitigation,
-                flags: change,
-                mean: value("mean"),
-                ci95_low: value("ci95_low"),
-                ci95_high: value("ci95_high"),
-                speedup: 0.0,
-                // The model has one rank per (replica, stage); each stands
-                // for its tensor- and context-parallel peers too.
-                gpu_hours: value("gpu_hours") * gpus_per_rank,
-            });
+        let mut fitted = serde_json::Value::Null;
+        for variant in variants {
+            let (m, row) = run(variant)?;
+            if rows.is_empty() {
+                fitted = row;
+            }
+            rows.push(m);
+        }
+        if fit.dp < 2 {
+            not_modelled.push("timeout across replicas: the job has one replica".into());
+        } else {
+            for variant in deadlines(fit, &fitted, &base, &mut not_modelled) {
+                rows.push(run(variant)?.0);
+            }
         }
         let reference = rows[0].mean;
         for r in &mut rows {
@@ -249,18 +311,19 @@ impl Mitigations {
         )?;
         writeln!(
             out,
-            "{:<52} {:>8} {:>19} {:>8} {:>10}",
-            "mitigation", "mean_s", "ci95", "speedup", "gpu_hours"
+            "{:<52} {:>8} {:>19} {:>8} {:>10} {:>5}",
+            "mitigation", "mean_s", "ci95", "speedup", "gpu_hours", "data"
         )?;
         for r in &self.rows {
             writeln!(
                 out,
-                "{:<52} {:>8.4} {:>19} {:>8.4} {:>10.2}",
+                "{:<52} {:>8.4} {:>19} {:>8.4} {:>10.2} {:>5.3}",
                 r.mitigation,
                 r.mean,
                 format!("{:.4}–{:.4}", r.ci95_low, r.ci95_high),
                 r.speedup,
-                r.gpu_hours
+                r.gpu_hours,
+                r.data_fraction
             )?;
         }
         for n in &self.not_modelled {

@@ -12,6 +12,7 @@
 use assert_cmd::Command;
 
 use super::hybrid_reference::Job;
+use super::hybrid_reference::trial::Estimate;
 
 /// Bound on |z| for each comparison: about 7·10⁻⁶ for a correct pair.
 const Z: f64 = 4.5;
@@ -72,8 +73,9 @@ fn close(what: &str, flags: &[&str], (gcsim, gcsim_trials): (f64, usize), refere
 }
 
 /// Runs both sides on `flags`, the reference on `trials` trials, and
-/// compares the mean, the bubble fraction and the speedup.
-fn agree(flags: &[&str], trials: usize) {
+/// compares the mean, the bubble fraction and the speedup; returns the
+/// reference's estimates and gcsim's row.
+fn agree(flags: &[&str], trials: usize) -> (Estimate, serde_json::Value) {
     let job = Job::from_flags(flags);
     let reference = job.simulate(trials, 7);
     let row = gcsim_row(flags, job.scheme.name());
@@ -103,6 +105,7 @@ fn agree(flags: &[&str], trials: usize) {
         reference.speedup_sd,
         reference.trials,
     );
+    (reference, row)
 }
 
 /// `flags` with `--scheme scheme`, and `--s 1` unless it is uncoded.
@@ -390,5 +393,60 @@ fn interleaved_codes_and_buckets_agree() {
             "lognormal:mu=0,sigma=0.2,p_slow=0.05,slowdown=2",
         ];
         agree(&with_scheme(&flags, scheme), 40_000);
+    }
+}
+
+/// `timeout` across replicas: each stage's (each bucket's) sum takes the
+/// replicas in by T, its cost and agreement those of the replicas in, and
+/// the update holds their share of the data. Two deadlines against an
+/// uncoded mean near 10.4 (T = 9 keeps about 84% of the data, T = 5.5
+/// about 47%), without a collective and with a ring in four buckets, whose
+/// cost then varies with the replicas in.
+#[test]
+fn timeout_across_replicas_agrees() {
+    let pipeline = [
+        "--parallel",
+        "dp=4,pp=3,tp=2",
+        "--microbatches",
+        "3",
+        "--schedule",
+        "1f1b",
+        "--dist",
+        "lognormal:mu=0,sigma=0.3,p_slow=0.05,slowdown=3",
+        "--scheme",
+        "timeout",
+    ];
+    let ring = [
+        "--aggregation",
+        "ring",
+        "--buckets",
+        "4",
+        "--bandwidth",
+        "1GB/s",
+        "--gradient-size",
+        "4GB",
+        "--latency",
+        "0.01",
+        "--time-unit",
+        "s",
+    ];
+    for (collective, deadlines) in [(&[][..], ["9", "5.5"]), (&ring[..], ["9", "5.5"])] {
+        for t in deadlines {
+            let flags = [&pipeline[..], collective, &["--timeout", t]].concat();
+            let (reference, row) = agree(&flags, 40_000);
+            assert!(
+                reference.share > 0.3 && reference.share < 0.97,
+                "T = {t} should bite: share {}",
+                reference.share
+            );
+            close(
+                "data_fraction",
+                &flags,
+                (number(&row, "data_fraction"), GCSIM_BUBBLE_TRIALS),
+                reference.share,
+                reference.share_sd,
+                reference.trials,
+            );
+        }
     }
 }

@@ -23,6 +23,10 @@
 //! over the replicas gives t_j, and the buckets are summed one after
 //! another, each costing c on a K-th of the message: e_j = max(t_j,
 //! e_{j−1}) + c, and the stage ends at e_K (K = 1 is the line above).
+//! Under `timeout` T each bucket is summed among the replicas whose bucket
+//! is ready by min(T, the last one's), or, if none is by T, the first
+//! one's alone; its c is that of those p replicas, and the data share of
+//! the update is the mean over stages and buckets of p/D.
 //! Means carry their standard errors; the
 //! speedup is the uncoded job's mean (microbatches 0..M − 1 of the same
 //! draws) over the scheme's.
@@ -32,7 +36,7 @@ mod checks;
 mod flags;
 mod interleaved_checks;
 pub mod pipeline;
-mod trial;
+pub mod trial;
 
 use rand_distr::{Distribution, Exp, LogNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -87,6 +91,8 @@ pub enum Scheme {
     Ignore(usize),
     Crc(usize),
     Frc(usize),
+    /// A deadline T from the iteration's start.
+    Timeout(f64),
 }
 
 impl Scheme {
@@ -96,13 +102,14 @@ impl Scheme {
             Scheme::Ignore(_) => "ignore",
             Scheme::Crc(_) => "crc",
             Scheme::Frc(_) => "frc",
+            Scheme::Timeout(_) => "timeout",
         }
     }
 
     /// A replica's load: its microbatches are load × M.
     fn load(self) -> usize {
         match self {
-            Scheme::Uncoded | Scheme::Ignore(_) => 1,
+            Scheme::Uncoded | Scheme::Ignore(_) | Scheme::Timeout(_) => 1,
             Scheme::Crc(s) | Scheme::Frc(s) => s + 1,
         }
     }
@@ -114,6 +121,7 @@ impl Scheme {
     pub fn rule(self, g: &mut [f64]) -> f64 {
         let d = g.len();
         match self {
+            Scheme::Timeout(_) => self.decide(g).0,
             Scheme::Uncoded => g.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             Scheme::Ignore(s) | Scheme::Crc(s) => *g.select_nth_unstable_by(d - s - 1, f64::total_cmp).1,
             Scheme::Frc(s) => g
@@ -129,6 +137,26 @@ impl Scheme {
             Scheme::Uncoded => d,
             Scheme::Ignore(s) | Scheme::Crc(s) => d - s,
             Scheme::Frc(s) => d / (s + 1),
+            Scheme::Timeout(_) => panic!("a deadline's participants vary"),
+        }
+    }
+
+    /// The stage's time and the replicas summed, from the replicas' done
+    /// times (sorted in place). A deadline T: with g sorted, the replicas
+    /// done by T if any is (all of them when the last is, at the last's
+    /// time), else the first alone at its time, with any tied with it.
+    pub fn decide(self, g: &mut [f64]) -> (f64, usize) {
+        let Scheme::Timeout(t) = self else {
+            return (self.rule(g), self.participants(g.len()));
+        };
+        g.sort_by(f64::total_cmp);
+        let by_t = g.partition_point(|&x| x <= t);
+        if by_t == g.len() {
+            (g[g.len() - 1], g.len())
+        } else if by_t > 0 {
+            (t, by_t)
+        } else {
+            (g[0], g.partition_point(|&x| x <= g[0]))
         }
     }
 }

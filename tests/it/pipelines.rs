@@ -168,8 +168,8 @@ fn what_does_not_go_with_a_layout_is_refused_in_one_line() {
             "k-async does not code across the replicas of --parallel",
         ),
         (
-            "run --parallel dp=4,pp=2 --scheme timeout --timeout 3",
-            "timeout does not code across",
+            "run --parallel dp=4,pp=2 --scheme multi-message --s 1",
+            "multi-message does not code across",
         ),
         (
             "run --parallel dp=4,pp=2 --scheme mds --k 3 --microbatches 2",

@@ -202,7 +202,7 @@ fn what_a_layout_plan_refuses() {
         (format!("plan {job} --n 8,16"), "--n 8,16: a --parallel plan searches one layout"),
         (format!("plan {job} --ref-n 4"), "--ref-n rescales a flat cluster's share"),
         (format!("plan {job} --load-model scaled"), "--load-model"),
-        (format!("plan {job} --scheme timeout --timeout 2"), "timeout"),
+        (format!("plan {job} --scheme speculative"), "speculative does not code across"),
         (format!("plan {job} --scheme k-async"), "k-async"),
         (
             "run --n 8 --scheme uncoded --aggregation ring --bandwidth 1GB/s --gradient-size 1GB --time-unit s --buckets 1,4"

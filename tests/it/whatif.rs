@@ -252,5 +252,32 @@ fn mitigations_rank_as_the_guide_reads_them() {
         {
             assert!(speedup(r) < 1.0, "{job}: {r}");
         }
+        // The exact mitigations keep all the data, dropping a replica of D
+        // keeps (D − 1)/D, and a deadline at the step's median keeps less
+        // than one at its 90th percentile, and is faster than the job.
+        let data = |r: &Value| r["data_fraction"].as_f64().unwrap();
+        let dp = m["model"]["dp"].as_f64().unwrap();
+        for r in rows {
+            let flags = r["flags"].as_str().unwrap();
+            let want = if flags.starts_with("--scheme ignore") {
+                Some((dp - 1.0) / dp)
+            } else {
+                (!flags.starts_with("--scheme timeout")).then_some(1.0)
+            };
+            if let Some(want) = want {
+                assert!((data(r) - want).abs() < 1e-12, "{job}: {r}");
+            }
+        }
+        let deadlines: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["flags"].as_str().unwrap().starts_with("--scheme timeout"))
+            .collect();
+        assert_eq!(deadlines.len(), 2, "{job}: {rows:?}");
+        let (median, p90) = (deadlines[0], deadlines[1]);
+        assert!(
+            0.0 < data(median) && data(median) < data(p90) && data(p90) < 1.0,
+            "{job}: {deadlines:?}"
+        );
+        assert!(speedup(median) > 1.0, "{job}: {median}");
     }
 }

@@ -378,11 +378,11 @@ pub fn rows(study: &Study, outcome: &Outcome) -> Vec<Row> {
 /// inclusion shares), each a pass of its own, then that it is done.
 pub fn rows_with_progress(study: &Study, outcome: &Outcome, progress: &dyn crate::engine::Progress) -> Vec<Row> {
     let base_inf = study.mean_is_infinite(&study.baseline());
-    let inexact = crate::engine::approx::inexact(study, progress);
+    let pipelines = crate::engine::pipelines::pipeline_shares_of(study, outcome);
+    let inexact = crate::engine::approx::inexact_with(study, &pipelines, progress);
     let tallies = crate::engine::approx::tallies(study, outcome.tallies.as_deref(), progress);
     let inclusion = crate::engine::approx::inclusion(study, progress);
-    let collective = crate::engine::collective::collective_times(study);
-    let pipelines = crate::engine::pipelines::pipeline_shares_of(study, outcome);
+    let collective = crate::engine::collective::collective_times(study, &pipelines);
     progress.finish();
     // Each exact law's mean and p99 (numerical, a few ms each for a
     // cluster of classes), one configuration per core.

@@ -137,6 +137,8 @@ fn one_stage_one_microbatch_is_the_flat_cluster() {
         (7, Scheme::Crc(2)),
         (6, Scheme::Frc(1)),
         (6, Scheme::Frc(2)),
+        (7, Scheme::Timeout(0.8)),
+        (7, Scheme::Timeout(0.1)),
     ] {
         let job = Job {
             scheme,
@@ -155,6 +157,8 @@ fn one_stage_one_microbatch_is_the_flat_cluster() {
                     .chunks(s + 1)
                     .map(|g| g.iter().copied().fold(f64::INFINITY, f64::min))
                     .fold(0.0, f64::max),
+                // The flat cluster's deadline: min(X_(n), max(T, X_(1))).
+                Scheme::Timeout(t) => sorted[dp - 1].min(t.max(sorted[0])),
             };
             let got = job.evaluate(&draws).time;
             assert!((got - want).abs() <= 1e-12 * want, "{scheme:?}: {got} vs {want}");

@@ -75,6 +75,7 @@ impl Job {
             "--time-unit",
             "--optimizer-time",
             "--buckets",
+            "--timeout",
         ];
         for f in flags.iter().step_by(2) {
             assert!(known.contains(f), "the reference does not read {f}");
@@ -100,6 +101,7 @@ impl Job {
             "ignore" => Scheme::Ignore(s.expect("--s")),
             "crc" => Scheme::Crc(s.expect("--s")),
             "frc" => Scheme::Frc(s.expect("--s")),
+            "timeout" => Scheme::Timeout(number("--timeout").expect("--timeout")),
             other => panic!("the reference has no scheme {other}"),
         };
         job.ring = value("--aggregation").map(|a| {

@@ -21,6 +21,8 @@ pub struct Trial {
     pub time: f64,
     /// The uncoded job's on the same draws (microbatches 0..M − 1).
     pub baseline: f64,
+    /// The mean over stages and buckets of the share of replicas summed.
+    pub share: f64,
     /// The scheme's pipelines' idle share, averaged over the replicas.
     pub bubble: f64,
 }
@@ -34,6 +36,8 @@ pub struct Estimate {
     pub std_err: f64,
     pub bubble: f64,
     pub bubble_sd: f64,
+    pub share: f64,
+    pub share_sd: f64,
     /// The uncoded mean over the scheme's, on the same draws.
     pub speedup: f64,
     /// The delta method's per-trial deviation of the speedup.
@@ -102,17 +106,24 @@ impl Job {
             .collect()
     }
 
-    /// The iteration's end under `scheme`: the latest stage's last
-    /// bucket's sum, then the optimizer.
-    fn end(&self, scheme: Scheme, timelines: &[Timeline]) -> f64 {
-        let bucket = self.ring.map_or(0.0, |ring| {
-            let shards = self.pp * self.tp * self.buckets;
-            ring.cost(scheme.participants(self.dp), self.dp, shards)
-        });
-        let latest = (0..self.pp)
-            .map(|i| self.stage_end(scheme, timelines, i, bucket))
-            .fold(f64::NEG_INFINITY, f64::max);
-        latest + self.optimizer
+    /// The iteration's end under `scheme`, the latest stage's last
+    /// bucket's sum then the optimizer, and the mean share of replicas
+    /// summed.
+    fn end(&self, scheme: Scheme, timelines: &[Timeline]) -> (f64, f64) {
+        let bucket = |p: usize| {
+            self.ring.map_or(0.0, |ring| {
+                let shards = self.pp * self.tp * self.buckets;
+                ring.cost(p, self.dp, shards)
+            })
+        };
+        let (mut latest, mut summed) = (f64::NEG_INFINITY, 0);
+        for i in 0..self.pp {
+            let (end, p) = self.stage_sums(scheme, timelines, i, bucket);
+            latest = latest.max(end);
+            summed += p;
+        }
+        let share = summed as f64 / (self.pp * self.buckets * self.dp) as f64;
+        (latest + self.optimizer, share)
     }
 
     /// Stage i's last bucket's sum ends at e_K: bucket j = 1..K is ready on
@@ -121,14 +132,28 @@ impl Job {
     /// gives t_j, and e_j = max(t_j, e_{j−1}) + c, e_0 = −∞: one bucket's
     /// sum at a time, each costing c.
     pub(super) fn stage_end(&self, scheme: Scheme, timelines: &[Timeline], i: usize, c: f64) -> f64 {
+        self.stage_sums(scheme, timelines, i, |_| c).0
+    }
+
+    /// Stage i's end as [`Self::stage_end`], a bucket among p replicas
+    /// costing `cost(p)`, and the replicas summed over its buckets.
+    fn stage_sums(
+        &self,
+        scheme: Scheme,
+        timelines: &[Timeline],
+        i: usize,
+        cost: impl Fn(usize) -> f64,
+    ) -> (f64, usize) {
         let k = self.buckets;
-        let mut end = f64::NEG_INFINITY;
+        let (mut end, mut summed) = (f64::NEG_INFINITY, 0);
         for j in 1..=k {
             let lag = 1.0 - j as f64 / k as f64;
             let mut ready: Vec<f64> = timelines.iter().map(|t| t.done[i] - lag * t.last[i]).collect();
-            end = scheme.rule(&mut ready).max(end) + c;
+            let (t, p) = scheme.decide(&mut ready);
+            end = t.max(end) + cost(p);
+            summed += p;
         }
-        end
+        (end, summed)
     }
 
     pub(super) fn pipeline(&self, microbatches: usize) -> Pipeline {
@@ -148,13 +173,18 @@ impl Job {
     fn evaluate_on(&self, pipe: &Pipeline, base_pipe: &Pipeline, draws: &Draws) -> Trial {
         let timelines = self.timelines(pipe, draws);
         let bubble = timelines.iter().map(Timeline::bubble).sum::<f64>() / self.dp as f64;
-        let time = self.end(self.scheme, &timelines);
+        let (time, share) = self.end(self.scheme, &timelines);
         let baseline = if pipe.microbatches == base_pipe.microbatches {
-            self.end(Scheme::Uncoded, &timelines)
+            self.end(Scheme::Uncoded, &timelines).0
         } else {
-            self.end(Scheme::Uncoded, &self.timelines(base_pipe, draws))
+            self.end(Scheme::Uncoded, &self.timelines(base_pipe, draws)).0
         };
-        Trial { time, baseline, bubble }
+        Trial {
+            time,
+            baseline,
+            share,
+            bubble,
+        }
     }
 
     /// `trials` iterations from one xoshiro256++ stream seeded with `seed`.
@@ -170,6 +200,7 @@ impl Job {
         let column = |f: fn(&Trial) -> f64| outcomes.iter().map(f).collect::<Vec<f64>>();
         let (mean, sd) = mean_sd(&column(|t| t.time));
         let (bubble, bubble_sd) = mean_sd(&column(|t| t.bubble));
+        let (share, share_sd) = mean_sd(&column(|t| t.share));
         let (base, _) = mean_sd(&column(|t| t.baseline));
         let speedup = base / mean;
         let influence: Vec<f64> = outcomes
@@ -182,6 +213,8 @@ impl Job {
             std_err: sd / (trials as f64).sqrt(),
             bubble,
             bubble_sd,
+            share,
+            share_sd,
             speedup,
             speedup_sd: mean_sd(&influence).1,
         }

@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 
 use super::approx::error_trials;
+use super::pipelines::PipelineShares;
 use super::trial::TrialPlan;
 use crate::collective::BucketCost;
 use crate::study::Study;
@@ -29,21 +30,29 @@ pub struct CollectiveColumns {
 /// c)`; under a deadline c is that of the trial's participants. Where
 /// either holds, the means are counted over the first [`error_trials`]
 /// trials of the study's streams, one iteration each (every iteration has
-/// the law of one), with the draws of the study's own trials.
-pub fn collective_times(study: &Study) -> Vec<Option<CollectiveColumns>> {
+/// the law of one), with the draws of the study's own trials. Under a
+/// layout the sums are timed on its pipelines (`pipelines`, see
+/// [`crate::engine::pipelines`]), and a deadline's participants counted
+/// there.
+pub fn collective_times(study: &Study, pipelines: &[Option<PipelineShares>]) -> Vec<Option<CollectiveColumns>> {
     let Some((c, costs)) = study.collective_costs() else {
         return vec![None; study.schemes().len()];
     };
+    let layout = study.parallel().is_some();
     let fixed: Vec<Option<CollectiveColumns>> = study
         .schemes()
         .iter()
         .zip(&costs)
-        .map(|(s, cost)| match cost {
-            // A layout's sums are timed on its pipelines (see
-            // `crate::engine::pipelines`), its participants fixed.
-            BucketCost::Fixed(time) if c.buckets == 1 || study.parallel().is_some() => Some(CollectiveColumns {
+        .zip(pipelines.iter().chain(std::iter::repeat(&None)))
+        .map(|((s, cost), shares)| match (cost, shares) {
+            (BucketCost::Fixed(time), _) if c.buckets == 1 || layout => Some(CollectiveColumns {
                 time: *time,
                 gradients: study.collective_gradients(s).expect("a fixed participant set"),
+            }),
+            // The mean of 2(p − 1)·message is 2(E[p] − 1)·message.
+            (BucketCost::Counted { .. }, Some(shares)) => Some(CollectiveColumns {
+                time: shares.collective_time,
+                gradients: 2.0 * (s.n() as f64 * shares.summed_share - 1.0) * s.message(),
             }),
             _ => None,
         })
@@ -99,7 +108,14 @@ pub fn collective_times(study: &Study) -> Vec<Option<CollectiveColumns>> {
 /// deadline's vary (see [`collective_times`]); `None` under the master.
 pub fn traffic(study: &Study) -> Vec<Option<f64>> {
     if study.schemes().iter().any(|s| s.deadline().is_some()) {
-        collective_times(study).iter().map(|c| c.map(|c| c.gradients)).collect()
+        let pipelines = match study.parallel() {
+            Some(_) => super::pipelines::pipeline_shares(study),
+            None => vec![None; study.schemes().len()],
+        };
+        collective_times(study, &pipelines)
+            .iter()
+            .map(|c| c.map(|c| c.gradients))
+            .collect()
     } else {
         study.schemes().iter().map(|s| study.collective_gradients(s)).collect()
     }

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::Outcome;
-use super::trial::{PipelineTotals, TrialPlan};
+use super::trial::{PipelineTotals, SumTotals, TrialPlan};
 use crate::study::Study;
 
 /// Trials over which the pipelines' shares are averaged, at most.
@@ -21,6 +21,10 @@ pub struct PipelineShares {
     /// The mean time from the start of the last-ending stage's first
     /// gradient sum to its end (the sum's cost, with one bucket).
     pub collective_time: f64,
+    /// The mean over trials, stages and buckets of the share of the
+    /// replicas whose gradients are in the sum: where a deadline decides
+    /// it, the data share of the update.
+    pub summed_share: f64,
 }
 
 /// The pipelines' totals of the first trials, per program (see
@@ -29,8 +33,8 @@ pub struct PipelineShares {
 pub struct PipelineSums {
     /// Per program, the sum over trials of its totals.
     totals: Vec<PipelineTotals>,
-    /// Per slot, the sum over trials of its gradient sums' span.
-    spans: Vec<f64>,
+    /// Per slot, the sum over trials of its gradient sums' totals.
+    sums: Vec<SumTotals>,
     /// The trials summed.
     trials: u64,
 }
@@ -40,15 +44,18 @@ impl PipelineSums {
     pub fn new(programs: usize, slots: usize) -> Self {
         Self {
             totals: vec![PipelineTotals::default(); programs],
-            spans: vec![0.0; slots],
+            sums: vec![SumTotals::default(); slots],
             trials: 0,
         }
     }
 
-    /// Adds the next trial's totals and spans (as
+    /// Adds the next trial's totals and sums (as
     /// [`TrialPlan::run_pipelines`] leaves them, from zero).
-    pub fn add(&mut self, totals: &[PipelineTotals], spans: &[f64]) {
-        self.spans.iter_mut().zip(spans).for_each(|(s, v)| *s += v);
+    pub fn add(&mut self, totals: &[PipelineTotals], sums: &[SumTotals]) {
+        self.sums.iter_mut().zip(sums).for_each(|(s, v)| {
+            s.span += v.span;
+            s.share += v.share;
+        });
         for (s, t) in self.totals.iter_mut().zip(totals) {
             s.bubble += t.bubble;
             s.busy.resize(t.busy.len(), 0.0);
@@ -92,21 +99,21 @@ pub fn pipeline_shares(study: &Study) -> Vec<Option<PipelineShares>> {
     let trials = pipeline_trials(study.trials());
     let slots = plan.slots();
     // Per trial, then summed in trial order: the same bytes on any number of threads.
-    let per_trial: Vec<(Vec<PipelineTotals>, Vec<f64>)> = (0..trials)
+    let per_trial: Vec<(Vec<PipelineTotals>, Vec<SumTotals>)> = (0..trials)
         .into_par_iter()
         .map_init(
             || (plan.scratch(), vec![0.0; slots]),
             |(scratch, out), trial| {
                 let mut totals = vec![PipelineTotals::default(); programs];
-                let mut spans = vec![0.0; slots];
-                plan.run_pipelines(study.seed(), trial, scratch, out, &mut totals, &mut spans);
-                (totals, spans)
+                let mut sums = vec![SumTotals::default(); slots];
+                plan.run_pipelines(study.seed(), trial, scratch, out, &mut totals, &mut sums);
+                (totals, sums)
             },
         )
         .collect();
     let mut sums = PipelineSums::new(programs, slots);
-    for (totals, spans) in &per_trial {
-        sums.add(totals, spans);
+    for (totals, trial_sums) in &per_trial {
+        sums.add(totals, trial_sums);
     }
     shares(study, slot_programs, &sums)
 }
@@ -119,13 +126,14 @@ fn shares(study: &Study, slot_programs: Vec<usize>, sums: &PipelineSums) -> Vec<
     let count = trials as f64 * replicas;
     slot_programs
         .into_iter()
-        .zip(&sums.spans)
+        .zip(&sums.sums)
         .take(study.schemes().len())
-        .map(|(k, span)| {
+        .map(|(k, sum)| {
             Some(PipelineShares {
                 bubble_fraction: sums.totals[k].bubble / count,
                 stage_busy: sums.totals[k].busy.iter().map(|b| b / count).collect(),
-                collective_time: span / trials as f64,
+                collective_time: sum.span / trials as f64,
+                summed_share: sum.share / trials as f64,
             })
         })
         .collect()

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::*;
 use pipelines::PipelineSums;
-use trial::{PipelineTotals, TrialTotals};
+use trial::{PipelineTotals, SumTotals, TrialTotals};
 
 impl<'a> Runner<'a> {
     /// The runner of `study`'s trials by `plan`, reading `given` where it
@@ -194,7 +194,7 @@ impl Runner<'_> {
         Some(vec![
             (
                 vec![PipelineTotals::default(); programs],
-                vec![0.0; self.plan.slots()]
+                vec![SumTotals::default(); self.plan.slots()]
             );
             trials
         ])
@@ -204,7 +204,7 @@ impl Runner<'_> {
     /// where it is given (the same values either way).
     fn run_trial(&self, trial: u64, scratch: &mut Scratch, out: &mut [f64], entry: Option<&mut TrialTotals>) {
         match entry {
-            Some((totals, spans)) => self.plan.run_pipelines(self.seed, trial, scratch, out, totals, spans),
+            Some((totals, sums)) => self.plan.run_pipelines(self.seed, trial, scratch, out, totals, sums),
             None => self.plan.run(self.seed, trial, scratch, out),
         }
     }

@@ -98,7 +98,7 @@ impl Study {
         Some(match self.participants(scheme) {
             Some(p) => BucketCost::Fixed(c.bucket_cost(p, self.scheme_n(), scheme.message() / share)),
             None => BucketCost::Counted {
-                message: scheme.message(),
+                message: scheme.message() / share,
             },
         })
     }

@@ -217,7 +217,7 @@ fn parallel_reason(conflict: &super::ParallelConflict, name: Naming) -> String {
     match conflict {
         C::Range(param, reason) => format!("{} {reason}", name(*param)),
         C::Scheme(kind) => format!(
-            "{kind} does not code across the replicas of {parallel}; accepted there: uncoded, ignore, frc, crc, mds"
+            "{kind} does not code across the replicas of {parallel}; accepted there: uncoded, ignore, frc, crc, mds, timeout"
         ),
         C::Microbatches {
             scheme,

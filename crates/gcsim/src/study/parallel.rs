@@ -67,7 +67,12 @@ impl Study {
         for s in &schemes {
             if !matches!(
                 s.kind(),
-                SchemeKind::Uncoded | SchemeKind::Ignore | SchemeKind::Frc | SchemeKind::Crc | SchemeKind::Mds
+                SchemeKind::Uncoded
+                    | SchemeKind::Ignore
+                    | SchemeKind::Frc
+                    | SchemeKind::Crc
+                    | SchemeKind::Mds
+                    | SchemeKind::Timeout
             ) {
                 return Err(conflict(ParallelConflict::Scheme(s.kind())));
             }

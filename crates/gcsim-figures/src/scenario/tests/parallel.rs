@@ -164,9 +164,9 @@ fn what_a_layout_does_not_take_is_refused() {
         ),
         (own("analytic = true"), "x.toml:19:", "study `b`: key `analytic`: a pipeline's time"),
         (
-            PIPES.replace("[\"crc\"]", "[\"timeout\"]").replace("s = 1\n", "timeout = 2\n"),
+            PIPES.replace("[\"crc\"]", "[\"speculative\"]").replace("s = 1\n", ""),
             "x.toml:17:",
-            "study `b`: timeout does not code across the replicas of key `parallel`",
+            "study `b`: speculative does not code across the replicas of key `parallel`",
         ),
         // n is needed by a flat table only.
         (

@@ -18,10 +18,20 @@ fn schemes(n: usize) -> Vec<Scheme> {
         )
         .unwrap()
     };
+    let timeout = Scheme::new(
+        SchemeKind::Timeout,
+        n,
+        Params {
+            timeout: Some(1.5),
+            ..Params::default()
+        },
+    )
+    .unwrap();
     vec![
         with_s(SchemeKind::Ignore, 2),
         with_s(SchemeKind::Frc, 1),
         with_s(SchemeKind::Crc, 2),
+        timeout,
     ]
 }
 

@@ -18,6 +18,8 @@ use super::compute_rows::Rows;
 use super::lanes::Lanes;
 use super::scratch::{PipelineBuffers, Scratch};
 use super::tensor::TensorGroups;
+use crate::collective::{BucketCost, Collective};
+use crate::engine::timeline::with_deadline;
 use crate::parallel::timeline::{TimelineOp, TimelineSum};
 use crate::parallel::{Parallel, Program, Timeline};
 use crate::rng::trial_rng;
@@ -36,9 +38,11 @@ pub(crate) struct Hybrid {
     programs: Vec<Program>,
     /// Each program's steps over the replicas' lanes.
     lanes: Vec<Lanes>,
-    /// Per slot: its program, its rule across replicas, and its stages'
-    /// gradient sum's cost (0 without a collective).
-    slots: Vec<(usize, Rule, f64)>,
+    /// Per slot: its program, how it decides across replicas, and its
+    /// stages' gradient sum's cost per bucket (0 without a collective).
+    slots: Vec<(usize, Decide, BucketCost)>,
+    /// The collective that sums each stage's gradient, if any.
+    collective: Option<Collective>,
     /// The most microbatches of any slot: the draws' units.
     most: usize,
     /// Gradient buckets per stage (1 without a collective).
@@ -47,9 +51,20 @@ pub(crate) struct Hybrid {
     tensor: Option<TensorGroups>,
 }
 
-/// One trial's pipeline totals per program and its gradient sums' span
+/// One trial's pipeline totals per program and its gradient sums' totals
 /// per slot.
-pub(crate) type TrialTotals = (Vec<PipelineTotals>, Vec<f64>);
+pub(crate) type TrialTotals = (Vec<PipelineTotals>, Vec<SumTotals>);
+
+/// A slot's gradient sums in one trial, or summed over trials.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SumTotals {
+    /// The time from the start of the last-ending stage's first sum to its
+    /// end.
+    pub span: f64,
+    /// The mean over stages and buckets of the share of the replicas whose
+    /// gradients are in the sum.
+    pub share: f64,
+}
 
 /// A pipeline's idle share and its stages' busy time, summed over replicas.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -74,35 +89,29 @@ impl Hybrid {
             .collect();
         let most = *distinct.last().expect("a slot");
         let lanes = programs.iter().map(|program| Lanes::new(program, most)).collect();
-        // Every scheme under a layout has a participant set of fixed size.
-        let costs: Vec<f64> = match study.collective_costs() {
-            Some((_, costs)) => costs
-                .into_iter()
-                .map(|c| match c {
-                    crate::collective::BucketCost::Fixed(cost) => cost,
-                    crate::collective::BucketCost::Counted { .. } => unreachable!("timeout is refused under a layout"),
-                })
-                .collect(),
-            None => vec![0.0; counts.len()],
+        let (collective, costs) = match study.collective_costs() {
+            Some((c, costs)) => (Some(c), costs),
+            None => (None, vec![BucketCost::Fixed(0.0); counts.len()]),
         };
         let baseline = study.baseline();
-        let rules = study
+        let decides = study
             .schemes()
             .iter()
             .chain(std::iter::once(&baseline))
-            .map(|s| s.rule());
+            .map(|s| s.deadline().map_or(Decide::Rule(s.rule()), Decide::Deadline));
         let slots = counts
             .iter()
-            .zip(rules)
+            .zip(decides)
             .zip(costs)
-            .map(|((m, rule), cost)| (distinct.binary_search(m).expect("listed"), rule, cost))
+            .map(|((m, decide), cost)| (distinct.binary_search(m).expect("listed"), decide, cost))
             .collect();
         Some(Self {
             programs,
             lanes,
             slots,
             most,
-            buckets: study.aggregation().collective().map_or(1, |c| c.buckets),
+            buckets: collective.map_or(1, |c| c.buckets),
+            collective,
             tensor: TensorGroups::of(study.workers(), parallel.layout.tp),
             parallel,
         })
@@ -176,36 +185,45 @@ impl Hybrid {
         }
     }
 
+    /// Slot `slot`'s gradient sum across the replicas.
+    fn sum(&self, slot: usize) -> Sum<'_> {
+        let (_, decide, cost) = self.slots[slot];
+        Sum {
+            decide,
+            buckets: self.buckets,
+            cost,
+            collective: self.collective.as_ref(),
+        }
+    }
+
     /// Each slot's time into `out`, from its program k's stage ends at
-    /// `b.done[at(k)]` (see [`Self::gather`]); with `spans`, each slot's
-    /// sum's span added to it.
+    /// `b.done[at(k)]` (see [`Self::gather`]); with `sums`, each slot's
+    /// sums' totals added to it.
     fn slot_times(
         &self,
         b: &mut PipelineBuffers,
         at: impl Fn(usize) -> usize,
         out: &mut [f64],
-        mut spans: Option<&mut [f64]>,
+        mut sums: Option<&mut [SumTotals]>,
     ) {
         let p = &self.parallel;
         let (dp, pp) = (p.layout.dp, p.layout.pp);
-        for (slot, &(k, rule, cost)) in self.slots.iter().enumerate() {
+        for (slot, &(k, _, _)) in self.slots.iter().enumerate() {
             let (done, tails) = (&b.done[at(k)], &b.tails[at(k)]);
-            let sum = Sum {
-                rule,
-                buckets: self.buckets,
-                cost,
-            };
-            let (mut last, mut span) = (f64::NEG_INFINITY, 0.0);
+            let sum = self.sum(slot);
+            let (mut last, mut span, mut summed) = (f64::NEG_INFINITY, 0.0, 0.0);
             for i in 0..pp {
                 let stage = i * dp..(i + 1) * dp;
-                let (start, end) = sum.span(&done[stage.clone()], &tails[stage], &mut b.ready, &mut b.column);
+                let (start, end, count) = sum.span(&done[stage.clone()], &tails[stage], &mut b.ready, &mut b.column);
+                summed += count;
                 if end > last {
                     (last, span) = (end, end - start);
                 }
             }
             out[slot] = last + p.optimizer_time;
-            if let Some(spans) = spans.as_mut() {
-                spans[slot] += span;
+            if let Some(sums) = sums.as_mut() {
+                sums[slot].span += span;
+                sums[slot].share += summed / (pp * dp) as f64;
             }
         }
     }
@@ -215,9 +233,8 @@ impl TrialPlan {
     /// Trial `trial` of a hybrid-parallel job of one iteration, as
     /// [`Self::run`] runs it, adding each of its pipelines' totals to
     /// `totals` (one per distinct number of microbatches, ascending; see
-    /// [`Self::pipeline_programs`]) and to `spans` each slot's time from
-    /// the start of the last-ending stage's first gradient sum to its end.
-    /// Does nothing for a flat cluster.
+    /// [`Self::pipeline_programs`]) and to `sums` each slot's gradient
+    /// sums' totals. Does nothing for a flat cluster.
     pub fn run_pipelines(
         &self,
         seed: u64,
@@ -225,11 +242,11 @@ impl TrialPlan {
         scratch: &mut Scratch,
         out: &mut [f64],
         totals: &mut [PipelineTotals],
-        spans: &mut [f64],
+        sums: &mut [SumTotals],
     ) {
         if let Some(h) = &self.hybrid {
             scratch.carried.iteration = 0;
-            self.run_hybrid(h, (seed, trial), scratch, out, Some((totals, spans)));
+            self.run_hybrid(h, (seed, trial), scratch, out, Some((totals, sums)));
         }
     }
 
@@ -255,15 +272,15 @@ impl TrialPlan {
     }
 
     /// One iteration of a hybrid-parallel job: each slot's time in `out`;
-    /// with `stats`, each program's pipeline totals and each slot's sum's
-    /// span added to them (see [`Self::run_pipelines`]).
+    /// with `stats`, each program's pipeline totals and each slot's sums'
+    /// totals added to them (see [`Self::run_pipelines`]).
     pub(super) fn run_hybrid(
         &self,
         h: &Hybrid,
         at: (u64, u64),
         scratch: &mut Scratch,
         out: &mut [f64],
-        stats: Option<(&mut [PipelineTotals], &mut [f64])>,
+        stats: Option<(&mut [PipelineTotals], &mut [SumTotals])>,
     ) {
         self.fill_compute(h, at, scratch, (1, 0));
         let b = &mut scratch.hybrid;
@@ -378,7 +395,7 @@ impl TrialPlan {
         }
         let p = &h.parallel;
         let (dp, pp, tp, most) = (p.layout.dp, p.layout.pp, p.layout.tp, h.most);
-        let (k, rule, cost) = h.slots[slot];
+        let k = h.slots[slot].0;
         let program = &h.programs[k];
         let share = p.forward_share();
         let b = &mut scratch.hybrid;
@@ -413,20 +430,16 @@ impl TrialPlan {
         }
         let mut sums = Vec::with_capacity(pp);
         let mut last = f64::NEG_INFINITY;
-        let sum = Sum {
-            rule,
-            buckets: h.buckets,
-            cost,
-        };
+        let sum = h.sum(slot);
         for i in 0..pp {
             let stage = i * dp..(i + 1) * dp;
-            let (start, end) = sum.span(&done[stage.clone()], &tails[stage.clone()], &mut b.ready, &mut b.column);
+            let (start, end, _) = sum.span(&done[stage.clone()], &tails[stage.clone()], &mut b.ready, &mut b.column);
             last = last.max(end);
             sums.push(TimelineSum {
                 stage: i,
                 start,
                 end,
-                participants: participants(rule, &done[stage]),
+                participants: participants(sum.decide, &done[stage]),
             });
         }
         Some(Timeline {
@@ -438,9 +451,17 @@ impl TrialPlan {
     }
 }
 
-/// The replicas whose gradients `rule` sums, for replicas that end at
-/// `ends`: the first k, or the first of each group.
-fn participants(rule: Rule, ends: &[f64]) -> Vec<usize> {
+/// The replicas whose gradients are summed, for replicas that end at
+/// `ends`: the first k, the first of each group, or those in by the
+/// deadline's time (see [`deadline_time`]).
+fn participants(decide: Decide, ends: &[f64]) -> Vec<usize> {
+    let rule = match decide {
+        Decide::Rule(rule) => rule,
+        Decide::Deadline(t) => {
+            let at = deadline_time(t, ends).0;
+            return (0..ends.len()).filter(|&d| ends[d] <= at).collect();
+        }
+    };
     let mut order: Vec<usize> = (0..ends.len()).collect();
     order.sort_by(|&a, &b| ends[a].total_cmp(&ends[b]).then(a.cmp(&b)));
     let mut chosen = match rule {
@@ -457,40 +478,87 @@ fn participants(rule: Rule, ends: &[f64]) -> Vec<usize> {
     chosen
 }
 
+/// How a stage's sum across the replicas is decided: by the scheme's rule,
+/// or by a deadline T from the iteration's start (`timeout`).
+#[derive(Debug, Clone, Copy)]
+enum Decide {
+    Rule(Rule),
+    Deadline(f64),
+}
+
 /// A stage's gradient sum across the replicas: in K buckets, bucket j ready
 /// on a replica j/K of the way through its last backward (the gradient
 /// accumulates over the microbatches, so only the last backward overlaps
-/// the sums), each summed once the rule is met by the replicas and the
-/// previous bucket's sum has ended, at `cost` each.
+/// the sums), each summed once it is decided over the replicas' bucket and
+/// the previous bucket's sum has ended. A rule's bucket costs the same in
+/// every trial; a deadline's, that of the replicas in by it.
 #[derive(Debug, Clone, Copy)]
-struct Sum {
-    rule: Rule,
+struct Sum<'a> {
+    decide: Decide,
     buckets: usize,
-    cost: f64,
+    cost: BucketCost,
+    collective: Option<&'a Collective>,
 }
 
-impl Sum {
-    /// When the first bucket's sum starts and the last one's ends, for
-    /// replicas whose last backward ends at `ends` after lasting `tails`.
-    fn span(&self, ends: &[f64], tails: &[f64], ready: &mut Vec<f64>, column: &mut Vec<f64>) -> (f64, f64) {
+impl Sum<'_> {
+    /// When a bucket ready on the replicas at `ready` is decided, and how
+    /// many replicas' gradients its sum holds.
+    fn decide(&self, ready: &[f64], column: &mut Vec<f64>) -> (f64, usize) {
+        match self.decide {
+            Decide::Rule(rule) => (
+                rule_time(rule, ready, column),
+                Collective::participants(rule, ready.len()),
+            ),
+            Decide::Deadline(t) => deadline_time(t, ready),
+        }
+    }
+
+    /// One bucket's sum among `p` of `n` replicas.
+    fn cost(&self, p: usize, n: usize) -> f64 {
+        match (self.cost, self.collective) {
+            (BucketCost::Fixed(cost), _) => cost,
+            (counted, Some(c)) => counted.of(c, p, n),
+            (BucketCost::Counted { .. }, None) => unreachable!("a counted cost is a collective's"),
+        }
+    }
+
+    /// When the first bucket's sum starts and the last one's ends, and the
+    /// mean over buckets of the replicas summed, for replicas whose last
+    /// backward ends at `ends` after lasting `tails`.
+    fn span(&self, ends: &[f64], tails: &[f64], ready: &mut Vec<f64>, column: &mut Vec<f64>) -> (f64, f64, f64) {
+        let n = ends.len();
         if self.buckets == 1 {
-            let t = rule_time(self.rule, ends, column);
-            return (t, t + self.cost);
+            let (t, p) = self.decide(ends, column);
+            return (t, t + self.cost(p, n), p as f64);
         }
         let k = self.buckets as f64;
-        let (mut first, mut end) = (f64::NAN, f64::NEG_INFINITY);
+        let (mut first, mut end, mut summed) = (f64::NAN, f64::NEG_INFINITY, 0);
         for j in 1..=self.buckets {
             let left = 1.0 - j as f64 / k;
             ready.clear();
             ready.extend(ends.iter().zip(tails).map(|(g, b)| g - left * b));
-            let start = rule_time(self.rule, ready, column).max(end);
+            let (t, p) = self.decide(ready, column);
+            let start = t.max(end);
             if j == 1 {
                 first = start;
             }
-            end = start + self.cost;
+            end = start + self.cost(p, n);
+            summed += p;
         }
-        (first, end)
+        (first, end, summed as f64 / k)
     }
+}
+
+/// Under a deadline `t`, when replicas ready at `ready` are summed and how
+/// many: at min(t, the last), those ready by then; where none is ready by
+/// t, at the first (with any tied with it), as the flat cluster's
+/// `timeout` proceeds.
+fn deadline_time(t: f64, ready: &[f64]) -> (f64, usize) {
+    let (first, last) = ready.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+        (lo.min(r), hi.max(r))
+    });
+    let at = with_deadline(last, t, first);
+    (at, ready.iter().filter(|&&r| r <= at).count())
 }
 
 /// When `rule` is met by replicas that end at `ends`.

@@ -88,8 +88,10 @@ other ops at their ideal times; an interleaved job on --schedule
 interleaved:V), prints its flags, checks its mean step
 against the measured one, and simulates it (--trials steps on --seed) with
 the slowest rank fixed, the stages rebalanced, the microbatches balanced,
-frc and crc s=1 across replicas and the slowest replica dropped: mean,
-interval, speedup and GPU-hours per 1000 steps, every GPU counted.
+frc and crc s=1 across replicas, the slowest replica dropped, and a timeout
+across replicas at the fitted step's median and 90th percentile: mean,
+interval, speedup, GPU-hours per run of --iterations-per-run steps (every
+GPU counted) and the share of the data in a step's update.
 
 Examples:
   gcsim whatif trace-ST.parquet --meta meta-ST.yaml
@@ -138,7 +140,7 @@ pub struct WhatIfArgs {
     #[arg(long, value_name = "STEP", allow_negative_numbers = true)]
     pub step: Option<i64>,
 
-    /// Fit the job to the hybrid-parallel model and simulate it under each mitigation (fix the slowest rank, rebalance the stages, balance the microbatches, frc/crc s=1 across replicas, drop the slowest replica).
+    /// Fit the job to the hybrid-parallel model and simulate it under each mitigation (fix the slowest rank, rebalance the stages, balance the microbatches, frc/crc s=1 across replicas, drop the slowest replica, a timeout across replicas).
     #[arg(long)]
     pub mitigate: bool,
 
@@ -150,6 +152,10 @@ pub struct WhatIfArgs {
     #[arg(long, value_name = "SEED", default_value_t = 0, requires = "mitigate")]
     pub seed: u64,
 
+    /// Steps of one training run, over which the mitigations' GPU-hours are counted (with --mitigate).
+    #[arg(long, value_name = "N", default_value_t = mitigate::STEPS, requires = "mitigate")]
+    pub iterations_per_run: u64,
+
     /// No notes on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -160,8 +166,9 @@ pub struct WhatIfJob {
     trace: OpTrace,
     layout: LayoutSpec,
     output: Output,
-    /// Steps and seed of the mitigations' simulations, with --mitigate.
-    mitigate: Option<(u64, u64)>,
+    /// Steps and seed of the mitigations' simulations, with --mitigate,
+    /// and the steps of a run.
+    mitigate: Option<(u64, u64, u64)>,
     quiet: bool,
     plot: Option<PathBuf>,
     figure: FigureOptions,
@@ -224,7 +231,12 @@ impl TryFrom<WhatIfArgs> for WhatIfJob {
             },
         };
         let trace = OpTrace::read(&args.trace)?;
-        let mitigate = args.mitigate.then_some((args.trials, args.seed));
+        if args.mitigate && args.iterations_per_run == 0 {
+            bail!("--iterations-per-run 0 is out of range; accepted: a whole number >= 1");
+        }
+        let mitigate = args
+            .mitigate
+            .then_some((args.trials, args.seed, args.iterations_per_run));
         if let Some(step) = args.step {
             check_step(&trace.step, step)?;
         }
@@ -276,7 +288,7 @@ impl WhatIfJob {
             );
         }
         let mitigations = match self.mitigate {
-            Some((trials, seed)) => {
+            Some((trials, seed, steps)) => {
                 let Some(fit) = &analysis.model else {
                     let l = &analysis.layout;
                     if l.vpp > 1 {
@@ -295,7 +307,7 @@ impl WhatIfJob {
                 let measured = analysis.step_measured.iter().sum::<f64>() / analysis.step_measured.len() as f64;
                 let layout = &analysis.layout;
                 let gpus_per_rank = f64::from(layout.world) / f64::from(layout.dp * layout.pp);
-                let result = mitigate::Mitigations::run(fit, measured, gpus_per_rank, trials, seed);
+                let result = mitigate::Mitigations::run(fit, measured, gpus_per_rank, (trials, seed, steps));
                 // The simulations ran quietly; the notes are the command's again.
                 super::notes::set_quiet(self.quiet);
                 Some(result?)

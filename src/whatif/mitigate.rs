@@ -13,7 +13,8 @@ use gcsim::whatif::HybridFit;
 use crate::output::Memory;
 use crate::{Cli, Config};
 
-/// Steps (iterations) the GPU-hours are counted over.
+/// Steps (iterations) of a run, over which the GPU-hours are counted,
+/// unless `--iterations-per-run` says otherwise.
 pub const STEPS: u64 = 1000;
 
 /// One mitigation's simulated step time.
@@ -31,7 +32,7 @@ pub struct Mitigation {
     pub ci95_high: f64,
     /// The fitted model's mean over this one's.
     pub speedup: f64,
-    /// GPU-hours per 1000 steps, every GPU of the job counted.
+    /// GPU-hours per run, every GPU of the job counted.
     pub gpu_hours: f64,
     /// The mean share of the data whose gradient is in a step's update:
     /// below 1 where replicas are dropped or cut off by a deadline.
@@ -51,6 +52,8 @@ pub struct Mitigations {
     pub fit_error: f64,
     /// Simulated steps per mitigation.
     pub trials: u64,
+    /// Steps of one run, over which `gpu_hours` are counted.
+    pub iterations_per_run: u64,
     /// The mitigations, the fitted model first.
     pub rows: Vec<Mitigation>,
     /// What could not be simulated, and why.
@@ -141,13 +144,12 @@ type Variant = (String, String, Vec<String>);
 /// and its `gcsim run` row.
 fn simulate_variant(
     (mitigation, change, mut flags): Variant,
-    trials: u64,
-    seed: u64,
+    (trials, seed, steps): (u64, u64, u64),
     gpus_per_rank: f64,
 ) -> Result<(Mitigation, serde_json::Value)> {
     flags.extend(flag("trials", trials));
     flags.extend(flag("seed", seed));
-    flags.extend(flag("iterations-per-run", STEPS));
+    flags.extend(flag("iterations-per-run", steps));
     let row = simulate(&flags)?;
     let value = |k: &str| row[k].as_f64().unwrap_or(f64::NAN);
     let m = Mitigation {
@@ -197,8 +199,14 @@ fn deadlines(
 
 impl Mitigations {
     /// Simulates the fitted model and each mitigation, `trials` steps each
-    /// on `seed`; GPU-hours count `gpus_per_rank` GPUs for each modelled rank.
-    pub fn run(fit: &HybridFit, measured: f64, gpus_per_rank: f64, trials: u64, seed: u64) -> Result<Self> {
+    /// on `seed`; GPU-hours count `gpus_per_rank` GPUs for each modelled
+    /// rank, over runs of `steps` steps.
+    pub fn run(
+        fit: &HybridFit,
+        measured: f64,
+        gpus_per_rank: f64,
+        (trials, seed, steps): (u64, u64, u64),
+    ) -> Result<Self> {
         let mean_work = fit.stage_work.iter().sum::<f64>() / fit.stage_work.len() as f64;
         let balanced = vec![mean_work; fit.stage_work.len()];
         let worst = (0..fit.rank_mu.len())
@@ -261,7 +269,7 @@ impl Mitigations {
             flags.extend(["--scheme".into(), scheme.into(), "--s".into(), "1".into()]);
             variants.push((what.into(), format!("--scheme {scheme} --s 1"), flags));
         }
-        let run = |variant| simulate_variant(variant, trials, seed, gpus_per_rank);
+        let run = |variant| simulate_variant(variant, (trials, seed, steps), gpus_per_rank);
         let mut rows = Vec::new();
         let mut fitted = serde_json::Value::Null;
         for variant in variants {
@@ -288,6 +296,7 @@ impl Mitigations {
             measured,
             fit_error: reference / measured - 1.0,
             trials,
+            iterations_per_run: steps,
             rows,
             not_modelled,
         })
@@ -298,8 +307,8 @@ impl Mitigations {
         writeln!(out)?;
         writeln!(
             out,
-            "# mitigations: the job fitted to the hybrid model, {} simulated steps each; GPU-hours per {STEPS} steps",
-            self.trials
+            "# mitigations: the job fitted to the hybrid model, {} simulated steps each; GPU-hours per run of {} steps; data: the share of the data in a step's update",
+            self.trials, self.iterations_per_run
         )?;
         writeln!(out, "# fitted: gcsim run {}", self.flags)?;
         writeln!(

@@ -281,3 +281,41 @@ fn mitigations_rank_as_the_guide_reads_them() {
         assert!(speedup(median) > 1.0, "{job}: {median}");
     }
 }
+
+/// GPU-hours count a run of `--iterations-per-run` steps: 20 000 steps
+/// cost exactly 20 times the default 1 000, row by row, and 0 is refused.
+#[test]
+fn mitigations_count_gpu_hours_over_a_run() {
+    let rows = |args: &[&str]| {
+        let all = [&["--mitigate", "--trials", "200"][..], args].concat();
+        let report = whatif_json_with("ST", &all);
+        let m = &report["mitigations"];
+        let hours: Vec<f64> = m["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["gpu_hours"].as_f64().unwrap())
+            .collect();
+        (m["iterations_per_run"].as_u64().unwrap(), hours)
+    };
+    let (steps, default) = rows(&[]);
+    let (long, run) = rows(&["--iterations-per-run", "20000"]);
+    assert_eq!((steps, long), (1000, 20_000));
+    assert_eq!(default.len(), run.len());
+    for (a, b) in default.iter().zip(&run) {
+        assert!(a > &0.0 && (b / a - 20.0).abs() < 1e-9, "{a} {b}");
+    }
+    let out = Command::cargo_bin("gcsim")
+        .unwrap()
+        .arg("whatif")
+        .arg(data(&job_file("ST", "trace", "parquet")))
+        .args(["--meta", &data(&job_file("ST", "meta", "yaml")).to_string_lossy()])
+        .args(["--mitigate", "--format", "json", "--iterations-per-run", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error: --iterations-per-run 0 is out of range; accepted: a whole number >= 1\n"
+    );
+}

@@ -450,3 +450,49 @@ fn timeout_across_replicas_agrees() {
         }
     }
 }
+
+/// A deadline's limits, exactly: at T = 0 each stage sums its first replica
+/// alone (a sum among one costs nothing and sends nothing), and at a T no
+/// replica misses the job is the uncoded one, column for column.
+#[test]
+fn timeout_at_its_limits() {
+    let job = [
+        "--parallel",
+        "dp=4,pp=2,tp=2",
+        "--microbatches",
+        "3",
+        "--schedule",
+        "1f1b",
+        "--aggregation",
+        "ring",
+        "--bandwidth",
+        "1GB/s",
+        "--gradient-size",
+        "4GB",
+        "--time-unit",
+        "s",
+        "--dist",
+        "exp:rate=1",
+        "--scheme",
+        "timeout",
+    ];
+    let first = gcsim_row(&[&job[..], &["--timeout", "0"]].concat(), "timeout");
+    for (column, want) in [
+        ("data_fraction", 0.25),
+        ("participants", 1.0),
+        ("collective_time", 0.0),
+        ("bytes_per_iteration", 0.0),
+    ] {
+        assert_eq!(number(&first, column), want, "T = 0: {column}");
+    }
+    let all = gcsim_row(&[&job[..], &["--timeout", "1e9"]].concat(), "timeout");
+    let uncoded = gcsim_row(&job[..job.len() - 2], "uncoded");
+    // The deadline's sums are averaged over the pipelines' trials: equal
+    // up to the rounding of that mean.
+    for column in ["mean", "p99", "collective_time", "bytes_per_iteration", "participants"] {
+        let (a, u) = (number(&all, column), number(&uncoded, column));
+        assert!((a - u).abs() <= 1e-12 * u.abs(), "T = 1e9: {column} {a} against {u}");
+    }
+    assert_eq!(number(&all, "data_fraction"), 1.0);
+    assert_eq!(number(&all, "speedup"), 1.0);
+}

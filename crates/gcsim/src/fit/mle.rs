@@ -39,7 +39,8 @@ impl Summary {
     /// The summary of `xs` (positive, finite).
     pub(crate) fn new(xs: &[f64]) -> Self {
         let n = xs.len() as f64;
-        let logs: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
+        let mut logs = xs.to_vec();
+        crate::rng::ln::ln_in_place(&mut logs);
         Self {
             n,
             min: xs.iter().copied().fold(f64::INFINITY, f64::min),
@@ -66,7 +67,7 @@ pub(crate) fn estimate(family: Family, xs: &[f64], s: &Summary) -> Result<Dist, 
         }
         Family::Pareto => {
             let scale = round_down(min);
-            let sum_ln: f64 = xs.iter().map(|x| (x / scale).ln()).sum();
+            let sum_ln = sum_of_logs(xs.iter().map(|x| x / scale));
             Dist::pareto(scale, round(n / sum_ln))
         }
         Family::LogNormal => {
@@ -96,6 +97,28 @@ pub(crate) fn round_down(x: f64) -> f64 {
     }
     let ulp = 10f64.powi(x.abs().log10().floor() as i32 + 1 - SIGNIFICANT_DIGITS as i32);
     round(r - ulp).min(x)
+}
+
+/// `Σ ln vᵢ` in order, the logarithms a block at a time (`rng::ln`,
+/// glibc's bits).
+fn sum_of_logs(mut values: impl Iterator<Item = f64>) -> f64 {
+    let mut buffer = [0.0; POWER_BLOCK];
+    // The start of `Iterator::sum` over f64, so that the bits are its.
+    let mut sum = -0.0;
+    loop {
+        let mut len = 0;
+        for (b, v) in buffer.iter_mut().zip(&mut values) {
+            *b = v;
+            len += 1;
+        }
+        if len == 0 {
+            return sum;
+        }
+        crate::rng::ln::ln_in_place(&mut buffer[..len]);
+        for l in &buffer[..len] {
+            sum += l;
+        }
+    }
 }
 
 /// Values whose powers [`weibull`] takes at a time: a buffer that stays
@@ -172,6 +195,74 @@ mod tests {
         }
         assert_eq!(round_down(0.812_691), 0.812_691);
         assert_eq!(round_down(0.123_456_789), 0.123_456);
+    }
+
+    /// The Weibull root find on the cached logarithms, its powers four at
+    /// a time, has the bits of the same bisection with every logarithm and
+    /// power taken afresh through libm; so do the mean log and the Pareto
+    /// sum of logs.
+    #[test]
+    fn weibull_has_the_bits_of_the_plain_root_find() {
+        fn plain(xs: &[f64], mean_ln: f64) -> (f64, f64) {
+            let ln_max = xs.iter().map(|x| x.ln()).fold(f64::NEG_INFINITY, f64::max);
+            let sums = |k: f64| {
+                xs.iter().fold((0.0, 0.0), |(s, sl), x| {
+                    let l = x.ln();
+                    let w = (k * (l - ln_max)).exp();
+                    (s + w, sl + w * l)
+                })
+            };
+            let g = |k: f64| {
+                let (s, sl) = sums(k);
+                sl / s - 1.0 / k - mean_ln
+            };
+            let (mut lo, mut hi) = (1.0, 1.0);
+            while g(lo) > 0.0 && lo > 1e-300 {
+                lo *= 0.5;
+            }
+            while g(hi) < 0.0 && hi < 1e300 {
+                hi *= 2.0;
+            }
+            for _ in 0..2100 {
+                let mid = 0.5 * (lo + hi);
+                if mid <= lo || mid >= hi {
+                    break;
+                }
+                if g(mid) < 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let k = 0.5 * (lo + hi);
+            let (s, _) = sums(k);
+            ((ln_max + (s / xs.len() as f64).ln() / k).exp(), k)
+        }
+        use rand_distr::Distribution;
+        let mut rng = crate::rng::trial_rng(11, 0);
+        for (law, n) in [
+            (Dist::weibull(1.5, 0.8).unwrap(), 3001),
+            (Dist::weibull(2.0, 4.0).unwrap(), 1000),
+            (Dist::lognormal(0.1, 0.6).unwrap(), 2049),
+        ] {
+            let xs: Vec<f64> = (0..n).map(|_| law.sample(&mut rng)).collect();
+            let summary = Summary::new(&xs);
+            let mean_ln = xs.iter().map(|x| x.ln()).sum::<f64>() / n as f64;
+            assert_eq!(summary.mean_ln.to_bits(), mean_ln.to_bits(), "{law}");
+            let (scale, shape) = weibull(&summary.logs, summary.mean_ln);
+            let (plain_scale, plain_shape) = plain(&xs, mean_ln);
+            let scale_min = 0.5 * xs.iter().copied().fold(f64::INFINITY, f64::min);
+            let pareto = xs.iter().map(|x| (x / scale_min).ln()).sum::<f64>();
+            assert_eq!(
+                sum_of_logs(xs.iter().map(|x| x / scale_min)).to_bits(),
+                pareto.to_bits()
+            );
+            assert_eq!(
+                (scale.to_bits(), shape.to_bits()),
+                (plain_scale.to_bits(), plain_shape.to_bits()),
+                "{law}: {scale} {shape} against {plain_scale} {plain_shape}"
+            );
+        }
     }
 
     /// ln f against ln of the density of `Dist`, where the latter does not underflow.

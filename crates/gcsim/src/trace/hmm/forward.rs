@@ -19,8 +19,9 @@
 //! exponentials of a step's emissions are taken four to an instruction
 //! (`rng::exp`, glibc's bits; a step with an argument glibc computes apart
 //! takes them one at a time). The logarithms of the scale factors are
-//! taken one at a time (the vector units have none), after the forward
-//! recursion, off its chain, and added in the same order.
+//! taken after the forward recursion, off its chain, and added in the same
+//! order; with AVX2 and FMA four to an instruction (`rng::ln`, glibc's
+//! bits).
 
 use rayon::prelude::*;
 
@@ -145,7 +146,7 @@ fn lanes_pass<const POSTERIOR: bool, const AVX2: bool>(
     if AVX2 {
         // SAFETY (each call): `AVX2` is set only where the processor has AVX2 and FMA.
         let (alpha, scale) = unsafe { avx2::forward(&tr, model.p_slow, &e) };
-        add_logs(&mut ll, &scale);
+        unsafe { avx2::add_logs(&mut ll, &scale) };
         let beta = unsafe { avx2::backward(&tr, &e, &scale) };
         let (sums, posterior) = unsafe { avx2::sums::<POSTERIOR>(&tr, &rs, &alpha, &beta, &e, &scale) };
         return (sums.counts(ll), posterior);

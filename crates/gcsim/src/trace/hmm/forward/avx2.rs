@@ -15,7 +15,7 @@ use std::arch::x86_64::{
 };
 
 use super::{Hmm, LANES, Lanes, Pairs, Sums};
-use crate::rng::exp;
+use crate::rng::{exp, ln};
 
 /// Vectors per lane array.
 const HALVES: usize = LANES / 4;
@@ -96,6 +96,26 @@ pub(super) fn scale_step(x: &[Lanes; 2], e: &mut [Lanes; 2], ll: &mut Lanes) -> 
         store(ll, h, _mm256_add_pd(load(ll, h), m[h]));
     }
     true
+}
+
+/// The portable `add_logs`: the logarithms of the scale factors added to
+/// each lane's `ll`, step by step, four to an instruction (a quad with a
+/// factor glibc takes apart one at a time).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(super) fn add_logs(ll: &mut Lanes, scale: &[Lanes]) {
+    for c in scale {
+        for h in 0..HALVES {
+            match ln::ln4(load(c, h)) {
+                Some(v) => store(ll, h, _mm256_add_pd(load(ll, h), v)),
+                None => {
+                    for l in 4 * h..4 * h + 4 {
+                        ll[l] += c[l].ln();
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The transition matrix, each entry in every lane.

@@ -53,20 +53,6 @@ const NEAR_ONE_FROM: u64 = 0x3fee000000000000;
 /// The width of that range in bits, up to 1 + 0x1.09p-4.
 const NEAR_ONE_WIDTH: u64 = 0x0003090000000000;
 
-/// Whether x is within glibc's range near 1 (computed there by a
-/// polynomial in x − 1, [`near_one`]).
-#[inline(always)]
-fn is_near_one(ix: u64) -> bool {
-    ix.wrapping_sub(NEAR_ONE_FROM) < NEAR_ONE_WIDTH
-}
-
-/// Whether glibc computes ln x apart: x not a positive normal number.
-#[inline(always)]
-fn apart(x: f64) -> bool {
-    let top = (x.to_bits() >> 48) as u32;
-    top.wrapping_sub(0x0010) >= 0x7ff0 - 0x0010
-}
-
 /// `xs[i] ← ln xs[i]`, with the bits of the platform's `f64::ln` where it is
 /// glibc's: with AVX2 and FMA, four to an instruction.
 pub fn ln_in_place(xs: &mut [f64]) {
@@ -98,35 +84,45 @@ fn ln_in_place_avx2(xs: &mut [f64]) {
     quads.into_remainder().iter_mut().for_each(|x| *x = x.ln());
 }
 
-/// glibc's common case of ln x in four lanes; `None` where a lane is one
-/// glibc computes apart.
+/// glibc's ln x in four lanes, near 1 and elsewhere; `None` where a lane
+/// is one glibc computes apart (x not a positive normal number).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[inline]
 pub(crate) fn ln4(x: std::arch::x86_64::__m256d) -> Option<std::arch::x86_64::__m256d> {
     use std::arch::x86_64::*;
-    let mut lanes = [0.0; 4];
-    // SAFETY: four values.
-    unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), x) };
-    if lanes.iter().any(|&x| apart(x)) {
+    let ix = _mm256_castpd_si256(x);
+    let int = |v: u64| _mm256_set1_epi64x(v as i64);
+    // Positive normal numbers are the bits from 0x0010… to 0x7fef… read as
+    // signed integers (a negative x is negative).
+    let out = _mm256_or_si256(
+        _mm256_cmpgt_epi64(int(0x0010000000000000), ix),
+        _mm256_cmpgt_epi64(ix, int(0x7fefffffffffffff)),
+    );
+    if _mm256_testz_si256(out, out) == 0 {
         return None;
     }
-    // Per lane: the table entry, the exponent k and z = x / 2^k.
-    let (mut z, mut invc, mut logc, mut kd) = ([0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4]);
-    let mut near = [0i64; 4];
-    for l in 0..4 {
-        let ix = lanes[l].to_bits();
-        near[l] = -i64::from(is_near_one(ix));
-        let tmp = ix.wrapping_sub(OFF);
-        let i = ((tmp >> 45) & 0x7f) as usize;
-        kd[l] = ((tmp as i64) >> 52) as f64;
-        z[l] = f64::from_bits(ix.wrapping_sub(tmp & (0xfff << 52)));
-        invc[l] = f64::from_bits(TAB[2 * i]);
-        logc[l] = f64::from_bits(TAB[2 * i + 1]);
-    }
-    // SAFETY (each load): four values.
-    let load = |v: &[f64; 4]| unsafe { _mm256_loadu_pd(v.as_ptr()) };
-    let (z, invc, logc, kd) = (load(&z), load(&invc), load(&logc), load(&kd));
+    // The table entry i, the exponent k and z = x / 2^k.
+    let tmp = _mm256_sub_epi64(ix, int(OFF));
+    let at = _mm256_slli_epi64::<1>(_mm256_and_si256(_mm256_srli_epi64::<45>(tmp), int(0x7f)));
+    let mut i = [0u64; 4];
+    // SAFETY: four words.
+    unsafe { _mm256_storeu_si256(i.as_mut_ptr().cast(), at) };
+    // SAFETY: i ≤ 254, so words i and i + 1 are the table's.
+    let pair = |j: usize| unsafe { _mm_loadu_si128(TAB.as_ptr().add(i[j] as usize).cast()) };
+    let (a, b) = (_mm256_set_m128i(pair(2), pair(0)), _mm256_set_m128i(pair(3), pair(1)));
+    let (invc, logc) = (
+        _mm256_castsi256_pd(_mm256_unpacklo_epi64(a, b)),
+        _mm256_castsi256_pd(_mm256_unpackhi_epi64(a, b)),
+    );
+    let z = _mm256_castsi256_pd(_mm256_sub_epi64(ix, _mm256_and_si256(tmp, int(0xfff << 52))));
+    // k = tmp >> 52 as a signed 12-bit number: 2⁵² + (k + 2048) read as a
+    // double, less 2⁵² + 2048, exactly.
+    let biased = _mm256_xor_si256(_mm256_srli_epi64::<52>(tmp), int(0x800));
+    let kd = _mm256_sub_pd(
+        _mm256_castsi256_pd(_mm256_or_si256(biased, int(0x4330000000000000))),
+        _mm256_set1_pd(f64::from_bits(0x4330000000000800)),
+    );
     let c = |v: f64| _mm256_set1_pd(v);
     // r = z/c − 1; hi + lo = r + ln c + k·ln2.
     let r = _mm256_fmadd_pd(z, invc, c(-1.0));
@@ -142,15 +138,20 @@ pub(crate) fn ln4(x: std::arch::x86_64::__m256d) -> Option<std::arch::x86_64::__
     );
     let y = _mm256_fmadd_pd(_mm256_mul_pd(r, r2), p, _mm256_fmadd_pd(r2, c(A[0]), lo));
     let common = _mm256_add_pd(y, hi);
-    if near == [0; 4] {
+    // Near 1: 0 ≤ ix − (1 − 2⁻⁴)'s bits < the range's width, as signed
+    // integers (ix is below 2⁶³).
+    let from = _mm256_sub_epi64(ix, int(NEAR_ONE_FROM));
+    let near = _mm256_andnot_si256(
+        _mm256_cmpgt_epi64(_mm256_setzero_si256(), from),
+        _mm256_cmpgt_epi64(int(NEAR_ONE_WIDTH), from),
+    );
+    if _mm256_testz_si256(near, near) == 1 {
         return Some(common);
     }
-    // SAFETY: four words.
-    let near = _mm256_castsi256_pd(unsafe { _mm256_loadu_si256(near.as_ptr().cast()) });
     // glibc returns +0 for x = 1 before its polynomial.
     let at_one = _mm256_cmp_pd::<_CMP_EQ_OQ>(x, c(1.0));
     let close = _mm256_andnot_pd(at_one, near_one(_mm256_sub_pd(x, c(1.0))));
-    Some(_mm256_blendv_pd(common, close, near))
+    Some(_mm256_blendv_pd(common, close, _mm256_castsi256_pd(near)))
 }
 
 /// glibc's ln(1 + r) near 1, r = x − 1, in four lanes: a polynomial r³·P(r)

@@ -260,6 +260,36 @@ mod tests {
         assert_eq!(slowest(&tied, 1), [[false], [true], [false]]);
     }
 
+    /// Among many tied workers the s slowest are the s lowest indices,
+    /// whatever s and wherever the ties sit among untied times.
+    #[test]
+    fn ties_among_the_slowest_go_to_the_lower_indices() {
+        let workers = 24;
+        let mut text = String::from("step,worker,time\n");
+        for t in 0..4 {
+            for w in 0..workers {
+                // Step 0: all tied; then a tie of the odd workers above
+                // the even ones, whose times fall with the index.
+                let time = match t {
+                    0 => 1.0,
+                    _ if w % 2 == 1 => 5.0,
+                    _ => 4.0 - w as f64 / 10.0,
+                };
+                text.push_str(&format!("{t},{w},{time}\n"));
+            }
+        }
+        let trace = Trace::parse("t.csv", &text).unwrap();
+        for s in [1, 3, 7, 12, 13, 20] {
+            let flags = slowest(&trace, s);
+            for w in 0..workers {
+                assert_eq!(flags[w][0], w < s, "step 0, s {s}, worker {w}");
+                // The odd workers first, in order, then the even ones from 0.
+                let place = if w % 2 == 1 { w / 2 } else { workers / 2 + w / 2 };
+                assert_eq!(flags[w][1], place < s, "step 1, s {s}, worker {w}");
+            }
+        }
+    }
+
     #[test]
     fn correlations_of_extreme_scales() {
         // The same series at 1e-200 and 1e200 times: the same r₁ and the

@@ -158,12 +158,14 @@ fn series_of_different_lengths_match_the_plain_pass() {
 }
 
 /// Steps whose emission exponentials glibc computes apart (two equal
-/// log-densities, e⁰; a difference beyond 512) among ordinary ones: each
-/// lane keeps the plain pass's bits, whichever way its step is taken.
+/// log-densities, e⁰; a difference beyond 512, out to where e^x
+/// underflows) among ordinary ones: each lane keeps the plain pass's bits,
+/// whichever way its step is taken.
 #[test]
 fn steps_computed_apart_match_the_plain_pass() {
     // r = 0.5 is as far from μ = 0 as from μ + δ = 1 (z = ±1 exactly);
-    // r = 150 is 300 and 298 deviations out.
+    // r = 150 is 300 and 298 deviations out (a difference of 598 in the
+    // log-densities), r = 200 400 and 398 (798: e^−798 underflows to 0).
     let model = Hmm {
         mu: 0.0,
         sigma: 0.5,
@@ -175,6 +177,7 @@ fn steps_computed_apart_match_the_plain_pass() {
     for (l, r) in series.iter_mut().enumerate() {
         r[3 + l] = 0.5;
         r[20 + 2 * l] = 150.0;
+        r[21 + 2 * l] = 200.0;
         r[40] = 0.5;
     }
     let refs: Vec<&[f64]> = series.iter().map(|r| r.as_slice()).collect();

@@ -281,11 +281,11 @@ mod tests {
         let trace = Trace::parse("t.csv", &text).unwrap();
         for s in [1, 3, 7, 12, 13, 20] {
             let flags = slowest(&trace, s);
-            for w in 0..workers {
-                assert_eq!(flags[w][0], w < s, "step 0, s {s}, worker {w}");
+            for (w, f) in flags.iter().enumerate() {
+                assert_eq!(f[0], w < s, "step 0, s {s}, worker {w}");
                 // The odd workers first, in order, then the even ones from 0.
                 let place = if w % 2 == 1 { w / 2 } else { workers / 2 + w / 2 };
-                assert_eq!(flags[w][1], place < s, "step 1, s {s}, worker {w}");
+                assert_eq!(f[1], place < s, "step 1, s {s}, worker {w}");
             }
         }
     }

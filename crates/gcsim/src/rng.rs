@@ -17,6 +17,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub(crate) mod exp;
 mod exp_data;
 mod exp_tables;
+pub(crate) mod ln;
+mod ln_data;
 mod max_exp;
 mod norm_tables;
 mod normal;

@@ -24,16 +24,41 @@ use crate::dist::{Base, Dist, DistError};
 
 use super::Family;
 
+/// What every estimator reads of a sample, computed once for all the
+/// families: the logarithm of each time is taken here and nowhere else.
+pub(crate) struct Summary {
+    n: f64,
+    min: f64,
+    mean: f64,
+    /// `ln xᵢ`, in the sample's order.
+    logs: Vec<f64>,
+    mean_ln: f64,
+}
+
+impl Summary {
+    /// The summary of `xs` (positive, finite).
+    pub(crate) fn new(xs: &[f64]) -> Self {
+        let n = xs.len() as f64;
+        let mut logs = xs.to_vec();
+        crate::rng::ln::ln_in_place(&mut logs);
+        Self {
+            n,
+            min: xs.iter().copied().fold(f64::INFINITY, f64::min),
+            mean: xs.iter().sum::<f64>() / n,
+            mean_ln: logs.iter().sum::<f64>() / n,
+            logs,
+        }
+    }
+}
+
 /// The maximum-likelihood law of `family` for `xs` (positive, finite, not all
-/// equal), with parameters rounded to [`SIGNIFICANT_DIGITS`] so that the
-/// printed `--dist` string is the law whose likelihood and distance are
-/// reported. Support endpoints (shift, Pareto scale) are rounded down, so
-/// that every time stays inside the support.
-pub(crate) fn estimate(family: Family, xs: &[f64]) -> Result<Dist, DistError> {
-    let n = xs.len() as f64;
-    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
-    let mean = xs.iter().sum::<f64>() / n;
-    let mean_ln = xs.iter().map(|x| x.ln()).sum::<f64>() / n;
+/// equal), whose [`Summary`] is `s`, with parameters rounded to
+/// [`SIGNIFICANT_DIGITS`] so that the printed `--dist` string is the law
+/// whose likelihood and distance are reported. Support endpoints (shift,
+/// Pareto scale) are rounded down, so that every time stays inside the
+/// support.
+pub(crate) fn estimate(family: Family, xs: &[f64], s: &Summary) -> Result<Dist, DistError> {
+    let (n, min, mean, mean_ln) = (s.n, s.min, s.mean, s.mean_ln);
     match family {
         Family::Exp => Dist::exp(round(1.0 / mean)),
         Family::ShiftedExp => {
@@ -42,15 +67,15 @@ pub(crate) fn estimate(family: Family, xs: &[f64]) -> Result<Dist, DistError> {
         }
         Family::Pareto => {
             let scale = round_down(min);
-            let sum_ln: f64 = xs.iter().map(|x| (x / scale).ln()).sum();
+            let sum_ln = sum_of_logs(xs.iter().map(|x| x / scale));
             Dist::pareto(scale, round(n / sum_ln))
         }
         Family::LogNormal => {
-            let var = xs.iter().map(|x| (x.ln() - mean_ln).powi(2)).sum::<f64>() / n;
+            let var = s.logs.iter().map(|l| (l - mean_ln).powi(2)).sum::<f64>() / n;
             Dist::lognormal(round(mean_ln), round(var.sqrt()))
         }
         Family::Weibull => {
-            let (scale, shape) = weibull(xs, mean_ln);
+            let (scale, shape) = weibull(&s.logs, mean_ln);
             Dist::weibull(round(scale), round(shape))
         }
     }
@@ -74,19 +99,56 @@ pub(crate) fn round_down(x: f64) -> f64 {
     round(r - ulp).min(x)
 }
 
-/// The Weibull MLE `(scale, shape)`. Powers are taken relative to the
-/// largest time, `(xᵢ/x₍ₙ₎)^k ≤ 1`, so that no sum overflows for any k.
-fn weibull(xs: &[f64], mean_ln: f64) -> (f64, f64) {
-    let ln_max = xs.iter().map(|x| x.ln()).fold(f64::NEG_INFINITY, f64::max);
-    // (Σ wᵢ, Σ wᵢ·ln xᵢ) with wᵢ = (xᵢ/x₍ₙ₎)^k.
-    let sums = |k: f64| {
-        xs.iter().fold((0.0, 0.0), |(s, sl), x| {
-            let l = x.ln();
-            let w = (k * (l - ln_max)).exp();
-            (s + w, sl + w * l)
+/// `Σ ln vᵢ` in order, the logarithms a block at a time (`rng::ln`,
+/// glibc's bits).
+fn sum_of_logs(mut values: impl Iterator<Item = f64>) -> f64 {
+    let mut buffer = [0.0; POWER_BLOCK];
+    // The start of `Iterator::sum` over f64, so that the bits are its.
+    let mut sum = -0.0;
+    loop {
+        let mut len = 0;
+        for (b, v) in buffer.iter_mut().zip(&mut values) {
+            *b = v;
+            len += 1;
+        }
+        if len == 0 {
+            return sum;
+        }
+        crate::rng::ln::ln_in_place(&mut buffer[..len]);
+        for l in &buffer[..len] {
+            sum += l;
+        }
+    }
+}
+
+/// Values whose powers [`weibull`] takes at a time: a buffer that stays
+/// in the first-level cache.
+const POWER_BLOCK: usize = 512;
+
+/// The Weibull MLE `(scale, shape)` from the times' logarithms `logs`.
+/// Powers are taken relative to the largest time, `(xᵢ/x₍ₙ₎)^k ≤ 1`, so that
+/// no sum overflows for any k.
+fn weibull(logs: &[f64], mean_ln: f64) -> (f64, f64) {
+    let ln_max = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // (Σ wᵢ, Σ wᵢ·ln xᵢ) with wᵢ = (xᵢ/x₍ₙ₎)^k = e^(k·(ln xᵢ − ln x₍ₙ₎)),
+    // summed in the sample's order; the exponentials a block at a time,
+    // several to an instruction (`rng::exp`, glibc's bits).
+    let mut w = [0.0; POWER_BLOCK];
+    let mut sums = |k: f64| {
+        logs.chunks(POWER_BLOCK).fold((0.0, 0.0), |(mut s, mut sl), block| {
+            let w = &mut w[..block.len()];
+            for (w, l) in w.iter_mut().zip(block) {
+                *w = l - ln_max;
+            }
+            crate::rng::exp::exp_affine(w, 0.0, k);
+            for (w, l) in w.iter().zip(block) {
+                s += w;
+                sl += w * l;
+            }
+            (s, sl)
         })
     };
-    let g = |k: f64| {
+    let mut g = |k: f64| {
         let (s, sl) = sums(k);
         sl / s - 1.0 / k - mean_ln
     };
@@ -110,7 +172,7 @@ fn weibull(xs: &[f64], mean_ln: f64) -> (f64, f64) {
     }
     let k = 0.5 * (lo + hi);
     let (s, _) = sums(k);
-    let scale = (ln_max + (s / xs.len() as f64).ln() / k).exp();
+    let scale = (ln_max + (s / logs.len() as f64).ln() / k).exp();
     (scale, k)
 }
 
@@ -133,6 +195,74 @@ mod tests {
         }
         assert_eq!(round_down(0.812_691), 0.812_691);
         assert_eq!(round_down(0.123_456_789), 0.123_456);
+    }
+
+    /// The Weibull root find on the cached logarithms, its powers four at
+    /// a time, has the bits of the same bisection with every logarithm and
+    /// power taken afresh through libm; so do the mean log and the Pareto
+    /// sum of logs.
+    #[test]
+    fn weibull_has_the_bits_of_the_plain_root_find() {
+        fn plain(xs: &[f64], mean_ln: f64) -> (f64, f64) {
+            let ln_max = xs.iter().map(|x| x.ln()).fold(f64::NEG_INFINITY, f64::max);
+            let sums = |k: f64| {
+                xs.iter().fold((0.0, 0.0), |(s, sl), x| {
+                    let l = x.ln();
+                    let w = (k * (l - ln_max)).exp();
+                    (s + w, sl + w * l)
+                })
+            };
+            let g = |k: f64| {
+                let (s, sl) = sums(k);
+                sl / s - 1.0 / k - mean_ln
+            };
+            let (mut lo, mut hi) = (1.0, 1.0);
+            while g(lo) > 0.0 && lo > 1e-300 {
+                lo *= 0.5;
+            }
+            while g(hi) < 0.0 && hi < 1e300 {
+                hi *= 2.0;
+            }
+            for _ in 0..2100 {
+                let mid = 0.5 * (lo + hi);
+                if mid <= lo || mid >= hi {
+                    break;
+                }
+                if g(mid) < 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let k = 0.5 * (lo + hi);
+            let (s, _) = sums(k);
+            ((ln_max + (s / xs.len() as f64).ln() / k).exp(), k)
+        }
+        use rand_distr::Distribution;
+        let mut rng = crate::rng::trial_rng(11, 0);
+        for (law, n) in [
+            (Dist::weibull(1.5, 0.8).unwrap(), 3001),
+            (Dist::weibull(2.0, 4.0).unwrap(), 1000),
+            (Dist::lognormal(0.1, 0.6).unwrap(), 2049),
+        ] {
+            let xs: Vec<f64> = (0..n).map(|_| law.sample(&mut rng)).collect();
+            let summary = Summary::new(&xs);
+            let mean_ln = xs.iter().map(|x| x.ln()).sum::<f64>() / n as f64;
+            assert_eq!(summary.mean_ln.to_bits(), mean_ln.to_bits(), "{law}");
+            let (scale, shape) = weibull(&summary.logs, summary.mean_ln);
+            let (plain_scale, plain_shape) = plain(&xs, mean_ln);
+            let scale_min = 0.5 * xs.iter().copied().fold(f64::INFINITY, f64::min);
+            let pareto = xs.iter().map(|x| (x / scale_min).ln()).sum::<f64>();
+            assert_eq!(
+                sum_of_logs(xs.iter().map(|x| x / scale_min)).to_bits(),
+                pareto.to_bits()
+            );
+            assert_eq!(
+                (scale.to_bits(), shape.to_bits()),
+                (plain_scale.to_bits(), plain_shape.to_bits()),
+                "{law}: {scale} {shape} against {plain_scale} {plain_shape}"
+            );
+        }
     }
 
     /// ln f against ln of the density of `Dist`, where the latter does not underflow.

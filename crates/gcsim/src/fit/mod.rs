@@ -155,11 +155,12 @@ fn sorted_sample(xs: &[f64]) -> Result<Vec<f64>, FitError> {
 /// Cost: O(n log n) for the sort; the Weibull root find adds some 60 passes.
 pub fn fit(family: Family, xs: &[f64]) -> Result<Fit, FitError> {
     let sorted = sorted_sample(xs)?;
-    fit_sorted(family, &sorted)
+    fit_sorted(family, &sorted, &mle::Summary::new(&sorted))
 }
 
-fn fit_sorted(family: Family, sorted: &[f64]) -> Result<Fit, FitError> {
-    let law = mle::estimate(family, sorted).map_err(|source| FitError::Estimate {
+/// The fit of `family` to `sorted`, whose summary is `summary`.
+fn fit_sorted(family: Family, sorted: &[f64], summary: &mle::Summary) -> Result<Fit, FitError> {
+    let law = mle::estimate(family, sorted, summary).map_err(|source| FitError::Estimate {
         family: family.name(),
         source,
     })?;
@@ -187,9 +188,10 @@ fn fit_sorted(family: Family, sorted: &[f64]) -> Result<Fit, FitError> {
 /// the first is returned where every family is.
 pub fn fit_all(xs: &[f64]) -> Result<Vec<Fit>, FitError> {
     let sorted = sorted_sample(xs)?;
+    let summary = mle::Summary::new(&sorted);
     let (fits, errors): (Vec<_>, Vec<_>) = Family::ALL
         .iter()
-        .map(|&f| fit_sorted(f, &sorted))
+        .map(|&f| fit_sorted(f, &sorted, &summary))
         .partition(Result::is_ok);
     let mut fits: Vec<Fit> = fits.into_iter().map(Result::unwrap).collect();
     if fits.is_empty() {

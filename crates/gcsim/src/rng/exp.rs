@@ -85,18 +85,11 @@ pub fn exp_affine(xs: &mut [f64], mu: f64, sigma: f64) {
 fn exp_affine_avx2(xs: &mut [f64], mu: f64, sigma: f64) {
     use std::arch::x86_64::*;
     let (m, s) = (_mm256_set1_pd(mu), _mm256_set1_pd(sigma));
-    let abs = _mm256_set1_epi64x(i64::MAX);
-    let (small, large) = (
-        _mm256_set1_epi64x(TOO_SMALL as i64),
-        _mm256_set1_epi64x(TOO_LARGE as i64 - 1),
-    );
     let mut quads = xs.chunks_exact_mut(4);
     for q in &mut quads {
         // SAFETY: four values.
         let x = _mm256_add_pd(m, _mm256_mul_pd(s, unsafe { _mm256_loadu_pd(q.as_ptr()) }));
-        let a = _mm256_and_si256(_mm256_castpd_si256(x), abs);
-        let out = _mm256_or_si256(_mm256_cmpgt_epi64(small, a), _mm256_cmpgt_epi64(a, large));
-        if _mm256_testz_si256(out, out) == 0 {
+        if any_apart4(x) {
             q.iter_mut().for_each(|z| *z = exp(mu + sigma * *z));
             continue;
         }
@@ -110,10 +103,26 @@ fn exp_affine_avx2(xs: &mut [f64], mu: f64, sigma: f64) {
         .for_each(|z| *z = exp(mu + sigma * *z));
 }
 
-/// [`exp_fma`] in four lanes.
+/// Whether glibc computes any of the four values' exponentials apart
+/// ([`apart`] in each lane).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn exp4(x: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m256d {
+#[inline]
+pub(crate) fn any_apart4(x: std::arch::x86_64::__m256d) -> bool {
+    use std::arch::x86_64::*;
+    let a = _mm256_and_si256(_mm256_castpd_si256(x), _mm256_set1_epi64x(i64::MAX));
+    let out = _mm256_or_si256(
+        _mm256_cmpgt_epi64(_mm256_set1_epi64x(TOO_SMALL as i64), a),
+        _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(TOO_LARGE as i64 - 1)),
+    );
+    _mm256_testz_si256(out, out) == 0
+}
+
+/// [`exp_fma`] in four lanes: [`exp`]'s bits where [`any_apart4`] is false.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+pub(crate) fn exp4(x: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m256d {
     use std::arch::x86_64::*;
     let shift = _mm256_set1_pd(SHIFT);
     let kd = _mm256_fmadd_pd(x, _mm256_set1_pd(INV_LN2_N), shift);

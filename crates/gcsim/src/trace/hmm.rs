@@ -190,9 +190,12 @@ pub(crate) fn log_relative_times(trace: &Trace) -> Vec<Vec<f64>> {
     };
     (0..trace.workers())
         .map(|w| {
-            (0..trace.steps())
-                .map(|t| trace.step(t)[w].ln() - reference[t])
-                .collect()
+            let mut r: Vec<f64> = (0..trace.steps()).map(|t| trace.step(t)[w]).collect();
+            crate::rng::ln::ln_in_place(&mut r);
+            for (r, reference) in r.iter_mut().zip(&reference) {
+                *r -= reference;
+            }
+            r
         })
         .collect()
 }

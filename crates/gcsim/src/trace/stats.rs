@@ -111,14 +111,18 @@ pub(crate) fn worker_major(trace: &Trace) -> Vec<Vec<f64>> {
 }
 
 /// The median of `xs` (the mean of the two middle values for an even count).
+///
+/// The middle values are found by selection, not a sort: under
+/// `f64::total_cmp`, a total order, they are the sorted copy's values.
 pub fn median(xs: &[f64]) -> f64 {
-    let mut sorted = xs.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
+    let mut copy = xs.to_vec();
+    let n = copy.len();
+    let (below, &mut upper, _) = copy.select_nth_unstable_by(n / 2, f64::total_cmp);
     if n % 2 == 1 {
-        sorted[n / 2]
+        upper
     } else {
-        0.5 * (sorted[n / 2 - 1] + sorted[n / 2])
+        let lower = below.iter().copied().max_by(f64::total_cmp).expect("n ≥ 2");
+        0.5 * (lower + upper)
     }
 }
 
@@ -138,10 +142,16 @@ pub fn relative_to_step_median(trace: &Trace) -> Vec<f64> {
 /// the lower worker index): worker by worker, step by step.
 pub fn slowest(trace: &Trace, s: usize) -> Vec<Vec<bool>> {
     let mut flags = vec![vec![false; trace.steps()]; trace.workers()];
+    let s = s.min(trace.workers());
+    if s == 0 {
+        return flags;
+    }
     let mut order: Vec<usize> = (0..trace.workers()).collect();
     for (t, step) in (0..trace.steps()).map(|t| (t, trace.step(t))) {
-        order.sort_by(|&a, &b| step[b].total_cmp(&step[a]).then(a.cmp(&b)));
-        for &w in order.iter().take(s) {
+        // Slowest first, ties to the lower index: a total order, so the
+        // first s after selection are the first s of the sorted order.
+        order.select_nth_unstable_by(s - 1, |&a, &b| step[b].total_cmp(&step[a]).then(a.cmp(&b)));
+        for &w in &order[..s] {
             flags[w][t] = true;
         }
     }
@@ -248,6 +258,36 @@ mod tests {
         // Ties go to the lower index.
         let tied = Trace::parse("t.csv", "step,worker,time\n0,0,1\n0,1,2\n0,2,2\n").unwrap();
         assert_eq!(slowest(&tied, 1), [[false], [true], [false]]);
+    }
+
+    /// Among many tied workers the s slowest are the s lowest indices,
+    /// whatever s and wherever the ties sit among untied times.
+    #[test]
+    fn ties_among_the_slowest_go_to_the_lower_indices() {
+        let workers = 24;
+        let mut text = String::from("step,worker,time\n");
+        for t in 0..4 {
+            for w in 0..workers {
+                // Step 0: all tied; then a tie of the odd workers above
+                // the even ones, whose times fall with the index.
+                let time = match t {
+                    0 => 1.0,
+                    _ if w % 2 == 1 => 5.0,
+                    _ => 4.0 - w as f64 / 10.0,
+                };
+                text.push_str(&format!("{t},{w},{time}\n"));
+            }
+        }
+        let trace = Trace::parse("t.csv", &text).unwrap();
+        for s in [1, 3, 7, 12, 13, 20] {
+            let flags = slowest(&trace, s);
+            for (w, f) in flags.iter().enumerate() {
+                assert_eq!(f[0], w < s, "step 0, s {s}, worker {w}");
+                // The odd workers first, in order, then the even ones from 0.
+                let place = if w % 2 == 1 { w / 2 } else { workers / 2 + w / 2 };
+                assert_eq!(f[1], place < s, "step 1, s {s}, worker {w}");
+            }
+        }
     }
 
     #[test]

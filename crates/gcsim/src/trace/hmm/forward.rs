@@ -13,12 +13,15 @@
 //! posteriors have the same bits as the pass over that series alone
 //! (`tests.rs` holds that pass, written one series at a time). A run of
 //! fewer than [`LANES`] series fills the free lanes with copies of its last
-//! series and drops their results. On x86-64 processors with AVX2 the pass
-//! is compiled a second time for AVX2, its arithmetic written in AVX2
-//! instructions (`avx2.rs`), and chosen at run time. The exponentials of
-//! the emissions and the logarithms of the scale factors are taken one at
-//! a time (the vector units have none), the logarithms after the forward
-//! recursion, off its chain, and added in the same order.
+//! series and drops their results. On x86-64 processors with AVX2 and FMA
+//! the pass is compiled a second time for them, its arithmetic written in
+//! AVX2 instructions (`avx2.rs`), and chosen at run time. There the
+//! exponentials of a step's emissions are taken four to an instruction
+//! (`rng::exp`, glibc's bits; a step with an argument glibc computes apart
+//! takes them one at a time). The logarithms of the scale factors are
+//! taken after the forward recursion, off its chain, and added in the same
+//! order; with AVX2 and FMA four to an instruction (`rng::ln`, glibc's
+//! bits).
 
 use rayon::prelude::*;
 
@@ -109,18 +112,18 @@ pub(super) fn forward_backward(model: &Hmm, r: &[f64]) -> (Vec<f64>, Counts) {
     (posterior.into_iter().map(|p| p[0]).collect(), counts[0])
 }
 
-/// [`lanes_pass`], compiled for AVX2 where the processor has it.
+/// [`lanes_pass`], compiled for AVX2 and FMA where the processor has them.
 fn pass<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Counts; LANES], Vec<Lanes>) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2.
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has AVX2 and FMA.
         return unsafe { pass_avx2::<POSTERIOR>(model, rs) };
     }
     lanes_pass::<POSTERIOR, false>(model, rs)
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 fn pass_avx2<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Counts; LANES], Vec<Lanes>) {
     lanes_pass::<POSTERIOR, true>(model, rs)
 }
@@ -128,7 +131,7 @@ fn pass_avx2<const POSTERIOR: bool>(model: &Hmm, rs: [&[f64]; LANES]) -> ([Count
 /// The pass over [`LANES`] series of equal length: each one's counts, and
 /// with `POSTERIOR` the posterior slow probabilities step by step, lane by
 /// lane (empty without); with `AVX2` (set only by [`pass_avx2`]), its
-/// arithmetic in AVX2 instructions (`avx2.rs`).
+/// arithmetic in AVX2 and FMA instructions (`avx2.rs`).
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // t indexes every lane's series and the pass's arrays
 fn lanes_pass<const POSTERIOR: bool, const AVX2: bool>(
@@ -141,9 +144,9 @@ fn lanes_pass<const POSTERIOR: bool, const AVX2: bool>(
     let (e, mut ll) = emissions::<AVX2>(model, &rs, n);
     #[cfg(target_arch = "x86_64")]
     if AVX2 {
-        // SAFETY (each call): `AVX2` is set only where the processor has AVX2.
+        // SAFETY (each call): `AVX2` is set only where the processor has AVX2 and FMA.
         let (alpha, scale) = unsafe { avx2::forward(&tr, model.p_slow, &e) };
-        add_logs(&mut ll, &scale);
+        unsafe { avx2::add_logs(&mut ll, &scale) };
         let beta = unsafe { avx2::backward(&tr, &e, &scale) };
         let (sums, posterior) = unsafe { avx2::sums::<POSTERIOR>(&tr, &rs, &alpha, &beta, &e, &scale) };
         return (sums.counts(ll), posterior);
@@ -250,31 +253,42 @@ fn emissions<const AVX2: bool>(model: &Hmm, rs: &[&[f64]; LANES], n: usize) -> (
         let mut x = [[0.0; LANES]; 2];
         #[cfg(target_arch = "x86_64")]
         if AVX2 {
-            // SAFETY: `AVX2` is set only where the processor has AVX2.
+            // SAFETY (each call): `AVX2` is set only where the processor
+            // has AVX2 and FMA.
             x = unsafe { avx2::log_densities(model, c, &r) };
+            if unsafe { avx2::scale_step(&x, et, &mut ll) } {
+                continue;
+            }
         }
         if !AVX2 || cfg!(not(target_arch = "x86_64")) {
             for l in 0..LANES {
                 [x[0][l], x[1][l]] = model.ln_emission_with(c, r[l]);
             }
         }
-        for l in 0..LANES {
-            let (x0, x1) = (x[0][l], x[1][l]);
-            let m = x0.max(x1);
-            // The larger term is e⁰ = 1 exactly: one exponential, not two
-            // (both where m is not finite, so a NaN stays a NaN). The
-            // exponential is glibc's, computed in place of a libm call (the
-            // same bits; see `rng::exp`).
-            let [e0, e1] = match (m.is_finite(), x0 == m, x1 == m) {
-                (true, true, _) => [1.0, exp(x1 - m)],
-                (true, _, true) => [exp(x0 - m), 1.0],
-                _ => [exp(x0 - m), exp(x1 - m)],
-            };
-            (et[0][l], et[1][l]) = (e0, e1);
-            ll[l] += m;
-        }
+        scale_step(&x, et, &mut ll);
     }
     (e, ll)
+}
+
+/// One step's emissions `e^x` scaled by their larger term, whose log is
+/// added to each lane's `ll`.
+#[inline(always)]
+fn scale_step(x: &[Lanes; 2], et: &mut [Lanes; 2], ll: &mut Lanes) {
+    for l in 0..LANES {
+        let (x0, x1) = (x[0][l], x[1][l]);
+        let m = x0.max(x1);
+        // The larger term is e⁰ = 1 exactly: one exponential, not two
+        // (both where m is not finite, so a NaN stays a NaN). The
+        // exponential is glibc's, computed in place of a libm call (the
+        // same bits; see `rng::exp`).
+        let [e0, e1] = match (m.is_finite(), x0 == m, x1 == m) {
+            (true, true, _) => [1.0, exp(x1 - m)],
+            (true, _, true) => [exp(x0 - m), 1.0],
+            _ => [exp(x0 - m), exp(x1 - m)],
+        };
+        (et[0][l], et[1][l]) = (e0, e1);
+        ll[l] += m;
+    }
 }
 
 /// The scaled forward variables and the scale factors, each chain starting

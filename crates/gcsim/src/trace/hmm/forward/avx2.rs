@@ -2,18 +2,20 @@
 //! [`LANES`]-lane array is two vectors of four, the two walked together so
 //! that their chains overlap. Every operation is the portable pass's, in
 //! its order, on each lane (a vector operation rounds each lane as the
-//! scalar one does; no fused multiply–add), so the results have the same
+//! scalar one does; no fused multiply–add outside the exponentials, which
+//! are glibc's in four lanes, `rng::exp`), so the results have the same
 //! bits (`tests.rs`).
 
 // A half's index h picks the same vector of several arrays at once.
 #![allow(clippy::needless_range_loop)]
 
 use std::arch::x86_64::{
-    __m256d, _mm256_add_pd, _mm256_div_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_setzero_pd,
-    _mm256_storeu_pd, _mm256_sub_pd,
+    __m256d, _CMP_EQ_OQ, _mm256_add_pd, _mm256_blendv_pd, _mm256_cmp_pd, _mm256_div_pd, _mm256_loadu_pd, _mm256_max_pd,
+    _mm256_mul_pd, _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
 };
 
 use super::{Hmm, LANES, Lanes, Pairs, Sums};
+use crate::rng::{exp, ln};
 
 /// Vectors per lane array.
 const HALVES: usize = LANES / 4;
@@ -62,6 +64,58 @@ pub(super) fn log_densities(model: &Hmm, c: f64, r: &Lanes) -> [Lanes; 2] {
         );
     }
     x
+}
+
+/// The portable `scale_step` (`e^x` scaled by the larger term, whose log
+/// is added to `ll`), the exponentials four to an instruction; false, with
+/// nothing written, where a lane's exponential is one glibc computes apart
+/// (which covers equal terms and those that are not finite), for the
+/// portable step to take.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(super) fn scale_step(x: &[Lanes; 2], e: &mut [Lanes; 2], ll: &mut Lanes) -> bool {
+    let zero = _mm256_setzero_pd();
+    let (mut m, mut first, mut arg) = ([zero; HALVES], [zero; HALVES], [zero; HALVES]);
+    for h in 0..HALVES {
+        let (x0, x1) = (load(&x[0], h), load(&x[1], h));
+        // Where the two differ and neither is NaN, the larger as `f64::max`
+        // takes it; else the argument below is 0 or not finite, apart.
+        m[h] = _mm256_max_pd(x0, x1);
+        first[h] = _mm256_cmp_pd::<_CMP_EQ_OQ>(x0, m[h]);
+        // The smaller term's exponent: x1 − m where x0 is the larger.
+        arg[h] = _mm256_blendv_pd(_mm256_sub_pd(x0, m[h]), _mm256_sub_pd(x1, m[h]), first[h]);
+        if exp::any_apart4(arg[h]) {
+            return false;
+        }
+    }
+    let one = _mm256_set1_pd(1.0);
+    for h in 0..HALVES {
+        let small = exp::exp4(arg[h]);
+        store(&mut e[0], h, _mm256_blendv_pd(small, one, first[h]));
+        store(&mut e[1], h, _mm256_blendv_pd(one, small, first[h]));
+        store(ll, h, _mm256_add_pd(load(ll, h), m[h]));
+    }
+    true
+}
+
+/// The portable `add_logs`: the logarithms of the scale factors added to
+/// each lane's `ll`, step by step, four to an instruction (a quad with a
+/// factor glibc takes apart one at a time).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(super) fn add_logs(ll: &mut Lanes, scale: &[Lanes]) {
+    for c in scale {
+        for h in 0..HALVES {
+            match ln::ln4(load(c, h)) {
+                Some(v) => store(ll, h, _mm256_add_pd(load(ll, h), v)),
+                None => {
+                    for l in 4 * h..4 * h + 4 {
+                        ll[l] += c[l].ln();
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The transition matrix, each entry in every lane.

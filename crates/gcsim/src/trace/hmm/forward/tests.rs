@@ -134,8 +134,8 @@ fn the_portable_and_avx2_passes_agree_bit_for_bit() {
         assert_eq!(lane, posterior, "lane {l}");
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2.
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has AVX2 and FMA.
         let avx2 = unsafe { pass_avx2::<true>(&model, rs) };
         for l in 0..LANES {
             assert_eq!(bits(&avx2.0[l]), bits(&portable.0[l]), "lane {l}");
@@ -155,4 +155,37 @@ fn series_of_different_lengths_match_the_plain_pass() {
         assert_eq!(bits(&together[l]), bits(&reference(&model, r).1), "series {l}");
     }
     assert_eq!(posteriors(&model, &refs)[1], reference(&model, refs[1]).0);
+}
+
+/// Steps whose emission exponentials glibc computes apart (two equal
+/// log-densities, e⁰; a difference beyond 512, out to where e^x
+/// underflows) among ordinary ones: each lane keeps the plain pass's bits,
+/// whichever way its step is taken.
+#[test]
+fn steps_computed_apart_match_the_plain_pass() {
+    // r = 0.5 is as far from μ = 0 as from μ + δ = 1 (z = ±1 exactly);
+    // r = 150 is 300 and 298 deviations out (a difference of 598 in the
+    // log-densities), r = 200 400 and 398 (798: e^−798 underflows to 0).
+    let model = Hmm {
+        mu: 0.0,
+        sigma: 0.5,
+        shift: 1.0,
+        p_slow: 0.3,
+        rho: 0.4,
+    };
+    let mut series = series(LANES as u32, 60);
+    for (l, r) in series.iter_mut().enumerate() {
+        r[3 + l] = 0.5;
+        r[20 + 2 * l] = 150.0;
+        r[21 + 2 * l] = 200.0;
+        r[40] = 0.5;
+    }
+    let refs: Vec<&[f64]> = series.iter().map(|r| r.as_slice()).collect();
+    let together = counts(&model, &refs);
+    let slow = posteriors(&model, &refs);
+    for (l, r) in refs.iter().enumerate() {
+        let (posterior, alone) = reference(&model, r);
+        assert_eq!(bits(&together[l]), bits(&alone), "series {l}");
+        assert_eq!(slow[l], posterior, "series {l}");
+    }
 }

@@ -324,10 +324,11 @@ impl ClusterArgs {
             bail!("{WORKERS} and {DIST} do not go together: each class names its law ({WORKERS} COUNT:DIST)");
         }
         // Checked: counts near usize::MAX would wrap to a small n.
-        let Some(total) = self.classes.iter().try_fold(0usize, |sum, c| sum.checked_add(c.0)) else {
+        let limit = gcsim::study::MAX_DRAWS_PER_TRIAL;
+        let total = self.classes.iter().try_fold(0usize, |sum, c| sum.checked_add(c.0));
+        let Some(total) = total.filter(|&t| t as u64 <= limit) else {
             bail!(
-                "the {WORKERS} classes add up to more than the limit of {} workers (one draw each per trial); use smaller counts",
-                gcsim::study::MAX_DRAWS_PER_TRIAL
+                "the {WORKERS} classes add up to more than the limit of {limit} workers (one draw each per trial); use smaller counts"
             );
         };
         if let Some(n) = n.filter(|&n| n != total) {

@@ -174,6 +174,7 @@ pub fn lock_dir(flag: impl std::fmt::Display, dir: &Path) -> Result<Option<std::
 /// Standard output that a reader may close: once a write finds the pipe
 /// closed (`gcsim ... | head`), the rest of the text is dropped and the
 /// command goes on, so that the files it writes after printing are written.
+/// Any other failure (a full device) says that it was stdout's.
 pub struct Stdout {
     out: io::StdoutLock<'static>,
     closed: bool,
@@ -194,7 +195,8 @@ impl Stdout {
                 self.closed = true;
                 Ok(())
             }
-            other => other,
+            Err(e) => Err(io::Error::new(e.kind(), format!("cannot write to stdout: {e}"))),
+            Ok(()) => Ok(()),
         }
     }
 }

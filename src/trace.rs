@@ -194,8 +194,14 @@ impl Analysis {
                 }
                 note!("wrote the analysis of {} workers to {}", report.workers, path.display());
             }
-            // Keeps the CSV on stdout parseable; JSON carries `fitted` itself.
-            None if self.output.format == Format::Csv => note!("{}", report.fitted_line()),
+            // Keeps the CSV on stdout parseable; JSON carries `fitted` and
+            // the notes itself. Where nothing was fitted the notes say why.
+            None if self.output.format == Format::Csv => {
+                note!("{}", report.fitted_line());
+                if report.fitted.is_none() {
+                    report.notes.iter().for_each(|n| note!("note: {n}"));
+                }
+            }
             None => {}
         }
         if let Some(plot) = &self.plot {

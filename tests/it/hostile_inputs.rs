@@ -80,6 +80,7 @@ const CRASHES: &[Case] = &[
     case(&["run", "--workers", "18446744073709551615:exp:rate=1", "--workers", "2:exp:rate=1", "--scheme", "crc", "--s", "2"], 2, "--workers classes add up to more than the limit"),
     case(&["run", "--workers", "9223372036854775808:exp:rate=1", "--workers", "9223372036854775808:exp:rate=1", "--scheme", "crc", "--s", "2"], 2, "more than the limit of 16777216"),
     case(&["run", "--workers", "1e18:exp:rate=1", "--scheme", "crc", "--s", "2"], 2, "more than the limit of 16777216"),
+    case(&["run", "--workers", "5000000000:exp:rate=1", "--scheme", "crc", "--s", "1"], 2, "the --workers classes add up to more than the limit"),
     case(&["run", "--n", "10000", "--scheme", "multi-message", "--s", "9900", "--trials", "20"], 2, "messages per trial, more than the limit"),
     case(&["trace", "import", "--from", "csv", "/dev/zero"], 2, "a line longer than 1 MiB"),
     case(&["fit", "/dev/zero"], 2, "/dev/zero: cannot read the trace: a line longer than 1 MiB"),
@@ -99,6 +100,7 @@ const WRONG_ANSWERS: &[Case] = &[
     case(&["run", "--n", "20", "--scheme", "timeout", "--timeout", "2", "--decoder", "rank"], 2, "--decoder rank does not act on timeout"),
     case(&["run", "--n", "20", "--scheme", "speculative", "--decoder", "rank"], 2, "does not act on speculative"),
     case(&["run", "--n", "20", "--scheme", "crc", "--s", "2", "--decoder", "rank", "--generator", "vandermonde"], 2, "--generator chooses the code of comm-efficient and mds; crc has one code"),
+    case(&["run", "--n", "20", "--scheme", "crc", "--s", "2", "--generator", "vandermonde"], 2, "--generator chooses the code of comm-efficient and mds; crc has one code: drop --generator"),
     case(&["sweep", "--n", "20", "--scheme", "crc,mds", "--s", "2", "--decoder", "rank", "--generator", "vandermonde", "--trials", "100"], 0, ""),
     case(&["run", "--code", "zero.csv", "--scheme", "custom"], 2, "rank-deficient"),
     case(&["run", "--code", "huge.csv", "--scheme", "custom"], 2, "an entry of magnitude 1e308"),
@@ -250,6 +252,18 @@ fn tiny_times_give_no_nan() {
     assert!(!text.to_lowercase().contains("nan"), "{text}");
     assert!(text.contains("mean lag-1 autocorrelation"), "{text}");
     assert!(text.contains("rescale the time unit"), "{text}");
+    // With the CSV on stdout, stderr says why nothing was fitted.
+    let csv = Command::cargo_bin("gcsim")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["trace", "tiny.csv", "--format", "csv"])
+        .output()
+        .unwrap();
+    let why = String::from_utf8_lossy(&csv.stderr);
+    assert!(
+        why.contains("fitted: none") && why.contains("rescale the time unit"),
+        "{why}"
+    );
     // Their spread does not square to 0: no worker is "far above" the others.
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("heterogeneity"), "{stderr}");
@@ -278,6 +292,10 @@ fn writes_to_a_full_device_fail_cleanly() {
         &["--help"],
         &["--version"],
         &["run", "--help"],
+        &["man"],
+        &[
+            "run", "--n", "10", "--scheme", "crc", "--s", "1", "--trials", "400", "--format", "csv",
+        ],
     ] {
         let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("gcsim"))
             .args(args)
@@ -288,6 +306,7 @@ fn writes_to_a_full_device_fail_cleanly() {
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(stderr.contains("No space left on device"), "{args:?}: {stderr}");
+        assert!(stderr.contains("to stdout"), "{args:?}: {stderr}");
     }
 }
 

@@ -274,11 +274,13 @@ impl Comm {
 
 impl fmt::Display for Comm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Times far from 1 in exponent form, as the flags echo them.
+        let plain = crate::param::plain;
         match self.transfer {
-            Transfer::Constant(t) => write!(f, "comm-time={t}")?,
+            Transfer::Constant(t) => write!(f, "comm-time={}", plain(t))?,
             Transfer::Random(d) => write!(f, "comm-dist={d}")?,
         }
-        write!(f, " link={} decode-time={}", self.link, self.decode_time)
+        write!(f, " link={} decode-time={}", self.link, plain(self.decode_time))
     }
 }
 
@@ -324,6 +326,13 @@ mod tests {
         assert_eq!(
             Comm::new(Some(2.0), None, Link::Dedicated, 0.25).unwrap().to_string(),
             "comm-time=2 link=dedicated decode-time=0.25"
+        );
+        // A subnormal time in exponent form, not 330 digits.
+        assert_eq!(
+            Comm::new(Some(1e-320), None, Link::Dedicated, 1e-320)
+                .unwrap()
+                .to_string(),
+            "comm-time=1e-320 link=dedicated decode-time=1e-320"
         );
         assert_eq!(
             Comm::new(None, Some(law), Link::Shared, 0.0).unwrap().to_string(),

@@ -266,6 +266,11 @@ impl Study {
             None => {}
         }
         match (self.decoder, self.generator) {
+            // A generator none of the schemes takes is refused as such,
+            // whatever the decoder, rather than asking for the rank decoder.
+            (Decoder::Threshold, Some(_)) if !self.schemes.iter().any(|s| s.kind().facts().generator) => {
+                Err(StudyError::GeneratorDoesNotAct(self.schemes[0].kind()))
+            }
             (Decoder::Threshold, Some(_)) => Err(StudyError::GeneratorWithoutRank),
             (Decoder::Threshold, None) => Ok(()),
             (Decoder::Rank, _) => {

@@ -138,10 +138,12 @@ pub fn gather(study: &Study, per_repeat: Vec<Vec<Trajectory>>) -> Vec<Trained> {
 }
 
 /// How many times its loss at the start (w = 0) a run's training loss may
-/// reach before the run counts as diverged. Gradient descent at a step
-/// below 2/L never raises the loss; the inexact and stale rules may, but by
-/// nothing near a factor of a million, while a step too large multiplies
-/// it by (ηL − 1)² an iteration and passes it within a few.
+/// reach before the run counts as diverged. Exact gradient descent at a
+/// step below 2/L never raises the loss, and the inexact and stale rules
+/// raise it by a noise of the gradient's size, while a step too large
+/// multiplies the least-squares loss by up to (ηL − 1)² an iteration, so
+/// such a run passes the factor within a few iterations instead of after
+/// the hundreds it takes to overflow.
 pub const DIVERGENCE_FACTOR: f64 = 1e6;
 
 /// Most iterations (updates) of one training run.

@@ -17,7 +17,7 @@ use gcsim::sweep::Expanded;
 use gcsim::train::data::DataSource;
 use gcsim::train::problem::Problem;
 use gcsim::train::report::{TrainConfig, TrainReport, write_curves};
-use gcsim::train::run::{MAX_REPEATS, MAX_TRAIN_ITERATIONS, Trained, Trainer};
+use gcsim::train::run::{DIVERGENCE_FACTOR, MAX_REPEATS, MAX_TRAIN_ITERATIONS, Trained, Trainer};
 use gcsim::train::setup::{Recipe, Schedule, Setup};
 use gcsim::train::summary::{self, Targets};
 use gcsim_figures::plot::loss::loss_chart;
@@ -352,8 +352,8 @@ pub(super) fn train(
 }
 
 /// The report of every configuration's runs, `trained` towards `targets`;
-/// warns of configurations whose runs diverged or stalled, each line after
-/// `context`, naming the step `step`.
+/// warns of configurations whose runs diverged (with the step they ran at)
+/// or stalled, each line after `context`, naming the step flag `step`.
 pub(super) fn summarise(
     trained: &[Trained],
     problem: Problem,
@@ -364,11 +364,15 @@ pub(super) fn summarise(
     let rows = summary::rows(trained, problem, targets);
     let verdict = summary::verdict(trained, &rows, problem, targets);
     let report = TrainReport { config, rows, verdict };
+    let digits = &gcsim::export::Digits::TABLE;
     for r in report.rows.iter().filter(|r| r.diverged > 0.0) {
         eprintln!(
-            "warning: {context}{}: {} of the runs diverged (the loss stopped being finite); lower {step}",
+            "warning: {context}{}: {} of the runs diverged at step {} ({}): the training loss passed {} times its start or stopped being finite; give a smaller {step}",
             r.strategy,
-            gcsim::export::short(r.diverged, &gcsim::export::Digits::TABLE)
+            gcsim::export::short(r.diverged, digits),
+            gcsim::export::short(report.config.step, digits),
+            report.config.step_source,
+            gcsim::export::short(DIVERGENCE_FACTOR, digits),
         );
     }
     for r in report.rows.iter().filter(|r| r.stalled > 0.0) {

@@ -54,6 +54,7 @@ mod trace_import;
 mod trace_intervals;
 mod train;
 mod train_shards;
+mod train_step;
 mod train_updates;
 mod value_stability;
 mod verify;

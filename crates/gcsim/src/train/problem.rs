@@ -23,6 +23,11 @@ const POWER_STEPS: usize = 1000;
 /// Relative residual ‖Av − θv‖/θ at which the power iteration stops.
 const POWER_TOLERANCE: f64 = 1e-10;
 
+/// How much larger, relatively, the second start's λ_max must be to replace
+/// the first's in [`Objective::smoothness`]: far above the rounding of two
+/// converged power iterations, far below a missed eigenvalue.
+const START_DISAGREEMENT: f64 = 1e-9;
+
 /// Distinct target values listed in [`DataError::TargetValues`].
 const VALUES_SHOWN: usize = 5;
 
@@ -235,11 +240,12 @@ impl Objective {
 
     /// The smoothness constant L = c·λ_max(XᵀX/N) + λ of f on `data` (the
     /// training set; N = its rows), c = 1 for least squares and 1/4 for
-    /// logistic. λ_max by power iteration (see `largest_eigenvalue`) on the
-    /// smaller of the d×d matrix XᵀX/N and the N×N matrix XXᵀ/N, which have
-    /// the same nonzero eigenvalues: costs N·min(N, d)·max(N, d) for the
-    /// matrix and min(N, d)² a step, so 10 rows of 20,000 features need a
-    /// 10×10 matrix, not a 20,000×20,000 one. 0 only when X = 0 and λ = 0.
+    /// logistic. λ_max by power iteration from two starts (see
+    /// `largest_eigenvalue`) on the smaller of the d×d matrix XᵀX/N and the
+    /// N×N matrix XXᵀ/N, which have the same nonzero eigenvalues: costs
+    /// N·min(N, d)·max(N, d) for the matrix and min(N, d)² a step, so 10
+    /// rows of 20,000 features need a 10×10 matrix, not a 20,000×20,000 one.
+    /// 0 only when X = 0 and λ = 0.
     pub fn smoothness(&self, data: &Dataset) -> f64 {
         let (n, d) = (data.rows(), data.d);
         if n == 0 || d == 0 {
@@ -295,11 +301,33 @@ fn symmetrize(gram: &mut [f64], m: usize, rows: usize) {
 }
 
 /// The largest eigenvalue of the symmetric positive semi-definite m×m
-/// `gram` by power iteration from the all-ones vector, until the residual
-/// ‖Av − θv‖ is below 10⁻¹⁰·θ or after 1000 steps; the Rayleigh quotient θ
-/// never exceeds it.
+/// `gram`: the larger of two power iterations, from the all-ones vector and
+/// from a fixed pseudo-random one. One start is not enough: a start
+/// orthogonal to the top eigenvector converges to a smaller eigenvalue, and
+/// the all-ones vector is such a start whenever there are fewer rows than
+/// features, since the standardised features are centred and so
+/// XXᵀ/N·1 = 1 (the intercept's eigenvalue), whatever λ_max is. The
+/// pseudo-random start's value is taken only when it is larger by more than
+/// [`START_DISAGREEMENT`] relative, a gap the rounding of two converged
+/// iterations does not open, so the value from the all-ones start, and every
+/// step derived from it, is unchanged wherever that start was not unlucky.
+/// Both are Rayleigh quotients, so neither exceeds λ_max.
 fn largest_eigenvalue(gram: &[f64], m: usize) -> f64 {
-    let mut v = vec![1.0 / (m as f64).sqrt(); m];
+    let ones = power_iteration(gram, m, vec![1.0; m]);
+    let spread = power_iteration(gram, m, (0..m as u64).map(pseudo_random).collect());
+    if spread > ones * (1.0 + START_DISAGREEMENT) {
+        spread
+    } else {
+        ones
+    }
+}
+
+/// The Rayleigh quotient θ of the m×m `gram` after power iteration from
+/// `start` (not zero), until the residual ‖Av − θv‖ is below 10⁻¹⁰·θ or
+/// after 1000 steps.
+fn power_iteration(gram: &[f64], m: usize, start: Vec<f64>) -> f64 {
+    let length = dot(&start, &start).sqrt();
+    let mut v: Vec<f64> = start.iter().map(|x| x / length).collect();
     let mut av = vec![0.0; m];
     let mut theta = 0.0;
     for _ in 0..POWER_STEPS {
@@ -320,6 +348,16 @@ fn largest_eigenvalue(gram: &[f64], m: usize) -> f64 {
         }
     }
     theta
+}
+
+/// Entry `j` of the second power-iteration start: SplitMix64 of j mapped to
+/// [−1, 1), integer arithmetic so every platform starts from the same vector.
+fn pseudo_random(j: u64) -> f64 {
+    let mut z = j.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }
 
 /// The test metric: the mean of (xᵀw − y)² for least squares, the share of

@@ -78,8 +78,9 @@ pub struct Trajectory {
     pub loss: Vec<f64>,
     /// The test metric (accuracy or mean squared error).
     pub metric: Vec<f64>,
-    /// The iteration whose loss was not finite, where training diverged
-    /// (the trajectory stops before it).
+    /// The iteration whose loss was not finite or above
+    /// [`DIVERGENCE_FACTOR`] times the loss at the start, where training
+    /// diverged (the trajectory stops before it).
     pub diverged: Option<u64>,
     /// Whether an iteration never ended (a code that cannot decode): the
     /// trajectory stops before it.
@@ -135,6 +136,15 @@ pub fn gather(study: &Study, per_repeat: Vec<Vec<Trajectory>>) -> Vec<Trained> {
     }
     trained
 }
+
+/// How many times its loss at the start (w = 0) a run's training loss may
+/// reach before the run counts as diverged. Exact gradient descent at a
+/// step below 2/L never raises the loss, and the inexact and stale rules
+/// raise it by a noise of the gradient's size, while a step too large
+/// multiplies the least-squares loss by up to (ηL − 1)² an iteration, so
+/// such a run passes the factor within a few iterations instead of after
+/// the hundreds it takes to overflow.
+pub const DIVERGENCE_FACTOR: f64 = 1e6;
 
 /// Most iterations (updates) of one training run.
 pub const MAX_TRAIN_ITERATIONS: u64 = 1_000_000;
@@ -387,11 +397,15 @@ impl<'a> Trainer<'a> {
     }
 
     /// Appends the state (time, loss, metric) after an iteration; false,
-    /// and the run marked diverged, if the loss is not finite.
+    /// and the run marked diverged, if the loss is not finite or above
+    /// [`DIVERGENCE_FACTOR`] times the loss at the start (entry 0): a step
+    /// too large for the curvature multiplies the loss each iteration, and
+    /// waiting for it to overflow would report a loss of 10¹³⁷ as finished.
     fn record(&self, run: &mut Trajectory, time: f64, w: &[f64]) -> bool {
         let s = self.setup;
         let loss = s.objective.loss(&s.train, w);
-        if !loss.is_finite() || w.iter().any(|x| !x.is_finite()) {
+        let blown_up = run.loss.first().is_some_and(|&start| loss > DIVERGENCE_FACTOR * start);
+        if !loss.is_finite() || blown_up || w.iter().any(|x| !x.is_finite()) {
             run.diverged = Some(run.time.len() as u64);
             return false;
         }

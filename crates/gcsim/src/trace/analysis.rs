@@ -331,13 +331,12 @@ fn fit_model(
             notes.push("every time equals its step's median: there is no slow state to fit".into())
         }
         (Ok(f), None) => notes.push(format!(
-            "no slow state: the best two-state fit (slowdown {:.3}, p_slow {:.3}) is not a separable \
-             second cluster (separation {:.2}, needs >= {}, and a BIC gain); p_slow, slowdown and \
-             persist are absent and the fitted law has no stragglers",
+            "no slow state: the best two-state fit (slowdown {:.3}, p_slow {:.3}) is rejected: {}; \
+             p_slow, slowdown and persist are absent and the fitted law, fitted to every time, has \
+             no stragglers",
             f.model.slowdown(),
             f.model.p_slow,
-            f.model.separation(),
-            hmm::MIN_SEPARATION
+            f.no_slow_state().unwrap_or_default()
         )),
         (Ok(_), Some(_)) => {}
     }

@@ -172,3 +172,64 @@ fn recovers_stragglers_from_the_subsample_of_a_large_trace() {
     // (1 − p_slow) of the 128 000.
     assert!(m.base_times > 115_000, "{}", m.base_times);
 }
+
+/// A trace of `workers` × `steps` i.i.d. times drawn from `law`: no
+/// stragglers.
+fn iid(law: impl Distribution<f64>, workers: usize, steps: usize, seed: u64) -> Trace {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut text = String::from("step,worker,time\n");
+    for t in 0..steps {
+        for w in 0..workers {
+            text.push_str(&format!("{t},{w},{}\n", law.sample(&mut rng)));
+        }
+    }
+    Trace::parse("iid.csv", &text).unwrap()
+}
+
+/// I.i.d. times have no stragglers: no slow state, no p_slow in the
+/// fitted law, and the law's mean within 4 standard errors of the data's.
+/// The log of an exponential time is left-skewed, and the best two-state
+/// fit of it has a "slow" majority (p_slow ≈ 0.92, separation ≈ 3, BIC
+/// favours it) but one mode: taken as stragglers it gave a base law fitted
+/// to the lowest 8% of the times and a law whose mean was 0.64 of the data's.
+#[test]
+fn iid_times_have_no_stragglers_and_keep_their_mean() {
+    let exp = rand_distr::Exp::new(1.0).unwrap();
+    let lognormal = rand_distr::LogNormal::new(0.0, 0.5).unwrap();
+    let cases = [
+        ("exp 64 x 500", iid(exp, 64, 500, 15), true),
+        ("exp 8 x 50", iid(exp, 8, 50, 16), true),
+        ("lognormal 64 x 500", iid(lognormal, 64, 500, 17), false),
+    ];
+    for (label, trace, exp) in cases {
+        let report = TraceReport::new(&trace, None, 0).unwrap();
+        let m = &report.model;
+        assert!(!m.slow_state, "{label}: {:?}", report.notes);
+        assert_eq!((m.p_slow, m.slowdown, m.persist), (None, None, None), "{label}");
+        let fitted = report.fitted.unwrap();
+        assert!(
+            !fitted.contains("p_slow") && !fitted.contains("persist"),
+            "{label}: {fitted}"
+        );
+        assert_eq!(
+            m.base_times,
+            trace.all().len(),
+            "{label}: the base law reads every time"
+        );
+        let note = report.notes.iter().find(|n| n.contains("no slow state")).unwrap();
+        // The exponential's fit is rejected for its one mode (the log-normal's
+        // may be too, beside BIC).
+        assert!(!exp || note.contains("has one mode"), "{label}: {note}");
+        let law: crate::dist::Dist = fitted.parse().unwrap();
+        let times = trace.all();
+        let k = times.len() as f64;
+        let mean = times.iter().sum::<f64>() / k;
+        let sd = (times.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt();
+        let z = (law.mean() - mean) / (sd / k.sqrt());
+        assert!(
+            z.abs() < 4.0,
+            "{label}: {fitted} has mean {} against {mean}: z = {z:.2}",
+            law.mean()
+        );
+    }
+}

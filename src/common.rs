@@ -13,7 +13,7 @@ use gcsim::export::Format;
 use gcsim::load::LoadModel;
 use gcsim::report::RunConfig;
 use gcsim::shard::ShardId;
-use gcsim::study::{MAX_TOTAL_DRAWS, ParallelConflict, Study, StudyError};
+use gcsim::study::{MAX_DRAWS_PER_TRIAL, MAX_TOTAL_DRAWS, ParallelConflict, Study, StudyError};
 use gcsim::units::TimeUnit;
 use gcsim::workers::{self, Workers};
 
@@ -324,11 +324,10 @@ impl ClusterArgs {
             bail!("{WORKERS} and {DIST} do not go together: each class names its law ({WORKERS} COUNT:DIST)");
         }
         // Checked: counts near usize::MAX would wrap to a small n.
-        let limit = gcsim::study::MAX_DRAWS_PER_TRIAL;
         let total = self.classes.iter().try_fold(0usize, |sum, c| sum.checked_add(c.0));
-        let Some(total) = total.filter(|&t| t as u64 <= limit) else {
+        let Some(total) = total.filter(|&t| t as u64 <= MAX_DRAWS_PER_TRIAL) else {
             bail!(
-                "the {WORKERS} classes add up to more than the limit of {limit} workers (one draw each per trial); use smaller counts"
+                "the {WORKERS} classes add up to more than the limit of {MAX_DRAWS_PER_TRIAL} workers (one draw each per trial); use smaller counts"
             );
         };
         if let Some(n) = n.filter(|&n| n != total) {

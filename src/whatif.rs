@@ -145,7 +145,7 @@ pub struct WhatIfArgs {
     pub mitigate: bool,
 
     /// Simulated steps per mitigation (with --mitigate).
-    #[arg(long, value_name = "N", default_value_t = 20_000, requires = "mitigate")]
+    #[arg(long, value_name = "N", default_value_t = 20_000, requires = "mitigate", value_parser = crate::parse_trials, allow_negative_numbers = true)]
     pub trials: u64,
 
     /// Seed of the simulations (with --mitigate).
@@ -153,7 +153,7 @@ pub struct WhatIfArgs {
     pub seed: u64,
 
     /// Steps of one training run, over which the mitigations' GPU-hours are counted (with --mitigate).
-    #[arg(long, value_name = "N", default_value_t = mitigate::STEPS, requires = "mitigate")]
+    #[arg(long, value_name = "N", default_value_t = mitigate::STEPS, requires = "mitigate", value_parser = crate::parse_trials, allow_negative_numbers = true)]
     pub iterations_per_run: u64,
 
     /// No notes on stderr.
@@ -231,9 +231,6 @@ impl TryFrom<WhatIfArgs> for WhatIfJob {
             },
         };
         let trace = OpTrace::read(&args.trace)?;
-        if args.mitigate && args.iterations_per_run == 0 {
-            bail!("--iterations-per-run 0 is out of range; accepted: a whole number >= 1");
-        }
         let mitigate = args
             .mitigate
             .then_some((args.trials, args.seed, args.iterations_per_run));

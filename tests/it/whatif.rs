@@ -314,8 +314,18 @@ fn mitigations_count_gpu_hours_over_a_run() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "Error: --iterations-per-run 0 is out of range; accepted: a whole number >= 1\n"
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("'0' for '--iterations-per-run"), "{stderr}");
+    assert!(stderr.contains("accepted: a whole number"), "{stderr}");
+    // A negative count is a value out of range, not an unknown flag.
+    let out = Command::cargo_bin("gcsim")
+        .unwrap()
+        .arg("whatif")
+        .arg(data(&job_file("ST", "trace", "parquet")))
+        .args(["--mitigate", "--iterations-per-run", "-1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("'-1' for '--iterations-per-run"), "{stderr}");
 }

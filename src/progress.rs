@@ -1,6 +1,8 @@
 //! The progress bar: an indicatif implementation of the engine's `Progress`
 //! observer. It stays hidden under `--quiet`, when stderr is not a terminal,
 //! and during the first second, so quick runs print nothing.
+//! `GCSIM_PROGRESS_DELAY_MS` sets that delay in milliseconds (0 shows the bar
+//! from the first trials, which is how the tests see it on any machine).
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,6 +26,8 @@ pub struct Interrupted;
 pub struct Bar {
     bar: Option<ProgressBar>,
     started: Instant,
+    /// How long a run goes before the bar is drawn.
+    delay: Duration,
     /// What the first pass is doing: `simulating`.
     doing: &'static str,
 }
@@ -49,9 +53,18 @@ impl Bar {
         Self {
             bar,
             started: Instant::now(),
+            delay: delay(),
             doing,
         }
     }
+}
+
+/// One second, or `GCSIM_PROGRESS_DELAY_MS` where it holds a whole number.
+fn delay() -> Duration {
+    std::env::var("GCSIM_PROGRESS_DELAY_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse().ok())
+        .map_or(Duration::from_secs(1), Duration::from_millis)
 }
 
 impl Progress for Bar {
@@ -74,7 +87,7 @@ impl Progress for Bar {
             std::panic::resume_unwind(Box::new(Interrupted));
         }
         if let Some(bar) = &self.bar {
-            if bar.is_hidden() && self.started.elapsed() > Duration::from_secs(1) {
+            if bar.is_hidden() && self.started.elapsed() >= self.delay {
                 bar.set_draw_target(ProgressDrawTarget::stderr());
             }
             bar.inc(trials);

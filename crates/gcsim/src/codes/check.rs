@@ -80,6 +80,41 @@ pub struct CodesRow {
     pub pass: bool,
 }
 
+impl CodesRow {
+    /// Which checks an exact code failed, with the numbers (none when it
+    /// passed or is inexact).
+    pub fn failure(&self) -> Option<String> {
+        if self.pass || !self.exact {
+            return None;
+        }
+        let mut failed = Vec::new();
+        if self.decodable_fraction < 1.0 {
+            let missed = ((1.0 - self.decodable_fraction) * self.patterns_checked as f64).round();
+            let rounding = f64::EPSILON * self.max_condition;
+            let random = matches!(self.scheme, SchemeKind::Crc | SchemeKind::ApproxRegular)
+                || self.generator == Some(Generator::Gaussian);
+            let why = match (self.max_residual <= 100.0 * rounding, random) {
+                (true, true) => format!(
+                    ": float64 rounding at that condition, eps*cond = {rounding:.1e}, in this draw of the random matrix; another --seed draws another"
+                ),
+                (true, false) => format!(": float64 rounding at that condition, eps*cond = {rounding:.1e}"),
+                (false, _) => String::new(),
+            };
+            failed.push(format!(
+                "{missed} of {} straggler patterns decoded with a residual above {:e} (largest {:.3e}, condition up to {:.3e}{why})",
+                self.patterns_checked, self.tolerance, self.max_residual, self.max_condition
+            ));
+        }
+        if self.e2e_error.is_nan() || self.e2e_error >= self.e2e_tolerance {
+            failed.push(format!(
+                "the end-to-end gradient missed by {:.3e}, above {:e}",
+                self.e2e_error, self.e2e_tolerance
+            ));
+        }
+        Some(failed.join("; "))
+    }
+}
+
 /// The number of subsets of size ≤ s of n, as a float.
 pub fn patterns_total(n: usize, s: usize) -> f64 {
     let mut c = 1.0_f64;

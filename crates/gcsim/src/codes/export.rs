@@ -48,6 +48,20 @@ impl Export for CodesReport {
     }
 }
 
+/// A fraction to four decimals, or to as many more as it takes not to print
+/// a fraction short of 1 as `1.0000` or one above 0 as `0.0000` (one pattern
+/// in 83 682 that does not decode must show).
+pub(crate) fn fraction(x: f64) -> String {
+    let shown = format!("{x:.4}");
+    let rounded_away = (shown == "1.0000" && x < 1.0) || (shown == "0.0000" && x > 0.0);
+    if !rounded_away {
+        return shown;
+    }
+    let gap = x.min(1.0 - x);
+    let digits = (-gap.log10()).ceil() as usize + 1;
+    format!("{x:.digits$}")
+}
+
 /// Three significant digits in scientific notation (residuals and condition
 /// numbers span many orders of magnitude).
 fn sci(x: f64) -> String {
@@ -90,7 +104,7 @@ fn cells(r: &CodesRow) -> Vec<String> {
             format!("{:.3e}", r.patterns_total)
         },
         format!("{}{}", r.patterns_checked, if r.exhaustive { "" } else { " (sample)" }),
-        format!("{:.4}", r.decodable_fraction),
+        fraction(r.decodable_fraction),
         sci(r.max_residual),
         sci(r.median_condition),
         sci(r.max_condition),

@@ -313,6 +313,36 @@ pub struct MatmulRow {
     pub pass: bool,
 }
 
+impl MatmulRow {
+    /// Which checks the code failed, with the numbers (none when it passed).
+    pub fn failure(&self) -> Option<String> {
+        if self.pass {
+            return None;
+        }
+        let mut failed = Vec::new();
+        if self.decodable_fraction < 1.0 {
+            let missed = ((1.0 - self.decodable_fraction) * self.sets_checked as f64).round();
+            failed.push(format!(
+                "{missed} of {} sets of k={} workers did not decode the product within {:e} (condition up to {:.3e})",
+                self.sets_checked, self.k, self.product_tolerance, self.max_condition
+            ));
+        }
+        if self.below_threshold_fraction >= 1.0 {
+            failed.push(format!(
+                "every set of k-1={} workers decoded too: the threshold is below k",
+                self.k - 1
+            ));
+        }
+        if self.product_error.is_nan() || self.product_error >= self.product_tolerance {
+            failed.push(format!(
+                "the decoded product missed A*B by {:.3e}, above {:e}",
+                self.product_error, self.product_tolerance
+            ));
+        }
+        Some(failed.join("; "))
+    }
+}
+
 /// C(n, k) as a float.
 fn binomial(n: usize, k: usize) -> f64 {
     let k = k.min(n - k);
@@ -529,8 +559,8 @@ impl crate::export::Export for MatmulReport {
                     format!("{:.3e}", r.sets_total)
                 },
                 format!("{}{}", r.sets_checked, if r.exhaustive { "" } else { " (sample)" }),
-                format!("{:.4}", r.decodable_fraction),
-                format!("{:.4}", r.below_threshold_fraction),
+                super::export::fraction(r.decodable_fraction),
+                super::export::fraction(r.below_threshold_fraction),
                 sci(r.median_condition),
                 sci(r.max_condition),
                 sci(r.product_error),

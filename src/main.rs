@@ -63,7 +63,12 @@ fn print_help(err: &clap::Error) -> ! {
     use std::io::Write;
     match err.print().and_then(|()| io::stdout().flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            eprintln!("Error: cannot write the help to stdout: {e}");
+            let what = if err.kind() == clap::error::ErrorKind::DisplayVersion {
+                "the version"
+            } else {
+                "the help"
+            };
+            eprintln!("Error: cannot write {what} to stdout: {e}");
             std::process::exit(EXIT_FAILURE.into())
         }
         _ => std::process::exit(err.exit_code()),

@@ -159,6 +159,10 @@ const FILES: &[Case] = &[
     case(&["train", "--data", "nohead.csv", "--n", "2", "--scheme", "crc", "--s", "1"], 2, "nohead.csv:1: the first row `0.5,1.2,1` is numbers, not column names; give the file a header row"),
     case(&["train", "--data", "longhead.csv", "--n", "2", "--scheme", "crc", "--s", "1"], 2, "the first row `0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,…` is numbers"),
     case(&["scenario", "single.toml", "--out-dir", "od"], 2, "single.toml:2: key `figure`: a list of tables: write [[figure]], not [figure]"),
+    // Whole numbers in exponent form, as the flags take them; a fraction is not one.
+    case(&["scenario", "exponent.toml", "--out-dir", "od"], 0, ""),
+    case(&["scenario", "half.toml", "--out-dir", "od"], 2, "half.toml:2: key `n`: invalid value: floating point `20.5`, expected a whole number >= 0 (e.g. 20, 1e6 or \"1e6\")"),
+    case(&["scenario", "halfs.toml", "--out-dir", "od"], 2, "halfs.toml:7: key `s`: accepted: a whole number >= 0 (e.g. 5 or 1e3)"),
     // A NUL in a field is shown as \0, the same in every reader's message.
     case(&["fit", "nul.csv"], 2, "nul.csv:3: time `1.\\02` is not a number"),
     case(&["trace", "nul.csv"], 2, "nul.csv:3: time `1.\\02` is not a number"),
@@ -193,6 +197,12 @@ fn inputs(dir: &Path) {
         &format!("{}1\n{}0\n", "0.1,".repeat(40), "0.2,".repeat(40)),
     );
     write("single.toml", "name = \"x\"\n[figure]\nkind = \"speedup\"\n");
+    let study = |n: &str, s: &str| {
+        format!("name = \"e\"\nn = {n}\ntrials = \"2e2\"\n[[study]]\nlabel = \"a\"\nschemes = [\"crc\"]\ns = {s}\n")
+    };
+    write("exponent.toml", &study("1e1", "[1e0, 2.0]"));
+    write("half.toml", &study("20.5", "1"));
+    write("halfs.toml", &study("20", "[1.5]"));
     let step = r#"[{"ph": "X", "name": "ProfilerStep#1", "cat": "user_annotation", "dur": 5}]"#;
     write(
         "rank.json",

@@ -65,6 +65,7 @@ mod plan;
 pub mod shard;
 mod source;
 mod train;
+mod whole;
 
 use figures::{figure_spec, overlay};
 pub use plan::ScenarioPlan;
@@ -98,12 +99,12 @@ impl std::error::Error for ScenarioError {}
 #[derive(Debug, Clone, Deserialize)]
 #[serde(
     untagged,
-    expecting = "accepted: a whole number >= 0 (e.g. 5), a range or list as a string (e.g. \"0..50\" or \"1,2,4\"), or an array of whole numbers (e.g. [0, 5, 10])"
+    expecting = "accepted: a whole number >= 0 (e.g. 5 or 1e3), a range or list as a string (e.g. \"0..50\" or \"1,2,4\"), or an array of whole numbers (e.g. [0, 5, 10])"
 )]
 enum ListValue {
     Text(String),
-    One(u64),
-    Many(Vec<u64>),
+    One(whole::Whole),
+    Many(Vec<whole::Whole>),
 }
 
 /// A list of times as TOML allows it: `2.5`, `[1, 2.5]` or `"1,2.5"`.
@@ -124,6 +125,7 @@ struct FigureFile {
     file: Spanned<String>,
     metric: Option<Spanned<String>>,
     size: Option<Spanned<String>>,
+    #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
     dpi: Option<Spanned<u64>>,
     font_size: Option<Spanned<f64>>,
     title: Option<bool>,
@@ -135,16 +137,20 @@ source::scheme_table! {
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
     struct StudyFile {
+        #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
         iterations: Option<Spanned<u64>>,
+        #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
         trace_bootstrap: Option<Spanned<usize>>,
         analytic: Option<bool>,
         aggregation: Option<Spanned<String>>,
         latency: Option<Spanned<f64>>,
         bandwidth: Option<Spanned<collective::Quantity>>,
         gradient_size: Option<Spanned<collective::Quantity>>,
+        #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
         buckets: Option<Spanned<usize>>,
         time_unit: Option<Spanned<String>>,
         parallel: Option<Spanned<String>>,
+        #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
         microbatches: Option<Spanned<usize>>,
         schedule: Option<Spanned<String>>,
         backward_ratio: Option<Spanned<f64>>,
@@ -162,6 +168,7 @@ source::scheme_table! {
 struct ScenarioFile {
     name: Spanned<String>,
     description: Option<String>,
+    #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
     n: Option<Spanned<usize>>,
     dist: Option<Spanned<String>>,
     workers: Option<Spanned<Vec<String>>>,
@@ -176,9 +183,11 @@ struct ScenarioFile {
     latency: Option<Spanned<f64>>,
     bandwidth: Option<Spanned<collective::Quantity>>,
     gradient_size: Option<Spanned<collective::Quantity>>,
+    #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
     buckets: Option<Spanned<usize>>,
     time_unit: Option<Spanned<String>>,
     parallel: Option<Spanned<String>>,
+    #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
     microbatches: Option<Spanned<usize>>,
     schedule: Option<Spanned<String>>,
     backward_ratio: Option<Spanned<f64>>,
@@ -186,9 +195,13 @@ struct ScenarioFile {
     stage_work: Option<Spanned<parallel::StageWork>>,
     microbatch_work: Option<Spanned<String>>,
     optimizer_time: Option<Spanned<f64>>,
+    #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
     trials: Option<Spanned<u64>>,
+    #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
     iterations: Option<Spanned<u64>>,
+    #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
     trace_bootstrap: Option<Spanned<usize>>,
+    #[serde(default, deserialize_with = "crate::scenario::whole::plain")]
     seed: Option<u64>,
     #[serde(default)]
     analytic: bool,

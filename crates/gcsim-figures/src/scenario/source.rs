@@ -96,6 +96,7 @@ macro_rules! scheme_table {
             parts: Option<toml::Spanned<$crate::scenario::ListValue>>,
             p: Option<toml::Spanned<$crate::scenario::ListValue>>,
             q: Option<toml::Spanned<$crate::scenario::ListValue>>,
+            #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
             n: Option<toml::Spanned<usize>>,
             dist: Option<toml::Spanned<String>>,
             workers: Option<toml::Spanned<Vec<String>>>,

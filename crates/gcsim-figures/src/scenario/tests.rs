@@ -130,7 +130,7 @@ fn cluster_and_toml_errors_name_file_line_and_key() {
         (
             GOOD.replace("n = 12", "n = \"twelve\""),
             "x.toml:3:",
-            "key `n`: invalid type: string \"twelve\"",
+            "key `n`: invalid value: string \"twelve\", expected a whole number >= 0 (e.g. 20, 1e6 or \"1e6\")",
         ),
         (
             GOOD.replace("n = 12", "n = 12\nn = 13"),
@@ -158,7 +158,7 @@ fn cluster_and_toml_errors_name_file_line_and_key() {
         (
             GOOD.replace("s = \"0..5\"", "s = 2.5"),
             "x.toml:10:",
-            "key `s`: accepted: a whole number >= 0 (e.g. 5), a range or list as a string (e.g. \"0..50\" or \"1,2,4\"), or an array of whole numbers (e.g. [0, 5, 10])",
+            "key `s`: accepted: a whole number >= 0 (e.g. 5 or 1e3), a range or list as a string (e.g. \"0..50\" or \"1,2,4\"), or an array of whole numbers (e.g. [0, 5, 10])",
         ),
         // approx-regular beyond a dense matrix's n: an error naming the key
         // (the run panicked).

@@ -54,14 +54,17 @@ scheme_table! {
         target: Option<Spanned<String>>,
         test_fraction: Option<Spanned<f64>>,
         l2: Option<Spanned<f64>>,
+        #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
         iterations: Option<Spanned<u64>>,
         step: Option<Spanned<f64>>,
         schedule: Option<Spanned<String>>,
+        #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
         repeats: Option<Spanned<u64>>,
         target_loss: Option<Spanned<f64>>,
         target_metric: Option<Spanned<f64>>,
         plot: Option<Spanned<String>>,
         size: Option<Spanned<String>>,
+        #[serde(default, deserialize_with = "crate::scenario::whole::spanned")]
         dpi: Option<Spanned<u64>>,
         font_size: Option<Spanned<f64>>,
         title: Option<bool>,

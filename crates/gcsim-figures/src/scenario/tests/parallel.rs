@@ -62,7 +62,7 @@ fn bad_values_name_their_key() {
         (
             PIPES.replace("microbatches = 4", "microbatches = 2.5"),
             "x.toml:4:",
-            "key `microbatches`: invalid type: floating point",
+            "key `microbatches`: invalid value: floating point `2.5`, expected a whole number >= 0",
         ),
         (
             PIPES.replace("\"gpipe\"", "\"zero-bubble\""),

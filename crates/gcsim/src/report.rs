@@ -518,13 +518,9 @@ pub fn interval_warnings(rows: &[Row]) -> Vec<String> {
     let fewest = (1..=10_000u64)
         .find(|&n| crate::engine::interval_bounded(q, n))
         .unwrap_or(10_000);
-    let trials = if trials == 1 {
-        "1 trial".to_string()
-    } else {
-        format!("{trials} trials")
-    };
+    let plural = if trials == 1 { "" } else { "s" };
     vec![format!(
-        "{trials} cannot bound p99 at 95% (its largest value is below p99 too often), so p99_ci95_low/high are left empty; run {fewest} trials or more"
+        "{trials} trial{plural} cannot bound p99 at 95% (its largest value is below p99 too often), so p99_ci95_low/high are left empty; run {fewest} trials or more"
     )]
 }
 

@@ -451,6 +451,39 @@ fn timeout_across_replicas_agrees() {
     }
 }
 
+/// A deadline across replicas piles the iteration's values on one atom (T
+/// with the sums after it), where p999's interval falls here: the bins
+/// track their ends, so the first pass resolves it, without a second pass
+/// over every trial (which doubled the run's time).
+#[test]
+fn a_deadline_across_replicas_resolves_its_percentiles_in_one_pass() {
+    let out = Command::cargo_bin("gcsim")
+        .unwrap()
+        .args([
+            "run",
+            "--parallel",
+            "dp=4,pp=4,tp=1",
+            "--microbatches",
+            "8",
+            "--schedule",
+            "1f1b",
+        ])
+        .args([
+            "--scheme",
+            "timeout",
+            "--timeout",
+            "30",
+            "--dist",
+            "exp:rate=1,p_slow=0.05,slowdown=8",
+        ])
+        .args(["--trials", "100000", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("passes over the trials"), "{stderr}");
+}
+
 /// A deadline's limits, exactly: at T = 0 each stage sums its first replica
 /// alone (a sum among one costs nothing and sends nothing), and at a T no
 /// replica misses the job is the uncoded one, column for column.
@@ -489,10 +522,17 @@ fn timeout_at_its_limits() {
     let uncoded = gcsim_row(&job[..job.len() - 2], "uncoded");
     // The deadline's sums are averaged over the pipelines' trials: equal
     // up to the rounding of that mean.
-    for column in ["mean", "p99", "collective_time", "bytes_per_iteration", "participants"] {
+    for column in ["mean", "collective_time", "bytes_per_iteration", "participants"] {
         let (a, u) = (number(&all, column), number(&uncoded, column));
         assert!((a - u).abs() <= 1e-12 * u.abs(), "T = 1e9: {column} {a} against {u}");
     }
+    // The same trials' p99, estimated within a twentieth of its standard
+    // error as every percentile is: the deadline's study tracks its bins'
+    // ends (for the atom at T), the uncoded one does not, so the two
+    // estimates of the one order statistic may differ inside that bound.
+    let (a, u) = (number(&all, "p99"), number(&uncoded, "p99"));
+    let se = (number(&uncoded, "p99_ci95_high") - number(&uncoded, "p99_ci95_low")) / 3.92;
+    assert!((a - u).abs() <= 0.05 * se, "T = 1e9: p99 {a} against {u} (se {se})");
     assert_eq!(number(&all, "data_fraction"), 1.0);
     assert_eq!(number(&all, "speedup"), 1.0);
 }

@@ -102,7 +102,15 @@ impl<'a> Started<'a> {
             refs,
             survival,
             deadline: options.deadline,
-            discrete: matches!(study.workers(), Workers::Trace(_) | Workers::Replay(_)),
+            // A trace's values are atoms. So are many of a deadline across
+            // a pipeline job's replicas: every trial in which some stage
+            // waits to its deadline ends at T plus the same sum and
+            // optimizer time, and p999's interval often falls in that
+            // atom's bin. Bins that know their ends resolve it in the
+            // first pass, where otherwise a second pass over every trial
+            // would.
+            discrete: matches!(study.workers(), Workers::Trace(_) | Workers::Replay(_))
+                || (study.parallel().is_some() && study.schemes().iter().any(|s| s.deadline().is_some())),
             kept: std::sync::Mutex::new(Vec::new()),
         }
     }

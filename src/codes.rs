@@ -45,7 +45,7 @@ Examples:
   gcsim codes --scheme crc --n 12 --s 3
   gcsim codes --scheme frc --n 20 --s 4 --format json
   gcsim codes --scheme comm-efficient --n 50 --s 5 --m 2 --limit 2000
-  gcsim codes --scheme mds --n 30 --k 27 --generator vandermonde
+  gcsim codes --scheme mds --n 30 --k 27 --generator vandermonde  # exits 1: ill conditioned
   gcsim codes --code my-code.csv --s 2      # a user's matrix: any 2 stragglers?
   gcsim codes --scheme crc --n 200 --s 10 --shard 1/4 --out p1.json  # ... 4/4,
   gcsim merge p*.json                       # then: the output without --shard
@@ -57,8 +57,10 @@ blocks of C and some set of k-1 must not (generic points: none does); then
 C = A*B is decoded from the workers' real products for 16 random k-sets
 (random A, B) and compared with A*B (relative error below 1e-6). Exits 1,
 naming the checks, if any of these fails, which the Vandermonde points do
-from n of about 30 on, numerically.
-  gcsim codes --scheme polynomial --n 40 --p 4 --q 8 --generator chebyshev --limit 2000
+from n of about 30 on, numerically, and the Chebyshev ones from k of about
+24 (the gaussian code stays well conditioned).
+  gcsim codes --scheme polynomial --n 24 --p 4 --q 5 --generator chebyshev --limit 2000
+  gcsim codes --scheme polynomial --n 40 --p 4 --q 8 --generator gaussian --limit 2000
   gcsim codes --scheme matdot --n 12 --p 5
   gcsim codes --scheme entangled --n 20 --p 2 --m 2 --q 2 --generator chebyshev"
 )]

@@ -208,11 +208,32 @@ fn bad_input_is_a_one_line_error_naming_the_flag() {
     }
 }
 
+/// Every example of `codes --help` that needs no file runs and exits as
+/// its comment says: 0, or 1 where it says `exits 1`.
 #[test]
-fn help_has_examples() {
-    gcsim()
-        .args(["codes", "--help"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("Examples:").and(predicate::str::contains("gcsim codes --scheme crc")));
+fn help_examples_run_as_stated() {
+    let out = gcsim().args(["codes", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(help.contains("Examples:"), "{help}");
+    let mut ran = 0;
+    for line in help.lines().filter_map(|l| l.strip_prefix("  gcsim codes ")) {
+        let (args, comment) = line.split_once('#').unwrap_or((line, ""));
+        if args.contains("--code ") || args.contains("--shard") {
+            continue;
+        }
+        let code = if comment.contains("exits 1") { 1 } else { 0 };
+        let format: &[&str] = if args.contains("--format") {
+            &[]
+        } else {
+            &["--format", "csv"]
+        };
+        gcsim()
+            .arg("codes")
+            .args(args.split_whitespace())
+            .args(format)
+            .assert()
+            .code(code);
+        ran += 1;
+    }
+    assert_eq!(ran, 8, "{help}");
 }

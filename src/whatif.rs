@@ -140,7 +140,7 @@ pub struct WhatIfArgs {
     #[arg(long, value_name = "STEP", allow_negative_numbers = true)]
     pub step: Option<i64>,
 
-    /// Fit the job to the hybrid-parallel model and simulate it under each mitigation (fix the slowest rank, rebalance the stages, balance the microbatches, frc/crc s=1 across replicas, drop the slowest replica, a timeout across replicas).
+    /// Fit the job to the hybrid-parallel model and simulate it under each mitigation (fix the slowest rank, rebalance the stages, balance the microbatches, frc/crc s=1 across replicas, drop the slowest replica, a timeout across replicas). Written as a table or JSON, never CSV: the table by default, piped too.
     #[arg(long)]
     pub mitigate: bool,
 
@@ -205,7 +205,13 @@ impl TryFrom<WhatIfArgs> for WhatIfJob {
     type Error = anyhow::Error;
 
     fn try_from(args: WhatIfArgs) -> Result<Self> {
-        let output = Output::resolve(args.format, args.out.as_deref())?;
+        // The mitigations have no CSV: piped without --format or --out,
+        // they are written as the table a terminal shows.
+        let format = match (args.format, &args.out) {
+            (None, None) if args.mitigate => Some(Format::Table),
+            (format, _) => format,
+        };
+        let output = Output::resolve(format, args.out.as_deref())?;
         if args.mitigate && !matches!(output.format, Format::Table | Format::Json) {
             bail!("--mitigate writes a table or JSON (--format table or json); the CSV holds the attributions only");
         }

@@ -329,3 +329,31 @@ fn mitigations_count_gpu_hours_over_a_run() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("'-1' for '--iterations-per-run"), "{stderr}");
 }
+
+/// The mitigations have no CSV: piped without `--format` they come as the
+/// table a terminal shows; `--format csv` is refused naming the formats.
+#[test]
+fn mitigations_piped_are_the_table() {
+    let run = |extra: &[&str]| {
+        Command::cargo_bin("gcsim")
+            .unwrap()
+            .arg("whatif")
+            .arg(data(&job_file("ST", "trace", "parquet")))
+            .args(["--meta", &data(&job_file("ST", "meta", "yaml")).to_string_lossy()])
+            .args(["--mitigate", "--trials", "200"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let piped = run(&[]);
+    assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
+    let table = String::from_utf8_lossy(&piped.stdout);
+    assert!(
+        table.starts_with("# whatif ") && table.contains("slowdown S"),
+        "{table}"
+    );
+    let csv = run(&["--format", "csv"]);
+    assert_eq!(csv.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&csv.stderr);
+    assert!(stderr.contains("--mitigate writes a table or JSON"), "{stderr}");
+}

@@ -56,7 +56,7 @@ Examples:
   gcsim plan --n 100 --dist exp:rate=1,p_slow=0.05,slowdown=8 \\
       --load-model scaled
   gcsim plan --n 50 --dist shifted-exp:shift=1,rate=1 --load-model scaled \\
-      --scheme mds --objective p99
+      --scheme mds --linear --objective p99
   gcsim plan --n 16,32,64,128 --ref-n 64 --dist shifted-exp:shift=1,rate=2 \\
       --load-model scaled
   gcsim plan --n 64 --dist replay:path=data/trace-llm-64w.csv \\
@@ -70,13 +70,12 @@ Examples:
 Sharded by cluster size (each n is its own study, so its rows do not change):
 --shard I/K evaluates whole sizes, largest estimated cost first, each to the
 shard with the least work so far (equal costs: size u of --n, from 0, to shard
-u mod K + 1;
-shards beyond the number of sizes evaluate nothing), and writes them to --out
+u mod K + 1; shards beyond the number of sizes evaluate nothing), and writes them to --out
 FILE.json; gcsim merge of all K parts writes what the plan without --shard
 writes, for any --format and --out:
   gcsim plan --n 16,32,64,128 --ref-n 64 --dist exp:rate=1 --simulate \\
-      --shard 1/3 --out parts/plan-1.json                    # ... 3/3
-  gcsim merge parts/ --out plan.csv
+      --shard 1/3 --out plan-1.json                          # ... 3/3
+  gcsim merge plan-*.json --out plan.csv
 In a Slurm job array, --shard slurm takes I/K from the task (see scripts/slurm/)."
 )]
 pub struct PlanArgs {

@@ -47,6 +47,7 @@ mod conventions;
 mod destinations;
 mod determinism;
 mod files;
+mod help_examples;
 mod markup;
 mod output;
 mod overlay;

@@ -102,15 +102,7 @@ impl<'a> Started<'a> {
             refs,
             survival,
             deadline: options.deadline,
-            // A trace's values are atoms. So are many of a deadline across
-            // a pipeline job's replicas: every trial in which some stage
-            // waits to its deadline ends at T plus the same sum and
-            // optimizer time, and p999's interval often falls in that
-            // atom's bin. Bins that know their ends resolve it in the
-            // first pass, where otherwise a second pass over every trial
-            // would.
-            discrete: matches!(study.workers(), Workers::Trace(_) | Workers::Replay(_))
-                || (study.parallel().is_some() && study.schemes().iter().any(|s| s.deadline().is_some())),
+            discrete: piles_on_atoms(study),
             kept: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -270,6 +262,18 @@ impl<'a> Started<'a> {
 /// exact law, where the run is long enough past the pilot for them to beat
 /// the pilot's (see [`LAW_WINDOWS_AFTER`]) and the values follow that law;
 /// `None` for a slot without one.
+/// Whether the run's values pile on atoms, so that its bins should track
+/// their ends. A trace's values are atoms. So are many of a deadline's
+/// across a pipeline job's replicas: every trial in which some stage waits
+/// to its deadline ends at T plus the same sum and optimizer time, and
+/// p999's interval often falls in that atom's bin. Bins that know their
+/// ends resolve it in the first pass, where otherwise a second pass over
+/// every trial would.
+fn piles_on_atoms(study: &Study) -> bool {
+    matches!(study.workers(), Workers::Trace(_) | Workers::Replay(_))
+        || (study.parallel().is_some() && study.schemes().iter().any(|s| s.deadline().is_some()))
+}
+
 fn exact_windows(study: &Study, runner: &Runner, pilot_trials: u64) -> Vec<Option<(f64, [Window; 4])>> {
     if runner.total >= LAW_WINDOWS_AFTER * pilot_trials && values_follow_the_exact_law(study) {
         let baseline = study.baseline();

@@ -45,7 +45,7 @@ Examples:
   gcsim codes --scheme crc --n 12 --s 3
   gcsim codes --scheme frc --n 20 --s 4 --format json
   gcsim codes --scheme comm-efficient --n 50 --s 5 --m 2 --limit 2000
-  gcsim codes --scheme mds --n 30 --k 27 --generator vandermonde  # exits 1: ill conditioned
+  gcsim codes --scheme mds --n 30 --k 27 --generator vandermonde  # exits 1
   gcsim codes --code my-code.csv --s 2      # a user's matrix: any 2 stragglers?
   gcsim codes --scheme crc --n 200 --s 10 --shard 1/4 --out p1.json  # ... 4/4,
   gcsim merge p*.json                       # then: the output without --shard

@@ -42,56 +42,61 @@ impl<'a> Started<'a> {
             _ => None,
         };
         let column_of = |j: usize, values: &mut Vec<f64>| pilot_column(&runner, &pilot, trials, j, values);
-        let baseline = baseline_column(&runner, &pilot, trials);
-        let (columns, pairings): (Vec<PilotColumn>, Vec<Option<pairing::Pairing>>) = laws
+        let columns: Vec<(PilotColumn, Option<f64>)> = laws
             .into_par_iter()
             .enumerate()
-            // Two column buffers per thread, reused slot after slot: fresh
-            // memory for every slot's copies costs more in page faults than
+            // A column buffer per thread, reused slot after slot: fresh
+            // memory for every slot's copy costs more in page faults than
             // the selection.
-            .map_init(
-                Default::default,
-                |(values, kept): &mut (Vec<f64>, Vec<f64>), (j, law)| {
-                    if pilot.is_empty()
-                        && let Some((reference, windows)) = law
-                    {
-                        let column = PilotColumn {
-                            reference,
-                            sample_quantiles: Targets::UNKNOWN,
-                            windows,
-                            span: (f64::NAN, f64::NAN),
-                        };
-                        return (column, None);
-                    }
-                    let (mut column, pairing) = match (&step_counts, &baseline) {
-                        (Some((rows, counts)), _) => (PilotColumn::of_steps(rows, j, counts, runner.total), None),
-                        (None, Some((u, qu))) => {
-                            // The column in trial order for its pairing with the
-                            // baseline; a copy to select its ranks and its p99 in.
-                            column_of(j, values);
-                            kept.clear();
-                            kept.extend_from_slice(values);
-                            let (column, q) = PilotColumn::with_rank(kept, runner.total, pairing::p99_rank(trials));
-                            let pairing =
-                                (j + 1 < slots).then(|| pairing::pairing_of((values, Some(q)), (u, Some(*qu))));
-                            (column, pairing)
-                        }
-                        (None, None) => unreachable!("a pilot of values has a baseline column"),
+            .map_init(Vec::new, |values: &mut Vec<f64>, (j, law)| {
+                if pilot.is_empty()
+                    && let Some((reference, windows)) = law
+                {
+                    let column = PilotColumn {
+                        reference,
+                        sample_quantiles: Targets::UNKNOWN,
+                        windows,
+                        span: (f64::NAN, f64::NAN),
                     };
-                    if let Some((reference, windows)) = law {
-                        // As without a pilot, so that asking for a survival
-                        // curve does not change a bit of the statistics.
-                        column.reference = reference;
-                        column.windows = windows;
+                    return (column, None);
+                }
+                let (mut column, p99) = match &step_counts {
+                    Some((rows, counts)) => (PilotColumn::of_steps(rows, j, counts, runner.total), None),
+                    None => {
+                        column_of(j, values);
+                        let (column, q) = PilotColumn::with_rank(values, runner.total, pairing::p99_rank(trials));
+                        (column, Some(q))
                     }
-                    (column, pairing)
-                },
-            )
-            .unzip();
-        // Every configuration's pairing, where the pilot's values gave them.
-        let pilot_pairings = baseline
-            .is_some()
-            .then(|| pairings.into_iter().take(slots - 1).flatten().collect());
+                };
+                if let Some((reference, windows)) = law {
+                    // As without a pilot, so that asking for a survival
+                    // curve does not change a bit of the statistics.
+                    column.reference = reference;
+                    column.windows = windows;
+                }
+                (column, p99)
+            })
+            .collect();
+        // Every configuration's pairing with the baseline (the last slot),
+        // where the pilot's values gave them: the columns in trial order
+        // again, since the selection above reordered them.
+        let pilot_pairings = match columns.last() {
+            Some(&(_, Some(qu))) if step_counts.is_none() => {
+                let mut u = Vec::new();
+                column_of(slots - 1, &mut u);
+                let pairings = columns[..slots - 1]
+                    .par_iter()
+                    .enumerate()
+                    .map_init(Vec::new, |values: &mut Vec<f64>, (j, (_, q))| {
+                        column_of(j, values);
+                        pairing::pairing_of((values, *q), (&u, Some(qu)))
+                    })
+                    .collect();
+                Some(pairings)
+            }
+            _ => None,
+        };
+        let columns: Vec<PilotColumn> = columns.into_iter().map(|(c, _)| c).collect();
         let refs = columns.iter().map(|c| c.reference).collect();
         let survival = (options.survival_points > 0).then(|| survival_bins(&columns, options.survival_points));
         Self {
@@ -303,16 +308,4 @@ fn pilot_column(runner: &Runner, pilot: &Pilot, trials: usize, j: usize, values:
             values.extend_from_slice(&b[j * count..(j + 1) * count]);
         });
     }
-}
-
-/// The baseline's pilot column in trial order and its p99, for the
-/// pairings on the pilot; `None` without a pilot of values.
-fn baseline_column(runner: &Runner, pilot: &Pilot, trials: usize) -> Option<(Vec<f64>, f64)> {
-    (!pilot.values().is_empty()).then(|| {
-        let mut u = Vec::new();
-        pilot_column(runner, pilot, trials, runner.plan.slots() - 1, &mut u);
-        let mut kept = u.clone();
-        let (_, &mut q, _) = kept.select_nth_unstable_by(pairing::p99_rank(trials), f64::total_cmp);
-        (u, q)
-    })
 }

@@ -255,5 +255,16 @@ fn fit_all_parallel_has_the_bits_of_fit_all() {
             "{law}"
         );
     }
-    assert_eq!(fit_all_parallel(&[1.0, 1.0]), fit_all(&[1.0, 1.0]));
+    // Small samples and extreme ranges, where a family fails or the
+    // bisection's guesses meet infinite or NaN values of g.
+    for xs in [
+        &[1.0, 1.0][..],
+        &[1.0, 2.0],
+        &[0.5, 0.5, 0.5, 0.6],
+        &[1e-200, 1.0, 1e200],
+        &[1e-300, 1e-300, 1e300],
+        &[3.0, 1e6, 2.5, 7.0],
+    ] {
+        assert_eq!(fit_all_parallel(xs), fit_all(xs), "{xs:?}");
+    }
 }

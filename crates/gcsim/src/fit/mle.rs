@@ -22,7 +22,7 @@
 
 use crate::dist::{Base, Dist, DistError};
 
-use super::Family;
+use super::{Family, Passes};
 
 /// What every estimator reads of a sample, computed once for all the
 /// families: the logarithm of each time is taken here and nowhere else.
@@ -57,7 +57,7 @@ impl Summary {
 /// whose likelihood and distance are reported. Support endpoints (shift,
 /// Pareto scale) are rounded down, so that every time stays inside the
 /// support.
-pub(crate) fn estimate(family: Family, xs: &[f64], s: &Summary) -> Result<Dist, DistError> {
+pub(crate) fn estimate(family: Family, xs: &[f64], s: &Summary, passes: Passes) -> Result<Dist, DistError> {
     let (n, min, mean, mean_ln) = (s.n, s.min, s.mean, s.mean_ln);
     match family {
         Family::Exp => Dist::exp(round(1.0 / mean)),
@@ -75,7 +75,7 @@ pub(crate) fn estimate(family: Family, xs: &[f64], s: &Summary) -> Result<Dist, 
             Dist::lognormal(round(mean_ln), round(var.sqrt()))
         }
         Family::Weibull => {
-            let (scale, shape) = weibull(&s.logs, mean_ln);
+            let (scale, shape) = weibull(&s.logs, mean_ln, passes);
             Dist::weibull(round(scale), round(shape))
         }
     }
@@ -127,14 +127,16 @@ const POWER_BLOCK: usize = 512;
 
 /// The Weibull MLE `(scale, shape)` from the times' logarithms `logs`.
 /// Powers are taken relative to the largest time, `(xᵢ/x₍ₙ₎)^k ≤ 1`, so that
-/// no sum overflows for any k.
-fn weibull(logs: &[f64], mean_ln: f64) -> (f64, f64) {
+/// no sum overflows for any k. With [`Passes::Parallel`] the bisection
+/// takes two steps at a time where it can ([`bisect_in_pairs`]), with the
+/// same result.
+fn weibull(logs: &[f64], mean_ln: f64, passes: Passes) -> (f64, f64) {
     let ln_max = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     // (Σ wᵢ, Σ wᵢ·ln xᵢ) with wᵢ = (xᵢ/x₍ₙ₎)^k = e^(k·(ln xᵢ − ln x₍ₙ₎)),
     // summed in the sample's order; the exponentials a block at a time,
     // several to an instruction (`rng::exp`, glibc's bits).
-    let mut w = [0.0; POWER_BLOCK];
-    let mut sums = |k: f64| {
+    let sums = |k: f64| {
+        let mut w = [0.0; POWER_BLOCK];
         logs.chunks(POWER_BLOCK).fold((0.0, 0.0), |(mut s, mut sl), block| {
             let w = &mut w[..block.len()];
             for (w, l) in w.iter_mut().zip(block) {
@@ -148,32 +150,85 @@ fn weibull(logs: &[f64], mean_ln: f64) -> (f64, f64) {
             (s, sl)
         })
     };
-    let mut g = |k: f64| {
+    let g = |k: f64| {
         let (s, sl) = sums(k);
         sl / s - 1.0 / k - mean_ln
     };
     let (mut lo, mut hi) = (1.0, 1.0);
-    while g(lo) > 0.0 && lo > 1e-300 {
+    let mut g_lo = g(lo);
+    while g_lo > 0.0 && lo > 1e-300 {
         lo *= 0.5;
+        g_lo = g(lo);
     }
-    while g(hi) < 0.0 && hi < 1e300 {
+    let mut g_hi = g(hi);
+    while g_hi < 0.0 && hi < 1e300 {
         hi *= 2.0;
+        g_hi = g(hi);
     }
-    for _ in 0..2100 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
+    let (lo, hi) = match passes {
+        Passes::Serial => {
+            for _ in 0..BISECTIONS {
+                let mid = 0.5 * (lo + hi);
+                if mid <= lo || mid >= hi {
+                    break;
+                }
+                if g(mid) < 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            (lo, hi)
         }
-        if g(mid) < 0.0 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
+        Passes::Parallel => bisect_in_pairs(&g, [(lo, g_lo), (hi, g_hi)]),
+    };
     let k = 0.5 * (lo + hi);
     let (s, _) = sums(k);
     let scale = (ln_max + (s / logs.len() as f64).ln() / k).exp();
     (scale, k)
+}
+
+/// The most bisection steps: more than a bracket of doubles can take.
+const BISECTIONS: usize = 2100;
+
+/// The bracket `(lo, hi)` that the bisection of [`weibull`] ends with, from
+/// `ends`, the bracket `[(lo, g(lo)), (hi, g(hi))]` it starts from, `g`
+/// increasing. Each round computes g at the midpoint and, at once on
+/// another thread, at the midpoint of the half in which the line through
+/// the ends puts the root: where that guess is right, the round takes two
+/// steps of the bisection, else one and the second value is dropped. Every
+/// step is taken on g's own value at the point the bisection in turn takes
+/// it at, so the bracket is that bisection's, bit for bit.
+fn bisect_in_pairs(g: &(impl Fn(f64) -> f64 + Sync), ends: [(f64, f64); 2]) -> (f64, f64) {
+    let [(mut lo, mut g_lo), (mut hi, mut g_hi)] = ends;
+    let mut steps = 0;
+    while steps < BISECTIONS {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        // A guess only: a NaN makes it `false`, which is as good as any.
+        let below = mid < lo - g_lo * (hi - lo) / (g_hi - g_lo);
+        let next = if below { 0.5 * (mid + hi) } else { 0.5 * (lo + mid) };
+        let (g_mid, g_next) = rayon::join(|| g(mid), || g(next));
+        steps += 1;
+        if g_mid < 0.0 {
+            (lo, g_lo) = (mid, g_mid);
+        } else {
+            (hi, g_hi) = (mid, g_mid);
+        }
+        // `next` is the bisection's next point where g(mid) fell on the
+        // side guessed, while the bracket still splits.
+        if (g_mid < 0.0) == below && next > lo && next < hi && steps < BISECTIONS {
+            steps += 1;
+            if g_next < 0.0 {
+                (lo, g_lo) = (next, g_next);
+            } else {
+                (hi, g_hi) = (next, g_next);
+            }
+        }
+    }
+    (lo, hi)
 }
 
 /// `ln f(x)` of a base law (see [`Base::ln_pdf`]).
@@ -249,8 +304,13 @@ mod tests {
             let summary = Summary::new(&xs);
             let mean_ln = xs.iter().map(|x| x.ln()).sum::<f64>() / n as f64;
             assert_eq!(summary.mean_ln.to_bits(), mean_ln.to_bits(), "{law}");
-            let (scale, shape) = weibull(&summary.logs, summary.mean_ln);
+            let (scale, shape) = weibull(&summary.logs, summary.mean_ln, Passes::Serial);
             let (plain_scale, plain_shape) = plain(&xs, mean_ln);
+            let in_pairs = weibull(&summary.logs, summary.mean_ln, Passes::Parallel);
+            assert_eq!(
+                (in_pairs.0.to_bits(), in_pairs.1.to_bits()),
+                (scale.to_bits(), shape.to_bits())
+            );
             let scale_min = 0.5 * xs.iter().copied().fold(f64::INFINITY, f64::min);
             let pareto = xs.iter().map(|x| (x / scale_min).ln()).sum::<f64>();
             assert_eq!(

@@ -27,10 +27,12 @@ mod export;
 pub mod load;
 mod mle;
 pub mod nccl;
+mod parallel;
 
 pub use export::FitReport;
 pub use mle::SIGNIFICANT_DIGITS;
 
+use rayon::prelude::*;
 use serde::Serialize;
 use thiserror::Error;
 
@@ -134,8 +136,17 @@ pub struct Fit {
     pub law: Dist,
 }
 
+/// How a fit's passes over the sample run: in turn on the calling thread,
+/// or split into chunks spread over rayon's threads. Both give the same
+/// bits (see [`fit_all_parallel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Passes {
+    Serial,
+    Parallel,
+}
+
 /// Checks a sample and returns it sorted.
-fn sorted_sample(xs: &[f64]) -> Result<Vec<f64>, FitError> {
+fn sorted_sample(xs: &[f64], passes: Passes) -> Result<Vec<f64>, FitError> {
     if xs.len() < 2 {
         return Err(FitError::TooFew(xs.len()));
     }
@@ -143,7 +154,12 @@ fn sorted_sample(xs: &[f64]) -> Result<Vec<f64>, FitError> {
         return Err(FitError::NotPositive { index: i + 1, value });
     }
     let mut sorted = xs.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    match passes {
+        Passes::Serial => sorted.sort_by(f64::total_cmp),
+        // `total_cmp` is a total order in which only equal bits tie: every
+        // sort by it, stable or not, has the same result.
+        Passes::Parallel => sorted.par_sort_unstable_by(f64::total_cmp),
+    }
     if sorted[0] == sorted[sorted.len() - 1] {
         return Err(FitError::Constant(sorted[0]));
     }
@@ -154,17 +170,24 @@ fn sorted_sample(xs: &[f64]) -> Result<Vec<f64>, FitError> {
 ///
 /// Cost: O(n log n) for the sort; the Weibull root find adds some 60 passes.
 pub fn fit(family: Family, xs: &[f64]) -> Result<Fit, FitError> {
-    let sorted = sorted_sample(xs)?;
-    fit_sorted(family, &sorted, &mle::Summary::new(&sorted))
+    let sorted = sorted_sample(xs, Passes::Serial)?;
+    fit_sorted(family, &sorted, &mle::Summary::new(&sorted), Passes::Serial)
 }
 
 /// The fit of `family` to `sorted`, whose summary is `summary`.
-fn fit_sorted(family: Family, sorted: &[f64], summary: &mle::Summary) -> Result<Fit, FitError> {
-    let law = mle::estimate(family, sorted, summary).map_err(|source| FitError::Estimate {
+fn fit_sorted(family: Family, sorted: &[f64], summary: &mle::Summary, passes: Passes) -> Result<Fit, FitError> {
+    let law = mle::estimate(family, sorted, summary, passes).map_err(|source| FitError::Estimate {
         family: family.name(),
         source,
     })?;
-    let log_likelihood: f64 = sorted.iter().map(|&x| mle::ln_pdf(law.base(), x)).sum();
+    let ln_pdf = |x: f64| mle::ln_pdf(law.base(), x);
+    let (log_likelihood, ks_distance) = match passes {
+        Passes::Serial => (sorted.iter().map(|&x| ln_pdf(x)).sum(), ks_distance(sorted, &law)),
+        Passes::Parallel => rayon::join(
+            || parallel::sum_in_order(sorted, ln_pdf),
+            || parallel::ks_distance(sorted, &law),
+        ),
+    };
     let dist = law.to_string();
     let parameters = dist.split_once(':').map_or("", |(_, p)| p).replace(',', " ");
     Ok(Fit {
@@ -174,7 +197,7 @@ fn fit_sorted(family: Family, sorted: &[f64], summary: &mle::Summary) -> Result<
         n: sorted.len(),
         log_likelihood,
         aic: 2.0 * family.parameters() as f64 - 2.0 * log_likelihood,
-        ks_distance: ks_distance(sorted, &law),
+        ks_distance,
         dist,
         law,
     })
@@ -187,12 +210,39 @@ fn fit_sorted(family: Family, sorted: &[f64], summary: &mle::Summary) -> Result<
 /// rate below 1e-100 where one time is 1e300) is left out; the error of
 /// the first is returned where every family is.
 pub fn fit_all(xs: &[f64]) -> Result<Vec<Fit>, FitError> {
-    let sorted = sorted_sample(xs)?;
+    let sorted = sorted_sample(xs, Passes::Serial)?;
     let summary = mle::Summary::new(&sorted);
-    let (fits, errors): (Vec<_>, Vec<_>) = Family::ALL
-        .iter()
-        .map(|&f| fit_sorted(f, &sorted, &summary))
-        .partition(Result::is_ok);
+    ranked(
+        Family::ALL
+            .iter()
+            .map(|&f| fit_sorted(f, &sorted, &summary, Passes::Serial))
+            .collect(),
+    )
+}
+
+/// [`fit_all`] with its work spread over rayon's threads: the sort, the
+/// families fitted at once, and each fit's log-likelihood and distance
+/// computed a chunk of the sample at a time. The same fits, bit for bit,
+/// on any number of threads: the sort's result is unique, each estimate
+/// is computed as in [`fit_all`], the largest gap of the Kolmogorov–Smirnov
+/// distance is the same whichever chunk finds it, and the log-likelihood's
+/// terms are added in the sample's order.
+pub fn fit_all_parallel(xs: &[f64]) -> Result<Vec<Fit>, FitError> {
+    let sorted = sorted_sample(xs, Passes::Parallel)?;
+    let summary = mle::Summary::new(&sorted);
+    ranked(
+        Family::ALL
+            .par_iter()
+            .map(|&f| fit_sorted(f, &sorted, &summary, Passes::Parallel))
+            .collect(),
+    )
+}
+
+/// The fits that succeeded, best first and ranked (as [`fit_all`] orders
+/// them), from every family's result in [`Family::ALL`] order; the first
+/// error where every family failed.
+fn ranked(results: Vec<Result<Fit, FitError>>) -> Result<Vec<Fit>, FitError> {
+    let (fits, errors): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
     let mut fits: Vec<Fit> = fits.into_iter().map(Result::unwrap).collect();
     if fits.is_empty() {
         return Err(errors.into_iter().next().expect("a family failed").unwrap_err());

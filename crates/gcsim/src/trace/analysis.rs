@@ -11,6 +11,8 @@
 //! times of the (worker, step) pairs whose posterior slow probability is
 //! below 1/2, so that a slow step's time is `slowdown` times a base draw.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use thiserror::Error;
 
@@ -191,17 +193,20 @@ impl TraceReport {
         }
 
         let series = stats::worker_major(trace);
-        let means: Vec<f64> = series.iter().map(|x| mean(x)).collect();
-        let ranks = stats::ranks_by_mean(&means);
-        let slowest = stats::slowest(trace, s);
-        let autocorrelations: Vec<Option<f64>> = series.iter().map(|x| stats::lag1_autocorrelation(x)).collect();
-        // The cross-worker correlations (O(n²·T), one thread) beside the
-        // model's fits: each takes the other's idle threads.
+        // The statistics beside the model's fits: each takes the other's
+        // idle threads.
         let mut model_notes = Vec::new();
-        let ((mean_cross_correlation, correlated_pairs), (model, shares, fitted)) = rayon::join(
-            || stats::mean_cross_correlation(&series),
+        let (statistics, (model, shares, fitted)) = rayon::join(
+            || stats::Statistics::new(trace, &series, s),
             || fit_model(trace, &series, seed, progress, &mut model_notes),
         );
+        let stats::Statistics {
+            means,
+            ranks,
+            slowest,
+            autocorrelations,
+            cross_correlation: (mean_cross_correlation, correlated_pairs),
+        } = statistics;
         let defined: Vec<f64> = autocorrelations.iter().flatten().copied().collect();
         let mean_autocorrelation = (!defined.is_empty()).then(|| mean(&defined));
         if steps < stats::MIN_STEPS {
@@ -312,7 +317,7 @@ fn fit_model(
     notes: &mut Vec<String>,
 ) -> (StragglerModel, Option<Vec<f64>>, Option<String>) {
     let (n, steps) = (trace.workers(), trace.steps());
-    let relative = hmm::log_relative_times(trace);
+    let relative = hmm::log_relative_times(trace, series);
     let blocks = subsample::fit_blocks(n, steps);
     let fitted_series: Vec<&[f64]> = relative
         .iter()
@@ -341,7 +346,7 @@ fn fit_model(
         (Ok(_), Some(_)) => {}
     }
 
-    let (normal_times, base, errors) = base_and_errors(trace, series, posterior.as_ref(), notes, || {
+    let (base_times, base, errors) = base_and_errors(trace, posterior.as_ref(), notes, || {
         slow.and_then(|f| hmm::bootstrap(&f.model, &fitted_series, blocks.len(), seed, progress))
     });
     let shares: Option<Vec<f64>> = posterior.as_ref().map(|post| {
@@ -366,7 +371,7 @@ fn fit_model(
             None => "none".into(),
         },
         base: base.as_ref().ok().map(|b| b.dist.clone()),
-        base_times: normal_times.len(),
+        base_times,
         base_ks_distance: base.as_ref().ok().map(|b| b.ks_distance),
     };
     let fitted = base.ok().map(|b| fitted_dist(&b.law, slow, notes));
@@ -391,29 +396,28 @@ fn subsample_note(blocks: &[std::ops::Range<usize>], steps: usize) -> Option<Str
 }
 
 /// The base law fitted to the normal-state times (every time without a
-/// slow state, `posterior` None), and the model's standard errors from
-/// `bootstrap` (None with too few workers), with a note for each that is
-/// absent. The two run at once: the base law reads every time on one
-/// thread while the bootstrap's refits fill the others.
+/// slow state, `posterior` None) and their number, and the model's standard
+/// errors from `bootstrap` (None with too few workers), with a note for
+/// each that is absent. The two run at once: the base law's fits and the
+/// bootstrap's refits share rayon's threads.
 fn base_and_errors(
     trace: &Trace,
-    series: &[Vec<f64>],
     posterior: Option<&Vec<Vec<f64>>>,
     notes: &mut Vec<String>,
     bootstrap: impl FnOnce() -> Option<hmm::StandardErrors> + Send,
 ) -> (
-    Vec<f64>,
+    usize,
     Result<crate::fit::Fit, crate::fit::FitError>,
     Option<hmm::StandardErrors>,
 ) {
     let n = trace.workers();
-    let normal_times: Vec<f64> = match posterior {
-        Some(post) => series
-            .iter()
-            .zip(post)
-            .flat_map(|(x, p)| x.iter().zip(p).filter(|(_, p)| **p < 0.5).map(|(x, _)| *x))
+    // Taken step by step: the fit sorts the times, so their order is not
+    // part of it.
+    let normal_times: Cow<[f64]> = match posterior {
+        Some(post) => (trace.all().chunks_exact(n).enumerate())
+            .flat_map(|(t, step)| step.iter().zip(post).filter(move |(_, p)| p[t] < 0.5).map(|(x, _)| *x))
             .collect(),
-        None => trace.all().to_vec(),
+        None => Cow::Borrowed(trace.all()),
     };
     let resampled = n >= hmm::MIN_RESAMPLED_WORKERS;
     let (base, errors) = rayon::join(
@@ -429,7 +433,7 @@ fn base_and_errors(
             hmm::MIN_RESAMPLED_WORKERS
         ));
     }
-    (normal_times, base, errors)
+    (normal_times.len(), base, errors)
 }
 
 /// The `--dist` string of the base law with the slow state: p_slow and

@@ -65,7 +65,7 @@ use rayon::prelude::*;
 
 use self::forward::Counts;
 use super::Trace;
-use super::stats::median;
+use super::stats::{median, median_in};
 use crate::progress::Progress;
 
 /// Bootstrap resamples behind each standard error: the error of a standard
@@ -181,16 +181,22 @@ pub struct StandardErrors {
 }
 
 /// Each worker's log times relative to the step median (the trace's median
-/// with fewer than 3 workers), worker by worker.
-pub(crate) fn log_relative_times(trace: &Trace) -> Vec<Vec<f64>> {
+/// with fewer than 3 workers), worker by worker, from `series`, the
+/// trace's times worker by worker. The steps' medians and the workers'
+/// series are spread over rayon's threads; each value is computed alone.
+pub(crate) fn log_relative_times(trace: &Trace, series: &[Vec<f64>]) -> Vec<Vec<f64>> {
     let reference: Vec<f64> = if trace.workers() >= 3 {
-        (0..trace.steps()).map(|t| median(trace.step(t)).ln()).collect()
+        (0..trace.steps())
+            .into_par_iter()
+            .map_init(Vec::new, |copy, t| median_in(trace.step(t), copy).ln())
+            .collect()
     } else {
         vec![median(trace.all()).ln(); trace.steps()]
     };
-    (0..trace.workers())
-        .map(|w| {
-            let mut r: Vec<f64> = (0..trace.steps()).map(|t| trace.step(t)[w]).collect();
+    series
+        .par_iter()
+        .map(|x| {
+            let mut r = x.clone();
             crate::rng::ln::ln_in_place(&mut r);
             for (r, reference) in r.iter_mut().zip(&reference) {
                 *r -= reference;
@@ -362,8 +368,9 @@ pub enum NoFit {
 
 /// Fits the model to the series (worker by worker, or each worker's blocks
 /// in turn), keeping the best of starts at the two-means split and at 1.5
-/// and 3 robust deviations above the median; `progress` advances by one
-/// per start. Cost: O(iterations × observations) per start.
+/// and 3 robust deviations above the median (ties to the later start);
+/// `progress` advances by one per start. Cost: O(iterations ×
+/// observations) per start, the starts fitted at once on rayon's threads.
 pub fn fit(series: &[&[f64]], progress: &dyn Progress) -> Result<HmmFit, NoFit> {
     let steps = series.first().map_or(0, |r| r.len());
     if steps < super::stats::MIN_STEPS {
@@ -384,14 +391,15 @@ pub fn fit(series: &[&[f64]], progress: &dyn Progress) -> Result<HmmFit, NoFit> 
     let spread = if robust > 0.0 { robust } else { var.sqrt() };
     let thresholds = [two_means_threshold(&sorted), med + 1.5 * spread, med + 3.0 * spread];
     let sample = Sample::whole(series);
-    let best = thresholds
-        .iter()
+    let fits: Vec<(Hmm, f64)> = thresholds
+        .par_iter()
         .filter_map(|&t| {
             let fitted = start_from_split(&sorted, t).and_then(|start| baum_welch(start, &sample));
             progress.advance(1);
             fitted
         })
-        .max_by(|x, y| x.1.total_cmp(&y.1));
+        .collect();
+    let best = fits.into_iter().max_by(|x, y| x.1.total_cmp(&y.1));
     let Some((model, log_likelihood)) = best else {
         return Err(NoFit::Constant);
     };

@@ -39,9 +39,10 @@ use crate::fit::{self, Fit};
 use crate::param::quoted;
 use crate::table::{TraceFileError, read_trace, trace_text};
 
-/// The best fit of every family to `times`, if any fits.
+/// The best fit of every family to `times`, if any fits (the fits of
+/// [`fit::fit_all`], spread over rayon's threads).
 fn best_fit(times: &[f64]) -> Result<Fit, fit::FitError> {
-    fit::fit_all(times).map(|mut fits| fits.swap_remove(0))
+    fit::fit_all_parallel(times).map(|mut fits| fits.swap_remove(0))
 }
 
 /// Why a trace file cannot be used: names the file and, where it applies, the line.

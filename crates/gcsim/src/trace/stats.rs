@@ -100,14 +100,25 @@ pub(crate) fn stay_probability(flags: &[bool]) -> Option<f64> {
     (from > 0).then(|| stayed as f64 / from as f64)
 }
 
-/// One worker's times across the steps, in step order.
-pub(crate) fn worker_series(trace: &Trace, worker: usize) -> Vec<f64> {
+/// One worker's times across the steps, in step order: the reference
+/// [`worker_major`] is tested against.
+#[cfg(test)]
+fn worker_series(trace: &Trace, worker: usize) -> Vec<f64> {
     (0..trace.steps()).map(|t| trace.step(t)[worker]).collect()
 }
 
-/// Each worker's times across the steps, worker by worker.
+/// Each worker's times across the steps, worker by worker: one pass over
+/// the steps in order, each step's times appended to the workers' series.
 pub(crate) fn worker_major(trace: &Trace) -> Vec<Vec<f64>> {
-    (0..trace.workers()).map(|w| worker_series(trace, w)).collect()
+    let mut series: Vec<Vec<f64>> = (0..trace.workers())
+        .map(|_| Vec::with_capacity(trace.steps()))
+        .collect();
+    for row in trace.all().chunks_exact(trace.workers()) {
+        for (x, &time) in series.iter_mut().zip(row) {
+            x.push(time);
+        }
+    }
+    series
 }
 
 /// The median of `xs` (the mean of the two middle values for an even count).
@@ -115,7 +126,14 @@ pub(crate) fn worker_major(trace: &Trace) -> Vec<Vec<f64>> {
 /// The middle values are found by selection, not a sort: under
 /// `f64::total_cmp`, a total order, they are the sorted copy's values.
 pub fn median(xs: &[f64]) -> f64 {
-    let mut copy = xs.to_vec();
+    median_in(xs, &mut Vec::new())
+}
+
+/// [`median`], copying `xs` into `copy` (cleared first), so that the
+/// medians of many rows take one allocation.
+pub(crate) fn median_in(xs: &[f64], copy: &mut Vec<f64>) -> f64 {
+    copy.clear();
+    copy.extend_from_slice(xs);
     let n = copy.len();
     let (below, &mut upper, _) = copy.select_nth_unstable_by(n / 2, f64::total_cmp);
     if n % 2 == 1 {
@@ -167,6 +185,44 @@ pub(crate) fn ranks_by_mean(means: &[f64]) -> Vec<usize> {
         ranks[w] = r + 1;
     }
     ranks
+}
+
+/// The statistics of a trace before its model: per worker and trace-wide
+/// (module docs).
+pub(crate) struct Statistics {
+    /// Each worker's mean time.
+    pub(crate) means: Vec<f64>,
+    /// Each worker's rank by mean ([`ranks_by_mean`]).
+    pub(crate) ranks: Vec<usize>,
+    /// Whether each worker is among the s slowest of each step ([`slowest`]).
+    pub(crate) slowest: Vec<Vec<bool>>,
+    /// Each worker's lag-1 autocorrelation.
+    pub(crate) autocorrelations: Vec<Option<f64>>,
+    /// [`mean_cross_correlation`]: the mean and the pairs behind it.
+    pub(crate) cross_correlation: (Option<f64>, usize),
+}
+
+impl Statistics {
+    /// The statistics of `trace`, whose times `series` holds worker by
+    /// worker, with the `s` slowest workers of a step. The cross-worker
+    /// correlations (O(n²·T), one thread) run beside the rest.
+    pub(crate) fn new(trace: &Trace, series: &[Vec<f64>], s: usize) -> Self {
+        let (cross_correlation, (means, slowest, autocorrelations)) = rayon::join(
+            || mean_cross_correlation(series),
+            || {
+                let means: Vec<f64> = series.iter().map(|x| mean(x)).collect();
+                let autocorrelations = series.iter().map(|x| lag1_autocorrelation(x)).collect();
+                (means, slowest(trace, s), autocorrelations)
+            },
+        );
+        Self {
+            ranks: ranks_by_mean(&means),
+            means,
+            slowest,
+            autocorrelations,
+            cross_correlation,
+        }
+    }
 }
 
 /// Steps whose deviations [`mean_cross_correlation`] copies step-major at a time.
@@ -313,6 +369,8 @@ mod tests {
         // Σd² = 6.8, Σ d_t d_{t+1} = 0.64 - 1.76 - 1.76 - 0.16 = -3.04.
         let x = worker_series(&small(), 0);
         assert_eq!(x, [1.0, 1.0, 4.0, 1.0, 2.0]);
+        let by_worker: Vec<Vec<f64>> = (0..3).map(|w| worker_series(&small(), w)).collect();
+        assert_eq!(worker_major(&small()), by_worker);
         let r = lag1_autocorrelation(&x).unwrap();
         assert!((r - (-3.04 / 6.8)).abs() < 1e-15, "{r}");
         assert!((r - (-38.0 / 85.0)).abs() < 1e-15, "{r}");

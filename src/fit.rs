@@ -162,9 +162,25 @@ impl FitJob {
     pub fn execute(self) -> Result<Status> {
         match &self.input {
             Input::Pooled(trace) => {
-                let fits = fit::fit_all(trace.all())
+                let (fits, left_out) = fit::fit_all_noting(trace.all())
                     .map_err(|e| usage(anyhow!("{}: {}", trace.file(), trace.fit_failure(&e))))?;
-                let report = FitReport::new(trace.file(), trace.workers(), trace.steps(), fits);
+                let mut report = FitReport::new(trace.file(), trace.workers(), trace.steps(), fits);
+                if let Some(first) = left_out.first() {
+                    // A family the times put out of its law's range is named,
+                    // with the row that did it where one time is far off.
+                    let families: Vec<&str> = left_out
+                        .iter()
+                        .filter_map(|e| match e {
+                            fit::FitError::Estimate { family, .. } => Some(*family),
+                            _ => None,
+                        })
+                        .collect();
+                    report.warnings.push(format!(
+                        "{} left out of the ranking: {}",
+                        families.join(", "),
+                        trace.fit_failure(first)
+                    ));
+                }
                 self.write(
                     &report,
                     &report.warnings,

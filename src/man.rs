@@ -10,7 +10,7 @@ use clap_mangen::Man;
 use roff::{Roff, roman};
 
 use super::notes::note;
-use super::output::{Stdout, check, write_atomically};
+use super::output::{Stdout, check_in, write_atomically};
 use super::{Cli, Status};
 
 /// Write the manual page (roff).
@@ -85,7 +85,7 @@ fn page(cmd: &clap::Command) -> Page {
 
 impl ManArgs {
     /// Writes the page to stdout, or every page into --out-dir: every path
-    /// checked first (see [`check`]), then all written.
+    /// checked first (see [`check_in`]), then all written.
     pub fn execute(self) -> Result<Status> {
         let pages = pages();
         let Some(dir) = self.out_dir else {
@@ -97,7 +97,7 @@ impl ManArgs {
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("--out-dir {}: cannot create the directory", dir.display()))?;
         for page in &pages {
-            check("--out-dir", &dir.join(&page.file))?;
+            check_in("--out-dir", &dir, &page.file)?;
         }
         for page in &pages {
             write_atomically(&dir.join(&page.file), |out| out.write_all(page.roff.as_bytes()))?;

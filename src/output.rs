@@ -14,7 +14,7 @@ pub mod names;
 pub mod temps;
 mod transaction;
 
-pub use atomic::{AtomicFile, check, probe, write_atomically};
+pub use atomic::{AtomicFile, check, check_in, probe, write_atomically};
 pub use transaction::{current, keep, transaction};
 
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -44,6 +44,17 @@ pub struct Output {
     pub memory: Option<Memory>,
 }
 
+/// The usual extension of a file in `format`.
+fn text_extension(format: Format) -> &'static str {
+    match format {
+        Format::Csv => "csv",
+        Format::Json => "json",
+        Format::Table => "txt",
+        Format::Markdown => "md",
+        Format::Latex => "tex",
+    }
+}
+
 /// The bytes a report was written as, shared with whoever reads them.
 pub type Memory = Arc<Mutex<Vec<u8>>>;
 
@@ -65,6 +76,14 @@ impl Output {
                 memory: None,
             });
         };
+        // A figure's name holding text would not open as the figure it names.
+        if let (Some(f), Some(_)) = (format, gcsim_figures::plot::FigureFormat::of(path)) {
+            bail!(
+                "{OUT} {}: a figure's extension, but {FORMAT} {f} writes text; give the file a .{} name (a figure goes to --plot, where the command has one)",
+                path.display(),
+                text_extension(f)
+            );
+        }
         let format = match format.or_else(|| Format::from_extension(path)) {
             Some(f) => f,
             None => bail!(

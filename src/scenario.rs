@@ -179,13 +179,13 @@ impl TryFrom<ScenarioArgs> for ScenarioJob {
             .chain(scenario.trains.iter().flat_map(ScenarioTrain::outputs))
             .chain(overlays)
         {
-            output::check("--out-dir", &dir.join(file))?;
+            output::check_in("--out-dir", &dir, file)?;
         }
         let mut plans = Vec::new();
         for plan in &scenario.plans {
             plans.push((plan.clone(), plan_job(&args.file, plan, &args)?));
             for file in plan.outputs() {
-                output::check("--out-dir", &dir.join(file))?;
+                output::check_in("--out-dir", &dir, file)?;
             }
         }
         let text = std::fs::read_to_string(&args.file)

@@ -49,6 +49,22 @@ impl Target {
     }
 }
 
+/// [`check`] for the file `file` that a command writes into the directory
+/// `dir` given by `flag`, under a name the command chooses: a directory in
+/// its place is named as such, with what the user can do about it.
+pub fn check_in(flag: impl std::fmt::Display, dir: &Path, file: impl AsRef<Path>) -> Result<()> {
+    let path = dir.join(file.as_ref());
+    if path.is_dir() {
+        bail!(
+            "{flag} {}: {} is a directory where gcsim writes the file {}; remove it or give another {flag}",
+            dir.display(),
+            path.display(),
+            file.as_ref().display()
+        );
+    }
+    check(flag, &path)
+}
+
 /// Checks, before any work, that `flag`'s file `path` can be written: a
 /// regular file (or a new one) in an existing directory that takes new files,
 /// or a writable device or FIFO; an existing file must be writable by this

@@ -177,3 +177,37 @@ fn help_has_an_example() {
         .success()
         .stdout(predicate::str::contains("lognormal:mu=M,sigma=S").and(predicate::str::contains("weibull:scale=L")));
 }
+
+/// One time of 1e300 among times near 1 s puts four families out of their
+/// laws' ranges: they are named as left out, with the row that did it, and
+/// the family that still fits (Pareto) is ranked alone.
+#[test]
+fn a_far_off_time_names_its_row_and_the_families_it_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("step,worker,time\n");
+    for step in 0..50 {
+        for worker in 0..8 {
+            let time = if (step, worker) == (10, 3) {
+                1e300
+            } else {
+                0.5 + ((step * 8 + worker) * 7919 % 1000) as f64 / 400.0
+            };
+            text.push_str(&format!("{step},{worker},{time}\n"));
+        }
+    }
+    let path = dir.path().join("t300.csv");
+    std::fs::write(&path, text).unwrap();
+    let out = gcsim().arg("fit").arg(&path).args(["--format", "json"]).output().unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("exp, shifted-exp, lognormal, weibull left out of the ranking: step 10, worker 3: its time, 1e300 s"),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fits = report["fits"].as_array().unwrap();
+    assert_eq!(fits.len(), 1, "{fits:?}");
+    assert_eq!(fits[0]["family"], "pareto");
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains("step 10, worker 3"), "{warnings}");
+}

@@ -73,6 +73,9 @@ const WRONG_EXTENSION: &[Case] = &[
     case(&["trace", "import", "--from", "csv", "t.csv", "--out", "x"], 2, &["--out", ".csv"]),
     case(&["train", "--n", "4", "--scheme", "crc", "--s", "1", "--curves", "x.png"], 2, &["--curves", ".csv"]),
     case(&["train", "--n", "4", "--scheme", "crc", "--s", "1", "--curves", "x.svg"], 2, &["--curves", ".csv"]),
+    case(&["run", "--n", "8", "--scheme", "crc", "--s", "1", "--out", "x.png", "--format", "csv"], 2, &["--out x.png", "a figure's extension", ".csv"]),
+    case(&["sweep", "--n", "8", "--s", "0..1", "--out", "x.SVG", "--format", "json"], 2, &["--out x.SVG", ".json"]),
+    case(&["trace", "t.csv", "--out", "x.pdf", "--format", "table"], 2, &["--out x.pdf", ".txt"]),
 ];
 
 /// A command whose last file cannot be written (`full.csv` is /dev/full).
@@ -279,9 +282,10 @@ fn man_checks_every_page_before_writing_one() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.contains("--out-dir") && stderr.contains("gcsim-run.1"),
+        stderr.contains("--out-dir") && stderr.contains("gcsim-run.1 is a directory where gcsim writes the file"),
         "{stderr}"
     );
+    assert!(stderr.contains("remove it or give another --out-dir"), "{stderr}");
     let names: Vec<_> = fs::read_dir(dir.path())
         .unwrap()
         .flatten()
@@ -332,5 +336,5 @@ fn a_scenario_directory_in_use_is_refused() {
 #[test]
 fn the_tables_hold_every_case() {
     let count = SAME_OUTPUT.len() + INPUT_AS_OUTPUT.len() + WRONG_EXTENSION.len() + LAST_WRITE_FAILS.len();
-    assert_eq!(count, 37);
+    assert_eq!(count, 40);
 }

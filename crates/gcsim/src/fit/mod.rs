@@ -210,6 +210,12 @@ fn fit_sorted(family: Family, sorted: &[f64], summary: &mle::Summary, passes: Pa
 /// rate below 1e-100 where one time is 1e300) is left out; the error of
 /// the first is returned where every family is.
 pub fn fit_all(xs: &[f64]) -> Result<Vec<Fit>, FitError> {
+    fit_all_noting(xs).map(|(fits, _)| fits)
+}
+
+/// [`fit_all`], with the errors of the families it leaves out, in
+/// [`Family::ALL`] order (each a [`FitError::Estimate`]).
+pub fn fit_all_noting(xs: &[f64]) -> Result<(Vec<Fit>, Vec<FitError>), FitError> {
     let sorted = sorted_sample(xs, Passes::Serial)?;
     let summary = mle::Summary::new(&sorted);
     ranked(
@@ -236,22 +242,24 @@ pub fn fit_all_parallel(xs: &[f64]) -> Result<Vec<Fit>, FitError> {
             .map(|&f| fit_sorted(f, &sorted, &summary, Passes::Parallel))
             .collect(),
     )
+    .map(|(fits, _)| fits)
 }
 
 /// The fits that succeeded, best first and ranked (as [`fit_all`] orders
-/// them), from every family's result in [`Family::ALL`] order; the first
-/// error where every family failed.
-fn ranked(results: Vec<Result<Fit, FitError>>) -> Result<Vec<Fit>, FitError> {
+/// them), and the others' errors, from every family's result in
+/// [`Family::ALL`] order; the first error where every family failed.
+fn ranked(results: Vec<Result<Fit, FitError>>) -> Result<(Vec<Fit>, Vec<FitError>), FitError> {
     let (fits, errors): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
     let mut fits: Vec<Fit> = fits.into_iter().map(Result::unwrap).collect();
+    let mut errors = errors.into_iter().map(Result::unwrap_err);
     if fits.is_empty() {
-        return Err(errors.into_iter().next().expect("a family failed").unwrap_err());
+        return Err(errors.next().expect("a family failed"));
     }
     fits.sort_by(|a, b| a.ks_distance.total_cmp(&b.ks_distance).then(a.aic.total_cmp(&b.aic)));
     for (i, f) in fits.iter_mut().enumerate() {
         f.rank = i + 1;
     }
-    Ok(fits)
+    Ok((fits, errors.collect()))
 }
 
 /// `1.63/√n`, the asymptotic 1% critical value of the Kolmogorov–Smirnov

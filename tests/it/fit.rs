@@ -197,11 +197,18 @@ fn a_far_off_time_names_its_row_and_the_families_it_left_out() {
     }
     let path = dir.path().join("t300.csv");
     std::fs::write(&path, text).unwrap();
-    let out = gcsim().arg("fit").arg(&path).args(["--format", "json"]).output().unwrap();
+    let out = gcsim()
+        .arg("fit")
+        .arg(&path)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr.contains("exp, shifted-exp, lognormal, weibull left out of the ranking: step 10, worker 3: its time, 1e300 s"),
+        stderr.contains(
+            "exp, shifted-exp, lognormal, weibull left out of the ranking: step 10, worker 3: its time, 1e300 s"
+        ),
         "{stderr}"
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -329,6 +329,35 @@ fn writes_to_a_full_device_fail_cleanly() {
     }
 }
 
+/// Under an address-space limit (`ulimit -v`) too small for one trial's
+/// messages, a multi-message run is refused before it starts, naming the
+/// flags to change, where its first trial used to abort; under a limit
+/// that holds them, it runs.
+#[test]
+fn a_memory_limit_refuses_a_run_it_cannot_hold() {
+    let gcsim = assert_cmd::cargo::cargo_bin("gcsim");
+    let run = |kb: u32| {
+        let script = format!(
+            "ulimit -v {kb} && exec \"$0\" run --n 4096 --scheme multi-message --s 4000 --trials 4 --format csv"
+        );
+        std::process::Command::new("sh")
+            .args(["-c", &script])
+            .arg(&gcsim)
+            .output()
+            .unwrap()
+    };
+    let out = run(700_000);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("16388096 messages per trial") && stderr.contains("use a smaller --s or --n"),
+        "{stderr}"
+    );
+    let out = run(2_000_000);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// Small samples: the mean's interval never below 0, p99's interval left
 /// empty with a warning where the trials cannot bound it.
 #[test]

@@ -7,6 +7,16 @@ use crate::codes::Code;
 use crate::codes::custom::CustomMatrix;
 use crate::scheme::{Scheme, Strategy};
 
+/// Bytes a trial holds per message of the strategies that send several per
+/// worker: multi-message at n = 4096, s = 4000 (16.4 million messages)
+/// peaks at 649 MB, whether on one thread or two.
+const BYTES_PER_MESSAGE: u64 = 40;
+
+/// Messages from which a trial's memory is asked for before the run
+/// (about 40 MB): below, a failed allocation is no likelier than anywhere
+/// else in the program.
+const PROBED_MESSAGES: u64 = 1 << 20;
+
 impl Study {
     /// The messages of one trial within [`MAX_DRAWS_PER_TRIAL`]: the
     /// strategies that send several per worker hold every message's times
@@ -27,6 +37,20 @@ impl Study {
                 scheme: most.to_string(),
                 n: self.n,
                 messages,
+            });
+        }
+        // What a thread's trial holds, with half as much again for the
+        // allocator's arenas and the run's other buffers, is asked of the
+        // allocator once, before the run: under a memory limit the run is
+        // refused with the flags to change, where its first trial would abort.
+        let bytes = messages.saturating_mul(BYTES_PER_MESSAGE);
+        let asked = bytes.saturating_add(bytes / 2);
+        if messages >= PROBED_MESSAGES && Vec::<u8>::new().try_reserve_exact(asked as usize).is_err() {
+            return Err(StudyError::MessagesOutOfMemory {
+                scheme: most.to_string(),
+                n: self.n,
+                messages,
+                bytes,
             });
         }
         Ok(())

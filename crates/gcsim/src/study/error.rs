@@ -39,6 +39,18 @@ pub enum StudyError {
         /// Messages per trial.
         messages: u64,
     },
+    /// The messages of one trial are within the limit, but this process
+    /// cannot allocate them (a memory limit, `ulimit -v`).
+    MessagesOutOfMemory {
+        /// The scheme that sends the most.
+        scheme: String,
+        /// The number of workers.
+        n: usize,
+        /// Messages per trial.
+        messages: u64,
+        /// The bytes asked for.
+        bytes: u64,
+    },
     /// Worker classes that do not add up to n.
     ClassCount {
         /// Sum of the class counts.
@@ -120,6 +132,17 @@ impl Described for StudyError {
             ),
             StudyError::TooManyMessages { scheme, n, messages } => format!(
                 "{scheme} on n={n} workers sends {messages} messages per trial, more than the limit of {MAX_DRAWS_PER_TRIAL} (about 50 bytes each, held per thread); use a smaller {} or {}",
+                name(P::S),
+                name(P::N)
+            ),
+            StudyError::MessagesOutOfMemory {
+                scheme,
+                n,
+                messages,
+                bytes,
+            } => format!(
+                "{scheme} on n={n} workers holds {messages} messages per trial, about {} MB, which with a run's other buffers is more than this process can allocate (its memory limit); use a smaller {} or {}",
+                bytes.div_ceil(1 << 20),
                 name(P::S),
                 name(P::N)
             ),

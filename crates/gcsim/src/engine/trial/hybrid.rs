@@ -13,18 +13,19 @@ use std::sync::Arc;
 
 use rand_distr::Distribution;
 
+mod sums;
+
 use super::TrialPlan;
 use super::compute_rows::Rows;
 use super::lanes::Lanes;
 use super::scratch::{PipelineBuffers, Scratch};
 use super::tensor::TensorGroups;
 use crate::collective::{BucketCost, Collective};
-use crate::engine::timeline::with_deadline;
 use crate::parallel::timeline::{TimelineOp, TimelineSum};
 use crate::parallel::{Parallel, Program, Timeline};
 use crate::rng::trial_rng;
-use crate::scheme::Rule;
 use crate::study::Study;
+use sums::{Decide, Sum, participants};
 
 /// Draws per trial from which [`TrialPlan::costly_trials`] holds: about
 /// 10 µs of a trial, beside which a task's hand-over is small.
@@ -38,6 +39,9 @@ pub(crate) struct Hybrid {
     programs: Vec<Program>,
     /// Each program's steps over the replicas' lanes.
     lanes: Vec<Lanes>,
+    /// Each program but the last (the most microbatches), its steps on top
+    /// of the last one's times (see [`Lanes::on_top_of`]).
+    tops: Vec<Lanes>,
     /// Per slot: its program, how it decides across replicas, and its
     /// stages' gradient sum's cost per bucket (0 without a collective).
     slots: Vec<(usize, Decide, BucketCost)>,
@@ -89,6 +93,11 @@ impl Hybrid {
             .collect();
         let most = *distinct.last().expect("a slot");
         let lanes = programs.iter().map(|program| Lanes::new(program, most)).collect();
+        let largest = programs.last().expect("a slot");
+        let tops = programs[..programs.len() - 1]
+            .iter()
+            .map(|program| Lanes::on_top_of(program, largest, most))
+            .collect();
         let (collective, costs) = match study.collective_costs() {
             Some((c, costs)) => (Some(c), costs),
             None => (None, vec![BucketCost::Fixed(0.0); counts.len()]),
@@ -108,6 +117,7 @@ impl Hybrid {
         Some(Self {
             programs,
             lanes,
+            tops,
             slots,
             most,
             buckets: collective.map_or(1, |c| c.buckets),
@@ -137,10 +147,39 @@ impl Hybrid {
     /// side, leaving the times in `b.times` (the stages' busy times where
     /// `busy`).
     fn run_program(&self, k: usize, b: &mut PipelineBuffers, count: usize, busy: bool) {
+        self.run_lanes(&self.lanes[k], b, count, busy);
+    }
+
+    /// Runs `lanes` on the computes in `b` of `count` trials' replicas.
+    fn run_lanes(&self, lanes: &Lanes, b: &mut PipelineBuffers, count: usize, busy: bool) {
         let p = &self.parallel;
-        let lanes = count * p.layout.dp;
         let at = (p.forward_share(), p.p2p_time, busy);
-        self.lanes[k].run(&b.compute, lanes, at, &mut b.times);
+        lanes.run(&b.compute, count * p.layout.dp, at, &mut b.times);
+    }
+
+    /// Runs every program as [`Self::run_program`] does, calling `then`
+    /// with each one's index and its times in `b.times`: the one of the
+    /// most microbatches first, then each other on top of its times
+    /// ([`Lanes::on_top_of`]: the same times, fewer steps), or in full
+    /// where the stages' busy times are asked for.
+    fn run_programs(
+        &self,
+        b: &mut PipelineBuffers,
+        count: usize,
+        busy: bool,
+        mut then: impl FnMut(usize, &mut PipelineBuffers),
+    ) {
+        let last = self.programs.len() - 1;
+        self.run_program(last, b, count, busy);
+        then(last, b);
+        for (k, top) in self.tops.iter().enumerate() {
+            if busy {
+                self.run_program(k, b, count, busy);
+            } else {
+                self.run_lanes(top, b, count, busy);
+            }
+            then(k, b);
+        }
     }
 
     /// From program `k`'s times in `b.times`, trial `q`'s of `count`: each
@@ -288,10 +327,9 @@ impl TrialPlan {
         b.done.resize(programs, Vec::new());
         b.tails.resize(programs, Vec::new());
         let (mut totals, spans) = stats.unzip();
-        for k in 0..programs {
-            h.run_program(k, b, 1, totals.is_some());
+        h.run_programs(b, 1, totals.is_some(), |k, b| {
             h.gather(k, b, (1, 0), k, totals.as_deref_mut().map(|t| &mut t[k]));
-        }
+        });
         h.slot_times(b, |k| k, out, spans);
     }
 
@@ -320,8 +358,7 @@ impl TrialPlan {
         b.done.resize(programs * count, Vec::new());
         b.tails.resize(programs * count, Vec::new());
         let busy = entries.iter().any(Option::is_some);
-        for k in 0..programs {
-            h.run_program(k, b, count, busy);
+        h.run_programs(b, count, busy, |k, b| {
             for (q, entry) in entries.iter_mut().enumerate() {
                 h.gather(
                     k,
@@ -331,7 +368,7 @@ impl TrialPlan {
                     entry.as_deref_mut().map(|e| &mut e.0[k]),
                 );
             }
-        }
+        });
         let slots = h.slots.len();
         for (q, (out, entry)) in outs.chunks_exact_mut(slots).zip(entries.iter_mut()).enumerate() {
             h.slot_times(b, |k| k * count + q, out, entry.as_deref_mut().map(|e| &mut e.1[..]));
@@ -448,131 +485,5 @@ impl TrialPlan {
             sums,
             optimizer: (last, last + p.optimizer_time),
         })
-    }
-}
-
-/// The replicas whose gradients are summed, for replicas that end at
-/// `ends`: the first k, the first of each group, or those in by the
-/// deadline's time (see [`deadline_time`]).
-fn participants(decide: Decide, ends: &[f64]) -> Vec<usize> {
-    let rule = match decide {
-        Decide::Rule(rule) => rule,
-        Decide::Deadline(t) => {
-            let at = deadline_time(t, ends).0;
-            return (0..ends.len()).filter(|&d| ends[d] <= at).collect();
-        }
-    };
-    let mut order: Vec<usize> = (0..ends.len()).collect();
-    order.sort_by(|&a, &b| ends[a].total_cmp(&ends[b]).then(a.cmp(&b)));
-    let mut chosen = match rule {
-        Rule::KOfN(k) => order[..k].to_vec(),
-        Rule::Groups { size } => (0..ends.len() / size)
-            .map(|g| {
-                (g * size..(g + 1) * size)
-                    .min_by(|&a, &b| ends[a].total_cmp(&ends[b]))
-                    .expect("a group")
-            })
-            .collect(),
-    };
-    chosen.sort_unstable();
-    chosen
-}
-
-/// How a stage's sum across the replicas is decided: by the scheme's rule,
-/// or by a deadline T from the iteration's start (`timeout`).
-#[derive(Debug, Clone, Copy)]
-enum Decide {
-    Rule(Rule),
-    Deadline(f64),
-}
-
-/// A stage's gradient sum across the replicas: in K buckets, bucket j ready
-/// on a replica j/K of the way through its last backward (the gradient
-/// accumulates over the microbatches, so only the last backward overlaps
-/// the sums), each summed once it is decided over the replicas' bucket and
-/// the previous bucket's sum has ended. A rule's bucket costs the same in
-/// every trial; a deadline's, that of the replicas in by it.
-#[derive(Debug, Clone, Copy)]
-struct Sum<'a> {
-    decide: Decide,
-    buckets: usize,
-    cost: BucketCost,
-    collective: Option<&'a Collective>,
-}
-
-impl Sum<'_> {
-    /// When a bucket ready on the replicas at `ready` is decided, and how
-    /// many replicas' gradients its sum holds.
-    fn decide(&self, ready: &[f64], column: &mut Vec<f64>) -> (f64, usize) {
-        match self.decide {
-            Decide::Rule(rule) => (
-                rule_time(rule, ready, column),
-                Collective::participants(rule, ready.len()),
-            ),
-            Decide::Deadline(t) => deadline_time(t, ready),
-        }
-    }
-
-    /// One bucket's sum among `p` of `n` replicas.
-    fn cost(&self, p: usize, n: usize) -> f64 {
-        match (self.cost, self.collective) {
-            (BucketCost::Fixed(cost), _) => cost,
-            (counted, Some(c)) => counted.of(c, p, n),
-            (BucketCost::Counted { .. }, None) => unreachable!("a counted cost is a collective's"),
-        }
-    }
-
-    /// When the first bucket's sum starts and the last one's ends, and the
-    /// mean over buckets of the replicas summed, for replicas whose last
-    /// backward ends at `ends` after lasting `tails`.
-    fn span(&self, ends: &[f64], tails: &[f64], ready: &mut Vec<f64>, column: &mut Vec<f64>) -> (f64, f64, f64) {
-        let n = ends.len();
-        if self.buckets == 1 {
-            let (t, p) = self.decide(ends, column);
-            return (t, t + self.cost(p, n), p as f64);
-        }
-        let k = self.buckets as f64;
-        let (mut first, mut end, mut summed) = (f64::NAN, f64::NEG_INFINITY, 0);
-        for j in 1..=self.buckets {
-            let left = 1.0 - j as f64 / k;
-            ready.clear();
-            ready.extend(ends.iter().zip(tails).map(|(g, b)| g - left * b));
-            let (t, p) = self.decide(ready, column);
-            let start = t.max(end);
-            if j == 1 {
-                first = start;
-            }
-            end = start + self.cost(p, n);
-            summed += p;
-        }
-        (first, end, summed as f64 / k)
-    }
-}
-
-/// Under a deadline `t`, when replicas ready at `ready` are summed and how
-/// many: at min(t, the last), those ready by then; where none is ready by
-/// t, at the first (with any tied with it), as the flat cluster's
-/// `timeout` proceeds.
-fn deadline_time(t: f64, ready: &[f64]) -> (f64, usize) {
-    let (first, last) = ready.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
-        (lo.min(r), hi.max(r))
-    });
-    let at = with_deadline(last, t, first);
-    (at, ready.iter().filter(|&&r| r <= at).count())
-}
-
-/// When `rule` is met by replicas that end at `ends`.
-fn rule_time(rule: Rule, ends: &[f64], column: &mut Vec<f64>) -> f64 {
-    match rule {
-        Rule::KOfN(k) if k == ends.len() => ends.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        Rule::KOfN(k) => {
-            column.clear();
-            column.extend_from_slice(ends);
-            *column.select_nth_unstable_by(k - 1, f64::total_cmp).1
-        }
-        Rule::Groups { size } => ends
-            .chunks(size)
-            .map(|g| g.iter().copied().fold(f64::INFINITY, f64::min))
-            .fold(f64::NEG_INFINITY, f64::max),
     }
 }

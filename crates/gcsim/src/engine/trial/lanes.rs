@@ -8,6 +8,8 @@
 //! the arithmetic [`Program::run`] does for that replica, in the same
 //! order, so the times are the same to the bit.
 
+use std::collections::HashMap;
+
 use crate::parallel::{Op, Program};
 
 #[cfg(target_arch = "x86_64")]
@@ -40,6 +42,35 @@ pub(super) struct Lanes {
     chunks: usize,
     microbatches: usize,
     steps: Vec<Step>,
+    /// Where the steps are a smaller program's on top of a larger one's
+    /// times (see [`Lanes::on_top_of`]): what they start from.
+    opening: Option<Opening>,
+}
+
+/// How a smaller program starts from a larger one's evaluation: per stage,
+/// the row of the end of the last op the two share (the stage is free from
+/// then), where it has one; the rows the ends hold: the larger program's,
+/// its zero row, then one per op of the smaller one's own; and each op's
+/// row among them, at the row it has in the program run alone.
+#[derive(Debug, Clone)]
+struct Opening {
+    starts: Vec<Option<u32>>,
+    rows: usize,
+    at: Vec<u32>,
+}
+
+/// The op that `op`, on virtual stage `s` of `virtual_stages`, waits for, as
+/// (virtual stage, microbatch, backward), and whether its input crosses a
+/// link; `None` for the first virtual stage's forward, which waits for
+/// nothing.
+fn input_of(op: &Op, s: usize, virtual_stages: usize) -> (Option<(usize, usize, bool)>, bool) {
+    let j = op.microbatch as usize;
+    match (op.backward, s) {
+        (false, 0) => (None, false),
+        (false, _) => (Some((s - 1, j, false)), true),
+        (true, s) if s + 1 == virtual_stages => (Some((s, j, false)), false),
+        (true, _) => (Some((s + 1, j, true)), true),
+    }
 }
 
 /// The times one evaluation of [`Lanes`] leaves, replica d in lane d of
@@ -67,21 +98,16 @@ impl Lanes {
             .order()
             .iter()
             .map(|op| {
-                let (i, j, backward) = (op.stage as usize, op.microbatch as usize, op.backward);
+                let (i, j) = (op.stage as usize, op.microbatch as usize);
                 let s = op.chunk as usize * p + i;
-                let (input, link) = match (backward, s) {
-                    (false, 0) => ((2 * virtual_stages * m) as u32, false),
-                    (false, _) => (row(s - 1, j, false), true),
-                    (true, s) if s + 1 == virtual_stages => (row(s, j, false), false),
-                    (true, _) => (row(s + 1, j, true), true),
-                };
+                let (input, link) = input_of(op, s, virtual_stages);
                 Step {
                     stage: i as u32,
                     compute: (i * stride + j) as u32,
-                    end: row(s, j, backward),
-                    input,
+                    end: row(s, j, op.backward),
+                    input: input.map_or((2 * virtual_stages * m) as u32, |(s, j, b)| row(s, j, b)),
                     link,
-                    backward,
+                    backward: op.backward,
                 }
             })
             .collect();
@@ -89,6 +115,116 @@ impl Lanes {
             stages: p,
             chunks: v,
             microbatches: m,
+            steps,
+            opening: None,
+        }
+    }
+
+    /// The steps of `small` to run after `big`'s in the same lanes (two
+    /// programs of one schedule and number of stages, computes `stride`
+    /// rows apart per stage as for [`Self::new`]): only the ops of `small`
+    /// it does not share with `big`. An op is shared where it lies in the
+    /// opening its stage runs alike in both programs and the op it waits
+    /// for is shared too (or it waits for none): it then starts and ends at
+    /// the same time in both, to the bit, and its end is read from `big`'s.
+    ///
+    /// What it buys: under a scheme across replicas each replica runs ℓ·M
+    /// microbatches beside the baseline's M. Under 1F1B the two programs
+    /// differ only in each stage's last few backwards, so the baseline's
+    /// pipelines cost those steps instead of a whole evaluation.
+    pub(super) fn on_top_of(small: &Program, big: &Program, stride: usize) -> Self {
+        let (p, v) = (small.stages(), small.chunks());
+        assert!(
+            p == big.stages() && v == big.chunks() && stride >= big.microbatches().max(small.microbatches()),
+            "two programs of one pipeline"
+        );
+        let virtual_stages = p * v;
+        let key = |op: &Op| {
+            (
+                op.chunk as usize * p + op.stage as usize,
+                op.microbatch as usize,
+                op.backward,
+            )
+        };
+        let by_stage = |program: &Program| -> Vec<Vec<Op>> {
+            (0..p)
+                .map(|i| {
+                    program
+                        .order()
+                        .iter()
+                        .filter(|op| op.stage as usize == i)
+                        .copied()
+                        .collect()
+                })
+                .collect()
+        };
+        let (ours, theirs) = (by_stage(small), by_stage(big));
+        let position: HashMap<_, _> = ours
+            .iter()
+            .flat_map(|ops| ops.iter().enumerate().map(|(k, op)| (key(op), k)))
+            .collect();
+        let is_shared = |shared: &[usize], (s, j, b): (usize, usize, bool)| position[&(s, j, b)] < shared[s % p];
+        // Per stage, how many of its first ops run alike in both programs.
+        let alike: Vec<usize> = ours
+            .iter()
+            .zip(&theirs)
+            .map(|(a, b)| a.iter().zip(b).take_while(|(x, y)| x == y).count())
+            .collect();
+        // Per stage, how many of its first ops are shared: in evaluation
+        // order (each op after its stage's previous op and after its
+        // input), an op is shared where it runs alike, its stage's previous
+        // op is shared, and so is its input.
+        let mut shared = vec![0; p];
+        for op in small.order() {
+            let i = op.stage as usize;
+            let k = position[&key(op)];
+            let (input, _) = input_of(op, key(op).0, virtual_stages);
+            if shared[i] == k && k < alike[i] && input.is_none_or(|x| is_shared(&shared, x)) {
+                shared[i] += 1;
+            }
+        }
+        let m = big.microbatches();
+        let big_row = |(s, j, b): (usize, usize, bool)| (usize::from(b) * virtual_stages * m + s * m + j) as u32;
+        let zero = 2 * virtual_stages * m;
+        let mut own = HashMap::new();
+        let mut steps = Vec::new();
+        for op in small.order().iter().filter(|op| !is_shared(&shared, key(op))) {
+            let (input, link) = input_of(op, key(op).0, virtual_stages);
+            let input = match input {
+                None => zero as u32,
+                Some(k) if is_shared(&shared, k) => big_row(k),
+                Some(k) => own[&k],
+            };
+            let end = (zero + 1 + steps.len()) as u32;
+            own.insert(key(op), end);
+            steps.push(Step {
+                stage: op.stage,
+                compute: (op.stage as usize * stride + op.microbatch as usize) as u32,
+                end,
+                input,
+                link,
+                backward: op.backward,
+            });
+        }
+        let starts = (0..p)
+            .map(|i| shared[i].checked_sub(1).map(|k| big_row(key(&ours[i][k]))))
+            .collect();
+        let ms = small.microbatches();
+        let mut at = vec![0; 2 * virtual_stages * ms];
+        for op in small.order() {
+            let k = key(op);
+            at[usize::from(k.2) * virtual_stages * ms + k.0 * ms + k.1] =
+                own.get(&k).copied().unwrap_or_else(|| big_row(k));
+        }
+        Self {
+            stages: p,
+            chunks: v,
+            microbatches: ms,
+            opening: Some(Opening {
+                starts,
+                rows: zero + 1 + steps.len(),
+                at,
+            }),
             steps,
         }
     }
@@ -130,6 +266,10 @@ impl Lanes {
         (share, p2p, busy): (f64, f64, bool),
         times: &mut LaneTimes,
     ) {
+        assert!(
+            !busy || self.opening.is_none(),
+            "a program on top of another has no busy times of its own"
+        );
         if busy {
             self.run_lanes::<true, AVX2>(compute, lanes, share, p2p, times);
         } else {
@@ -171,16 +311,31 @@ impl Lanes {
     ) {
         let n = if N == 0 { lanes } else { N };
         let (p, m) = (self.stages, self.microbatches);
-        let rows = 2 * p * self.chunks * m;
-        // Every op's row is written before it is read: only the zero row
-        // needs its zeros.
-        times.ends.resize((rows + 1) * n, 0.0);
-        times.ends[rows * n..].fill(0.0);
-        times.free.clear();
-        times.free.resize(p * n, 0.0);
-        times.busy.clear();
-        times.busy.resize(p * n, 0.0);
         let LaneTimes { ends, free, busy } = times;
+        free.clear();
+        busy.clear();
+        busy.resize(p * n, 0.0);
+        match &self.opening {
+            // Every op's row is written before it is read: only the zero
+            // row needs its zeros.
+            None => {
+                let rows = 2 * p * self.chunks * m;
+                ends.resize((rows + 1) * n, 0.0);
+                ends[rows * n..].fill(0.0);
+                free.resize(p * n, 0.0);
+            }
+            // The larger program's ends stay, and each stage is free from
+            // the end of the last op it shares with it.
+            Some(opening) => {
+                ends.resize(opening.rows * n, 0.0);
+                for start in &opening.starts {
+                    match *start {
+                        Some(row) => free.extend_from_slice(&ends[row as usize * n..][..n]),
+                        None => free.resize(free.len() + n, 0.0),
+                    }
+                }
+            }
+        }
         for s in &self.steps {
             let (end, input) = (s.end as usize * n, s.input as usize * n);
             // The two rows are distinct: split the ends between them.
@@ -219,6 +374,7 @@ impl Lanes {
         let (m, virtual_stages) = (self.microbatches, self.stages * self.chunks);
         let s = op.chunk as usize * self.stages + op.stage as usize;
         let row = usize::from(op.backward) * virtual_stages * m + s * m + op.microbatch as usize;
+        let row = self.opening.as_ref().map_or(row, |o| o.at[row] as usize);
         times.ends[row * lanes + d]
     }
 }
@@ -318,6 +474,83 @@ mod tests {
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// A program run on top of a larger one leaves each stage free when
+    /// the program run alone does, to the bit, on every schedule, with and
+    /// without transfers; and it runs only the ops it does not share: under
+    /// 1F1B each stage's last w = P − i − 1 backwards, under GPipe the
+    /// backwards. On top of a program of another schedule, where a stage's
+    /// opening alike in both waits for an op its neighbour does not share
+    /// (1F1B's first backward on GPipe's), it still ends as alone.
+    #[test]
+    fn a_program_on_top_of_a_larger_one_ends_as_it_does_alone() {
+        let mut big_times = LaneTimes::default();
+        let mut alone = LaneTimes::default();
+        let pairs = [
+            (Schedule::GPipe, Schedule::GPipe),
+            (Schedule::OneFOneB, Schedule::OneFOneB),
+            (Schedule::Interleaved(2), Schedule::Interleaved(2)),
+            (Schedule::Interleaved(3), Schedule::Interleaved(3)),
+            (Schedule::OneFOneB, Schedule::GPipe),
+            (Schedule::GPipe, Schedule::OneFOneB),
+        ];
+        for (schedule, under) in pairs {
+            for (p, small, big, lanes) in [
+                (1, 1, 2, 1),
+                (4, 8, 16, 16),
+                (4, 3, 5, 4),
+                (3, 6, 12, 2),
+                (5, 5, 15, 3),
+                (2, 8, 24, 8),
+                (8, 16, 32, 4),
+            ] {
+                if schedule.chunks() > 1 && (p == 1 || small % p != 0 || big % p != 0) {
+                    continue;
+                }
+                let (small_program, big_program) = (Program::new(schedule, p, small), Program::new(under, p, big));
+                let top = Lanes::on_top_of(&small_program, &big_program, big);
+                let compute: Vec<f64> = (0..p * big * lanes)
+                    .map(|k| ((k * 7919 % 1000) as f64 + 1.0) / 997.0)
+                    .collect();
+                for p2p in [0.0, 0.25] {
+                    let at = (1.0 / 3.0, p2p, false);
+                    Lanes::new(&small_program, big).run(&compute, lanes, at, &mut alone);
+                    Lanes::new(&big_program, big).run(&compute, lanes, at, &mut big_times);
+                    top.run(&compute, lanes, at, &mut big_times);
+                    let case = format!(
+                        "{} P={p} M={small} on {} M={big}, {lanes} lanes, p2p {p2p}",
+                        schedule.name(),
+                        under.name()
+                    );
+                    for (k, (a, b)) in alone.free.iter().zip(&big_times.free).enumerate() {
+                        assert_eq!(
+                            a.to_bits(),
+                            b.to_bits(),
+                            "{case}: stage {} lane {}",
+                            k / lanes,
+                            k % lanes
+                        );
+                    }
+                    assert_eq!(alone.free.len(), big_times.free.len(), "{case}");
+                    let whole = Lanes::new(&small_program, big);
+                    for op in small_program.order() {
+                        for d in 0..lanes {
+                            let (a, b) = (whole.end(&alone, lanes, op, d), top.end(&big_times, lanes, op, d));
+                            assert_eq!(a.to_bits(), b.to_bits(), "{case}: {op:?} lane {d}");
+                        }
+                    }
+                }
+                let own = match (schedule, under) {
+                    (Schedule::OneFOneB, Schedule::OneFOneB) => Some((0..p).map(|i| (p - i - 1).min(small)).sum()),
+                    (Schedule::GPipe, Schedule::GPipe) => Some(p * small),
+                    _ => None,
+                };
+                if let Some(own) = own {
+                    assert_eq!(top.steps.len(), own, "{} P={p} M={small} on M={big}", schedule.name());
                 }
             }
         }

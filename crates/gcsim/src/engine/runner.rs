@@ -40,14 +40,14 @@ impl Runner<'_> {
     /// column-major: `(values, count)` with slot j's values, in trial order,
     /// at `values[j·count..(j+1)·count]`.
     /// Where trials are costly ([`TrialPlan::decodes_by_rank`],
-    /// [`TrialPlan::costly_trials`]) a batch's trials
-    /// run in parallel, so that one chunk uses every core (same bytes: a
-    /// trial's values depend on its index alone).
+    /// [`TrialPlan::costly_trials`]) the chunk's trials run in parallel
+    /// first (see [`Self::costly_values`]), so that one chunk uses every
+    /// core (same bytes: a trial's values depend on its index alone).
     ///
-    /// `progress` advances after each batch, and after each trial of a
-    /// costly batch (a decoding of a large code takes seconds): a chunk of
-    /// slow trials, K-batch-async's event walk at n = 5000 say, is minutes
-    /// of work that a count per chunk would leave silent.
+    /// `progress` advances after each batch, and after each costly trial
+    /// (a decoding of a large code takes seconds): a chunk of slow trials,
+    /// K-batch-async's event walk at n = 5000 say, is minutes of work that
+    /// a count per chunk would leave silent.
     pub(super) fn run_chunk(
         &self,
         chunk: u64,
@@ -63,10 +63,13 @@ impl Runner<'_> {
         let slots = self.plan.slots();
         let mut collect = self.collects_pipelines(chunk);
         let counting = self.counts_tallies(chunk);
-        // Trial-major (trial t + i's values at `by_trial[i·slots..]`) where
-        // a batch runs in parallel, then slot-major.
-        let (mut by_trial, mut values) = (vec![0.0; BATCH * slots], vec![0.0; BATCH * slots]);
         let trials = self.trials_of(chunk);
+        let costly = self.plan.decodes_by_rank() || self.plan.costly_trials();
+        let by_trial =
+            costly.then(|| self.costly_values(trials.clone(), collect.as_mut(), counting.as_deref(), progress));
+        // Four trials' values trial-major (see below), then a batch's
+        // slot-major.
+        let (mut quads, mut values) = (vec![0.0; 4 * slots], vec![0.0; BATCH * slots]);
         let mut t = trials.start;
         while t < trials.end {
             let count = (trials.end - t).min(BATCH as u64) as usize;
@@ -75,34 +78,24 @@ impl Runner<'_> {
                     values[j * count + i] = v;
                 }
             };
-            // Each trial's pipeline totals, for those that collect them.
-            let mut entries: Vec<Option<&mut TrialTotals>> = match collect.as_mut() {
-                Some(c) => c.iter_mut().skip(t as usize).map(Some).collect(),
-                None => Vec::new(),
-            };
-            entries.resize_with(count, || None);
-            if self.plan.decodes_by_rank() || self.plan.costly_trials() {
-                let rows = &mut by_trial[..count * slots];
-                rows.par_chunks_mut(slots)
-                    .zip(entries.par_iter_mut())
-                    .enumerate()
-                    .for_each_init(
-                        || self.plan.scratch(),
-                        |scratch, (i, (out, entry))| {
-                            let entry = entry.as_deref_mut();
-                            self.run_counted(t + i as u64, scratch, out, entry, counting.as_deref());
-                            progress.advance(1);
-                        },
-                    );
-                rows.chunks_exact(slots)
+            if let Some(by_trial) = &by_trial {
+                let first = (t - trials.start) as usize;
+                by_trial[first * slots..(first + count) * slots]
+                    .chunks_exact(slots)
                     .enumerate()
                     .for_each(|(i, out)| place(&mut values, i, out));
             } else {
+                // Each trial's pipeline totals, for those that collect them.
+                let mut entries: Vec<Option<&mut TrialTotals>> = match collect.as_mut() {
+                    Some(c) => c.iter_mut().skip(t as usize).map(Some).collect(),
+                    None => Vec::new(),
+                };
+                entries.resize_with(count, || None);
                 // Four trials' rows at a time, each four placed while their
                 // values are hot, a slot's four in one store: one scalar
                 // store per value, strided a column apart, cost a tenth of
                 // the headline's trial.
-                let rows = &mut by_trial[..4 * slots];
+                let rows = &mut quads[..];
                 let mut i = 0;
                 while i < count {
                     let quad = (count - i).min(4);
@@ -142,6 +135,44 @@ impl Runner<'_> {
             // Likewise its tallies.
             let _ = self.tallies[chunk as usize].set(sums.into_iter().map(AtomicU64::into_inner).collect());
         }
+    }
+
+    /// The values of the costly trials `trials`, trial-major (trial
+    /// `trials.start + i`'s slots at `i·slots`), simulated in parallel, each
+    /// one's pipeline totals added to its place in `collect` where it has
+    /// one and its tallies to `counting`.
+    ///
+    /// A whole chunk at a time: with the trials of a batch of [`BATCH`] in
+    /// parallel instead, the threads met at every batch's end, and the
+    /// 1,024-rank job of `bench/hybrid.sh large` (10⁴ trials of 25 µs) took
+    /// 1.06 times its one thread's time halved on two cores, against 1.02
+    /// times now (133 and 127 ms, `perf stat -r 10`).
+    fn costly_values(
+        &self,
+        trials: std::ops::Range<u64>,
+        collect: Option<&mut Vec<TrialTotals>>,
+        counting: Option<&[AtomicU64]>,
+        progress: &dyn Progress,
+    ) -> Vec<f64> {
+        let (slots, count) = (self.plan.slots(), (trials.end - trials.start) as usize);
+        let mut entries: Vec<Option<&mut TrialTotals>> = match collect {
+            Some(c) => c.iter_mut().map(Some).collect(),
+            None => Vec::new(),
+        };
+        entries.resize_with(count, || None);
+        let mut rows = vec![0.0; count * slots];
+        rows.par_chunks_mut(slots)
+            .zip(entries.par_iter_mut())
+            .enumerate()
+            .for_each_init(
+                || self.plan.scratch(),
+                |scratch, (i, (out, entry))| {
+                    let entry = entry.as_deref_mut();
+                    self.run_counted(trials.start + i as u64, scratch, out, entry, counting);
+                    progress.advance(1);
+                },
+            );
+        rows
     }
 
     /// Where chunk `chunk` holds trials whose strategies' tallies the pass

@@ -105,9 +105,9 @@ pub fn evaluate(
         deadline: None,
     };
     let plan = engine::TrialPlan::new(study);
-    let outcome = engine
-        .pool()?
-        .install(|| engine::simulate_full(&plan, study, &bar, &options));
+    // One pool of `--threads` for the simulation and the rows' own passes.
+    let pool = engine.pool()?;
+    let outcome = pool.install(|| engine::simulate_full(&plan, study, &bar, &options));
     if outcome.passes > 1 {
         note!(
             "note: the percentiles needed {} passes over the trials to reach their resolution",
@@ -115,7 +115,7 @@ pub fn evaluate(
         );
     }
     let counting = Bar::counting(engine.quiet, 0, "errors and tallies", "trials");
-    let mut rows = report::rows_with_progress(study, &outcome, &counting);
+    let mut rows = pool.install(|| report::rows_with_progress(study, &outcome, &counting));
     widen_for_trace(study, config, &mut rows, engine)?;
     Ok((rows, Some(outcome)))
 }

@@ -109,15 +109,29 @@ pub(crate) fn pairings(columns: &[Vec<f64>]) -> Vec<Pairing> {
 /// (the same trials in the same order), each given with its own sample
 /// p99 ([`sample_p99`]).
 pub(crate) fn pairing_of(x: (&[f64], Option<f64>), u: (&[f64], Option<f64>)) -> Pairing {
-    let p99 = match (x.1, u.1) {
-        (Some(qx), Some(qu)) if x.0.len() == u.0.len() => {
-            let below = x.0.iter().zip(u.0).map(|(&a, &b)| (a <= qx, b <= qu, 1));
-            indicator_correlation_of(below, x.0.len() as u64)
+    if x.0.len() != u.0.len() {
+        return Pairing { mean: None, p99: None };
+    }
+    let pairs = x.0.iter().copied().zip(u.0.iter().copied());
+    pairing_of_pairs(pairs, x.0.len(), (x.1, u.1))
+}
+
+/// [`pairing_of`] the `n` pairs `pairs`, a configuration's value and the
+/// baseline's of each trial in trial order, with the two samples' own
+/// p99s: read where they lie, not copied into columns.
+pub(crate) fn pairing_of_pairs<I>(pairs: I, n: usize, (qx, qu): (Option<f64>, Option<f64>)) -> Pairing
+where
+    I: Iterator<Item = (f64, f64)> + Clone,
+{
+    let p99 = match (qx, qu) {
+        (Some(qx), Some(qu)) => {
+            let below = pairs.clone().map(|(a, b)| (a <= qx, b <= qu, 1));
+            indicator_correlation_of(below, n as u64)
         }
         _ => None,
     };
     Pairing {
-        mean: correlation(x.0, u.0),
+        mean: correlation_of(pairs, n),
         p99,
     }
 }
@@ -170,6 +184,7 @@ pub(crate) fn pairings_of_steps(rows: &StepRows, steps: &[u32]) -> Vec<Pairing> 
 
 /// Pearson's correlation of two equally long samples; 0 where one is
 /// constant, `None` where a value is not finite or there are fewer than two.
+#[cfg(test)]
 fn correlation(x: &[f64], u: &[f64]) -> Option<f64> {
     if x.len() != u.len() {
         return None;
@@ -182,24 +197,20 @@ fn correlation_of<I: Iterator<Item = (f64, f64)> + Clone>(pairs: I, n: usize) ->
     if n < 2 {
         return None;
     }
-    // Both sums in one pass, each in the pairs' order.
-    let (mut sx, mut su, mut finite) = (0.0, 0.0, true);
-    for (a, b) in pairs.clone() {
-        finite &= a.is_finite() & b.is_finite();
-        sx += a;
-        su += b;
-    }
+    // Both sums in one pass, each in the pairs' order (folds: over pairs
+    // read from nested batches, a fold runs each batch's loop on its own,
+    // where `next` would step through the nesting pair by pair).
+    let (sx, su, finite) = pairs.clone().fold((0.0, 0.0, true), |(sx, su, finite), (a, b)| {
+        (sx + a, su + b, finite & a.is_finite() & b.is_finite())
+    });
     if !finite {
         return None;
     }
     let (mx, mu) = (sx / n as f64, su / n as f64);
-    let (mut sxx, mut suu, mut sxu) = (0.0, 0.0, 0.0);
-    for (a, b) in pairs {
+    let (sxx, suu, sxu) = pairs.fold((0.0, 0.0, 0.0), |(sxx, suu, sxu), (a, b)| {
         let (dx, du) = (a - mx, b - mu);
-        sxx += dx * dx;
-        suu += du * du;
-        sxu += dx * du;
-    }
+        (sxx + dx * dx, suu + du * du, sxu + dx * du)
+    });
     if sxx == 0.0 || suu == 0.0 {
         return Some(0.0);
     }
@@ -236,12 +247,13 @@ fn indicator_correlation_of<I: Iterator<Item = (bool, bool, u64)>>(pairs: I, n: 
         return None;
     }
     // The three counts in one pass (integers: the order does not matter).
-    let (mut ca, mut cb, mut cab) = (0u64, 0u64, 0u64);
-    for (a, b, times) in pairs {
-        ca += u64::from(a) * times;
-        cb += u64::from(b) * times;
-        cab += u64::from(a & b) * times;
-    }
+    let (ca, cb, cab) = pairs.fold((0u64, 0u64, 0u64), |(ca, cb, cab), (a, b, times)| {
+        (
+            ca + u64::from(a) * times,
+            cb + u64::from(b) * times,
+            cab + u64::from(a & b) * times,
+        )
+    });
     let share = |c: u64| c as f64 / n as f64;
     let (fa, fb, fab) = (share(ca), share(cb), share(cab));
     let spread = (fa * (1.0 - fa) * fb * (1.0 - fb)).sqrt();

@@ -243,15 +243,21 @@ impl Runner<'_> {
     /// Calls `batch` with each stored batch of a chunk's values, as
     /// [`Self::run_chunk`] laid them out.
     pub(super) fn stored_batches(&self, chunk: u64, values: &[f64], mut batch: impl FnMut(&[f64], usize)) {
-        let slots = self.plan.slots();
-        let mut left = self.trials_of(chunk).count();
-        let mut at = 0;
-        while left > 0 {
-            let count = left.min(BATCH);
-            batch(&values[at..at + count * slots], count);
-            at += count * slots;
-            left -= count;
-        }
+        self.batches(chunk, values).for_each(|(b, count)| batch(b, count));
+    }
+
+    /// A stored chunk's batches, as [`Self::run_chunk`] laid them out: each
+    /// one's values and its number of trials.
+    pub(super) fn batches<'a>(
+        &self,
+        chunk: u64,
+        values: &'a [f64],
+    ) -> impl Iterator<Item = (&'a [f64], usize)> + Clone + 'a {
+        let (slots, trials) = (self.plan.slots(), self.trials_of(chunk).count());
+        (0..trials).step_by(BATCH).map(move |first| {
+            let count = BATCH.min(trials - first);
+            (&values[first * slots..(first + count) * slots], count)
+        })
     }
 
     /// The pilot chunks' values, one vector per chunk, in batches as

@@ -78,19 +78,23 @@ impl<'a> Started<'a> {
             })
             .collect();
         // Every configuration's pairing with the baseline (the last slot),
-        // where the pilot's values gave them: the columns in trial order
-        // again, since the selection above reordered them.
+        // where the pilot's values gave them: each trial's pair read from
+        // the pilot's batches in trial order.
         let pilot_pairings = match columns.last() {
             Some(&(_, Some(qu))) if step_counts.is_none() => {
-                let mut u = Vec::new();
-                column_of(slots - 1, &mut u);
-                let pairings = columns[..slots - 1]
+                let (runner, baseline) = (&runner, slots - 1);
+                let pairs = |j: usize| {
+                    let chunks = pilot.values().iter().enumerate();
+                    chunks
+                        .flat_map(move |(c, stored)| runner.batches(c as u64, stored))
+                        .flat_map(move |(b, count)| {
+                            (0..count).map(move |t| (b[j * count + t], b[baseline * count + t]))
+                        })
+                };
+                let pairings = columns[..baseline]
                     .par_iter()
                     .enumerate()
-                    .map_init(Vec::new, |values: &mut Vec<f64>, (j, (_, q))| {
-                        column_of(j, values);
-                        pairing::pairing_of((values, *q), (&u, Some(qu)))
-                    })
+                    .map(|(j, (_, q))| pairing::pairing_of_pairs(pairs(j), trials, (*q, Some(qu))))
                     .collect();
                 Some(pairings)
             }

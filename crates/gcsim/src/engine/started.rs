@@ -78,25 +78,11 @@ impl<'a> Started<'a> {
             })
             .collect();
         // Every configuration's pairing with the baseline (the last slot),
-        // where the pilot's values gave them: each trial's pair read from
-        // the pilot's batches in trial order.
+        // where the pilot's values gave them.
         let pilot_pairings = match columns.last() {
             Some(&(_, Some(qu))) if step_counts.is_none() => {
-                let (runner, baseline) = (&runner, slots - 1);
-                let pairs = |j: usize| {
-                    let chunks = pilot.values().iter().enumerate();
-                    chunks
-                        .flat_map(move |(c, stored)| runner.batches(c as u64, stored))
-                        .flat_map(move |(b, count)| {
-                            (0..count).map(move |t| (b[j * count + t], b[baseline * count + t]))
-                        })
-                };
-                let pairings = columns[..baseline]
-                    .par_iter()
-                    .enumerate()
-                    .map(|(j, (_, q))| pairing::pairing_of_pairs(pairs(j), trials, (*q, Some(qu))))
-                    .collect();
-                Some(pairings)
+                let p99s: Vec<_> = columns.iter().map(|(_, q)| *q).collect();
+                Some(pilot_pairings(&runner, &pilot, trials, &p99s[..slots - 1], qu))
             }
             _ => None,
         };
@@ -301,6 +287,30 @@ fn exact_windows(study: &Study, runner: &Runner, pilot_trials: u64) -> Vec<Optio
     } else {
         vec![None; runner.plan.slots()]
     }
+}
+
+/// Each configuration's pairing with the baseline (the last slot) on the
+/// pilot's `trials` trials, given each configuration's p99 (`p99s`) and
+/// the baseline's: each trial's pair read from the pilot's batches in
+/// trial order.
+fn pilot_pairings(
+    runner: &Runner,
+    pilot: &Pilot,
+    trials: usize,
+    p99s: &[Option<f64>],
+    qu: f64,
+) -> Vec<pairing::Pairing> {
+    let baseline = p99s.len();
+    let pairs = |j: usize| {
+        let chunks = pilot.values().iter().enumerate();
+        chunks
+            .flat_map(move |(c, stored)| runner.batches(c as u64, stored))
+            .flat_map(move |(b, count)| (0..count).map(move |t| (b[j * count + t], b[baseline * count + t])))
+    };
+    p99s.par_iter()
+        .enumerate()
+        .map(|(j, q)| pairing::pairing_of_pairs(pairs(j), trials, (*q, Some(qu))))
+        .collect()
 }
 
 /// Slot j's pilot values in trial order, into `values`.

@@ -129,52 +129,24 @@ pub fn exponentials(rng: &mut Xoshiro256PlusPlus, out: &mut [f64], rate: f64) {
 }
 
 /// [`exp1_common`] unweighted: `out[i] ← scale(Eᵢ)` from `at` on, up to a
-/// word whose draw needs [`exp1_rare`], with the stream where that starts
-/// from the word.
-///
-/// Unlike `exp1_common`, a word in a wedge (one in 55) is decided here
-/// where the tangent or the chord decides it (see [`wedge_decided`]): the
-/// draw, or a fresh word for the same slot as rand_distr's loop starts
-/// over. Only the tail beyond R and the sliver between the lines leave the
-/// loop. What it buys: 5.12·10⁷ draws in runs of 256 take 0.95 of the time
-/// they took leaving the loop for every word outside its box, and the
-/// timeout path of `bench/hybrid.sh`, a third of whose time is these
-/// draws, 0.97 of its CPU time. In `exp1_common`, whose loop holds the
-/// weights too, the same change was 1.03 times as slow.
+/// word outside its box.
 #[inline(never)]
 fn exp1_run(stream: &mut Xoshiro256PlusPlus, out: &mut [f64], at: usize, scale: impl Fn(f64) -> f64) -> (usize, u64) {
     let n = out.len();
     let mut local = stream.clone();
-    let mut i = at;
-    while i < n {
+    let mut stop = (n, 0);
+    for (i, slot) in out.iter_mut().enumerate().skip(at) {
         let word = local.next_u64();
-        let (b, v) = exp1_box(word);
-        if v < exp_tables::ZIG_EXP_X[b + 1] {
-            out[i] = scale(v);
-            i += 1;
-            continue;
-        }
-        if b == 0 {
-            *stream = local;
-            return (i, word);
-        }
-        let before = local.clone();
-        let f = &exp_tables::ZIG_EXP_F;
-        let y = f[b + 1] + (f[b] - f[b + 1]) * local.random::<f64>();
-        match wedge_decided(y, v, b) {
-            Some(true) => {
-                out[i] = scale(v);
-                i += 1;
-            }
-            Some(false) => {}
+        match exp1_common_value(word) {
+            Some(v) => *slot = scale(v),
             None => {
-                *stream = before;
-                return (i, word);
+                stop = (i, word);
+                break;
             }
         }
     }
     *stream = local;
-    (n, 0)
+    stop
 }
 
 /// The ziggurat's common case for `out[at..]` (over the shorter of `out`
@@ -248,24 +220,17 @@ fn exp1_rare(stream: &mut Xoshiro256PlusPlus, word: u64) -> f64 {
 /// between the lines calls it.
 #[inline(always)]
 fn below_density(y: f64, v: f64, b: usize) -> bool {
-    wedge_decided(y, v, b).unwrap_or_else(|| y < (-v).exp())
-}
-
-/// [`below_density`] where the tangent or the chord decides it, else
-/// `None` (`y` in the sliver between them, which only `exp` decides).
-#[inline(always)]
-fn wedge_decided(y: f64, v: f64, b: usize) -> Option<bool> {
     let (x, f) = (&exp_tables::ZIG_EXP_X, &exp_tables::ZIG_EXP_F);
     let from_left = v - x[b + 1];
     let tangent = f[b + 1] * (1.0 - from_left);
     if y < tangent * (1.0 - 1e-12) {
-        return Some(true);
+        return true;
     }
     let chord = f[b + 1] + (f[b] - f[b + 1]) * (from_left / (x[b] - x[b + 1]));
     if y > chord * (1.0 + 1e-12) {
-        return Some(false);
+        return false;
     }
-    None
+    y < (-v).exp()
 }
 
 #[cfg(test)]

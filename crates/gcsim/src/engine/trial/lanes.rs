@@ -59,6 +59,13 @@ struct Opening {
     at: Vec<u32>,
 }
 
+/// The row of the end of op (virtual stage `s`, microbatch `j`, `backward`)
+/// in a program of `virtual_stages` virtual stages and `m` microbatches:
+/// F(s, j) at s·m + j, B(s, j) at S·m + s·m + j; the zero row is 2·S·m.
+fn end_row((s, j, backward): (usize, usize, bool), virtual_stages: usize, m: usize) -> usize {
+    usize::from(backward) * virtual_stages * m + s * m + j
+}
+
 /// The op that `op`, on virtual stage `s` of `virtual_stages`, waits for, as
 /// (virtual stage, microbatch, backward), and whether its input crosses a
 /// link; `None` for the first virtual stage's forward, which waits for
@@ -93,7 +100,7 @@ impl Lanes {
         let (p, v, m) = (program.stages(), program.chunks(), program.microbatches());
         assert!(stride >= m, "a compute row per microbatch");
         let virtual_stages = p * v;
-        let row = |s: usize, j: usize, backward: bool| (usize::from(backward) * virtual_stages * m + s * m + j) as u32;
+        let row = |s: usize, j: usize, backward: bool| end_row((s, j, backward), virtual_stages, m) as u32;
         let steps = program
             .order()
             .iter()
@@ -187,7 +194,7 @@ impl Lanes {
             }
         }
         let m = big.microbatches();
-        let big_row = |(s, j, b): (usize, usize, bool)| (usize::from(b) * virtual_stages * m + s * m + j) as u32;
+        let big_row = |k| end_row(k, virtual_stages, m) as u32;
         let zero = 2 * virtual_stages * m;
         let mut own = HashMap::new();
         let mut steps = Vec::new();
@@ -216,8 +223,7 @@ impl Lanes {
         let mut at = vec![0; 2 * virtual_stages * ms];
         for op in small.order() {
             let k = key(op);
-            at[usize::from(k.2) * virtual_stages * ms + k.0 * ms + k.1] =
-                own.get(&k).copied().unwrap_or_else(|| big_row(k));
+            at[end_row(k, virtual_stages, ms)] = own.get(&k).copied().unwrap_or_else(|| big_row(k));
         }
         Self {
             stages: p,
@@ -376,7 +382,7 @@ impl Lanes {
     pub(super) fn end(&self, times: &LaneTimes, lanes: usize, op: &Op, d: usize) -> f64 {
         let (m, virtual_stages) = (self.microbatches, self.stages * self.chunks);
         let s = op.chunk as usize * self.stages + op.stage as usize;
-        let row = usize::from(op.backward) * virtual_stages * m + s * m + op.microbatch as usize;
+        let row = end_row((s, op.microbatch as usize, op.backward), virtual_stages, m);
         let row = self.opening.as_ref().map_or(row, |o| o.at[row] as usize);
         times.ends[row * lanes + d]
     }
